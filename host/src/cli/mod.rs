@@ -1,0 +1,87 @@
+//! The `arbiter` command line: clap definitions and one function per
+//! subcommand that parses, calls the library and prints. No logic a test would
+//! need lives here.
+
+mod info;
+mod list;
+mod perft;
+mod play;
+
+use std::path::PathBuf;
+
+use anyhow::{anyhow, Result};
+use clap::{Args, Parser, Subcommand};
+use serde_json::{Map, Value};
+
+use crate::plugin::{Registry, SearchPath};
+
+/// arbiter: referee games of any installed board-game variant.
+#[derive(Parser, Debug)]
+#[command(name = "arbiter", version, about)]
+pub struct Cli {
+    /// More log output (-v info, -vv debug, -vvv trace); RUST_LOG overrides.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
+
+    /// A directory (or a single file) to load plugins from; repeatable. Searched
+    /// before ARBITER_PLUGIN_PATH and the defaults.
+    #[arg(long = "plugin-dir", value_name = "DIR", global = true)]
+    pub plugin_dirs: Vec<PathBuf>,
+
+    /// The subcommand.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// List the installed variants.
+    List,
+    /// Show a variant's rules summary, options, notation and time control.
+    Info {
+        /// Variant id, as `arbiter list` shows it.
+        variant: String,
+    },
+    /// Count the leaves of the legal-move tree.
+    Perft(perft::PerftArgs),
+    /// Play a quick game between two random players and print it.
+    Play(play::PlayArgs),
+}
+
+/// Variant options given as `--option name=value` (values parsed as JSON when
+/// they are JSON, else taken as strings).
+#[derive(Args, Debug, Clone, Default)]
+pub struct OptionArgs {
+    /// A variant option, `name=value`; repeatable.
+    #[arg(long = "option", value_name = "NAME=VALUE")]
+    pub options: Vec<String>,
+}
+
+impl OptionArgs {
+    fn to_map(&self) -> Result<Map<String, Value>> {
+        let mut map = Map::new();
+        for item in &self.options {
+            let (name, value) = item
+                .split_once('=')
+                .ok_or_else(|| anyhow!("--option '{item}' must have the form name=value"))?;
+            let value = serde_json::from_str(value).unwrap_or_else(|_| Value::String(value.to_string()));
+            map.insert(name.trim().to_string(), value);
+        }
+        Ok(map)
+    }
+}
+
+/// Runs the parsed command line.
+pub fn run(cli: Cli) -> Result<()> {
+    let registry = Registry::load(&SearchPath::resolve(&cli.plugin_dirs));
+    for warning in registry.warnings() {
+        eprintln!("warning: {warning}");
+    }
+    match cli.command {
+        Command::List => list::run(&registry),
+        Command::Info { variant } => info::run(&registry, &variant),
+        Command::Perft(args) => perft::run(&registry, &args),
+        Command::Play(args) => play::run(&registry, &args),
+    }
+}

@@ -1,0 +1,16 @@
+//! arbiter: a host for board-game variants. It loads each variant's rules from
+//! a plugin at run time, referees games between players, and reports results.
+//!
+//! - [`plugin`]: finding, loading and indexing plugins and their variants.
+//! - [`perft`]: move-tree counting, in the plugin or driven through the ABI.
+//! - [`referee`]: running one game, each player seeing only its own view.
+//! - [`players`]: the built-in players.
+//! - [`cli`]: the `arbiter` command line (parse, call the library, print).
+
+pub mod cli;
+pub mod perft;
+pub mod players;
+pub mod plugin;
+pub mod referee;
+
+pub use arbiter_api::{host::Game, host::VariantHandle, Error, Outcome, Status, Viewer};

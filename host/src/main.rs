@@ -1,0 +1,21 @@
+//! The `arbiter` binary: sets up logging, parses the command line, runs it,
+//! and turns an error into one line on stderr.
+
+use clap::Parser;
+use tracing_subscriber::EnvFilter;
+
+fn main() {
+    let cli = arbiter::cli::Cli::parse();
+    let default_level = match cli.verbose {
+        0 => "warn",
+        1 => "info",
+        2 => "debug",
+        _ => "trace",
+    };
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_level));
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+    if let Err(e) = arbiter::cli::run(cli) {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}

@@ -1,0 +1,34 @@
+//! `random`: picks uniformly among the legal moves, reproducibly from a seed.
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+use super::{Player, PlayerError};
+use crate::referee::Turn;
+
+/// A player that picks a uniformly random legal move.
+pub struct RandomPlayer {
+    rng: SmallRng,
+    seed: u64,
+}
+
+impl RandomPlayer {
+    /// A random player drawing from `seed`.
+    pub fn new(seed: u64) -> Self {
+        RandomPlayer { rng: SmallRng::seed_from_u64(seed), seed }
+    }
+}
+
+impl Player for RandomPlayer {
+    fn name(&self) -> String {
+        format!("random:seed={}", self.seed)
+    }
+
+    fn choose(&mut self, turn: &Turn<'_>) -> Result<u64, PlayerError> {
+        let moves = turn.legal_moves();
+        if moves.is_empty() {
+            return Err(PlayerError::NoMove);
+        }
+        Ok(moves[self.rng.random_range(0..moves.len())])
+    }
+}

@@ -1,0 +1,80 @@
+//! The index of installed variants: every plugin on the search path loaded
+//! once, its variants keyed by id. Problems (a file that is not a plugin, a
+//! plugin built against another arbiter-api, two plugins exporting one id) are
+//! collected as one-line warnings rather than stopping the host.
+
+use std::collections::BTreeMap;
+
+use arbiter_api::host::{Plugin, VariantHandle};
+
+use super::SearchPath;
+
+/// Loaded variants by id, and what went wrong while loading.
+#[derive(Default)]
+pub struct Registry {
+    variants: BTreeMap<String, VariantHandle>,
+    warnings: Vec<String>,
+}
+
+/// A variant id nobody exports.
+#[derive(Debug, thiserror::Error)]
+#[error("unknown variant '{id}' (installed: {installed}); see `arbiter list`")]
+pub struct UnknownVariant {
+    id: String,
+    installed: String,
+}
+
+impl Registry {
+    /// Loads every plugin on `path`. The first plugin to export an id wins.
+    pub fn load(path: &SearchPath) -> Registry {
+        let mut reg = Registry::default();
+        for file in path.plugin_files() {
+            match Plugin::load(&file).and_then(|p| p.variants()) {
+                Ok(variants) => {
+                    for v in variants {
+                        reg.add(v);
+                    }
+                }
+                Err(e) => reg.warnings.push(e.to_string()),
+            }
+        }
+        reg
+    }
+
+    fn add(&mut self, v: VariantHandle) {
+        let id = v.info().id.clone();
+        match self.variants.get(&id) {
+            Some(kept) => self.warnings.push(format!(
+                "variant '{id}' is exported by both {} and {}; using {}",
+                kept.plugin().path.display(),
+                v.plugin().path.display(),
+                kept.plugin().path.display()
+            )),
+            None => {
+                self.variants.insert(id, v);
+            }
+        }
+    }
+
+    /// The variant with this id.
+    pub fn get(&self, id: &str) -> Result<&VariantHandle, UnknownVariant> {
+        self.variants.get(id).ok_or_else(|| UnknownVariant {
+            id: id.to_string(),
+            installed: if self.variants.is_empty() {
+                "none".into()
+            } else {
+                self.variants.keys().cloned().collect::<Vec<_>>().join(", ")
+            },
+        })
+    }
+
+    /// All variants, by id.
+    pub fn variants(&self) -> impl Iterator<Item = &VariantHandle> {
+        self.variants.values()
+    }
+
+    /// One line per problem met while loading.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+}

@@ -1,0 +1,73 @@
+//! The plugin search path: `--plugin-dir` entries first, then the directories
+//! in `ARBITER_PLUGIN_PATH`, then the defaults (the binary's own directory, its
+//! `plugins/` subdirectory, and the workspace's target directories).
+
+use std::path::{Path, PathBuf};
+
+/// Environment variable holding extra plugin directories, `:`-separated.
+pub const PLUGIN_PATH_ENV: &str = "ARBITER_PLUGIN_PATH";
+
+/// An ordered list of plugin directories (or single plugin files).
+#[derive(Clone, Debug, Default)]
+pub struct SearchPath {
+    entries: Vec<PathBuf>,
+}
+
+impl SearchPath {
+    /// Explicit entries, then `ARBITER_PLUGIN_PATH`, then the defaults.
+    pub fn resolve(explicit: &[PathBuf]) -> SearchPath {
+        let mut entries: Vec<PathBuf> = explicit.to_vec();
+        if let Some(env) = std::env::var_os(PLUGIN_PATH_ENV) {
+            entries.extend(std::env::split_paths(&env).filter(|p| !p.as_os_str().is_empty()));
+        }
+        entries.extend(default_dirs());
+        SearchPath { entries }
+    }
+
+    /// Only the given entries: no environment, no defaults.
+    pub fn only(entries: Vec<PathBuf>) -> SearchPath {
+        SearchPath { entries }
+    }
+
+    /// The plugin files to try, in search order, each listed once.
+    pub fn plugin_files(&self) -> Vec<PathBuf> {
+        let mut files = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for entry in &self.entries {
+            let mut found = if entry.is_file() { vec![entry.clone()] } else { libraries_in(entry) };
+            found.sort();
+            for f in found {
+                let key = f.canonicalize().unwrap_or_else(|_| f.clone());
+                if seen.insert(key) {
+                    files.push(f);
+                }
+            }
+        }
+        files
+    }
+}
+
+fn libraries_in(dir: &Path) -> Vec<PathBuf> {
+    let suffix = std::env::consts::DLL_SUFFIX;
+    std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.is_file() && p.to_string_lossy().ends_with(suffix))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn default_dirs() -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    if let Some(exe_dir) = std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf)) {
+        dirs.push(exe_dir.join("plugins"));
+        dirs.push(exe_dir);
+    }
+    let workspace_target = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target");
+    for profile in ["release", "debug"] {
+        dirs.push(workspace_target.join(profile));
+    }
+    dirs
+}

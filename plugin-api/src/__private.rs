@@ -1,0 +1,99 @@
+//! Support code for [`crate::export_plugin!`]: builds the root module inside the
+//! plugin. Not part of the public API; only the macro expansion uses it.
+
+use std::sync::OnceLock;
+
+use abi_stable::prefix_type::PrefixTypeTrait;
+use abi_stable::std_types::{RErr, RNone, ROk, ROption, RResult, RStr, RString, RVec};
+use abi_stable::sabi_trait::TD_Opaque;
+
+pub use abi_stable::library::{CheckTypeLayout, LibHeader, RootModuleResult, __call_root_module_loader};
+
+use crate::abi::{PluginModule, PluginModule_Ref, RawError, RawExtension, VariantFactoryBox, VariantFactory_TO};
+use crate::kit::{guard, Variant, VariantAdapter};
+
+/// The plugin's crate name and its metadata JSON.
+struct Identity {
+    name: &'static str,
+    metadata: String,
+}
+
+static IDENTITY: OnceLock<Identity> = OnceLock::new();
+static VARIANTS: OnceLock<fn() -> Vec<VariantFactoryBox>> = OnceLock::new();
+
+/// This plugin's crate name, for error messages.
+pub(crate) fn plugin_name() -> &'static str {
+    IDENTITY.get().map(|i| i.name).unwrap_or("(unnamed)")
+}
+
+/// Wraps a variant into the ABI's factory object; a variant whose `info`
+/// panics is reported when the host asks for the variants.
+pub fn factory<V: Variant>(variant: V) -> Result<VariantFactoryBox, crate::Error> {
+    VariantAdapter::new(variant).map(|a| VariantFactory_TO::from_value(a, TD_Opaque))
+}
+
+/// Builds the root module. Called once, by the loader, through the static
+/// header that `export_plugin!` emits.
+#[allow(clippy::too_many_arguments)]
+pub fn root_module(
+    name: &'static str,
+    version: &'static str,
+    authors: &'static str,
+    license: &'static str,
+    repository: &'static str,
+    description: &'static str,
+    variants: fn() -> Vec<VariantFactoryBox>,
+) -> PluginModule_Ref {
+    let metadata = serde_json::json!({
+        "name": name,
+        "version": version,
+        "authors": authors.split(':').filter(|a| !a.is_empty()).collect::<Vec<_>>(),
+        "license": license,
+        "repository": repository,
+        "description": description,
+        "arbiter_api": crate::API_VERSION,
+    })
+    .to_string();
+    let _ = IDENTITY.set(Identity { name, metadata });
+    let _ = VARIANTS.set(variants);
+    crate::log::install_panic_hook();
+    PluginModule {
+        plugin_name: RStr::from_str(name),
+        plugin_version: RStr::from_str(version),
+        api_version: RStr::from_str(crate::API_VERSION),
+        metadata_json,
+        variants: all_variants,
+        set_logger: crate::log::set_logger,
+        get_extension,
+    }
+    .leak_into_prefix()
+}
+
+extern "C" fn metadata_json() -> RString {
+    IDENTITY.get().map(|i| i.metadata.as_str()).unwrap_or("{}").into()
+}
+
+extern "C" fn all_variants() -> RResult<RVec<VariantFactoryBox>, RawError> {
+    let Some(make) = VARIANTS.get() else {
+        return RErr(crate::Error::unsupported("plugin root module not initialised").to_raw());
+    };
+    match guard("variants", make) {
+        Ok(v) => ROk(v.into()),
+        Err(e) => RErr(e.to_raw()),
+    }
+}
+
+extern "C" fn get_extension(_name: RStr<'_>) -> ROption<RawExtension> {
+    // No extension is defined in arbiter-api 0.1 yet; the hook is in the root
+    // module from the start so that later ones need no ABI break.
+    RNone
+}
+
+/// Unwraps each variant or panics with its error: used inside the
+/// `variants` call, where the guard turns it into an error for the host.
+pub fn collect(variants: Vec<Result<VariantFactoryBox, crate::Error>>) -> Vec<VariantFactoryBox> {
+    variants
+        .into_iter()
+        .map(|v| v.unwrap_or_else(|e| panic!("{}", e.message)))
+        .collect()
+}

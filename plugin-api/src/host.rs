@@ -1,0 +1,308 @@
+//! The host's safe view of plugins: load a library, list its variants, start
+//! games and drive them, all with plain Rust types. Load failures become one
+//! clear [`LoadError`] line instead of abi_stable's layout dumps.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use abi_stable::library::{lib_header_from_path, LibraryError};
+use abi_stable::std_types::{RResult, RStr, RVec};
+
+use crate::abi::{GameStateBox, PluginModule_Ref, VariantFactoryBox};
+use crate::schema::{Observation, ObservationView, VariantInfo};
+use crate::{Error, ErrorKind, Status, Viewer};
+
+/// Why a file could not be loaded as a plugin.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The dynamic loader refused the file.
+    #[error("{path}: not a loadable shared library ({detail})")]
+    NotALibrary {
+        /// The file.
+        path: PathBuf,
+        /// The loader's own words.
+        detail: String,
+    },
+    /// A shared library without arbiter's root module.
+    #[error("{path}: not an arbiter plugin (it exports no arbiter root module)")]
+    NotAPlugin {
+        /// The file.
+        path: PathBuf,
+    },
+    /// Built against another 0.y of arbiter-api.
+    #[error("{path}: plugin built against arbiter-api {plugin}, this arbiter expects arbiter-api {host}; rebuild the plugin against arbiter-api {host}")]
+    ApiMismatch {
+        /// The file.
+        path: PathBuf,
+        /// The version the plugin was built against.
+        plugin: String,
+        /// The version this host was built against.
+        host: String,
+    },
+    /// Same version number but incompatible type layouts.
+    #[error("{path}: plugin's ABI layout does not match arbiter-api {host} ({detail}); rebuild the plugin against arbiter-api {host}")]
+    LayoutMismatch {
+        /// The file.
+        path: PathBuf,
+        /// The host's arbiter-api version.
+        host: String,
+        /// The first line of abi_stable's report.
+        detail: String,
+    },
+    /// The plugin's own code failed while it was being initialised.
+    #[error("{path}: {detail}")]
+    Failed {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        detail: String,
+    },
+}
+
+impl LoadError {
+    fn from_library(path: &Path, e: LibraryError) -> Self {
+        let path = path.to_path_buf();
+        let host = crate::API_VERSION.to_string();
+        match e {
+            LibraryError::OpenError { err, .. } => LoadError::NotALibrary { path, detail: first_line(&err.to_string()) },
+            LibraryError::GetSymbolError { .. } => LoadError::NotAPlugin { path },
+            LibraryError::IncompatibleVersionNumber { actual_version, .. } => {
+                LoadError::ApiMismatch { path, plugin: actual_version.to_string(), host }
+            }
+            LibraryError::ParseVersionError(e) => LoadError::ApiMismatch { path, plugin: format!("{e:?}"), host },
+            LibraryError::AbiInstability(e) => LoadError::LayoutMismatch { path, host, detail: first_line(&e.to_string()) },
+            LibraryError::InvalidAbiHeader(_) | LibraryError::InvalidCAbi { .. } => {
+                LoadError::NotAPlugin { path }
+            }
+            LibraryError::RootModule { err, .. } => LoadError::Failed { path, detail: first_line(&err.to_string()) },
+            other => LoadError::Failed { path, detail: first_line(&other.to_string()) },
+        }
+    }
+}
+
+fn first_line(s: &str) -> String {
+    s.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("").to_string()
+}
+
+/// What the host knows of a loaded plugin file.
+#[derive(Debug)]
+pub struct PluginMeta {
+    /// The file it was loaded from.
+    pub path: PathBuf,
+    /// The plugin's crate name.
+    pub name: String,
+    /// The plugin's crate version.
+    pub version: String,
+    /// The arbiter-api version it was built against.
+    pub api_version: String,
+    /// Authors, licence, URL... as reported by the plugin.
+    pub metadata: serde_json::Value,
+}
+
+/// A loaded plugin library. Libraries are never unloaded.
+pub struct Plugin {
+    meta: Arc<PluginMeta>,
+    module: PluginModule_Ref,
+}
+
+impl Plugin {
+    /// Loads the plugin at `path`, checking its arbiter-api version and the
+    /// layout of every type that crosses the boundary, and installs the host's
+    /// logging callback.
+    pub fn load(path: &Path) -> Result<Plugin, LoadError> {
+        // Not RootModule::load_from_file: it caches one module per type, so a
+        // second plugin would silently return the first.
+        let header = lib_header_from_path(path).map_err(|e| LoadError::from_library(path, e))?;
+        let module = header
+            .init_root_module::<PluginModule_Ref>()
+            .map_err(|e| LoadError::from_library(path, e))?;
+        (module.set_logger())(crate::log::host_sink());
+        let metadata = serde_json::from_str((module.metadata_json())().as_str()).unwrap_or_default();
+        let meta = PluginMeta {
+            path: path.to_path_buf(),
+            name: module.plugin_name().to_string(),
+            version: module.plugin_version().to_string(),
+            api_version: module.api_version().to_string(),
+            metadata,
+        };
+        Ok(Plugin { meta: Arc::new(meta), module })
+    }
+
+    /// What the host knows of this plugin.
+    pub fn meta(&self) -> &Arc<PluginMeta> {
+        &self.meta
+    }
+
+    /// The variants this plugin exports, with their parsed info cards.
+    pub fn variants(&self) -> Result<Vec<VariantHandle>, LoadError> {
+        let fail = |detail: String| LoadError::Failed { path: self.meta.path.clone(), detail };
+        let factories = match (self.module.variants())() {
+            RResult::ROk(v) => v.into_vec(),
+            RResult::RErr(e) => return Err(fail(Error::from_raw(e).message)),
+        };
+        factories
+            .into_iter()
+            .map(|factory| {
+                let info: VariantInfo = serde_json::from_str(factory.info_json().as_str())
+                    .map_err(|e| fail(format!("variant {} has a malformed info card: {e}", factory.id())))?;
+                Ok(VariantHandle { factory: Arc::new(factory), info: Arc::new(info), plugin: self.meta.clone() })
+            })
+            .collect()
+    }
+}
+
+/// A variant of a loaded plugin: its info card and a factory for games.
+#[derive(Clone)]
+pub struct VariantHandle {
+    factory: Arc<VariantFactoryBox>,
+    info: Arc<VariantInfo>,
+    plugin: Arc<PluginMeta>,
+}
+
+impl VariantHandle {
+    /// The variant's info card.
+    pub fn info(&self) -> &VariantInfo {
+        &self.info
+    }
+
+    /// The plugin this variant comes from.
+    pub fn plugin(&self) -> &PluginMeta {
+        &self.plugin
+    }
+
+    /// A new game from the start; `options` is a JSON object (may be empty).
+    pub fn new_game(&self, options: &serde_json::Map<String, serde_json::Value>) -> Result<Game, Error> {
+        let json = serde_json::Value::Object(options.clone()).to_string();
+        into_result(self.factory.new_game(RStr::from_str(&json))).map(Game::new)
+    }
+
+    /// A game from a position text in the variant's notation.
+    pub fn from_position(&self, text: &str, options: &serde_json::Map<String, serde_json::Value>) -> Result<Game, Error> {
+        let json = serde_json::Value::Object(options.clone()).to_string();
+        into_result(self.factory.from_position(RStr::from_str(text), RStr::from_str(&json))).map(Game::new)
+    }
+}
+
+fn into_result<T>(r: RResult<T, crate::abi::RawError>) -> Result<T, Error> {
+    match r {
+        RResult::ROk(v) => Ok(v),
+        RResult::RErr(e) => Err(Error::from_raw(e)),
+    }
+}
+
+/// A reusable buffer of move ids, filled by [`Game::legal_moves`].
+#[derive(Default, Clone, Debug)]
+pub struct MoveBuf(RVec<u64>);
+
+impl MoveBuf {
+    /// An empty buffer.
+    pub fn new() -> Self {
+        MoveBuf(RVec::with_capacity(64))
+    }
+}
+
+impl std::ops::Deref for MoveBuf {
+    type Target = [u64];
+    fn deref(&self) -> &[u64] {
+        &self.0
+    }
+}
+
+/// One game's true state, held by the host. Cloning clones the plugin's state.
+#[derive(Clone)]
+pub struct Game {
+    state: GameStateBox,
+}
+
+impl Game {
+    fn new(state: GameStateBox) -> Game {
+        Game { state }
+    }
+
+    /// Index of the player to move.
+    pub fn to_move(&self) -> u32 {
+        self.state.to_move()
+    }
+
+    /// Outcome, reason and claimable draw.
+    pub fn status(&self) -> Status {
+        Status::from_raw(self.state.status())
+    }
+
+    /// Fills `out` with the legal moves of the player to move.
+    pub fn legal_moves(&self, out: &mut MoveBuf) -> Result<(), Error> {
+        into_result(self.state.legal_moves_into(&mut out.0))
+    }
+
+    /// The legal moves in a fresh vector (convenience for cold paths).
+    pub fn legal_move_list(&self) -> Result<Vec<u64>, Error> {
+        let mut buf = MoveBuf::new();
+        self.legal_moves(&mut buf)?;
+        Ok(buf.to_vec())
+    }
+
+    /// Plays a move; an illegal one is refused and changes nothing.
+    pub fn apply(&mut self, mv: u64) -> Result<(), Error> {
+        into_result(self.state.apply(mv))
+    }
+
+    /// Overwrites this state with `other`, reusing allocations.
+    pub fn copy_from(&mut self, other: &Game) -> Result<(), Error> {
+        into_result(self.state.copy_from(&other.state))
+    }
+
+    /// Leaf count `depth` plies deep, computed inside the plugin.
+    pub fn perft(&self, depth: u32) -> Result<u64, Error> {
+        into_result(self.state.perft(depth))
+    }
+
+    /// The move as `viewer` may see it.
+    pub fn move_text(&self, mv: u64, viewer: Viewer) -> Result<String, Error> {
+        into_result(self.state.move_to_text(mv, viewer.to_raw())).map(|s| s.into_string())
+    }
+
+    /// Parses a move of the player to move.
+    pub fn parse_move(&self, text: &str) -> Result<u64, Error> {
+        into_result(self.state.parse_move(RStr::from_str(text)))
+    }
+
+    /// The full position text (the referee's view).
+    pub fn position_text(&self) -> String {
+        self.state.position_text().into_string()
+    }
+
+    /// What `viewer` may know of the game.
+    pub fn observe(&self, viewer: Viewer) -> Result<Observation, Error> {
+        let raw = into_result(self.state.observe(viewer.to_raw()))?;
+        let view: ObservationView = serde_json::from_str(raw.json.as_str())
+            .map_err(|e| Error::new(ErrorKind::Unsupported, format!("observation JSON does not follow the schema: {e}")))?;
+        Ok(Observation { text: raw.text.into_string(), view })
+    }
+
+    /// The raw observation JSON for `viewer`, exactly as the plugin made it.
+    pub fn observe_json(&self, viewer: Viewer) -> Result<String, Error> {
+        into_result(self.state.observe(viewer.to_raw())).map(|o| o.json.into_string())
+    }
+
+    /// A full state consistent with what `viewer` knows, drawn with `seed`.
+    pub fn sample_world(&self, viewer: Viewer, seed: u64) -> Result<Game, Error> {
+        into_result(self.state.sample_world(viewer.to_raw(), seed)).map(Game::new)
+    }
+
+    /// A heuristic value in [-1, 1] for `player`, if the variant offers one.
+    pub fn evaluate(&self, player: u32) -> Option<f64> {
+        self.state.evaluate(player).into_option()
+    }
+
+    /// Whether `player` could still win by some series of legal moves.
+    pub fn can_win(&self, player: u32) -> bool {
+        self.state.can_win(player)
+    }
+
+    /// A rare or experimental call, JSON in and out.
+    pub fn call_json(&mut self, method: &str, args: &serde_json::Value) -> Result<serde_json::Value, Error> {
+        let args = args.to_string();
+        let out = into_result(self.state.call_json(RStr::from_str(method), RStr::from_str(&args)))?;
+        serde_json::from_str(out.as_str()).map_err(|e| Error::unsupported(format!("call_json result is not JSON: {e}")))
+    }
+}

@@ -1,0 +1,158 @@
+//! The JSON documents a plugin hands the host: the variant's info card and the
+//! per-viewer observation of a board. One schema for every variant, so the
+//! host's terminal view (and a web view) can draw any game without knowing it.
+//! Plain serde types, shared by plugins (which write them) and the host (which
+//! reads them). The full schema is documented in docs/ABI.md.
+
+use serde::{Deserialize, Serialize};
+
+/// Everything the host needs to know about a variant before playing it.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct VariantInfo {
+    /// Short lowercase id, unique among installed variants (`chess`).
+    pub id: String,
+    /// Display name ("FIDE chess").
+    pub name: String,
+    /// A paragraph summarising the rules.
+    pub summary: String,
+    /// Player names in turn order ("White", "Black").
+    pub players: Vec<String>,
+    /// How the board is laid out, for rendering.
+    pub board: BoardGeometry,
+    /// The move notation, e.g. "SAN; UCI long algebraic accepted".
+    pub notation: String,
+    /// The position notation, e.g. "FEN".
+    pub position_notation: String,
+    /// The start position in the position notation.
+    pub start_position: String,
+    /// Options accepted by `new_game`, with their defaults.
+    pub options: Vec<OptionSpec>,
+    /// What the variant offers beyond the basics.
+    pub capabilities: Capabilities,
+    /// Default time control in arbiter's syntax (`60+0.6`, `75min cap`...).
+    pub default_time_control: String,
+    /// A bound on the game length in plies, if the rules guarantee one.
+    pub max_plies: Option<u32>,
+}
+
+/// One variant option with its type and default.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct OptionSpec {
+    /// Option name as used in the options JSON object.
+    pub name: String,
+    /// "bool", "int", "string" or "choice".
+    pub kind: String,
+    /// The default value.
+    pub default: serde_json::Value,
+    /// For "choice": the allowed values.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub choices: Vec<String>,
+    /// What the option does.
+    pub description: String,
+}
+
+/// Optional features of a variant.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+pub struct Capabilities {
+    /// Players do not see the whole state; observations differ per viewer.
+    pub hidden_information: bool,
+    /// `evaluate` returns a heuristic value.
+    pub evaluate: bool,
+    /// `sample_world` draws states consistent with a viewer's knowledge.
+    pub sample_world: bool,
+}
+
+/// The shape of the board. Cells are addressed by index: for a grid,
+/// `index = row * width + col`, with row 0 the bottom row as player 0 sees it
+/// and col 0 its left file; for a graph, the index into `points`.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum BoardGeometry {
+    /// A rectangular grid of squares.
+    Grid {
+        /// Number of columns.
+        width: u32,
+        /// Number of rows.
+        height: u32,
+        /// Alternate light and dark squares (chess, draughts).
+        checkered: bool,
+        /// Names of the columns, left to right (`a`..`h`).
+        files: Vec<String>,
+        /// Names of the rows, bottom to top (`1`..`8`).
+        ranks: Vec<String>,
+    },
+    /// Points joined by lines (Junqi's posts, camps and railways).
+    Graph {
+        /// The points, with layout coordinates.
+        points: Vec<Point>,
+        /// The lines between points.
+        edges: Vec<Edge>,
+    },
+}
+
+/// A point of a graph board.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Point {
+    /// Name of the point in the variant's notation.
+    pub name: String,
+    /// Layout column (may be fractional).
+    pub x: f32,
+    /// Layout row, 0 at the bottom.
+    pub y: f32,
+    /// Kind of cell: "post", "camp", "headquarters", "station"...
+    pub kind: String,
+}
+
+/// A line of a graph board.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Edge {
+    /// Index of one end.
+    pub a: u32,
+    /// Index of the other end.
+    pub b: u32,
+    /// "road", "railway"...
+    pub kind: String,
+}
+
+/// What one viewer may know of a game, for rendering and for programs.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+pub struct ObservationView {
+    /// The viewer this observation was made for: a player index, "spectator" or "referee".
+    pub viewer: String,
+    /// Index of the player to move.
+    pub to_move: u32,
+    /// The pieces the viewer can see (or knows to be there).
+    pub pieces: Vec<PieceView>,
+    /// Cells to highlight (the last move, a checked king...).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub highlights: Vec<u32>,
+    /// Facts that do not belong to a cell ("White may castle kingside").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// A piece (or tower) on a cell.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct PieceView {
+    /// Cell index (see [`BoardGeometry`]).
+    pub cell: u32,
+    /// Owning player.
+    pub owner: u32,
+    /// Piece kind ("king", "man"), or "unknown" when hidden from the viewer.
+    pub kind: String,
+    /// Short label to draw ("K", "♔", "5").
+    pub label: String,
+    /// For stacking games, the pieces beneath, top first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stack: Vec<PieceView>,
+}
+
+/// What one viewer may know of a game: a text rendering for terminals and a
+/// structured view for programs and renderers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Observation {
+    /// Human-readable rendering (a board diagram, the clocks are the host's).
+    pub text: String,
+    /// The structured view.
+    pub view: ObservationView,
+}
