@@ -1,6 +1,8 @@
 //! The `arbiter` binary: sets up logging, parses the command line, runs it,
 //! and turns an error into one line on stderr.
 
+use std::io::IsTerminal;
+
 use clap::Parser;
 use tracing_subscriber::EnvFilter;
 
@@ -13,7 +15,11 @@ fn main() {
         _ => "trace",
     };
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_level));
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .init();
     if let Err(e) = arbiter::cli::run(cli) {
         eprintln!("error: {e:#}");
         std::process::exit(1);

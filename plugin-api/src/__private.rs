@@ -4,10 +4,10 @@
 use std::sync::OnceLock;
 
 use abi_stable::prefix_type::PrefixTypeTrait;
-use abi_stable::std_types::{RErr, RNone, ROk, ROption, RResult, RStr, RString, RVec};
 use abi_stable::sabi_trait::TD_Opaque;
+use abi_stable::std_types::{RErr, RNone, ROk, ROption, RResult, RStr, RString, RVec};
 
-pub use abi_stable::library::{CheckTypeLayout, LibHeader, RootModuleResult, __call_root_module_loader};
+pub use abi_stable::library::{__call_root_module_loader, CheckTypeLayout, LibHeader, RootModuleResult};
 
 use crate::abi::{PluginModule, PluginModule_Ref, RawError, RawExtension, VariantFactoryBox, VariantFactory_TO};
 use crate::kit::{guard, Variant, VariantAdapter};
@@ -92,8 +92,5 @@ extern "C" fn get_extension(_name: RStr<'_>) -> ROption<RawExtension> {
 /// Unwraps each variant or panics with its error: used inside the
 /// `variants` call, where the guard turns it into an error for the host.
 pub fn collect(variants: Vec<Result<VariantFactoryBox, crate::Error>>) -> Vec<VariantFactoryBox> {
-    variants
-        .into_iter()
-        .map(|v| v.unwrap_or_else(|e| panic!("{}", e.message)))
-        .collect()
+    variants.into_iter().map(|v| v.unwrap_or_else(|e| panic!("{}", e.message))).collect()
 }

@@ -157,6 +157,7 @@ pub trait VariantFactory: Send + Sync {
     fn new_game(&self, options_json: RStr<'_>) -> RResult<GameStateBox, RawError>;
     /// A game from a position text in the variant's notation.
     #[sabi(last_prefix_field)]
+    #[allow(clippy::wrong_self_convention)]
     fn from_position(&self, text: RStr<'_>, options_json: RStr<'_>) -> RResult<GameStateBox, RawError>;
 }
 

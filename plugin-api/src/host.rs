@@ -64,20 +64,37 @@ impl LoadError {
         let path = path.to_path_buf();
         let host = crate::API_VERSION.to_string();
         match e {
-            LibraryError::OpenError { err, .. } => LoadError::NotALibrary { path, detail: first_line(&err.to_string()) },
+            LibraryError::OpenError { err, .. } => {
+                LoadError::NotALibrary { path, detail: first_line(&err.to_string()) }
+            }
             LibraryError::GetSymbolError { .. } => LoadError::NotAPlugin { path },
             LibraryError::IncompatibleVersionNumber { actual_version, .. } => {
                 LoadError::ApiMismatch { path, plugin: actual_version.to_string(), host }
             }
             LibraryError::ParseVersionError(e) => LoadError::ApiMismatch { path, plugin: format!("{e:?}"), host },
-            LibraryError::AbiInstability(e) => LoadError::LayoutMismatch { path, host, detail: first_line(&e.to_string()) },
-            LibraryError::InvalidAbiHeader(_) | LibraryError::InvalidCAbi { .. } => {
-                LoadError::NotAPlugin { path }
+            LibraryError::AbiInstability(e) => {
+                LoadError::LayoutMismatch { path, host, detail: first_line(&e.to_string()) }
             }
+            LibraryError::InvalidAbiHeader(_) | LibraryError::InvalidCAbi { .. } => LoadError::NotAPlugin { path },
             LibraryError::RootModule { err, .. } => LoadError::Failed { path, detail: first_line(&err.to_string()) },
             other => LoadError::Failed { path, detail: first_line(&other.to_string()) },
         }
     }
+}
+
+/// Whether two versions are on one compatible line: same major, and for 0.y
+/// the same minor.
+fn same_api_line(a: &str, b: &str) -> bool {
+    let line = |v: &str| {
+        let mut parts = v.split('.').map(|p| p.parse::<u64>().ok());
+        let (major, minor) = (parts.next().flatten(), parts.next().flatten());
+        if major == Some(0) {
+            (major, minor)
+        } else {
+            (major, None)
+        }
+    };
+    line(a) == line(b) && line(a).0.is_some()
 }
 
 fn first_line(s: &str) -> String {
@@ -113,16 +130,24 @@ impl Plugin {
         // Not RootModule::load_from_file: it caches one module per type, so a
         // second plugin would silently return the first.
         let header = lib_header_from_path(path).map_err(|e| LoadError::from_library(path, e))?;
-        let module = header
-            .init_root_module::<PluginModule_Ref>()
-            .map_err(|e| LoadError::from_library(path, e))?;
+        let module = header.init_root_module::<PluginModule_Ref>().map_err(|e| LoadError::from_library(path, e))?;
+        // abi_stable accepts a plugin built against a newer 0.y; arbiter's
+        // policy is that the 0.y (or the major version from 1.0) must match.
+        let api_version = module.api_version().to_string();
+        if !same_api_line(&api_version, crate::API_VERSION) {
+            return Err(LoadError::ApiMismatch {
+                path: path.to_path_buf(),
+                plugin: api_version,
+                host: crate::API_VERSION.to_string(),
+            });
+        }
         (module.set_logger())(crate::log::host_sink());
         let metadata = serde_json::from_str((module.metadata_json())().as_str()).unwrap_or_default();
         let meta = PluginMeta {
             path: path.to_path_buf(),
             name: module.plugin_name().to_string(),
             version: module.plugin_version().to_string(),
-            api_version: module.api_version().to_string(),
+            api_version,
             metadata,
         };
         Ok(Plugin { meta: Arc::new(meta), module })
@@ -177,7 +202,11 @@ impl VariantHandle {
     }
 
     /// A game from a position text in the variant's notation.
-    pub fn from_position(&self, text: &str, options: &serde_json::Map<String, serde_json::Value>) -> Result<Game, Error> {
+    pub fn from_position(
+        &self,
+        text: &str,
+        options: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<Game, Error> {
         let json = serde_json::Value::Object(options.clone()).to_string();
         into_result(self.factory.from_position(RStr::from_str(text), RStr::from_str(&json))).map(Game::new)
     }
@@ -274,8 +303,9 @@ impl Game {
     /// What `viewer` may know of the game.
     pub fn observe(&self, viewer: Viewer) -> Result<Observation, Error> {
         let raw = into_result(self.state.observe(viewer.to_raw()))?;
-        let view: ObservationView = serde_json::from_str(raw.json.as_str())
-            .map_err(|e| Error::new(ErrorKind::Unsupported, format!("observation JSON does not follow the schema: {e}")))?;
+        let view: ObservationView = serde_json::from_str(raw.json.as_str()).map_err(|e| {
+            Error::new(ErrorKind::Unsupported, format!("observation JSON does not follow the schema: {e}"))
+        })?;
         Ok(Observation { text: raw.text.into_string(), view })
     }
 

@@ -15,8 +15,7 @@ use abi_stable::std_types::{RErr, RNone, ROk, ROption, RResult, RSome, RStr, RSt
 use serde_json::{Map, Value};
 
 use crate::abi::{
-    GameState, GameStateBox, GameState_TO, RawError, RawObservation, RawStatus, RawViewer,
-    VariantFactory,
+    GameState, GameStateBox, GameState_TO, RawError, RawObservation, RawStatus, RawViewer, VariantFactory,
 };
 use crate::schema::{Observation, VariantInfo};
 pub use crate::{Error, ErrorKind, Outcome, Status, Viewer};
@@ -130,6 +129,7 @@ pub trait Variant: Send + Sync + 'static {
     fn new_game(&self, options: &Map<String, Value>) -> Result<Self::Game, Error>;
 
     /// A game from a position text. Errors name the field that is wrong.
+    #[allow(clippy::wrong_self_convention)]
     fn from_position(&self, text: &str, options: &Map<String, Value>) -> Result<Self::Game, Error>;
 }
 
@@ -141,10 +141,7 @@ pub(crate) fn guard<T>(call: &str, f: impl FnOnce() -> T) -> Result<T, Error> {
             .map(|s| s.to_string())
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "non-string panic payload".into());
-        Error::new(
-            ErrorKind::Panic,
-            format!("plugin {} panicked in {call}: {detail}", crate::__private::plugin_name()),
-        )
+        Error::new(ErrorKind::Panic, format!("plugin {} panicked in {call}: {detail}", crate::__private::plugin_name()))
     })
 }
 
@@ -344,8 +341,7 @@ impl<V: Variant> VariantAdapter<V> {
         let given: Map<String, Value> = if json.trim().is_empty() {
             Map::new()
         } else {
-            serde_json::from_str(json)
-                .map_err(|e| Error::bad_options(format!("options must be a JSON object: {e}")))?
+            serde_json::from_str(json).map_err(|e| Error::bad_options(format!("options must be a JSON object: {e}")))?
         };
         resolve_options(&self.info, given)
     }
@@ -369,8 +365,12 @@ pub fn resolve_options(info: &VariantInfo, given: Map<String, Value>) -> Result<
             _ => value.is_string(),
         };
         if !ok {
-            let expected = if spec.kind == "choice" { format!("one of {}", spec.choices.join(", ")) } else { spec.kind.clone() };
-            return Err(Error::bad_options(format!("option '{name}' of variant {} must be {expected}, got {value}", info.id)));
+            let expected =
+                if spec.kind == "choice" { format!("one of {}", spec.choices.join(", ")) } else { spec.kind.clone() };
+            return Err(Error::bad_options(format!(
+                "option '{name}' of variant {} must be {expected}, got {value}",
+                info.id
+            )));
         }
     }
     let mut all = given;

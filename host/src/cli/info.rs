@@ -9,7 +9,13 @@ pub(super) fn run(registry: &Registry, id: &str) -> Result<()> {
     let info = v.info();
     let plugin = v.plugin();
     println!("{} ({})", info.name, info.id);
-    println!("plugin: {} {} ({}), arbiter-api {}", plugin.name, plugin.version, plugin.path.display(), plugin.api_version);
+    println!(
+        "plugin: {} {} ({}), arbiter-api {}",
+        plugin.name,
+        plugin.version,
+        plugin.path.display(),
+        plugin.api_version
+    );
     println!("players: {}", info.players.join(", "));
     println!("hidden information: {}", if info.capabilities.hidden_information { "yes" } else { "no" });
     println!("moves: {}", info.notation);

@@ -62,9 +62,8 @@ impl OptionArgs {
     fn to_map(&self) -> Result<Map<String, Value>> {
         let mut map = Map::new();
         for item in &self.options {
-            let (name, value) = item
-                .split_once('=')
-                .ok_or_else(|| anyhow!("--option '{item}' must have the form name=value"))?;
+            let (name, value) =
+                item.split_once('=').ok_or_else(|| anyhow!("--option '{item}' must have the form name=value"))?;
             let value = serde_json::from_str(value).unwrap_or_else(|_| Value::String(value.to_string()));
             map.insert(name.trim().to_string(), value);
         }

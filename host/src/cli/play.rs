@@ -36,8 +36,9 @@ pub(super) fn run(registry: &Registry, args: &PlayArgs) -> Result<()> {
         None => variant.new_game(&options)?,
     };
     let seats = variant.info().players.len() as u64;
-    let mut players: Vec<Box<dyn Player>> =
-        (0..seats).map(|i| Box::new(RandomPlayer::new(args.seed.wrapping_mul(seats).wrapping_add(i))) as Box<dyn Player>).collect();
+    let mut players: Vec<Box<dyn Player>> = (0..seats)
+        .map(|i| Box::new(RandomPlayer::new(args.seed.wrapping_mul(seats).wrapping_add(i))) as Box<dyn Player>)
+        .collect();
     let record = referee::play(game, &mut players, args.max_plies)?;
     let names = &variant.info().players;
     for (i, ply) in record.plies.iter().enumerate() {

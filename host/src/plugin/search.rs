@@ -61,13 +61,22 @@ fn libraries_in(dir: &Path) -> Vec<PathBuf> {
 
 fn default_dirs() -> Vec<PathBuf> {
     let mut dirs = Vec::new();
-    if let Some(exe_dir) = std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf)) {
+    let exe_dir = std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf));
+    if let Some(exe_dir) = &exe_dir {
         dirs.push(exe_dir.join("plugins"));
-        dirs.push(exe_dir);
+        dirs.push(exe_dir.clone());
     }
-    let workspace_target = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target");
-    for profile in ["release", "debug"] {
-        dirs.push(workspace_target.join(profile));
+    // An arbiter installed outside the workspace still finds the plugins built
+    // in it: the release build if there is one, else the debug build (never
+    // both, which would only report every variant twice).
+    let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target");
+    let inside_target = exe_dir.as_ref().and_then(|d| d.canonicalize().ok()).zip(target.canonicalize().ok());
+    if !inside_target.is_some_and(|(exe, target)| exe.starts_with(target)) {
+        if let Some(dir) =
+            ["release", "debug"].map(|p| target.join(p)).into_iter().find(|d| !libraries_in(d).is_empty())
+        {
+            dirs.push(dir);
+        }
     }
     dirs
 }

@@ -86,7 +86,11 @@ pub struct GameRecord {
 }
 
 /// Plays `game` to its end (or `max_plies`) between `players`, indexed by turn order.
-pub fn play(mut game: Game, players: &mut [Box<dyn Player>], max_plies: Option<u32>) -> Result<GameRecord, RefereeError> {
+pub fn play(
+    mut game: Game,
+    players: &mut [Box<dyn Player>],
+    max_plies: Option<u32>,
+) -> Result<GameRecord, RefereeError> {
     let start_position = game.position_text();
     let mut plies = Vec::new();
     let mut moves = MoveBuf::new();

@@ -31,7 +31,11 @@ pub fn piece_letter(piece: Piece, color: Color) -> char {
         Piece::Queen => 'q',
         Piece::King => 'k',
     };
-    if color == Color::White { c.to_ascii_uppercase() } else { c }
+    if color == Color::White {
+        c.to_ascii_uppercase()
+    } else {
+        c
+    }
 }
 
 fn letter_piece(c: char) -> Option<(Piece, Color)> {
@@ -48,7 +52,11 @@ fn letter_piece(c: char) -> Option<(Piece, Color)> {
 }
 
 fn color_name(color: Color) -> &'static str {
-    if color == Color::White { "white" } else { "black" }
+    if color == Color::White {
+        "white"
+    } else {
+        "black"
+    }
 }
 
 /// Parses a square name such as `e4`.
@@ -65,7 +73,11 @@ pub fn parse_square(s: &str) -> Option<Square> {
 pub fn parse_fen(text: &str) -> Result<ParsedFen, Error> {
     let fields: Vec<&str> = text.split_whitespace().collect();
     if fields.len() != 6 && fields.len() != 4 {
-        return Err(bad(format!("expected 6 fields (board, side, castling, en passant, halfmove, fullmove), found {} in '{}'", fields.len(), text.trim())));
+        return Err(bad(format!(
+            "expected 6 fields (board, side, castling, en passant, halfmove, fullmove), found {} in '{}'",
+            fields.len(),
+            text.trim()
+        )));
     }
     let mut builder = BoardBuilder::empty();
     parse_board(fields[0], &mut builder)?;
@@ -108,7 +120,8 @@ fn king_square(builder: &BoardBuilder, color: Color) -> Square {
 /// Whether `by` attacks `target` in the builder's position.
 fn is_attacked(builder: &BoardBuilder, target: Square, by: Color) -> bool {
     use cozy_chess::{get_bishop_moves, get_king_moves, get_knight_moves, get_pawn_attacks, get_rook_moves, BitBoard};
-    let occ = Square::ALL.into_iter().filter(|&s| builder.square(s).is_some()).fold(BitBoard::EMPTY, |b, s| b | s.bitboard());
+    let occ =
+        Square::ALL.into_iter().filter(|&s| builder.square(s).is_some()).fold(BitBoard::EMPTY, |b, s| b | s.bitboard());
     Square::ALL.into_iter().any(|sq| {
         let attacks = match builder.square(sq) {
             Some((piece, color)) if color == by => match piece {
@@ -136,7 +149,10 @@ fn parse_board(field: &str, builder: &mut BoardBuilder) -> Result<(), Error> {
         for c in rank_text.chars() {
             if let Some(d) = c.to_digit(10) {
                 if d == 0 || d > 8 {
-                    return Err(bad(format!("rank {} ('{rank_text}'): '{c}' is not a count of empty squares (1-8)", rank + 1)));
+                    return Err(bad(format!(
+                        "rank {} ('{rank_text}'): '{c}' is not a count of empty squares (1-8)",
+                        rank + 1
+                    )));
                 }
                 file += d as usize;
             } else if let Some(pc) = letter_piece(c) {
@@ -175,7 +191,9 @@ fn check_kings_and_pawns(builder: &BoardBuilder) -> Result<(), Error> {
         }
     }
     for sq in Square::ALL {
-        if matches!(builder.square(sq), Some((Piece::Pawn, _))) && (sq.rank() == Rank::First || sq.rank() == Rank::Eighth) {
+        if matches!(builder.square(sq), Some((Piece::Pawn, _)))
+            && (sq.rank() == Rank::First || sq.rank() == Rank::Eighth)
+        {
             return Err(bad(format!("pawn on {sq}: pawns cannot stand on the first or last rank")));
         }
     }
@@ -199,7 +217,9 @@ fn parse_castling(field: &str, builder: &mut BoardBuilder) -> Result<(), Error> 
         let rook_file = if short { File::H } else { File::A };
         let king_sq = Square::new(File::E, back);
         let rook_sq = Square::new(rook_file, back);
-        if builder.square(king_sq) != Some((Piece::King, color)) || builder.square(rook_sq) != Some((Piece::Rook, color)) {
+        if builder.square(king_sq) != Some((Piece::King, color))
+            || builder.square(rook_sq) != Some((Piece::Rook, color))
+        {
             return Err(bad(format!(
                 "castling right '{c}' needs the {} king on {king_sq} and a rook on {rook_sq}",
                 color_name(color)
@@ -273,7 +293,9 @@ pub fn write_fen(board: &Board, halfmove_clock: u16) -> String {
     }
     out.push_str(if board.side_to_move() == Color::White { " w " } else { " b " });
     let mut castling = String::new();
-    for (color, short, c) in [(Color::White, true, 'K'), (Color::White, false, 'Q'), (Color::Black, true, 'k'), (Color::Black, false, 'q')] {
+    for (color, short, c) in
+        [(Color::White, true, 'K'), (Color::White, false, 'Q'), (Color::Black, true, 'k'), (Color::Black, false, 'q')]
+    {
         let r = board.castle_rights(color);
         if (if short { r.short } else { r.long }).is_some() {
             castling.push(c);

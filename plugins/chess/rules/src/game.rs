@@ -85,14 +85,23 @@ impl Clone for ChessGame {
 /// The repetition key: the position as FIDE compares it (side, pieces,
 /// castling rights, and en passant only when the capture is legal).
 fn repetition_key(board: &Board) -> u64 {
-    if legal_en_passant(board).is_some() { board.hash() } else { board.hash_without_ep() }
+    if legal_en_passant(board).is_some() {
+        board.hash()
+    } else {
+        board.hash_without_ep()
+    }
 }
 
 impl ChessGame {
     /// A game from a FEN, with the FIDE automatic draws on or off.
     pub fn from_fen(text: &str, automatic_draws: bool) -> Result<ChessGame, Error> {
         let parsed = fen::parse_fen(text)?;
-        Ok(ChessGame { board: parsed.board, halfmove_clock: parsed.halfmove_clock, history: Vec::new(), automatic_draws })
+        Ok(ChessGame {
+            board: parsed.board,
+            halfmove_clock: parsed.halfmove_clock,
+            history: Vec::new(),
+            automatic_draws,
+        })
     }
 
     /// The current board.
@@ -168,7 +177,11 @@ impl ChessGame {
     }
 
     fn player(&self, color: Color) -> u32 {
-        if color == Color::White { 0 } else { 1 }
+        if color == Color::White {
+            0
+        } else {
+            1
+        }
     }
 
     /// The FEN of the current position with the uncapped halfmove clock.

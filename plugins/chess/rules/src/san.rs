@@ -121,7 +121,11 @@ pub fn to_uci(board: &Board, mv: Move) -> String {
 }
 
 fn side(board: &Board) -> &'static str {
-    if board.side_to_move() == Color::White { "white" } else { "black" }
+    if board.side_to_move() == Color::White {
+        "white"
+    } else {
+        "black"
+    }
 }
 
 /// Parses a move in SAN or UCI long algebraic notation against `board`.
@@ -145,7 +149,11 @@ fn looks_like_uci(t: &str) -> bool {
 }
 
 fn illegal(board: &Board, text: &str) -> Error {
-    Error::illegal_move(format!("'{text}' is not a legal move for {} in {}", side(board), write_fen(board, board.halfmove_clock() as u16)))
+    Error::illegal_move(format!(
+        "'{text}' is not a legal move for {} in {}",
+        side(board),
+        write_fen(board, board.halfmove_clock() as u16)
+    ))
 }
 
 fn parse_uci(board: &Board, t: &str) -> Result<Move, Error> {
@@ -165,7 +173,11 @@ fn parse_uci(board: &Board, t: &str) -> Result<Move, Error> {
         }
     }
     let mv = Move { from, to, promotion };
-    if board.is_legal(mv) { Ok(mv) } else { Err(illegal(board, t)) }
+    if board.is_legal(mv) {
+        Ok(mv)
+    } else {
+        Err(illegal(board, t))
+    }
 }
 
 fn parse_san(board: &Board, text: &str) -> Result<Move, Error> {

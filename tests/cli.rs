@@ -1,0 +1,89 @@
+//! The `arbiter` binary end to end: list, info, perft, play and their errors,
+//! with the real chess plugin loaded from the build directory.
+
+use arbiter_e2e::arbiter;
+
+#[test]
+fn list_shows_chess_with_its_plugin_file_and_players() {
+    let run = arbiter(&["list"]);
+    assert!(run.ok, "{}", run.stderr);
+    let header = run.stdout.lines().next().unwrap();
+    assert!(header.starts_with("VARIANT") && header.contains("HIDDEN"), "{header}");
+    let row = run.stdout.lines().find(|l| l.starts_with("chess ")).expect("a chess row");
+    for part in ["FIDE chess", "libarbiter_chess.so", "chess-plugin 0.1.0", " 2 ", "no"] {
+        assert!(row.contains(part), "row {row:?} lacks {part:?}");
+    }
+}
+
+#[test]
+fn info_shows_options_notation_and_time_control() {
+    let run = arbiter(&["info", "chess"]);
+    assert!(run.ok, "{}", run.stderr);
+    for part in
+        ["FIDE chess (chess)", "SAN", "FEN", "default time control: 60+0.6", "automatic_draws (bool, default true)"]
+    {
+        assert!(run.stdout.contains(part), "info lacks {part:?}:\n{}", run.stdout);
+    }
+}
+
+#[test]
+fn perft_prints_the_published_count() {
+    let run = arbiter(&["perft", "chess", "--depth", "4"]);
+    assert!(run.ok, "{}", run.stderr);
+    assert!(run.stdout.contains("Nodes searched: 197281"), "{}", run.stdout);
+    let kiwipete = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq -";
+    let run = arbiter(&["perft", "chess", "--position", kiwipete, "--depth", "3", "--generic"]);
+    assert!(run.stdout.contains("Nodes searched: 97862"), "{}", run.stdout);
+}
+
+#[test]
+fn perft_divide_lists_each_move_and_sums_to_the_total() {
+    let run = arbiter(&["perft", "chess", "--depth", "3", "--divide"]);
+    assert!(run.ok, "{}", run.stderr);
+    let rows: Vec<(&str, u64)> = run
+        .stdout
+        .lines()
+        .filter_map(|l| l.split_once(": "))
+        .filter(|(m, _)| *m != "Nodes searched")
+        .filter_map(|(m, n)| Some((m, n.parse().ok()?)))
+        .collect();
+    assert_eq!(rows.len(), 20);
+    assert!(rows.contains(&("Nf3", 440)) && rows.contains(&("e4", 600)), "{rows:?}");
+    assert_eq!(rows.iter().map(|r| r.1).sum::<u64>(), 8902);
+    assert!(run.stdout.contains("Nodes searched: 8902"));
+}
+
+#[test]
+fn play_prints_moves_final_position_and_result_reproducibly() {
+    let a = arbiter(&["play", "chess", "--seed", "7"]);
+    assert!(a.ok, "{}", a.stderr);
+    let result = a.stdout.lines().last().unwrap();
+    assert!(result.starts_with("Result: "), "{result}");
+    assert!(a.stdout.contains("FEN "), "final position missing");
+    assert!(a.stdout.contains("   1. White  "), "{}", &a.stdout[..200]);
+    let b = arbiter(&["play", "chess", "--seed", "7"]);
+    assert_eq!(a.stdout, b.stdout, "same seed, same game");
+}
+
+#[test]
+fn malformed_positions_and_options_get_one_line_errors() {
+    let run = arbiter(&[
+        "perft",
+        "chess",
+        "--position",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNX w KQkq - 0 1",
+        "--depth",
+        "1",
+    ]);
+    assert!(!run.ok);
+    assert_eq!(run.stderr.trim(), "error: FEN: rank 1 ('RNBQKBNX'): bad piece letter 'X'");
+    let run = arbiter(&["perft", "chess", "--option", "colour=blue", "--depth", "1"]);
+    assert!(!run.ok);
+    assert_eq!(run.stderr.trim(), "error: unknown option 'colour' for variant chess (known: automatic_draws)");
+    let run = arbiter(&["perft", "chess", "--option", "automatic_draws=7", "--depth", "1"]);
+    assert!(run.stderr.contains("option 'automatic_draws' of variant chess must be bool, got 7"), "{}", run.stderr);
+    let run = arbiter(&["info", "xiangqi"]);
+    assert!(!run.ok);
+    assert!(run.stderr.starts_with("error: unknown variant 'xiangqi' (installed: chess"), "{}", run.stderr);
+    assert_eq!(run.stderr.trim().lines().count(), 1);
+}

@@ -1,0 +1,85 @@
+//! Helpers for the end-to-end tests: where the built binary and plugins are,
+//! running `arbiter`, and building the fixture plugin into its own target dir.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Mutex;
+
+/// The workspace root.
+pub fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ sits in the workspace").to_path_buf()
+}
+
+/// The profile directory of the running test (`target/debug`), where cargo
+/// put the `arbiter` binary and the plugin `.so` files.
+pub fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    exe.parent().and_then(Path::parent).expect("target/<profile>/deps/<test>").to_path_buf()
+}
+
+/// The `arbiter` binary built by `cargo build`.
+pub fn arbiter_bin() -> PathBuf {
+    let bin = profile_dir().join("arbiter");
+    assert!(bin.exists(), "{} is missing: run `cargo build` before `cargo test` (see README)", bin.display());
+    bin
+}
+
+/// The result of one `arbiter` run.
+pub struct Run {
+    /// Exit status was success.
+    pub ok: bool,
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+}
+
+impl From<Output> for Run {
+    fn from(o: Output) -> Run {
+        Run {
+            ok: o.status.success(),
+            stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+        }
+    }
+}
+
+/// Runs `arbiter` with `args`, plugins from the build directory only.
+pub fn arbiter(args: &[&str]) -> Run {
+    let mut cmd = Command::new(arbiter_bin());
+    cmd.env_remove("ARBITER_PLUGIN_PATH").env_remove("RUST_LOG").args(args);
+    cmd.output().expect("run arbiter").into()
+}
+
+static CARGO: Mutex<()> = Mutex::new(());
+
+/// Builds the fixture plugin into `target/fixtures` (cargo skips the work
+/// when nothing changed), with `ARBITER_API_VERSION_OVERRIDE` set if given,
+/// and returns the path of a copy of its `.so` named after `name`.
+pub fn fixture_plugin(name: &str, api_version_override: Option<&str>) -> PathBuf {
+    let _guard = CARGO.lock().unwrap_or_else(|e| e.into_inner());
+    let target = workspace().join("target").join("fixtures");
+    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    cmd.current_dir(workspace()).args(["build", "--quiet", "-p", "fixture-plugin", "--target-dir"]).arg(&target);
+    match api_version_override {
+        Some(v) => cmd.env("ARBITER_API_VERSION_OVERRIDE", v),
+        None => cmd.env_remove("ARBITER_API_VERSION_OVERRIDE"),
+    };
+    let status = cmd.status().expect("run cargo");
+    assert!(status.success(), "building the fixture plugin failed");
+    let suffix = std::env::consts::DLL_SUFFIX;
+    let built = target.join("debug").join(format!("libarbiter_fixture{suffix}"));
+    let dir = target.join(name);
+    std::fs::create_dir_all(&dir).expect("create fixture dir");
+    let copy = dir.join(format!("libarbiter_fixture{suffix}"));
+    std::fs::copy(&built, &copy).expect("copy fixture plugin");
+    copy
+}
+
+/// A fresh, empty temporary directory for one test.
+pub fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("arbiter-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create temp dir");
+    dir
+}
