@@ -8,6 +8,7 @@
 //! - [`cli`]: the `arbiter` command line (parse, call the library, print).
 
 pub mod cli;
+pub mod clock;
 pub mod perft;
 pub mod players;
 pub mod plugin;
