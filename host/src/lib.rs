@@ -12,6 +12,9 @@ pub mod clock;
 pub mod perft;
 pub mod players;
 pub mod plugin;
+pub mod record;
 pub mod referee;
+pub mod stats;
+pub mod tournament;
 
 pub use arbiter_api::{host::Game, host::VariantHandle, Error, Outcome, Status, Viewer};

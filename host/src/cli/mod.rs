@@ -4,8 +4,10 @@
 
 mod info;
 mod list;
+mod matches;
 mod perft;
 mod play;
+mod replay;
 
 use std::path::PathBuf;
 
@@ -45,8 +47,12 @@ pub enum Command {
     },
     /// Count the leaves of the legal-move tree.
     Perft(perft::PerftArgs),
-    /// Play a quick game between two random players and print it.
+    /// Play one game between two players (random by default) and print it.
     Play(play::PlayArgs),
+    /// Play a match between two players and record every game.
+    Match(matches::MatchArgs),
+    /// Re-play every game of a PGN file through the plugin and report the first illegal move.
+    Replay(replay::ReplayArgs),
 }
 
 /// Variant options given as `--option name=value` (values parsed as JSON when
@@ -82,5 +88,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Info { variant } => info::run(&registry, &variant),
         Command::Perft(args) => perft::run(&registry, &args),
         Command::Play(args) => play::run(&registry, &args),
+        Command::Match(args) => matches::run(&registry, &args),
+        Command::Replay(args) => replay::run(&registry, &args),
     }
 }

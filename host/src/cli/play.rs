@@ -1,27 +1,37 @@
-//! `arbiter play`: a quick game between two seeded random players, printed
-//! move by move with the final position and the result.
+//! `arbiter play`: one game between two player specs (random ones by
+//! default), printed move by move with the final position and the result.
 
 use anyhow::Result;
 use clap::Args;
 
 use super::OptionArgs;
-use crate::players::{Player, RandomPlayer};
+use crate::clock::TimeControl;
+use crate::players::PlayerSpec;
 use crate::plugin::Registry;
-use crate::referee;
-use crate::{Outcome, Viewer};
+use crate::referee::{play_game, GameConfig, StartFrom};
+use crate::Viewer;
 
 /// Arguments of `arbiter play`.
 #[derive(Args, Debug)]
 pub struct PlayArgs {
     /// Variant id.
     variant: String,
-    /// Seed for the random players (the same seed replays the same game).
+    /// The first player (random, mcts, uci:CMD, engine:CMD, human).
+    #[arg(long, default_value = "random")]
+    p1: String,
+    /// The second player.
+    #[arg(long, default_value = "random")]
+    p2: String,
+    /// Time control (see `arbiter match --help`); default: the variant's.
+    #[arg(long)]
+    tc: Option<String>,
+    /// Seed for seeded players (the same seed replays the same game).
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Start from this position (the variant's position notation).
     #[arg(long)]
     position: Option<String>,
-    /// Stop after this many plies.
+    /// Stop after this many plies (adjudicated a draw).
     #[arg(long)]
     max_plies: Option<u32>,
     #[command(flatten)]
@@ -30,30 +40,26 @@ pub struct PlayArgs {
 
 pub(super) fn run(registry: &Registry, args: &PlayArgs) -> Result<()> {
     let variant = registry.get(&args.variant)?;
+    let info = variant.info();
     let options = args.options.to_map()?;
-    let game = match &args.position {
-        Some(text) => variant.from_position(text, &options)?,
-        None => variant.new_game(&options)?,
+    let tc = TimeControl::parse(args.tc.as_deref().unwrap_or(&info.default_time_control))?;
+    let specs = [PlayerSpec::parse(&args.p1)?, PlayerSpec::parse(&args.p2)?];
+    let mut players: Vec<_> =
+        specs.iter().enumerate().map(|(i, s)| s.create(args.seed.wrapping_mul(2).wrapping_add(i as u64))).collect();
+    let config =
+        GameConfig { time_controls: vec![tc.clone(), tc], margin_ms: 50, max_plies: args.max_plies, claim_draws: true };
+    let start = match &args.position {
+        Some(text) => StartFrom::Position(text),
+        None => StartFrom::Standard,
     };
-    let seats = variant.info().players.len() as u64;
-    let mut players: Vec<Box<dyn Player>> = (0..seats)
-        .map(|i| Box::new(RandomPlayer::new(args.seed.wrapping_mul(seats).wrapping_add(i))) as Box<dyn Player>)
-        .collect();
-    let record = referee::play(game, &mut players, args.max_plies)?;
-    let names = &variant.info().players;
+    let record = play_game(variant, &options, start, &mut players, &config)?;
     for (i, ply) in record.plies.iter().enumerate() {
-        let who = names.get(ply.player as usize).map(String::as_str).unwrap_or("?");
+        let who = info.players.get(ply.player as usize).map(String::as_str).unwrap_or("?");
         println!("{:>4}. {:<6} {}", i + 1, who, ply.text);
     }
     println!();
-    print!("{}", record.final_game.observe(Viewer::Spectator)?.text);
-    let result = match record.status.outcome {
-        Outcome::Win(p) => format!("{} wins", names.get(p as usize).map(String::as_str).unwrap_or("?")),
-        Outcome::Draw => "draw".to_string(),
-        Outcome::Ongoing => "unfinished (ply limit)".to_string(),
-        Outcome::Faulted => "plugin faulted".to_string(),
-    };
-    let reason = if record.status.reason.is_empty() { String::new() } else { format!(" by {}", record.status.reason) };
-    println!("Result: {result}{reason} after {} plies", record.plies.len());
+    let final_game = variant.from_position(&record.final_position, &options)?;
+    print!("{}", final_game.observe(Viewer::Spectator)?.text);
+    println!("Result: {} ({}) after {} plies", record.result.pgn(), record.result.termination, record.plies.len());
     Ok(())
 }

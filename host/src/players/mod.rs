@@ -1,25 +1,160 @@
-//! Built-in players. A player sees a game only through [`crate::referee::Turn`],
-//! which exposes what that player may know and nothing else.
+//! Players, chosen by a spec string: `random[:seed=N]`, `mcts[:iterations=N|movetime=S]`,
+//! `uci:CMD[,option=value...]`, `engine:CMD` (arbiter's JSON-lines protocol)
+//! and `human`. A player sees a game only through the referee's
+//! [`crate::referee::Turn`], [`crate::referee::Start`] and [`crate::referee::Seen`].
 
+pub mod engine;
+pub mod human;
+pub mod mcts;
+mod process;
 pub mod random;
+pub mod uci;
 
 pub use random::RandomPlayer;
 
-use crate::referee::Turn;
+use crate::referee::{GameResult, Seen, Start, Turn};
 
-/// Something that chooses moves.
-pub trait Player {
+/// What a player answers when asked to move.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Answer {
+    /// A move id from the turn's legal moves.
+    Move(u64),
+    /// A move in the variant's notation (engines answer this way).
+    Text(String),
+    /// The player resigns.
+    Resign,
+    /// The player claims the draw the position offers (threefold, 50 moves).
+    ClaimDraw,
+}
+
+/// An answer with what the player reported about it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reply {
+    /// The answer.
+    pub answer: Answer,
+    /// Thinking time the player reported (engines), in ms.
+    pub reported_ms: Option<u64>,
+    /// The player's evaluation, from its own side, if reported.
+    pub score: Option<i32>,
+}
+
+impl Reply {
+    /// A plain move id, nothing reported.
+    pub fn mv(mv: u64) -> Reply {
+        Reply { answer: Answer::Move(mv), reported_ms: None, score: None }
+    }
+}
+
+/// Why a player failed to produce a move. Each becomes the game's termination.
+#[derive(Debug, thiserror::Error)]
+pub enum PlayerError {
+    /// No answer within the time the clock allowed.
+    #[error("time forfeit")]
+    Timeout,
+    /// The engine process exited or could not be started.
+    #[error("engine crashed: {0}")]
+    Crashed(String),
+    /// The engine broke its protocol (a garbage line where an answer was due).
+    #[error("protocol error: {0}")]
+    Protocol(String),
+    /// The player has no move to offer.
+    #[error("no legal move to choose from")]
+    NoMove,
+}
+
+/// Something that plays games.
+pub trait Player: Send {
     /// A short name for records and standings.
     fn name(&self) -> String;
 
-    /// Chooses one of `turn`'s legal moves.
-    fn choose(&mut self, turn: &Turn<'_>) -> Result<u64, PlayerError>;
+    /// A new game starts; `start` is what this player may see of it.
+    fn new_game(&mut self, _start: &Start<'_>) -> Result<(), PlayerError> {
+        Ok(())
+    }
+
+    /// Chooses a move.
+    fn choose(&mut self, turn: &Turn<'_>) -> Result<Reply, PlayerError>;
+
+    /// A move was played (by anyone); `seen` is what this player may see of it.
+    fn notify(&mut self, _seen: &Seen<'_>) {}
+
+    /// The game is over; `me` is this player's index.
+    fn game_over(&mut self, _result: &GameResult, _me: u32) {}
 }
 
-/// Why a player failed to produce a move.
-#[derive(Debug, thiserror::Error)]
-pub enum PlayerError {
-    /// The player has no move to offer (should not happen in an ongoing game).
-    #[error("no legal move to choose from")]
-    NoMove,
+/// A malformed player spec.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("player '{spec}': {reason}")]
+pub struct SpecError {
+    spec: String,
+    reason: String,
+}
+
+/// A parsed player spec, ready to create players from (one per game seat).
+#[derive(Clone, Debug, PartialEq)]
+pub enum PlayerSpec {
+    /// `random[:seed=N]`.
+    Random {
+        /// Seed of the first game; later games derive theirs from it.
+        seed: u64,
+    },
+    /// `mcts[:iterations=N|movetime=S][,seed=N]`.
+    Mcts(mcts::MctsConfig),
+    /// `uci:CMD[,name=value...]`.
+    Uci(uci::UciConfig),
+    /// `engine:CMD`.
+    Engine {
+        /// The command line.
+        command: String,
+    },
+    /// `human`.
+    Human,
+}
+
+impl PlayerSpec {
+    /// Parses a spec string.
+    pub fn parse(spec: &str) -> Result<PlayerSpec, SpecError> {
+        let err = |reason: String| SpecError { spec: spec.to_string(), reason };
+        let (kind, rest) = spec.split_once(':').unwrap_or((spec, ""));
+        let pairs = |rest: &str| -> Result<Vec<(String, String)>, SpecError> {
+            rest.split(',')
+                .filter(|s| !s.trim().is_empty())
+                .map(|kv| {
+                    kv.split_once('=')
+                        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+                        .ok_or_else(|| err(format!("'{kv}' is not name=value")))
+                })
+                .collect()
+        };
+        match kind.trim() {
+            "random" => {
+                let mut seed = 1;
+                for (k, v) in pairs(rest)? {
+                    match k.as_str() {
+                        "seed" => seed = v.parse().map_err(|_| err(format!("seed '{v}' is not a number")))?,
+                        _ => return Err(err(format!("unknown setting '{k}' (random takes seed)"))),
+                    }
+                }
+                Ok(PlayerSpec::Random { seed })
+            }
+            "mcts" => mcts::MctsConfig::from_pairs(&pairs(rest)?).map(PlayerSpec::Mcts).map_err(err),
+            "uci" => uci::UciConfig::parse(rest).map(PlayerSpec::Uci).map_err(err),
+            "engine" if !rest.trim().is_empty() => Ok(PlayerSpec::Engine { command: rest.trim().to_string() }),
+            "engine" => Err(err("engine: needs a command, e.g. engine:./my-engine".into())),
+            "human" => Ok(PlayerSpec::Human),
+            other => Err(err(format!("unknown player kind '{other}' (random, mcts, uci, engine, human)"))),
+        }
+    }
+
+    /// Creates a player; `game_seed` varies per game so seeded players do not
+    /// repeat themselves across a match.
+    pub fn create(&self, game_seed: u64) -> Box<dyn Player> {
+        match self {
+            PlayerSpec::Random { seed } => Box::new(RandomPlayer::new(seed.wrapping_add(game_seed))),
+            PlayerSpec::Mcts(cfg) => Box::new(mcts::MctsPlayer::new(cfg.clone(), game_seed)),
+            PlayerSpec::Uci(cfg) => Box::new(uci::UciPlayer::new(cfg.clone())),
+            PlayerSpec::Engine { command } => Box::new(engine::JsonEngine::new(command.clone())),
+            PlayerSpec::Human => Box::new(human::HumanPlayer::new()),
+        }
+    }
 }

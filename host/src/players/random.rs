@@ -3,32 +3,31 @@
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use super::{Player, PlayerError};
+use super::{Player, PlayerError, Reply};
 use crate::referee::Turn;
 
 /// A player that picks a uniformly random legal move.
 pub struct RandomPlayer {
     rng: SmallRng,
-    seed: u64,
 }
 
 impl RandomPlayer {
     /// A random player drawing from `seed`.
     pub fn new(seed: u64) -> Self {
-        RandomPlayer { rng: SmallRng::seed_from_u64(seed), seed }
+        RandomPlayer { rng: SmallRng::seed_from_u64(seed) }
     }
 }
 
 impl Player for RandomPlayer {
     fn name(&self) -> String {
-        format!("random:seed={}", self.seed)
+        "random".into()
     }
 
-    fn choose(&mut self, turn: &Turn<'_>) -> Result<u64, PlayerError> {
+    fn choose(&mut self, turn: &Turn<'_>) -> Result<Reply, PlayerError> {
         let moves = turn.legal_moves();
         if moves.is_empty() {
             return Err(PlayerError::NoMove);
         }
-        Ok(moves[self.rng.random_range(0..moves.len())])
+        Ok(Reply::mv(moves[self.rng.random_range(0..moves.len())]))
     }
 }

@@ -1,21 +1,44 @@
 //! The referee: runs one game. It holds the true state; each player is asked
-//! for a move through a [`Turn`] that shows only that player's view; answers are
-//! checked for legality before they are applied; the game ends on the plugin's
-//! status or a ply limit.
+//! for a move through a [`Turn`] that shows only that player's view and its
+//! clock; answers are checked for legality before they are applied; every
+//! player is told what it may see of each move; the game ends on the plugin's
+//! status, a claimed draw, time, resignation, an illegal answer, a failing
+//! player, a ply limit or the game-time cap.
 
-use arbiter_api::host::{Game, MoveBuf};
-use arbiter_api::schema::Observation;
-use arbiter_api::{Error, Status, Viewer};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-use crate::players::{Player, PlayerError};
+use arbiter_api::host::{Game, MoveBuf, VariantHandle};
+use arbiter_api::schema::{Observation, VariantInfo};
+use arbiter_api::{Error, Outcome, Viewer};
+
+use crate::clock::{Clock, TimeControl, TurnTime};
+use crate::players::{Answer, Player, PlayerError, Reply};
+
+/// How one game is to be played.
+#[derive(Clone, Debug)]
+pub struct GameConfig {
+    /// One time control per player, in turn order.
+    pub time_controls: Vec<TimeControl>,
+    /// Overrun tolerated before a flag falls.
+    pub margin_ms: u64,
+    /// Adjudicate a draw after this many plies.
+    pub max_plies: Option<u32>,
+    /// Claim claimable draws (threefold, 50 moves) as soon as they arise.
+    pub claim_draws: bool,
+}
 
 /// What a player may see when asked to move: its own observation, its legal
-/// moves (which depend only on its own information) and move texts as it sees
-/// them. The true state stays private to the referee.
+/// moves (which depend only on its own information), its clock, and for
+/// perfect-information variants the state itself. Nothing else leaves the referee.
 pub struct Turn<'a> {
     game: &'a Game,
+    hidden: bool,
     player: u32,
     moves: &'a [u64],
+    clocks: Vec<TurnTime>,
+    tc: &'a TimeControl,
+    budget_ms: Option<u64>,
+    ply: u32,
 }
 
 impl Turn<'_> {
@@ -23,25 +46,77 @@ impl Turn<'_> {
     pub fn player(&self) -> u32 {
         self.player
     }
-
+    /// Plies played so far.
+    pub fn ply(&self) -> u32 {
+        self.ply
+    }
     /// The legal moves of this player.
     pub fn legal_moves(&self) -> &[u64] {
         self.moves
     }
-
     /// What this player may know of the game.
     pub fn observe(&self) -> Result<Observation, Error> {
         self.game.observe(Viewer::Player(self.player))
     }
-
     /// A move as this player sees it.
     pub fn move_text(&self, mv: u64) -> Result<String, Error> {
         self.game.move_text(mv, Viewer::Player(self.player))
     }
+    /// A full state consistent with what this player knows, drawn with `seed`
+    /// (for perfect-information variants, a copy of the state).
+    pub fn sample_world(&self, seed: u64) -> Result<Game, Error> {
+        self.game.sample_world(Viewer::Player(self.player), seed)
+    }
+    /// The state itself, only for perfect-information variants.
+    pub fn state(&self) -> Option<&Game> {
+        (!self.hidden).then_some(self.game)
+    }
+    /// Clock figures of player `p` as engines are told them.
+    pub fn clock(&self, p: u32) -> TurnTime {
+        self.clocks.get(p as usize).copied().unwrap_or_default()
+    }
+    /// The most this player may think before its flag falls (`None`: no limit).
+    pub fn budget_ms(&self) -> Option<u64> {
+        self.budget_ms
+    }
+    /// Parses a move of this player in the variant's notation.
+    pub fn parse_move(&self, text: &str) -> Result<u64, Error> {
+        self.game.parse_move(text)
+    }
+    /// The draw this player could claim now ("threefold repetition"), or "".
+    pub fn claimable(&self) -> &'static str {
+        self.game.status().claimable
+    }
+    /// This player's time control (node and depth limits live there).
+    pub fn time_control(&self) -> &TimeControl {
+        self.tc
+    }
 }
 
-/// One ply of a finished game.
-#[derive(Clone, Debug)]
+/// What a player is told at the start of a game.
+pub struct Start<'a> {
+    /// The player's index.
+    pub player: u32,
+    /// The variant's info card.
+    pub info: &'a VariantInfo,
+    /// The player's observation of the start.
+    pub observation: Observation,
+    /// The start state, only for perfect-information variants.
+    pub state: Option<&'a Game>,
+}
+
+/// What a player is told after each move.
+pub struct Seen<'a> {
+    /// Who moved.
+    pub player: u32,
+    /// The move as this viewer sees it.
+    pub text: String,
+    /// The state before the move and the move id, only for perfect-information variants.
+    pub before: Option<(&'a Game, u64)>,
+}
+
+/// One ply of a game, as the referee recorded it.
+#[derive(Clone, Debug, PartialEq)]
 pub struct PlyRecord {
     /// Who moved.
     pub player: u32,
@@ -49,66 +124,283 @@ pub struct PlyRecord {
     pub mv: u64,
     /// The move in the variant's notation, as the referee sees it.
     pub text: String,
+    /// Wall time the player took, measured by the host.
+    pub used_ms: u64,
+    /// Time the player said it used (engines), for the host-latency figure.
+    pub reported_ms: Option<u64>,
+    /// The mover's clock after the move (`None`: unlimited).
+    pub clock_ms: Option<u64>,
+    /// The mover's evaluation in centipawns (or the variant's unit), if reported.
+    pub score: Option<i32>,
 }
 
-/// Why the referee stopped a game, beyond the plugin's own status.
-#[derive(Debug, thiserror::Error)]
-pub enum RefereeError {
-    /// The plugin refused or failed a call.
-    #[error("plugin error: {0}")]
-    Plugin(#[from] Error),
-    /// A player could not move.
-    #[error("player {player} failed: {source}")]
-    Player {
-        /// The failing player.
-        player: u32,
-        /// What went wrong.
-        source: PlayerError,
-    },
-    /// A player answered a move that is not legal.
-    #[error("player {player} chose an illegal move")]
-    IllegalMove {
-        /// The offending player.
-        player: u32,
-    },
+/// How a game ended.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameResult {
+    /// Win, draw, or `Ongoing` for a game stopped without a result.
+    pub outcome: Outcome,
+    /// Why: the plugin's reason ("checkmate") or the referee's ("time forfeit").
+    pub termination: String,
 }
 
-/// A finished (or stopped) game.
+impl GameResult {
+    /// The PGN result token: `1-0`, `0-1`, `1/2-1/2` or `*`.
+    pub fn pgn(&self) -> &'static str {
+        match self.outcome {
+            Outcome::Win(0) => "1-0",
+            Outcome::Win(_) => "0-1",
+            Outcome::Draw => "1/2-1/2",
+            _ => "*",
+        }
+    }
+}
+
+/// A finished game: everything the records need.
+#[derive(Clone, Debug)]
 pub struct GameRecord {
-    /// The start position.
+    /// Variant id.
+    pub variant: String,
+    /// Plugin crate name and version.
+    pub plugin: String,
+    /// Player names, in turn order.
+    pub players: Vec<String>,
+    /// Time controls, in turn order.
+    pub time_controls: Vec<TimeControl>,
+    /// The variant options the game was created with.
+    pub options: serde_json::Map<String, serde_json::Value>,
+    /// The start position (referee's full view).
     pub start_position: String,
+    /// Whether the start is the variant's standard start.
+    pub standard_start: bool,
     /// Every ply played.
     pub plies: Vec<PlyRecord>,
-    /// The final status (ongoing if the ply limit stopped the game).
-    pub status: Status,
-    /// The final state.
-    pub final_game: Game,
+    /// The result.
+    pub result: GameResult,
+    /// The final position (referee's full view).
+    pub final_position: String,
+    /// Unix time the game started, in seconds.
+    pub started_at: u64,
+    /// Wall time of the whole game.
+    pub duration_ms: u64,
 }
 
-/// Plays `game` to its end (or `max_plies`) between `players`, indexed by turn order.
-pub fn play(
-    mut game: Game,
+/// Where a game starts.
+pub enum StartFrom<'a> {
+    /// The variant's start position.
+    Standard,
+    /// A position text.
+    Position(&'a str),
+}
+
+/// Plays one game of `variant` between `players` (in turn order) and returns
+/// its record. Errors only if the game cannot even be set up; everything
+/// after that (plugin faults included) ends in a result.
+pub fn play_game(
+    variant: &VariantHandle,
+    options: &serde_json::Map<String, serde_json::Value>,
+    start: StartFrom<'_>,
     players: &mut [Box<dyn Player>],
-    max_plies: Option<u32>,
-) -> Result<GameRecord, RefereeError> {
+    config: &GameConfig,
+) -> Result<GameRecord, Error> {
+    let info = variant.info();
+    let game = match start {
+        StartFrom::Standard => variant.new_game(options)?,
+        StartFrom::Position(text) => variant.from_position(text, options)?,
+    };
+    let started_at = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let t0 = Instant::now();
     let start_position = game.position_text();
-    let mut plies = Vec::new();
-    let mut moves = MoveBuf::new();
-    loop {
-        let status = game.status();
-        if !status.is_ongoing() || max_plies.is_some_and(|m| plies.len() as u32 >= m) {
-            return Ok(GameRecord { start_position, plies, status, final_game: game });
-        }
-        let player = game.to_move();
-        game.legal_moves(&mut moves)?;
-        let turn = Turn { game: &game, player, moves: &moves };
-        let seat = players.get_mut(player as usize).ok_or(RefereeError::IllegalMove { player })?;
-        let mv = seat.choose(&turn).map_err(|source| RefereeError::Player { player, source })?;
-        if !moves.contains(&mv) {
-            return Err(RefereeError::IllegalMove { player });
-        }
-        let text = game.move_text(mv, Viewer::Referee)?;
-        game.apply(mv)?;
-        plies.push(PlyRecord { player, mv, text });
+    let mut referee = Referee::new(game, info, config);
+    let result = referee.run(players);
+    for (i, p) in players.iter_mut().enumerate() {
+        p.game_over(&result, i as u32);
     }
+    let plugin = variant.plugin();
+    Ok(GameRecord {
+        variant: info.id.clone(),
+        plugin: format!("{} {}", plugin.name, plugin.version),
+        players: players.iter().map(|p| p.name()).collect(),
+        time_controls: config.time_controls.clone(),
+        options: options.clone(),
+        standard_start: start_position == info.start_position,
+        start_position,
+        plies: referee.plies,
+        result,
+        final_position: referee.game.position_text(),
+        started_at,
+        duration_ms: t0.elapsed().as_millis() as u64,
+    })
+}
+
+struct Referee<'a> {
+    game: Game,
+    info: &'a VariantInfo,
+    config: &'a GameConfig,
+    clocks: Vec<Clock>,
+    plies: Vec<PlyRecord>,
+    used_total_ms: u64,
+}
+
+fn end(outcome: Outcome, termination: impl Into<String>) -> GameResult {
+    GameResult { outcome, termination: termination.into() }
+}
+
+impl<'a> Referee<'a> {
+    fn new(game: Game, info: &'a VariantInfo, config: &'a GameConfig) -> Self {
+        let clocks = config.time_controls.iter().map(Clock::new).collect();
+        Referee { game, info, config, clocks, plies: Vec::new(), used_total_ms: 0 }
+    }
+
+    fn hidden(&self) -> bool {
+        self.info.capabilities.hidden_information
+    }
+
+    /// `player` loses (two-player games): the other side wins.
+    fn loss(&self, player: u32, termination: impl Into<String>) -> GameResult {
+        let n = self.info.players.len() as u32;
+        if n == 2 {
+            end(Outcome::Win(1 - player.min(1)), termination)
+        } else {
+            end(Outcome::Draw, termination)
+        }
+    }
+
+    fn run(&mut self, players: &mut [Box<dyn Player>]) -> GameResult {
+        for (i, p) in players.iter_mut().enumerate() {
+            let observation = match self.game.observe(Viewer::Player(i as u32)) {
+                Ok(o) => o,
+                Err(e) => return end(Outcome::Ongoing, format!("plugin error: {e}")),
+            };
+            let start =
+                Start { player: i as u32, info: self.info, observation, state: (!self.hidden()).then_some(&self.game) };
+            if let Err(e) = p.new_game(&start) {
+                return self.loss(i as u32, failure(&e));
+            }
+        }
+        let mut moves = MoveBuf::new();
+        loop {
+            if let Some(result) = self.check_end() {
+                return result;
+            }
+            let player = self.game.to_move();
+            if let Err(e) = self.game.legal_moves(&mut moves) {
+                return plugin_failure(e);
+            }
+            let Some(seat) = players.get_mut(player as usize) else {
+                return end(Outcome::Ongoing, format!("plugin error: player {player} to move does not exist"));
+            };
+            let tc = &self.config.time_controls[player as usize];
+            let clock = &self.clocks[player as usize];
+            let turn = Turn {
+                game: &self.game,
+                hidden: self.hidden(),
+                player,
+                moves: &moves,
+                clocks: self.clocks.iter().map(Clock::turn_time).collect(),
+                tc,
+                budget_ms: clock.budget_ms().map(|b| b + self.config.margin_ms),
+                ply: self.plies.len() as u32,
+            };
+            let t0 = Instant::now();
+            let reply = seat.choose(&turn);
+            let used_ms = t0.elapsed().as_millis() as u64;
+            let reply = match reply {
+                Ok(r) => r,
+                Err(PlayerError::Timeout) => return self.flag(player),
+                Err(e) => return self.loss(player, failure(&e)),
+            };
+            let Reply { answer, reported_ms, score } = reply;
+            let mv = match answer {
+                Answer::Resign => return self.loss(player, "resignation"),
+                Answer::ClaimDraw => match self.game.status().claimable {
+                    "" => return self.loss(player, "illegal move: a draw claim with nothing to claim"),
+                    claim => return end(Outcome::Draw, format!("{claim} (claimed)")),
+                },
+                Answer::Move(mv) if moves.contains(&mv) => mv,
+                Answer::Move(mv) => return self.loss(player, format!("illegal move: id {mv:#x}")),
+                Answer::Text(text) => match self.game.parse_move(&text) {
+                    Ok(mv) if moves.contains(&mv) => mv,
+                    _ => return self.loss(player, format!("illegal move: {text}")),
+                },
+            };
+            match self.clocks[player as usize].charge(used_ms, self.config.margin_ms) {
+                Ok(gift) => {
+                    for (q, c) in self.clocks.iter_mut().enumerate() {
+                        if q as u32 != player {
+                            c.credit(gift);
+                        }
+                    }
+                }
+                Err(_) => return self.flag(player),
+            }
+            self.used_total_ms += used_ms;
+            if let Err(e) = self.play(players, player, mv, used_ms, reported_ms, score) {
+                return plugin_failure(e);
+            }
+        }
+    }
+
+    fn play(
+        &mut self,
+        players: &mut [Box<dyn Player>],
+        player: u32,
+        mv: u64,
+        used_ms: u64,
+        reported_ms: Option<u64>,
+        score: Option<i32>,
+    ) -> Result<(), Error> {
+        let text = self.game.move_text(mv, Viewer::Referee)?;
+        let views: Vec<String> =
+            (0..players.len() as u32).map(|q| self.game.move_text(mv, Viewer::Player(q))).collect::<Result<_, _>>()?;
+        let before = (!self.hidden()).then(|| self.game.clone());
+        self.game.apply(mv)?;
+        let clock_ms = self.clocks[player as usize].remaining_ms();
+        self.plies.push(PlyRecord { player, mv, text, used_ms, reported_ms, clock_ms, score });
+        for (p, view) in players.iter_mut().zip(views) {
+            p.notify(&Seen { player, text: view, before: before.as_ref().map(|g| (g, mv)) });
+        }
+        Ok(())
+    }
+
+    /// A flag fell: a loss, or a draw if the opponent cannot win.
+    fn flag(&self, player: u32) -> GameResult {
+        let others_can_win = (0..self.info.players.len() as u32).filter(|&q| q != player).any(|q| self.game.can_win(q));
+        if others_can_win {
+            self.loss(player, "time forfeit")
+        } else {
+            end(Outcome::Draw, "time forfeit against insufficient material")
+        }
+    }
+
+    fn check_end(&self) -> Option<GameResult> {
+        let status = self.game.status();
+        match status.outcome {
+            Outcome::Ongoing => {}
+            Outcome::Faulted => return Some(end(Outcome::Ongoing, "plugin crashed: the game state faulted")),
+            outcome => return Some(end(outcome, status.reason)),
+        }
+        if self.config.claim_draws && !status.claimable.is_empty() {
+            return Some(end(Outcome::Draw, format!("{} (claimed)", status.claimable)));
+        }
+        if self.config.max_plies.is_some_and(|m| self.plies.len() as u32 >= m) {
+            return Some(end(Outcome::Draw, "adjudication: ply limit"));
+        }
+        let cap = self.config.time_controls.iter().filter_map(|tc| tc.cap_ms).min();
+        if cap.is_some_and(|c| self.used_total_ms >= c) {
+            return Some(end(Outcome::Draw, "game time cap"));
+        }
+        None
+    }
+}
+
+fn failure(e: &PlayerError) -> String {
+    match e {
+        PlayerError::Timeout => "time forfeit".into(),
+        other => other.to_string(),
+    }
+}
+
+fn plugin_failure(e: Error) -> GameResult {
+    let what = if e.kind == arbiter_api::ErrorKind::Panic { "plugin crashed" } else { "plugin error" };
+    end(Outcome::Ongoing, format!("{what}: {e}"))
 }

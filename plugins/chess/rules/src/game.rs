@@ -370,4 +370,19 @@ impl Game for ChessGame {
     fn can_win(&self, player: u32) -> bool {
         self.has_mating_material(if player == 0 { Color::White } else { Color::Black })
     }
+
+    /// `uci_move` `{"move": id}` gives the move in UCI notation (`e1g1`), for
+    /// hosts that drive UCI engines.
+    fn call_json(&mut self, method: &str, args: &serde_json::Value) -> Result<serde_json::Value, Error> {
+        match method {
+            "uci_move" => {
+                let mv =
+                    args["move"].as_u64().and_then(decode).filter(|&m| self.board.is_legal(m)).ok_or_else(|| {
+                        Error::illegal_move(format!("uci_move: {} is not a legal move id here", args["move"]))
+                    })?;
+                Ok(serde_json::Value::String(san::to_uci(&self.board, mv)))
+            }
+            _ => Err(Error::unsupported(format!("unknown call '{method}' (chess offers uci_move)"))),
+        }
+    }
 }

@@ -1,0 +1,203 @@
+//! `arbiter match`: two players, N games with alternating colours, every
+//! game recorded the moment it ends (SQLite, and PGN / JSON lines on request),
+//! a running score line, and at the end the score with Elo ± 95% and LOS.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::Args;
+
+use super::OptionArgs;
+use crate::clock::TimeControl;
+use crate::players::PlayerSpec;
+use crate::plugin::Registry;
+use crate::record::{jsonl, pgn, store::Store, EventInfo};
+use crate::stats::Score;
+use crate::tournament::{run_games, Entrant, RunConfig, ScheduledGame};
+use crate::Outcome;
+
+/// Arguments of `arbiter match`.
+#[derive(Args, Debug)]
+#[command(after_help = TC_HELP)]
+pub struct MatchArgs {
+    /// Variant id.
+    variant: String,
+    /// The first player: random[:seed=N], mcts[:iterations=N|movetime=S], uci:CMD[,opt=val], engine:CMD, human.
+    #[arg(long)]
+    p1: String,
+    /// The second player.
+    #[arg(long)]
+    p2: String,
+    /// Name of the first player in records (default: its spec).
+    #[arg(long)]
+    name1: Option<String>,
+    /// Name of the second player in records (default: its spec).
+    #[arg(long)]
+    name2: Option<String>,
+    /// Games to play; colours alternate.
+    #[arg(long, default_value_t = 2)]
+    games: u32,
+    /// Time control for both players (default: the variant's).
+    #[arg(long)]
+    tc: Option<String>,
+    /// Time control of the first player only.
+    #[arg(long)]
+    tc1: Option<String>,
+    /// Time control of the second player only.
+    #[arg(long)]
+    tc2: Option<String>,
+    /// Overrun tolerated before a flag falls, in ms.
+    #[arg(long, default_value_t = 50)]
+    margin: u64,
+    /// Games played at once.
+    #[arg(long, default_value_t = 1)]
+    concurrency: usize,
+    /// SQLite store the games are committed to.
+    #[arg(long, default_value = "arbiter.db")]
+    db: PathBuf,
+    /// Do not write the SQLite store.
+    #[arg(long)]
+    no_db: bool,
+    /// Also append every game to this PGN file.
+    #[arg(long)]
+    pgn: Option<PathBuf>,
+    /// Also append every game to this JSON-lines file.
+    #[arg(long)]
+    jsonl: Option<PathBuf>,
+    /// Seed for seeded players.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Start every game from this position.
+    #[arg(long)]
+    position: Option<String>,
+    /// Adjudicate a draw after this many plies.
+    #[arg(long)]
+    max_plies: Option<u32>,
+    /// Do not claim claimable draws (threefold, 50 moves) automatically.
+    #[arg(long)]
+    no_claim: bool,
+    #[command(flatten)]
+    options: OptionArgs,
+}
+
+/// The time-control syntax, shown by `--help`.
+pub const TC_HELP: &str = "Time controls: inf | st=SECS (per move) | [MOVES/]SECS[+INC] periods joined by ':' \
+(40/5400+30:1800+30), INC may be dN (simple delay) or bN (Bronstein) | hg=SECS (hourglass); \
+modifiers after commas: nodes=N, depth=N, cap=SECS (game-time cap, then a draw).";
+
+fn append(path: &PathBuf) -> Result<File> {
+    OpenOptions::new().create(true).append(true).open(path).with_context(|| format!("cannot open {}", path.display()))
+}
+
+pub(super) fn run(registry: &Registry, args: &MatchArgs) -> Result<()> {
+    let variant = registry.get(&args.variant)?;
+    let options = args.options.to_map()?;
+    variant.new_game(&options)?; // refuse bad options before any game starts
+    let base_tc = args.tc.clone().unwrap_or_else(|| variant.info().default_time_control.clone());
+    let tc_of = |own: &Option<String>| TimeControl::parse(own.as_deref().unwrap_or(&base_tc));
+    let (mut name1, mut name2) =
+        (args.name1.clone().unwrap_or(args.p1.clone()), args.name2.clone().unwrap_or(args.p2.clone()));
+    if name1 == name2 {
+        name1.push_str("#1");
+        name2.push_str("#2");
+    }
+    let entrants = [
+        Entrant { name: name1, spec: PlayerSpec::parse(&args.p1)?, tc: tc_of(&args.tc1)? },
+        Entrant { name: name2, spec: PlayerSpec::parse(&args.p2)?, tc: tc_of(&args.tc2)? },
+    ];
+    let schedule: Vec<ScheduledGame> = (0..args.games)
+        .map(|i| ScheduledGame {
+            round: i + 1,
+            variant: variant.clone(),
+            options: options.clone(),
+            seats: if i % 2 == 0 { vec![0, 1] } else { vec![1, 0] },
+            position: args.position.clone(),
+            seed: args.seed.wrapping_add(i as u64),
+        })
+        .collect();
+    let store = if args.no_db { None } else { Some(Store::open(&args.db)?) };
+    let mut pgn_file = args.pgn.as_ref().map(append).transpose()?;
+    let mut jsonl_file = args.jsonl.as_ref().map(append).transpose()?;
+    let config = RunConfig {
+        concurrency: args.concurrency,
+        margin_ms: args.margin,
+        max_plies: args.max_plies,
+        claim_draws: !args.no_claim,
+    };
+    let event_name = format!("{} vs {} ({})", entrants[0].name, entrants[1].name, args.variant);
+    let mut score = Score::default();
+    let mut failures = Vec::new();
+    let mut done = 0;
+    run_games(&entrants, &schedule, &config, |i, result| {
+        done += 1;
+        let event = EventInfo { event: event_name.clone(), round: schedule[i].round };
+        let record = match result {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("game {}: could not start: {e}", i + 1);
+                failures.push(e.to_string());
+                return;
+            }
+        };
+        let mut write = || -> Result<()> {
+            if let Some(s) = &store {
+                s.add_game(&record, &event)?;
+            }
+            if let Some(f) = &mut pgn_file {
+                f.write_all(pgn::write_game(&record, &event, &record.plies).as_bytes())?;
+                f.flush()?;
+            }
+            if let Some(f) = &mut jsonl_file {
+                writeln!(f, "{}", jsonl::game_json(&record, &event))?;
+                f.flush()?;
+            }
+            Ok(())
+        };
+        if let Err(e) = write() {
+            eprintln!("game {}: not recorded: {e:#}", i + 1);
+            failures.push(format!("{e:#}"));
+        }
+        let p1_seat = schedule[i].seats.iter().position(|&e| e == 0).unwrap_or(0) as u32;
+        match record.result.outcome {
+            Outcome::Win(p) if p == p1_seat => score.wins += 1,
+            Outcome::Win(_) => score.losses += 1,
+            _ => score.draws += 1,
+        }
+        println!(
+            "Game {} ({} vs {}): {} {{{}}}",
+            i + 1,
+            record.players[0],
+            record.players.get(1).map(String::as_str).unwrap_or("?"),
+            record.result.pgn(),
+            record.result.termination
+        );
+        println!(
+            "Score of {} vs {}: {} - {} - {}  [{:.3}] {}/{}",
+            entrants[0].name,
+            entrants[1].name,
+            score.wins,
+            score.losses,
+            score.draws,
+            score.ratio(),
+            done,
+            args.games
+        );
+    });
+    println!();
+    println!("{}", summary(&score));
+    if !failures.is_empty() {
+        anyhow::bail!("{} game(s) failed: {}", failures.len(), failures[0]);
+    }
+    Ok(())
+}
+
+/// The closing lines: Elo difference with its 95% error, LOS and draw ratio.
+pub fn summary(score: &Score) -> String {
+    let elo = match score.elo() {
+        Some((e, m)) => format!("{e:.1} +/- {m:.1}"),
+        None => "n/a (no win or no loss yet)".to_string(),
+    };
+    format!("Elo difference: {elo}, LOS: {:.1} %, DrawRatio: {:.1} %", score.los() * 100.0, score.draw_ratio() * 100.0)
+}

@@ -1,0 +1,31 @@
+//! `arbiter replay FILE`: re-plays every game of a PGN file through its
+//! variant's plugin and reports the first illegal move with its game and ply.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+
+use crate::plugin::Registry;
+use crate::record::replay::{replay_pgn, ReplayError};
+
+/// Arguments of `arbiter replay`.
+#[derive(Args, Debug)]
+pub struct ReplayArgs {
+    /// A PGN file written by arbiter (or any PGN with a Variant tag arbiter knows).
+    file: PathBuf,
+}
+
+pub(super) fn run(registry: &Registry, args: &ReplayArgs) -> Result<()> {
+    let text = std::fs::read_to_string(&args.file).with_context(|| format!("cannot read {}", args.file.display()))?;
+    match replay_pgn(registry, &text) {
+        Ok(n) => {
+            println!("{n} game(s) replayed: every move is legal");
+            Ok(())
+        }
+        Err(ReplayError { game, ply, message }) => match ply {
+            Some(ply) => bail!("{}: game {game}, ply {ply}: {message}", args.file.display()),
+            None => bail!("{}: game {game}: {message}", args.file.display()),
+        },
+    }
+}

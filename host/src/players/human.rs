@@ -1,0 +1,100 @@
+//! `human`: a person at the terminal. Shows the board as the plugin renders
+//! it for this player, the clocks, and reads moves in the variant's notation,
+//! plus `help`, `moves`, `resign` and `draw` (claims a draw when one is claimable).
+
+use std::io::{BufRead, Write};
+
+use super::{Answer, Player, PlayerError, Reply};
+use crate::clock::fmt_secs;
+use crate::referee::{Seen, Start, Turn};
+
+/// A human player on stdin/stdout.
+pub struct HumanPlayer {
+    names: Vec<String>,
+}
+
+impl HumanPlayer {
+    /// A human player.
+    pub fn new() -> Self {
+        HumanPlayer { names: Vec::new() }
+    }
+}
+
+impl Default for HumanPlayer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn clock_text(ms: Option<u64>) -> String {
+    ms.map(|ms| format!("{}s", fmt_secs(ms / 100 * 100))).unwrap_or_else(|| "-".into())
+}
+
+impl Player for HumanPlayer {
+    fn name(&self) -> String {
+        "human".into()
+    }
+
+    fn new_game(&mut self, start: &Start<'_>) -> Result<(), PlayerError> {
+        self.names = start.info.players.clone();
+        println!(
+            "New game of {}. You play {}.",
+            start.info.name,
+            self.names.get(start.player as usize).map(String::as_str).unwrap_or("?")
+        );
+        println!("Moves: {}. Type 'help' for commands.", start.info.notation);
+        Ok(())
+    }
+
+    fn notify(&mut self, seen: &Seen<'_>) {
+        let who = self.names.get(seen.player as usize).map(String::as_str).unwrap_or("?");
+        println!("{who} played {}", seen.text);
+    }
+
+    fn choose(&mut self, turn: &Turn<'_>) -> Result<Reply, PlayerError> {
+        let obs = turn.observe().map_err(|e| PlayerError::Crashed(e.to_string()))?;
+        println!();
+        print!("{}", obs.text);
+        let clocks: Vec<String> = self
+            .names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| format!("{n} {}", clock_text(turn.clock(i as u32).remaining_ms)))
+            .collect();
+        println!("Clocks: {}", clocks.join("  "));
+        let stdin = std::io::stdin();
+        loop {
+            print!("Your move> ");
+            let _ = std::io::stdout().flush();
+            let mut line = String::new();
+            if stdin.lock().read_line(&mut line).unwrap_or(0) == 0 {
+                return Ok(Reply { answer: Answer::Resign, reported_ms: None, score: None });
+            }
+            let line = line.trim();
+            match line {
+                "" => continue,
+                "help" => {
+                    println!("Enter a move, or: moves (list legal moves), resign, draw (claim a claimable draw), help")
+                }
+                "moves" => {
+                    let texts: Vec<String> =
+                        turn.legal_moves().iter().filter_map(|&m| turn.move_text(m).ok()).collect();
+                    println!("{}", texts.join(" "));
+                }
+                "resign" => return Ok(Reply { answer: Answer::Resign, reported_ms: None, score: None }),
+                "draw" => match turn.claimable() {
+                    "" => println!("There is no draw to claim in this position."),
+                    _ => return Ok(Reply { answer: Answer::ClaimDraw, reported_ms: None, score: None }),
+                },
+                text => {
+                    let legal = turn.legal_moves();
+                    match turn.parse_move(text) {
+                        Ok(mv) if legal.contains(&mv) => return Ok(Reply::mv(mv)),
+                        Ok(_) => println!("'{text}' is not legal here; type 'moves' to list the legal moves"),
+                        Err(e) => println!("{e}"),
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,192 @@
+//! `uci:CMD[,name=value...]`: a chess engine speaking UCI (Stockfish and the
+//! like). Handshake (`uci`/`uciok`, `setoption`, `isready`/`readyok`),
+//! `ucinewgame` per game, `position fen ... moves ...` from the game's start,
+//! `go` with the clocks (or movetime, nodes, depth), `bestmove` back; the last
+//! `info ... score` and `time` are kept for adjudication and host latency.
+//! Moves reach the engine in UCI notation through the chess plugin's
+//! `uci_move` call. A process that dies or hangs is restarted for the next game.
+
+use super::process::{deadline_after, EngineProcess};
+use super::{Answer, Player, PlayerError, Reply};
+use crate::referee::{GameResult, Seen, Start, Turn};
+
+/// Settings of a UCI engine player.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UciConfig {
+    /// The command line that starts the engine.
+    pub command: String,
+    /// `setoption` pairs sent after the handshake.
+    pub options: Vec<(String, String)>,
+}
+
+impl UciConfig {
+    /// Parses `CMD[,name=value...]`.
+    pub fn parse(rest: &str) -> Result<UciConfig, String> {
+        let mut parts = rest.split(',');
+        let command = parts.next().unwrap_or("").trim().to_string();
+        if command.is_empty() {
+            return Err("uci: needs a command, e.g. uci:stockfish".into());
+        }
+        let options = parts
+            .map(|kv| {
+                kv.split_once('=')
+                    .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+                    .ok_or(format!("'{kv}' is not name=value"))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(UciConfig { command, options })
+    }
+}
+
+/// How long an engine may take to answer `uci` and `isready`.
+const HANDSHAKE_MS: u64 = 10_000;
+
+/// A UCI engine.
+pub struct UciPlayer {
+    cfg: UciConfig,
+    process: Option<EngineProcess>,
+    name: String,
+    start_fen: String,
+    moves: Vec<String>,
+}
+
+impl UciPlayer {
+    /// A player for the engine `cfg` describes; the process starts with the first game.
+    pub fn new(cfg: UciConfig) -> Self {
+        let name = cfg.command.rsplit('/').next().unwrap_or(&cfg.command).to_string();
+        UciPlayer { cfg, process: None, name, start_fen: String::new(), moves: Vec::new() }
+    }
+
+    fn ensure_started(&mut self) -> Result<&mut EngineProcess, PlayerError> {
+        if self.process.is_none() {
+            let mut p = EngineProcess::start(&self.cfg.command)?;
+            p.send("uci")?;
+            let mut name = None;
+            p.recv_until(Some(deadline_after(HANDSHAKE_MS)), |l| {
+                if let Some(n) = l.strip_prefix("id name ") {
+                    name = Some(n.trim().to_string());
+                }
+                (l.trim() == "uciok").then_some(())
+            })
+            .map_err(|e| match e {
+                PlayerError::Timeout => PlayerError::Protocol("no 'uciok' after 'uci'".into()),
+                e => e,
+            })?;
+            if let Some(n) = name {
+                self.name = n;
+            }
+            for (k, v) in &self.cfg.options {
+                p.send(&format!("setoption name {k} value {v}"))?;
+            }
+            self.process = Some(p);
+        }
+        Ok(self.process.as_mut().expect("just started"))
+    }
+
+    fn is_ready(&mut self) -> Result<(), PlayerError> {
+        let p = self.ensure_started()?;
+        p.send("isready")?;
+        p.recv_until(Some(deadline_after(HANDSHAKE_MS)), |l| (l.trim() == "readyok").then_some(()))
+    }
+}
+
+fn uci_text(state: &arbiter_api::host::Game, mv: u64) -> Option<String> {
+    let mut g = state.clone();
+    g.call_json("uci_move", &serde_json::json!({ "move": mv })).ok()?.as_str().map(String::from)
+}
+
+impl Player for UciPlayer {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn new_game(&mut self, start: &Start<'_>) -> Result<(), PlayerError> {
+        let state = start.state.ok_or_else(|| {
+            PlayerError::Protocol(format!("UCI engines need a perfect-information variant, not {}", start.info.id))
+        })?;
+        self.start_fen = state.position_text();
+        self.moves.clear();
+        self.ensure_started()?.send("ucinewgame")?;
+        self.is_ready()
+    }
+
+    fn notify(&mut self, seen: &Seen<'_>) {
+        if let Some((before, mv)) = seen.before {
+            self.moves.push(uci_text(before, mv).unwrap_or_else(|| seen.text.clone()));
+        }
+    }
+
+    fn choose(&mut self, turn: &Turn<'_>) -> Result<Reply, PlayerError> {
+        let me = turn.player();
+        let mut go = String::from("go");
+        let (white, black) = (turn.clock(0), turn.clock(1));
+        let tc = turn.time_control();
+        if let Some(mt) = turn.clock(me).movetime_ms {
+            go.push_str(&format!(" movetime {mt}"));
+        } else if let (Some(w), Some(b)) = (white.remaining_ms, black.remaining_ms) {
+            go.push_str(&format!(" wtime {w} btime {b} winc {} binc {}", white.increment_ms, black.increment_ms));
+            if let Some(m) = turn.clock(me).moves_to_go {
+                go.push_str(&format!(" movestogo {m}"));
+            }
+        }
+        if let Some(n) = tc.nodes {
+            go.push_str(&format!(" nodes {n}"));
+        }
+        if let Some(d) = tc.depth {
+            go.push_str(&format!(" depth {d}"));
+        }
+        if go == "go" {
+            go.push_str(" infinite");
+        }
+        let position = if self.moves.is_empty() {
+            format!("position fen {}", self.start_fen)
+        } else {
+            format!("position fen {} moves {}", self.start_fen, self.moves.join(" "))
+        };
+        let deadline = turn.budget_ms().map(deadline_after);
+        let p = self.ensure_started()?;
+        p.send(&position)?;
+        p.send(&go)?;
+        let (mut score, mut reported) = (None, None);
+        let best = p.recv_until(deadline, |line| {
+            let mut words = line.split_whitespace();
+            match words.next() {
+                Some("info") => {
+                    let w: Vec<&str> = line.split_whitespace().collect();
+                    for i in 0..w.len() {
+                        match w[i] {
+                            "time" => reported = w.get(i + 1).and_then(|t| t.parse().ok()).or(reported),
+                            "cp" if i > 0 && w[i - 1] == "score" => score = w.get(i + 1).and_then(|t| t.parse().ok()),
+                            "mate" if i > 0 && w[i - 1] == "score" => {
+                                score = w.get(i + 1).and_then(|t| t.parse::<i32>().ok()).map(|m| {
+                                    if m > 0 {
+                                        30000 - m
+                                    } else {
+                                        -30000 - m
+                                    }
+                                })
+                            }
+                            _ => {}
+                        }
+                    }
+                    None
+                }
+                Some("bestmove") => Some(words.next().unwrap_or("").to_string()),
+                _ => None,
+            }
+        });
+        let best = match best {
+            Ok(b) => b,
+            Err(e) => {
+                // A hung or dead engine is restarted for the next game.
+                self.process = None;
+                return Err(e);
+            }
+        };
+        Ok(Reply { answer: Answer::Text(best), reported_ms: reported, score })
+    }
+
+    fn game_over(&mut self, _result: &GameResult, _me: u32) {
+        self.moves.clear();
+    }
+}

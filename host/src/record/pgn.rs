@@ -1,0 +1,218 @@
+//! PGN out and in. Out: the Seven Tag Roster, `Variant`, `FEN`/`SetUp` when
+//! the game did not start from the variant's start, `TimeControl`,
+//! `Termination` (the PGN standard's category) with the precise reason as the
+//! last comment, `PlyCount`, and `[%clk]`/`[%emt]` after every move. Chess
+//! moves are SAN, so python-chess and pgn-extract read the files unchanged.
+//! In: tags and movetext (comments, variations and NAGs skipped), for replay.
+
+use std::fmt::Write as _;
+
+use super::EventInfo;
+use crate::referee::{GameRecord, PlyRecord};
+
+/// `H:MM:SS.mmm` as `[%clk]` and `[%emt]` write time.
+pub fn clock_text(ms: u64) -> String {
+    let (h, m, s, frac) = (ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000);
+    if frac == 0 {
+        format!("{h}:{m:02}:{s:02}")
+    } else {
+        format!("{h}:{m:02}:{s:02}.{frac:03}")
+    }
+}
+
+/// The PGN standard's termination category for a referee termination.
+pub fn termination_category(termination: &str) -> &'static str {
+    if termination.starts_with("time forfeit") {
+        "time forfeit"
+    } else if termination.starts_with("illegal move") || termination.starts_with("protocol error") {
+        "rules infraction"
+    } else if termination.starts_with("engine crashed") {
+        "abandoned"
+    } else if termination.starts_with("adjudication") || termination == "game time cap" {
+        "adjudication"
+    } else if termination.starts_with("plugin") {
+        "emergency"
+    } else {
+        "normal"
+    }
+}
+
+fn escape(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+/// The date of a Unix time as PGN writes it (`2026.11.30`).
+pub fn pgn_date(unix_secs: u64) -> String {
+    // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
+    let z = (unix_secs / 86_400) as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + (m <= 2) as i64;
+    format!("{y:04}.{m:02}.{d:02}")
+}
+
+/// Writes one game as PGN. `plies` lets a caller substitute redacted move
+/// texts (exports for one player); pass `&record.plies` for the referee's record.
+pub fn write_game(record: &GameRecord, event: &EventInfo, plies: &[PlyRecord]) -> String {
+    let mut out = String::new();
+    let player = |i: usize| record.players.get(i).map(String::as_str).unwrap_or("?");
+    let mut tag = |name: &str, value: &str| {
+        let _ = writeln!(out, "[{name} \"{}\"]", escape(value));
+    };
+    tag("Event", if event.event.is_empty() { "arbiter game" } else { &event.event });
+    tag("Site", "arbiter");
+    tag("Date", &pgn_date(record.started_at));
+    tag("Round", &event.round.max(1).to_string());
+    tag("White", player(0));
+    tag("Black", player(1));
+    tag("Result", record.result.pgn());
+    tag("Variant", &record.variant);
+    if !record.standard_start {
+        tag("SetUp", "1");
+        tag("FEN", &record.start_position);
+    }
+    let tcs: Vec<String> = record.time_controls.iter().map(|t| t.pgn_tag()).collect();
+    if tcs.iter().all(|t| *t == tcs[0]) {
+        tag("TimeControl", &tcs[0]);
+    } else {
+        tag("WhiteTimeControl", &tcs[0]);
+        tag("BlackTimeControl", tcs.get(1).map(String::as_str).unwrap_or("-"));
+    }
+    tag("Termination", termination_category(&record.result.termination));
+    tag("PlyCount", &plies.len().to_string());
+    tag("Plugin", &record.plugin);
+    if !record.options.is_empty() {
+        tag("VariantOptions", &serde_json::Value::Object(record.options.clone()).to_string());
+    }
+    out.push('\n');
+    // Numbered by full moves; "1... e5" when the second player starts.
+    let mut move_no = 1;
+    let mut line = String::new();
+    let mut text = String::new();
+    for (i, ply) in plies.iter().enumerate() {
+        if ply.player == 0 {
+            let _ = write!(text, "{move_no}. ");
+        } else if i == 0 {
+            let _ = write!(text, "{move_no}... ");
+        }
+        let _ = write!(text, "{} {{", ply.text);
+        if let Some(clk) = ply.clock_ms {
+            let _ = write!(text, "[%clk {}] ", clock_text(clk));
+        }
+        let _ = write!(text, "[%emt {}]}} ", clock_text(ply.used_ms));
+        if ply.player != 0 {
+            move_no += 1;
+        }
+        wrap(&mut out, &mut line, &text);
+        text.clear();
+    }
+    let _ = write!(text, "{{{}}} {}", record.result.termination.replace('}', ")"), record.result.pgn());
+    wrap(&mut out, &mut line, &text);
+    out.push_str(line.trim_end());
+    out.push_str("\n\n");
+    out
+}
+
+/// Appends `piece` to the current line, breaking lines at 80 columns.
+fn wrap(out: &mut String, line: &mut String, piece: &str) {
+    for word in piece.split_inclusive(' ') {
+        if line.len() + word.trim_end().len() > 79 && !line.is_empty() {
+            out.push_str(line.trim_end());
+            out.push('\n');
+            line.clear();
+        }
+        line.push_str(word);
+    }
+}
+
+/// A game read back from PGN: its tags and its move texts.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PgnGame {
+    /// Tag pairs in file order.
+    pub tags: Vec<(String, String)>,
+    /// Move texts (SAN for chess), in order.
+    pub moves: Vec<String>,
+}
+
+impl PgnGame {
+    /// The value of tag `name`.
+    pub fn tag(&self, name: &str) -> Option<&str> {
+        self.tags.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+}
+
+/// Reads every game of a PGN text.
+pub fn read_games(text: &str) -> Vec<PgnGame> {
+    let mut games = Vec::new();
+    let mut game = PgnGame::default();
+    let mut in_moves = false;
+    let mut depth_comment = false;
+    let mut depth_variation = 0u32;
+    for raw in text.lines() {
+        let line = raw.trim();
+        if !depth_comment && depth_variation == 0 && line.starts_with('[') && line.ends_with(']') {
+            if in_moves {
+                games.push(std::mem::take(&mut game));
+                in_moves = false;
+            }
+            if let Some((name, value)) = line[1..line.len() - 1].split_once(' ') {
+                let value = value.trim().trim_matches('"').replace("\\\"", "\"").replace("\\\\", "\\");
+                game.tags.push((name.to_string(), value));
+            }
+            continue;
+        }
+        if line.is_empty() {
+            continue;
+        }
+        in_moves = true;
+        let mut token = String::new();
+        for c in line.chars().chain(std::iter::once(' ')) {
+            if depth_comment {
+                depth_comment = c != '}';
+                continue;
+            }
+            match c {
+                '{' => depth_comment = true,
+                '(' => depth_variation += 1,
+                ')' => depth_variation = depth_variation.saturating_sub(1),
+                c if c.is_whitespace() => {
+                    if depth_variation == 0 {
+                        push_token(&mut game, &token);
+                    }
+                    token.clear();
+                }
+                c => token.push(c),
+            }
+            if matches!(c, '{' | '(' | ')') {
+                if depth_variation == 0 {
+                    push_token(&mut game, &token);
+                }
+                token.clear();
+            }
+        }
+    }
+    if in_moves || !game.tags.is_empty() {
+        games.push(game);
+    }
+    games
+}
+
+fn push_token(game: &mut PgnGame, token: &str) {
+    let t = token.trim();
+    if t.is_empty() || t.starts_with('$') || matches!(t, "1-0" | "0-1" | "1/2-1/2" | "*") {
+        return;
+    }
+    // Strip a leading move number ("12." or "12..."), not a square ("32-28").
+    let t = match t.find(|c: char| !c.is_ascii_digit()) {
+        Some(i) if i > 0 && t[i..].starts_with('.') => t[i..].trim_start_matches('.'),
+        _ => t,
+    };
+    if !t.is_empty() {
+        game.moves.push(t.to_string());
+    }
+}

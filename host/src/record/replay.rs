@@ -1,0 +1,50 @@
+//! Replaying recorded games through their plugin to verify them: every move
+//! of every game must be legal from the recorded start.
+
+use serde_json::{Map, Value};
+
+use super::pgn::read_games;
+use crate::plugin::Registry;
+
+/// The first problem met while replaying.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplayError {
+    /// 1-based game number in the file.
+    pub game: usize,
+    /// 1-based ply, if the problem is a move.
+    pub ply: Option<usize>,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// The registry's variant for a PGN `Variant` tag (PGN's "Standard" is chess).
+fn variant_id(tag: Option<&str>) -> String {
+    match tag.map(str::to_lowercase).as_deref() {
+        None | Some("standard") | Some("normal") | Some("from position") => "chess".to_string(),
+        Some(other) => other.to_string(),
+    }
+}
+
+/// Replays every game of `text`; returns how many games were replayed.
+pub fn replay_pgn(registry: &Registry, text: &str) -> Result<usize, ReplayError> {
+    let games = read_games(text);
+    for (i, g) in games.iter().enumerate() {
+        let game_no = i + 1;
+        let fail = |ply: Option<usize>, message: String| ReplayError { game: game_no, ply, message };
+        let variant = registry.get(&variant_id(g.tag("Variant"))).map_err(|e| fail(None, e.to_string()))?;
+        let options: Map<String, Value> = match g.tag("VariantOptions") {
+            Some(o) => serde_json::from_str(o).map_err(|e| fail(None, format!("VariantOptions tag: {e}")))?,
+            None => Map::new(),
+        };
+        let mut game = match g.tag("FEN") {
+            Some(fen) => variant.from_position(fen, &options),
+            None => variant.new_game(&options),
+        }
+        .map_err(|e| fail(None, e.to_string()))?;
+        for (ply, text) in g.moves.iter().enumerate() {
+            let mv = game.parse_move(text).map_err(|e| fail(Some(ply + 1), format!("move '{text}': {e}")))?;
+            game.apply(mv).map_err(|e| fail(Some(ply + 1), format!("move '{text}': {e}")))?;
+        }
+    }
+    Ok(games.len())
+}

@@ -1,0 +1,127 @@
+//! Plays a schedule of games on `concurrency` threads. Each thread keeps its
+//! own player instances (so engine processes live across games) and reports
+//! every finished game through a channel; the caller records it at once.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+
+use arbiter_api::host::VariantHandle;
+use serde_json::{Map, Value};
+
+use crate::clock::TimeControl;
+use crate::players::{Player, PlayerSpec};
+use crate::referee::{play_game, GameConfig, GameRecord, StartFrom};
+
+/// A participant: a name for standings, how to create it, its time control.
+#[derive(Clone, Debug)]
+pub struct Entrant {
+    /// Name in records and standings.
+    pub name: String,
+    /// How to create the player.
+    pub spec: PlayerSpec,
+    /// Its time control.
+    pub tc: TimeControl,
+}
+
+/// One game to play.
+#[derive(Clone)]
+pub struct ScheduledGame {
+    /// Round number (1-based), for records.
+    pub round: u32,
+    /// The variant.
+    pub variant: VariantHandle,
+    /// Variant options.
+    pub options: Map<String, Value>,
+    /// Entrant indices in turn order.
+    pub seats: Vec<usize>,
+    /// A start position, or the variant's start.
+    pub position: Option<String>,
+    /// Seed for seeded players.
+    pub seed: u64,
+}
+
+/// How games are run.
+#[derive(Clone, Debug)]
+pub struct RunConfig {
+    /// Games played at once.
+    pub concurrency: usize,
+    /// Overrun tolerated before a flag falls.
+    pub margin_ms: u64,
+    /// Adjudicate a draw after this many plies.
+    pub max_plies: Option<u32>,
+    /// Claim claimable draws at once.
+    pub claim_draws: bool,
+}
+
+/// Plays `schedule`, calling `on_game(index, result)` on the calling thread
+/// as each game ends (in completion order). A game that cannot be set up (a
+/// bad start position) is reported as an error for that index.
+pub fn run_games(
+    entrants: &[Entrant],
+    schedule: &[ScheduledGame],
+    config: &RunConfig,
+    mut on_game: impl FnMut(usize, Result<GameRecord, arbiter_api::Error>),
+) {
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = mpsc::channel();
+    std::thread::scope(|scope| {
+        for _ in 0..config.concurrency.max(1).min(schedule.len().max(1)) {
+            let tx = tx.clone();
+            let next = &next;
+            scope.spawn(move || {
+                let mut pool: HashMap<usize, Box<dyn Player>> = HashMap::new();
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(game) = schedule.get(i) else { break };
+                    let result = play_one(entrants, game, config, &mut pool);
+                    if tx.send((i, result)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        for (i, result) in rx {
+            on_game(i, result);
+        }
+    });
+}
+
+fn play_one(
+    entrants: &[Entrant],
+    game: &ScheduledGame,
+    config: &RunConfig,
+    pool: &mut HashMap<usize, Box<dyn Player>>,
+) -> Result<GameRecord, arbiter_api::Error> {
+    let mut players: Vec<Box<dyn Player>> = game
+        .seats
+        .iter()
+        .enumerate()
+        .map(|(seat, &e)| {
+            // Seeded players get a fresh seed per game; engines are reused.
+            match (&entrants[e].spec, pool.remove(&e)) {
+                (PlayerSpec::Uci(_) | PlayerSpec::Engine { .. }, Some(p)) => p,
+                (spec, _) => spec.create(game.seed.wrapping_mul(31).wrapping_add(seat as u64)),
+            }
+        })
+        .collect();
+    let game_config = GameConfig {
+        time_controls: game.seats.iter().map(|&e| entrants[e].tc.clone()).collect(),
+        margin_ms: config.margin_ms,
+        max_plies: config.max_plies,
+        claim_draws: config.claim_draws,
+    };
+    let start = match &game.position {
+        Some(p) => StartFrom::Position(p),
+        None => StartFrom::Standard,
+    };
+    let result = play_game(&game.variant, &game.options, start, &mut players, &game_config);
+    for (&e, p) in game.seats.iter().zip(players) {
+        pool.insert(e, p);
+    }
+    result.map(|mut record| {
+        record.players = game.seats.iter().map(|&e| entrants[e].name.clone()).collect();
+        record
+    })
+}
