@@ -69,14 +69,22 @@ fn generic_perft_stops_where_the_game_ends_by_rule() {
 
 #[test]
 fn random_games_through_the_referee_end_with_a_reason() {
-    use arbiter::players::{Player, RandomPlayer};
+    use arbiter::clock::TimeControl;
+    use arbiter::players::PlayerSpec;
+    use arbiter::referee::{play_game, GameConfig, StartFrom};
     let variant = chess();
+    let config = GameConfig {
+        time_controls: vec![TimeControl::parse("inf").unwrap(); 2],
+        margin_ms: 0,
+        max_plies: None,
+        claim_draws: false,
+    };
     for seed in 0..20 {
-        let mut players: Vec<Box<dyn Player>> =
-            vec![Box::new(RandomPlayer::new(seed)), Box::new(RandomPlayer::new(seed + 100))];
-        let record = arbiter::referee::play(variant.new_game(&Map::new()).unwrap(), &mut players, None).unwrap();
-        assert!(!record.status.is_ongoing());
-        assert!(!record.status.reason.is_empty());
+        let mut players =
+            vec![PlayerSpec::Random { seed }.create(0), PlayerSpec::Random { seed: seed + 100 }.create(0)];
+        let record = play_game(&variant, &Map::new(), StartFrom::Standard, &mut players, &config).unwrap();
+        assert!(matches!(record.result.outcome, arbiter_api::Outcome::Win(_) | arbiter_api::Outcome::Draw));
+        assert!(!record.result.termination.is_empty());
         // Replaying the recorded SAN from the start reaches the same position.
         let mut replay = variant.new_game(&Map::new()).unwrap();
         for ply in &record.plies {
@@ -84,7 +92,7 @@ fn random_games_through_the_referee_end_with_a_reason() {
             assert_eq!(mv, ply.mv);
             replay.apply(mv).unwrap();
         }
-        assert_eq!(replay.position_text(), record.final_game.position_text());
+        assert_eq!(replay.position_text(), record.final_position);
     }
 }
 

@@ -72,7 +72,11 @@ pub fn fixture_plugin(name: &str, api_version_override: Option<&str>) -> PathBuf
     let dir = target.join(name);
     std::fs::create_dir_all(&dir).expect("create fixture dir");
     let copy = dir.join(format!("libarbiter_fixture{suffix}"));
-    std::fs::copy(&built, &copy).expect("copy fixture plugin");
+    // Copy then rename: a process may have the previous copy loaded, and
+    // rewriting a mapped library in place would crash it.
+    let partial = dir.join(format!("partial-{}", std::process::id()));
+    std::fs::copy(&built, &partial).expect("copy fixture plugin");
+    std::fs::rename(&partial, &copy).expect("move fixture plugin into place");
     copy
 }
 

@@ -13,10 +13,10 @@ use super::OptionArgs;
 use crate::clock::TimeControl;
 use crate::players::PlayerSpec;
 use crate::plugin::Registry;
-use crate::record::{jsonl, pgn, store::Store, EventInfo};
+use crate::record::{jsonl, pgn, redact, store::Store, EventInfo};
 use crate::stats::Score;
 use crate::tournament::{run_games, Entrant, RunConfig, ScheduledGame};
-use crate::Outcome;
+use crate::{Outcome, Viewer};
 
 /// Arguments of `arbiter match`.
 #[derive(Args, Debug)]
@@ -66,6 +66,9 @@ pub struct MatchArgs {
     /// Also append every game to this JSON-lines file.
     #[arg(long)]
     jsonl: Option<PathBuf>,
+    /// Write the PGN and JSON-lines files as this player (index) saw the games.
+    #[arg(long = "as", value_name = "PLAYER")]
+    as_player: Option<u32>,
     /// Seed for seeded players.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -145,12 +148,16 @@ pub(super) fn run(registry: &Registry, args: &MatchArgs) -> Result<()> {
             if let Some(s) = &store {
                 s.add_game(&record, &event)?;
             }
+            let export = match args.as_player {
+                Some(p) => redact::record_as_seen_by(variant, &record, Viewer::Player(p))?,
+                None => record.clone(),
+            };
             if let Some(f) = &mut pgn_file {
-                f.write_all(pgn::write_game(&record, &event, &record.plies).as_bytes())?;
+                f.write_all(pgn::write_game(&export, &event).as_bytes())?;
                 f.flush()?;
             }
             if let Some(f) = &mut jsonl_file {
-                writeln!(f, "{}", jsonl::game_json(&record, &event))?;
+                writeln!(f, "{}", jsonl::game_json(&export, &event))?;
                 f.flush()?;
             }
             Ok(())
@@ -196,7 +203,7 @@ pub(super) fn run(registry: &Registry, args: &MatchArgs) -> Result<()> {
 /// The closing lines: Elo difference with its 95% error, LOS and draw ratio.
 pub fn summary(score: &Score) -> String {
     let elo = match score.elo() {
-        Some((e, m)) => format!("{e:.1} +/- {m:.1}"),
+        Some((e, m)) => format!("{:.1} +/- {m:.1}", e + 0.0),
         None => "n/a (no win or no loss yet)".to_string(),
     };
     format!("Elo difference: {elo}, LOS: {:.1} %, DrawRatio: {:.1} %", score.los() * 100.0, score.draw_ratio() * 100.0)

@@ -8,6 +8,7 @@ use super::OptionArgs;
 use crate::clock::TimeControl;
 use crate::players::PlayerSpec;
 use crate::plugin::Registry;
+use crate::record::redact;
 use crate::referee::{play_game, GameConfig, StartFrom};
 use crate::Viewer;
 
@@ -53,7 +54,9 @@ pub(super) fn run(registry: &Registry, args: &PlayArgs) -> Result<()> {
         None => StartFrom::Standard,
     };
     let record = play_game(variant, &options, start, &mut players, &config)?;
-    for (i, ply) in record.plies.iter().enumerate() {
+    // The screen is a spectator: hidden parts of moves are not shown.
+    let plies = redact::plies_as_seen_by(variant, &record, Viewer::Spectator)?;
+    for (i, ply) in plies.iter().enumerate() {
         let who = info.players.get(ply.player as usize).map(String::as_str).unwrap_or("?");
         println!("{:>4}. {:<6} {}", i + 1, who, ply.text);
     }

@@ -126,7 +126,7 @@ impl TimeControl {
         match &self.limit {
             Limit::Infinite => "-".into(),
             Limit::PerMove(ms) => format!("*{}", fmt_secs(*ms)),
-            Limit::Hourglass(ms) => format!("{}", fmt_secs(*ms)),
+            Limit::Hourglass(ms) => fmt_secs(*ms),
             Limit::Periods(ps) => ps
                 .iter()
                 .map(|p| {
@@ -151,7 +151,7 @@ impl fmt::Display for TimeControl {
 
 /// Seconds as PGN writes them: integral when whole.
 pub fn fmt_secs(ms: u64) -> String {
-    if ms % 1000 == 0 {
+    if ms.is_multiple_of(1000) {
         (ms / 1000).to_string()
     } else {
         format!("{}", ms as f64 / 1000.0)

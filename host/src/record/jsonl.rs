@@ -37,5 +37,6 @@ pub fn game_json(record: &GameRecord, event: &EventInfo) -> Value {
         "final_position": record.final_position,
         "started_at": record.started_at,
         "duration_ms": record.duration_ms,
+        "viewer": record.viewer.map(|v| v.to_string()),
     })
 }

@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 
 use super::EventInfo;
-use crate::referee::{GameRecord, PlyRecord};
+use crate::referee::GameRecord;
 
 /// `H:MM:SS.mmm` as `[%clk]` and `[%emt]` write time.
 pub fn clock_text(ms: u64) -> String {
@@ -56,9 +56,9 @@ pub fn pgn_date(unix_secs: u64) -> String {
     format!("{y:04}.{m:02}.{d:02}")
 }
 
-/// Writes one game as PGN. `plies` lets a caller substitute redacted move
-/// texts (exports for one player); pass `&record.plies` for the referee's record.
-pub fn write_game(record: &GameRecord, event: &EventInfo, plies: &[PlyRecord]) -> String {
+/// Writes one game as PGN.
+pub fn write_game(record: &GameRecord, event: &EventInfo) -> String {
+    let plies = &record.plies;
     let mut out = String::new();
     let player = |i: usize| record.players.get(i).map(String::as_str).unwrap_or("?");
     let mut tag = |name: &str, value: &str| {
@@ -72,9 +72,13 @@ pub fn write_game(record: &GameRecord, event: &EventInfo, plies: &[PlyRecord]) -
     tag("Black", player(1));
     tag("Result", record.result.pgn());
     tag("Variant", &record.variant);
-    if !record.standard_start {
+    // A redacted export of a hidden-information game has no full position.
+    if !record.standard_start && !record.start_position.is_empty() {
         tag("SetUp", "1");
         tag("FEN", &record.start_position);
+    }
+    if let Some(viewer) = record.viewer {
+        tag("Viewer", &viewer.to_string());
     }
     let tcs: Vec<String> = record.time_controls.iter().map(|t| t.pgn_tag()).collect();
     if tcs.iter().all(|t| *t == tcs[0]) {

@@ -91,7 +91,7 @@ impl Store {
     /// Commits one finished game in its own transaction; returns its id.
     pub fn add_game(&self, record: &GameRecord, event: &EventInfo) -> Result<i64, StoreError> {
         let j = jsonl::game_json(record, event);
-        let pgn = pgn::write_game(record, event, &record.plies);
+        let pgn = pgn::write_game(record, event);
         let mut conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
         let tx = conn.transaction().map_err(|e| self.err(e))?;
         tx.execute(

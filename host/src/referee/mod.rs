@@ -182,6 +182,8 @@ pub struct GameRecord {
     pub started_at: u64,
     /// Wall time of the whole game.
     pub duration_ms: u64,
+    /// `None` for the referee's full record; the viewer of a redacted export.
+    pub viewer: Option<Viewer>,
 }
 
 /// Where a game starts.
@@ -229,6 +231,7 @@ pub fn play_game(
         final_position: referee.game.position_text(),
         started_at,
         duration_ms: t0.elapsed().as_millis() as u64,
+        viewer: None,
     })
 }
 

@@ -73,7 +73,7 @@ impl Score {
     /// Likelihood of superiority: the probability that this player is the stronger.
     pub fn los(&self) -> f64 {
         let decisive = (self.wins + self.losses) as f64;
-        if decisive == 0.0 {
+        if self.wins == self.losses {
             return 0.5;
         }
         0.5 + 0.5 * erf((self.wins as f64 - self.losses as f64) / (2.0 * decisive).sqrt())

@@ -1,0 +1,222 @@
+//! The referee end to end: real engines (Stockfish over UCI, the example
+//! JSON-lines engine), engines that misbehave, records checked by an
+//! independent referee (python-chess), and hidden information that must not
+//! leak to players, spectators, logs or per-player exports.
+
+use std::path::Path;
+use std::process::Command;
+
+use arbiter::record::store::Store;
+use arbiter_e2e::{arbiter, fixture_plugin, temp_dir, workspace};
+use serde_json::Value;
+
+fn stockfish() -> String {
+    for p in ["/usr/games/stockfish", "/usr/bin/stockfish"] {
+        if Path::new(p).exists() {
+            return p.to_string();
+        }
+    }
+    panic!("stockfish is not installed: apt-get install stockfish (CI does this in .ci/run)");
+}
+
+fn python_chess(pgn: &Path) -> Vec<Value> {
+    let out =
+        Command::new("python3").arg(workspace().join("tests/py/check_pgn.py")).arg(pgn).output().expect("python3");
+    assert!(
+        out.status.success(),
+        "python-chess check failed (pip install chess): {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+#[test]
+fn stockfish_games_are_legal_for_python_chess_and_match_the_store() {
+    let dir = temp_dir("stockfish");
+    let (db, pgn) = (dir.join("games.db"), dir.join("games.pgn"));
+    for opponent in ["mcts:iterations=50", "random"] {
+        let run = arbiter(&[
+            "match",
+            "chess",
+            "--p1",
+            &format!("uci:{}", stockfish()),
+            "--p2",
+            opponent,
+            "--games",
+            "2",
+            "--tc",
+            "5+0.05,nodes=500",
+            "--db",
+            db.to_str().unwrap(),
+            "--pgn",
+            pgn.to_str().unwrap(),
+        ]);
+        assert!(run.ok, "{}\n{}", run.stdout, run.stderr);
+        assert!(run.stdout.contains("Score of uci:"), "{}", run.stdout);
+        assert!(run.stdout.contains("Elo difference: "), "{}", run.stdout);
+    }
+    let checked = python_chess(&pgn);
+    assert_eq!(checked.len(), 4);
+    let stored = Store::open(&db).unwrap().games(None).unwrap();
+    assert_eq!(stored.len(), 4);
+    let pgn_text = std::fs::read_to_string(&pgn).unwrap();
+    for (g, s) in checked.iter().zip(&stored) {
+        assert!(g["legal"].as_bool().unwrap(), "python-chess found an illegal move: {g}");
+        assert_eq!(g["plies"], g["plycount"]);
+        assert_eq!(g["clocks"], g["plies"], "every move carries [%clk]");
+        assert_eq!(g["result"].as_str().unwrap(), s.result);
+        assert_eq!(g["plies"].as_u64().unwrap(), s.plies as u64);
+        assert_eq!(g["white"].as_str().unwrap(), s.players[0]);
+        assert!(pgn_text.contains(&s.pgn), "the store holds the same PGN as the file");
+        // Decisive games by the rules agree with python-chess's own verdict.
+        if s.termination == "checkmate" {
+            assert_eq!(g["outcome"].as_str().unwrap(), s.result);
+        }
+    }
+}
+
+#[test]
+fn the_example_json_engine_plays_chess_and_a_hidden_information_variant() {
+    let engine = format!("engine:python3 {}", workspace().join("scripts/example-engine.py").display());
+    let run =
+        arbiter(&["match", "chess", "--p1", &engine, "--p2", "random", "--games", "2", "--tc", "10+0.1", "--no-db"]);
+    assert!(run.ok, "{}", run.stderr);
+    assert!(run.stdout.contains("Score of engine:"), "{}", run.stdout);
+    let so = fixture_plugin("fixture", None);
+    let run = arbiter(&[
+        "--plugin-dir",
+        so.to_str().unwrap(),
+        "match",
+        "fixture-secret",
+        "--p1",
+        &engine,
+        "--p2",
+        "mcts:iterations=50",
+        "--games",
+        "2",
+        "--no-db",
+    ]);
+    assert!(run.ok, "{}", run.stderr);
+    assert_eq!(run.stdout.matches("Game ").count(), 2, "{}", run.stdout);
+}
+
+#[test]
+fn misbehaving_engines_lose_with_the_right_termination_and_the_match_goes_on() {
+    let faulty = workspace().join("tests/fixtures/engines/faulty-engine.py");
+    for (mode, termination) in [
+        ("sleep", "{time forfeit}"),
+        ("exit", "{engine crashed: "),
+        ("illegal", "{illegal move: Ke8-h1}"),
+        ("garbage", "{protocol error: not JSON: I think therefore I move}"),
+    ] {
+        let run = arbiter(&[
+            "match",
+            "chess",
+            "--p1",
+            &format!("engine:python3 {} {mode}", faulty.display()),
+            "--p2",
+            "random",
+            "--games",
+            "2",
+            "--tc",
+            "1+0.1",
+            "--no-db",
+        ]);
+        assert!(run.ok, "{mode}: {}", run.stderr);
+        let games: Vec<&str> = run.stdout.lines().filter(|l| l.starts_with("Game ")).collect();
+        assert_eq!(games.len(), 2, "{mode}: both games are played:\n{}", run.stdout);
+        for g in games {
+            assert!(g.contains(termination), "{mode}: {g}");
+        }
+        assert!(
+            run.stdout.contains("Score of engine:") && run.stdout.contains(": 0 - 2 - 0"),
+            "{mode}: {}",
+            run.stdout
+        );
+    }
+}
+
+#[test]
+fn hidden_information_never_reaches_the_other_player_spectators_logs_or_exports() {
+    let so = fixture_plugin("fixture", None);
+    let dir = temp_dir("leak");
+    let log = dir.join("engine-input.log");
+    let faulty = workspace().join("tests/fixtures/engines/faulty-engine.py");
+    let engine = format!("engine:python3 {} record {}", faulty.display(), log.display());
+    let pgn = dir.join("as-first.pgn");
+    // Secrets: the engine (seat 0) holds 3, its opponent 7.
+    let mut cmd = Command::new(arbiter_e2e::arbiter_bin());
+    cmd.env("RUST_LOG", "trace").args([
+        "--plugin-dir",
+        so.to_str().unwrap(),
+        "match",
+        "fixture-secret",
+        "--p1",
+        &engine,
+        "--p2",
+        "random",
+        "--games",
+        "1",
+        "--no-db",
+        "--pgn",
+        pgn.to_str().unwrap(),
+        "--as",
+        "0",
+        "--option",
+        "secrets=\"3 7\"",
+    ]);
+    let out = cmd.output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let seen = std::fs::read_to_string(&log).unwrap();
+    assert!(seen.contains("my secret 3"), "the engine sees its own secret");
+    assert!(
+        !seen.contains("my secret 7") && !seen.contains("3 and 7") && !seen.contains("3 7"),
+        "the engine saw the other secret:\n{seen}"
+    );
+    let logs = String::from_utf8_lossy(&out.stderr);
+    assert!(logs.contains("go"), "trace logging was on");
+    assert!(!logs.contains("my secret 7") && !logs.contains("secrets 3 and 7"), "logs leak: {logs}");
+    let export = std::fs::read_to_string(&pgn).unwrap();
+    assert!(export.contains("[Viewer \"player 0\"]"), "{export}");
+    assert!(!export.contains("3 7 0"), "the per-player export carries the referee's position: {export}");
+    // The screen of `arbiter play` is a spectator's.
+    let run = arbiter(&["--plugin-dir", so.to_str().unwrap(), "play", "fixture-secret", "--option", "secrets=\"3 7\""]);
+    assert!(run.ok, "{}", run.stderr);
+    assert!(
+        !run.stdout.contains("my secret") && !run.stdout.contains("3 and 7"),
+        "spectator output leaks: {}",
+        run.stdout
+    );
+}
+
+#[test]
+fn replay_reports_the_first_illegal_move_with_game_and_ply() {
+    let dir = temp_dir("replay");
+    let pgn = dir.join("games.pgn");
+    let run = arbiter(&[
+        "match",
+        "chess",
+        "--p1",
+        "random",
+        "--p2",
+        "random",
+        "--games",
+        "2",
+        "--no-db",
+        "--pgn",
+        pgn.to_str().unwrap(),
+    ]);
+    assert!(run.ok, "{}", run.stderr);
+    let run = arbiter(&["replay", pgn.to_str().unwrap()]);
+    assert!(run.ok, "{}", run.stderr);
+    assert_eq!(run.stdout.trim(), "2 game(s) replayed: every move is legal");
+    let bad = dir.join("bad.pgn");
+    std::fs::write(&bad, "[Variant \"chess\"]\n\n1. e4 e5 2. Nf3 Nc6\n\n[Variant \"chess\"]\n\n1. e4 e5 2. Ke3 *\n")
+        .unwrap();
+    let run = arbiter(&["replay", bad.to_str().unwrap()]);
+    assert!(!run.ok);
+    assert_eq!(
+        run.stderr.trim(),
+        format!("error: {}: game 2, ply 3: move 'Ke3': 'Ke3' is not a legal move for white in rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2", bad.display())
+    );
+}
