@@ -29,7 +29,7 @@ pub fn game_json(record: &GameRecord, event: &EventInfo) -> Value {
             "player": p.player,
             "id": p.mv,
             "text": p.text,
-            "used_ms": p.used_ms,
+            "used_us": p.used_us,
             "reported_ms": p.reported_ms,
             "clock_ms": p.clock_ms,
             "score": p.score,

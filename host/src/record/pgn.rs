@@ -108,7 +108,7 @@ pub fn write_game(record: &GameRecord, event: &EventInfo) -> String {
         if let Some(clk) = ply.clock_ms {
             let _ = write!(text, "[%clk {}] ", clock_text(clk));
         }
-        let _ = write!(text, "[%emt {}]}} ", clock_text(ply.used_ms));
+        let _ = write!(text, "[%emt {}]}} ", clock_text(ply.used_us / 1000));
         if ply.player != 0 {
             move_no += 1;
         }

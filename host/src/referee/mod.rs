@@ -124,8 +124,8 @@ pub struct PlyRecord {
     pub mv: u64,
     /// The move in the variant's notation, as the referee sees it.
     pub text: String,
-    /// Wall time the player took, measured by the host.
-    pub used_ms: u64,
+    /// Wall time the player took, measured by the host, in microseconds.
+    pub used_us: u64,
     /// Time the player said it used (engines), for the host-latency figure.
     pub reported_ms: Option<u64>,
     /// The mover's clock after the move (`None`: unlimited).
@@ -306,7 +306,8 @@ impl<'a> Referee<'a> {
             };
             let t0 = Instant::now();
             let reply = seat.choose(&turn);
-            let used_ms = t0.elapsed().as_millis() as u64;
+            let used_us = t0.elapsed().as_micros() as u64;
+            let used_ms = used_us / 1000;
             let reply = match reply {
                 Ok(r) => r,
                 Err(PlayerError::Timeout) => return self.flag(player),
@@ -337,7 +338,7 @@ impl<'a> Referee<'a> {
                 Err(_) => return self.flag(player),
             }
             self.used_total_ms += used_ms;
-            if let Err(e) = self.play(players, player, mv, used_ms, reported_ms, score) {
+            if let Err(e) = self.play(players, player, mv, used_us, reported_ms, score) {
                 return plugin_failure(e);
             }
         }
@@ -348,7 +349,7 @@ impl<'a> Referee<'a> {
         players: &mut [Box<dyn Player>],
         player: u32,
         mv: u64,
-        used_ms: u64,
+        used_us: u64,
         reported_ms: Option<u64>,
         score: Option<i32>,
     ) -> Result<(), Error> {
@@ -358,7 +359,7 @@ impl<'a> Referee<'a> {
         let before = (!self.hidden()).then(|| self.game.clone());
         self.game.apply(mv)?;
         let clock_ms = self.clocks[player as usize].remaining_ms();
-        self.plies.push(PlyRecord { player, mv, text, used_ms, reported_ms, clock_ms, score });
+        self.plies.push(PlyRecord { player, mv, text, used_us, reported_ms, clock_ms, score });
         for (p, view) in players.iter_mut().zip(views) {
             p.notify(&Seen { player, text: view, before: before.as_ref().map(|g| (g, mv)) });
         }
