@@ -4,7 +4,7 @@
 //! - [`plugin`]: finding, loading and indexing plugins and their variants.
 //! - [`perft`]: move-tree counting, in the plugin or driven through the ABI.
 //! - [`referee`]: running one game, each player seeing only its own view.
-//! - [`players`]: the built-in players.
+//! - [`players`]: the built-in players; [`process`]: child processes spoken to by lines.
 //! - [`cli`]: the `arbiter` command line (parse, call the library, print).
 
 pub mod cli;
@@ -12,6 +12,7 @@ pub mod clock;
 pub mod perft;
 pub mod players;
 pub mod plugin;
+pub mod process;
 pub mod record;
 pub mod referee;
 pub mod stats;

@@ -15,7 +15,7 @@ use crate::players::PlayerSpec;
 use crate::plugin::Registry;
 use crate::record::{jsonl, pgn, redact, store::Store, EventInfo};
 use crate::stats::Score;
-use crate::tournament::{run_games, Entrant, RunConfig, ScheduledGame};
+use crate::tournament::{run_games, Entrant, Isolation, RunConfig, ScheduledGame};
 use crate::{Outcome, Viewer};
 
 /// Arguments of `arbiter match`.
@@ -107,8 +107,8 @@ pub(super) fn run(registry: &Registry, args: &MatchArgs) -> Result<()> {
         name2.push_str("#2");
     }
     let entrants = [
-        Entrant { name: name1, spec: PlayerSpec::parse(&args.p1)?, tc: tc_of(&args.tc1)? },
-        Entrant { name: name2, spec: PlayerSpec::parse(&args.p2)?, tc: tc_of(&args.tc2)? },
+        Entrant { name: name1, spec: PlayerSpec::parse(&args.p1)?, spec_text: args.p1.clone(), tc: tc_of(&args.tc1)? },
+        Entrant { name: name2, spec: PlayerSpec::parse(&args.p2)?, spec_text: args.p2.clone(), tc: tc_of(&args.tc2)? },
     ];
     let schedule: Vec<ScheduledGame> = (0..args.games)
         .map(|i| ScheduledGame {
@@ -128,6 +128,8 @@ pub(super) fn run(registry: &Registry, args: &MatchArgs) -> Result<()> {
         margin_ms: args.margin,
         max_plies: args.max_plies,
         claim_draws: !args.no_claim,
+        isolation: Isolation::InProcess,
+        stop: Default::default(),
     };
     let event_name = format!("{} vs {} ({})", entrants[0].name, entrants[1].name, args.variant);
     let mut score = Score::default();
@@ -135,7 +137,7 @@ pub(super) fn run(registry: &Registry, args: &MatchArgs) -> Result<()> {
     let mut done = 0;
     run_games(&entrants, &schedule, &config, |i, result| {
         done += 1;
-        let event = EventInfo { event: event_name.clone(), round: schedule[i].round };
+        let event = EventInfo { event: event_name.clone(), round: schedule[i].round, tournament: None };
         let record = match result {
             Ok(r) => r,
             Err(e) => {

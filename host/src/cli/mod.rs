@@ -8,6 +8,8 @@ mod matches;
 mod perft;
 mod play;
 mod replay;
+mod results;
+mod tournament;
 
 use std::path::PathBuf;
 
@@ -53,6 +55,13 @@ pub enum Command {
     Match(matches::MatchArgs),
     /// Re-play every game of a PGN file through the plugin and report the first illegal move.
     Replay(replay::ReplayArgs),
+    /// Run (or resume) a tournament: many players, one or several variants.
+    Tournament(tournament::TournamentArgs),
+    /// Standings, crosstable and exports of a stored tournament.
+    Results(results::ResultsArgs),
+    /// Play games sent on stdin (used by tournaments; not for people).
+    #[command(hide = true)]
+    Worker,
 }
 
 /// Variant options given as `--option name=value` (values parsed as JSON when
@@ -90,5 +99,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Play(args) => play::run(&registry, &args),
         Command::Match(args) => matches::run(&registry, &args),
         Command::Replay(args) => replay::run(&registry, &args),
+        Command::Tournament(args) => tournament::run(&registry, &args, &cli.plugin_dirs),
+        Command::Results(args) => results::run(&registry, &args),
+        Command::Worker => crate::tournament::worker::serve(&registry),
     }
 }

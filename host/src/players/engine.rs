@@ -5,9 +5,9 @@
 
 use serde_json::{json, Value};
 
-use super::process::{deadline_after, EngineProcess};
 use super::{Answer, Player, PlayerError, Reply};
 use crate::clock::TurnTime;
+use crate::process::{deadline_after, EngineProcess};
 use crate::referee::{GameResult, Seen, Start, Turn};
 
 /// The protocol version this host speaks.

@@ -6,7 +6,6 @@
 pub mod engine;
 pub mod human;
 pub mod mcts;
-mod process;
 pub mod random;
 pub mod uci;
 

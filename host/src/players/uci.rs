@@ -6,8 +6,8 @@
 //! Moves reach the engine in UCI notation through the chess plugin's
 //! `uci_move` call. A process that dies or hangs is restarted for the next game.
 
-use super::process::{deadline_after, EngineProcess};
 use super::{Answer, Player, PlayerError, Reply};
+use crate::process::{deadline_after, EngineProcess};
 use crate::referee::{GameResult, Seen, Start, Turn};
 
 /// Settings of a UCI engine player.

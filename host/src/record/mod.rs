@@ -16,4 +16,19 @@ pub struct EventInfo {
     pub event: String,
     /// Round number within the event (1-based).
     pub round: u32,
+    /// The tournament the game belongs to, if any.
+    pub tournament: Option<TournamentSlot>,
+}
+
+/// Where a game sits in a tournament's schedule.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TournamentSlot {
+    /// The tournament's id in the store.
+    pub id: i64,
+    /// The game's index in the schedule (unique within the tournament).
+    pub index: u32,
+    /// Games sharing an opening with colours swapped share a pair id.
+    pub pair: Option<u32>,
+    /// Entrant indices in turn order.
+    pub seats: Vec<usize>,
 }

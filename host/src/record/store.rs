@@ -8,7 +8,7 @@ use std::sync::Mutex;
 
 use rusqlite::{params, Connection};
 
-use super::{jsonl, pgn, EventInfo};
+use super::{jsonl, pgn, EventInfo, TournamentSlot};
 use crate::referee::GameRecord;
 
 /// The schema; `IF NOT EXISTS` makes opening an existing store harmless.
@@ -33,9 +33,21 @@ CREATE TABLE IF NOT EXISTS games (
     final_position TEXT NOT NULL,
     started_at     INTEGER NOT NULL,
     duration_ms    INTEGER NOT NULL,
-    pgn            TEXT NOT NULL
+    pgn            TEXT NOT NULL,
+    tournament_id  INTEGER REFERENCES tournaments(id),
+    game_index     INTEGER,
+    pair_id        INTEGER,
+    seats          TEXT
 );
 CREATE INDEX IF NOT EXISTS games_by_event ON games(event);
+CREATE UNIQUE INDEX IF NOT EXISTS games_in_tournament ON games(tournament_id, game_index);
+CREATE TABLE IF NOT EXISTS tournaments (
+    id          INTEGER PRIMARY KEY,
+    name        TEXT NOT NULL,
+    config      TEXT NOT NULL,
+    created_at  INTEGER NOT NULL,
+    finished_at INTEGER
+);
 ";
 
 /// A store failure, naming the file.
@@ -63,12 +75,31 @@ pub struct StoredGame {
     pub players: Vec<String>,
     /// `1-0`, `0-1`, `1/2-1/2` or `*`.
     pub result: String,
+    /// The winner's seat, if any.
+    pub winner: Option<u32>,
     /// Why the game ended.
     pub termination: String,
     /// Plies played.
     pub plies: u32,
-    /// The game's PGN.
+    /// The game's PGN text.
     pub pgn: String,
+    /// The game as the JSON object `--jsonl` writes.
+    pub json: serde_json::Value,
+    /// Its place in a tournament, if any.
+    pub slot: Option<TournamentSlot>,
+}
+
+/// A tournament's row: its definition and whether it finished.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredTournament {
+    /// Id in the store.
+    pub id: i64,
+    /// Name.
+    pub name: String,
+    /// The definition, as JSON.
+    pub config: String,
+    /// Unix time it finished, if it did.
+    pub finished_at: Option<i64>,
 }
 
 impl Store {
@@ -96,8 +127,10 @@ impl Store {
         let tx = conn.transaction().map_err(|e| self.err(e))?;
         tx.execute(
             "INSERT INTO games (event, round, variant, plugin, white, black, players, time_controls, options,
-                start_position, result, winner, termination, plies, moves, final_position, started_at, duration_ms, pgn)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+                start_position, result, winner, termination, plies, moves, final_position, started_at, duration_ms, pgn,
+                tournament_id, game_index, pair_id, seats)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,
+                ?20, ?21, ?22, ?23)",
             params![
                 event.event,
                 event.round,
@@ -118,6 +151,10 @@ impl Store {
                 record.started_at as i64,
                 record.duration_ms as i64,
                 pgn,
+                event.tournament.as_ref().map(|t| t.id),
+                event.tournament.as_ref().map(|t| t.index),
+                event.tournament.as_ref().and_then(|t| t.pair),
+                event.tournament.as_ref().map(|t| serde_json::json!(t.seats).to_string()),
             ],
         )
         .map_err(|e| self.err(e))?;
@@ -126,29 +163,106 @@ impl Store {
         Ok(id)
     }
 
-    /// The games of `event` (all games if `None`), oldest first.
-    pub fn games(&self, event: Option<&str>) -> Result<Vec<StoredGame>, StoreError> {
+    /// All games, or those of one tournament, oldest first.
+    pub fn games(&self, tournament: Option<i64>) -> Result<Vec<StoredGame>, StoreError> {
         let conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
         let mut stmt = conn
             .prepare(
-                "SELECT id, variant, players, result, termination, plies, pgn FROM games
-                 WHERE ?1 IS NULL OR event = ?1 ORDER BY id",
+                "SELECT id, variant, players, result, winner, termination, plies, pgn, event, round, plugin,
+                        time_controls, options, start_position, moves, final_position, started_at, duration_ms,
+                        tournament_id, game_index, pair_id, seats
+                 FROM games WHERE ?1 IS NULL OR tournament_id = ?1 ORDER BY id",
             )
             .map_err(|e| self.err(e))?;
         let rows = stmt
-            .query_map(params![event], |r| {
-                let players: String = r.get(2)?;
+            .query_map(params![tournament], |r| {
+                let json_col = |i: usize| -> rusqlite::Result<serde_json::Value> {
+                    let text: String = r.get(i)?;
+                    Ok(serde_json::from_str(&text).unwrap_or(serde_json::Value::Null))
+                };
+                let players: Vec<String> = serde_json::from_value(json_col(2)?).unwrap_or_default();
+                let slot = match r.get::<_, Option<i64>>(18)? {
+                    Some(id) => Some(TournamentSlot {
+                        id,
+                        index: r.get(19)?,
+                        pair: r.get(20)?,
+                        seats: r
+                            .get::<_, Option<String>>(21)?
+                            .and_then(|s| serde_json::from_str(&s).ok())
+                            .unwrap_or_default(),
+                    }),
+                    None => None,
+                };
+                let json = serde_json::json!({
+                    "event": r.get::<_, String>(8)?,
+                    "round": r.get::<_, i64>(9)?,
+                    "variant": r.get::<_, String>(1)?,
+                    "plugin": r.get::<_, String>(10)?,
+                    "players": players,
+                    "time_controls": json_col(11)?,
+                    "options": json_col(12)?,
+                    "start_position": r.get::<_, String>(13)?,
+                    "result": r.get::<_, String>(3)?,
+                    "winner": r.get::<_, Option<u32>>(4)?,
+                    "termination": r.get::<_, String>(5)?,
+                    "plies": r.get::<_, u32>(6)?,
+                    "moves": json_col(14)?,
+                    "final_position": r.get::<_, String>(15)?,
+                    "started_at": r.get::<_, i64>(16)?,
+                    "duration_ms": r.get::<_, i64>(17)?,
+                });
                 Ok(StoredGame {
                     id: r.get(0)?,
                     variant: r.get(1)?,
-                    players: serde_json::from_str(&players).unwrap_or_default(),
+                    players,
                     result: r.get(3)?,
-                    termination: r.get(4)?,
-                    plies: r.get(5)?,
-                    pgn: r.get(6)?,
+                    winner: r.get(4)?,
+                    termination: r.get(5)?,
+                    plies: r.get(6)?,
+                    pgn: r.get(7)?,
+                    json,
+                    slot,
                 })
             })
             .map_err(|e| self.err(e))?;
         rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
+    }
+
+    /// Records a new tournament's definition; returns its id.
+    pub fn add_tournament(&self, name: &str, config_json: &str) -> Result<i64, StoreError> {
+        let conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+        conn.execute(
+            "INSERT INTO tournaments (name, config, created_at) VALUES (?1, ?2, ?3)",
+            params![name, config_json, now as i64],
+        )
+        .map_err(|e| self.err(e))?;
+        Ok(conn.last_insert_rowid())
+    }
+
+    /// Marks a tournament finished.
+    pub fn finish_tournament(&self, id: i64) -> Result<(), StoreError> {
+        let conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+        conn.execute("UPDATE tournaments SET finished_at = ?2 WHERE id = ?1", params![id, now as i64])
+            .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// A tournament by id, or the most recent one if `id` is `None`.
+    pub fn tournament(&self, id: Option<i64>) -> Result<Option<StoredTournament>, StoreError> {
+        let conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        let mut stmt = conn
+            .prepare(
+                "SELECT id, name, config, finished_at FROM tournaments
+                 WHERE ?1 IS NULL OR id = ?1 ORDER BY id DESC LIMIT 1",
+            )
+            .map_err(|e| self.err(e))?;
+        let mut rows = stmt
+            .query_map(params![id], |r| {
+                Ok(StoredTournament { id: r.get(0)?, name: r.get(1)?, config: r.get(2)?, finished_at: r.get(3)? })
+            })
+            .map_err(|e| self.err(e))?;
+        rows.next().transpose().map_err(|e| self.err(e))
     }
 }

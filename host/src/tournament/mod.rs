@@ -1,7 +1,13 @@
-//! Running many games: the players (entrants), the schedule of games, and a
-//! runner that plays them with a given concurrency and hands each finished
-//! game back the moment it ends.
+//! Running many games: the definition ([`config`]), the schedule
+//! ([`schedule`]), the runner with its worker processes ([`runner`],
+//! [`worker`]), the tournament against the store with resume ([`driver`]),
+//! and standings ([`standings`]).
 
+pub mod config;
+pub mod driver;
 pub mod runner;
+pub mod schedule;
+pub mod standings;
+pub mod worker;
 
-pub use runner::{run_games, Entrant, RunConfig, ScheduledGame};
+pub use runner::{run_games, Entrant, Isolation, RunConfig, ScheduledGame};

@@ -1,14 +1,19 @@
-//! Plays a schedule of games on `concurrency` threads. Each thread keeps its
-//! own player instances (so engine processes live across games) and reports
-//! every finished game through a channel; the caller records it at once.
+//! Plays a schedule of games on `concurrency` threads, each either playing in
+//! this process or driving one worker process (see [`super::worker`]). Each
+//! thread keeps its own player instances (so engine processes live across
+//! games) and reports every finished game through a channel; the caller
+//! records it at once. A stop flag ends the run between games.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::Duration;
 
 use arbiter_api::host::VariantHandle;
 use serde_json::{Map, Value};
 
+use super::worker::{job_json, WorkerHandle};
 use crate::clock::TimeControl;
 use crate::players::{Player, PlayerSpec};
 use crate::referee::{play_game, GameConfig, GameRecord, StartFrom};
@@ -20,6 +25,8 @@ pub struct Entrant {
     pub name: String,
     /// How to create the player.
     pub spec: PlayerSpec,
+    /// The spec as written (worker processes parse it again).
+    pub spec_text: String,
     /// Its time control.
     pub tc: TimeControl,
 }
@@ -52,6 +59,26 @@ pub struct RunConfig {
     pub max_plies: Option<u32>,
     /// Claim claimable draws at once.
     pub claim_draws: bool,
+    /// Where games run.
+    pub isolation: Isolation,
+    /// Set to stop between games (Ctrl-C); games in progress in worker
+    /// processes are abandoned, unrecorded.
+    pub stop: Arc<AtomicBool>,
+}
+
+/// Where games run.
+#[derive(Clone, Debug)]
+pub enum Isolation {
+    /// On threads of this process.
+    InProcess,
+    /// In `arbiter worker` processes loading plugins from these directories,
+    /// with this grace period for the watchdog.
+    Workers {
+        /// Plugin directories passed to the workers.
+        plugin_dirs: Vec<PathBuf>,
+        /// Silence tolerated beyond a move's time budget.
+        grace: Duration,
+    },
 }
 
 /// Plays `schedule`, calling `on_game(index, result)` on the calling thread
@@ -71,10 +98,30 @@ pub fn run_games(
             let next = &next;
             scope.spawn(move || {
                 let mut pool: HashMap<usize, Box<dyn Player>> = HashMap::new();
+                let mut worker = match &config.isolation {
+                    Isolation::Workers { plugin_dirs, grace } => Some(WorkerHandle::new(plugin_dirs.clone(), *grace)),
+                    Isolation::InProcess => None,
+                };
                 loop {
+                    if config.stop.load(Ordering::SeqCst) {
+                        break;
+                    }
                     let i = next.fetch_add(1, Ordering::SeqCst);
                     let Some(game) = schedule.get(i) else { break };
-                    let result = play_one(entrants, game, config, &mut pool);
+                    let result = match &mut worker {
+                        Some(w) => {
+                            let job = job_json(entrants, game, config.margin_ms, config.max_plies, config.claim_draws);
+                            w.play(entrants, game, &job).map(|mut r| {
+                                r.players = game.seats.iter().map(|&e| entrants[e].name.clone()).collect();
+                                r
+                            })
+                        }
+                        None => play_one(entrants, game, config, &mut pool),
+                    };
+                    // A game cut short by a stop request is not a result.
+                    if config.stop.load(Ordering::SeqCst) {
+                        break;
+                    }
                     if tx.send((i, result)).is_err() {
                         break;
                     }

@@ -1,13 +1,13 @@
-//! An engine process: started from a command line, spoken to by lines on
-//! stdin/stdout, read through a thread so that every wait has a deadline, and
-//! killed and reaped when dropped.
+//! A child process spoken to by lines on stdin/stdout (engines, tournament
+//! workers): stdout is read through a thread so that every wait has a
+//! deadline, and the process is killed and reaped when dropped.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use super::PlayerError;
+use crate::players::PlayerError;
 
 /// A running engine process.
 pub struct EngineProcess {
@@ -22,11 +22,18 @@ impl EngineProcess {
     pub fn start(command: &str) -> Result<EngineProcess, PlayerError> {
         let mut words = command.split_whitespace();
         let program = words.next().ok_or_else(|| PlayerError::Crashed("empty engine command".into()))?;
-        let mut child = Command::new(program)
-            .args(words)
+        let mut cmd = Command::new(program);
+        cmd.args(words).stderr(Stdio::null());
+        Self::spawn(cmd, command)
+    }
+
+    /// Starts a prepared command, with piped stdin and stdout; `label` names
+    /// it in messages.
+    pub fn spawn(mut cmd: Command, label: &str) -> Result<EngineProcess, PlayerError> {
+        let command = label;
+        let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
             .spawn()
             .map_err(|e| PlayerError::Crashed(format!("cannot start '{command}': {e}")))?;
         let stdin = child.stdin.take().expect("piped stdin");

@@ -1,0 +1,219 @@
+//! `arbiter tournament`: a tournament from a TOML definition and/or flags,
+//! with a progress bar, standings, Ctrl-C that stops cleanly and prints the
+//! resume command, and `--resume ID` to continue a killed tournament.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::plugin::Registry;
+use crate::record::store::Store;
+use crate::referee::GameRecord;
+use crate::tournament::config::{Format, OpeningConfig, OpeningOrder, PlayerConfig, TournamentConfig};
+use crate::tournament::driver::{Progress, RunEnd, Tournament};
+use crate::tournament::standings;
+use crate::tournament::Isolation;
+
+/// Arguments of `arbiter tournament`.
+#[derive(Args, Debug)]
+#[command(after_help = super::matches::TC_HELP)]
+pub struct TournamentArgs {
+    /// A TOML definition (see configs/); flags below override its values.
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Continue tournament ID from the store (its definition is stored there).
+    #[arg(long, value_name = "ID")]
+    resume: Option<i64>,
+    /// A participant, NAME=SPEC (e.g. sf=uci:stockfish); repeatable.
+    #[arg(long = "player", value_name = "NAME=SPEC")]
+    players: Vec<String>,
+    /// A variant to play (repeatable); `all` for every installed variant.
+    #[arg(long = "variant", value_name = "ID")]
+    variants: Vec<String>,
+    /// round-robin, gauntlet, swiss or knockout.
+    #[arg(long)]
+    format: Option<String>,
+    /// Round-robin/gauntlet cycles, or Swiss rounds.
+    #[arg(long)]
+    rounds: Option<u32>,
+    /// Games per pairing and variant (2 = one paired opening).
+    #[arg(long)]
+    games_per_pairing: Option<u32>,
+    /// Time control for everyone.
+    #[arg(long)]
+    tc: Option<String>,
+    /// Games played at once.
+    #[arg(long)]
+    concurrency: Option<usize>,
+    /// Seed of the schedule, openings and seeded players.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Adjudicate a draw after this many plies.
+    #[arg(long)]
+    max_plies: Option<u32>,
+    /// Event name.
+    #[arg(long)]
+    name: Option<String>,
+    /// Openings for a variant, VARIANT=FILE (repeatable).
+    #[arg(long = "openings", value_name = "VARIANT=FILE")]
+    openings: Vec<String>,
+    /// Use the openings in random order (seeded) instead of file order.
+    #[arg(long)]
+    random_openings: bool,
+    /// Play on threads of this process instead of worker processes.
+    #[arg(long)]
+    in_process: bool,
+    /// Seconds a game may make no progress beyond a move's budget before it is recorded as hung.
+    #[arg(long)]
+    watchdog: Option<u64>,
+    /// SQLite store.
+    #[arg(long, default_value = "arbiter.db")]
+    db: PathBuf,
+    /// Print the standings every N games (0: only at the end).
+    #[arg(long, default_value_t = 0)]
+    standings_every: usize,
+}
+
+fn definition(args: &TournamentArgs) -> Result<TournamentConfig> {
+    let mut cfg = match &args.config {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+            TournamentConfig::from_toml(&path.display().to_string(), &text)?
+        }
+        None => toml::from_str("players = []").expect("defaults parse"),
+    };
+    for p in &args.players {
+        let (name, spec) = p.split_once('=').with_context(|| format!("--player '{p}' must be NAME=SPEC"))?;
+        cfg.players.push(PlayerConfig { name: name.trim().into(), spec: spec.trim().into(), tc: None });
+    }
+    if !args.variants.is_empty() {
+        cfg.variants = args.variants.clone();
+    }
+    if let Some(f) = &args.format {
+        cfg.format = match f.as_str() {
+            "round-robin" => Format::RoundRobin,
+            "gauntlet" => Format::Gauntlet,
+            "swiss" => Format::Swiss,
+            "knockout" => Format::Knockout,
+            other => bail!("--format '{other}': use round-robin, gauntlet, swiss or knockout"),
+        };
+    }
+    macro_rules! set {
+        ($($field:ident),*) => { $( if let Some(v) = args.$field.clone() { cfg.$field = v.into(); } )* };
+    }
+    set!(rounds, games_per_pairing, concurrency, seed, name);
+    if args.tc.is_some() {
+        cfg.tc = args.tc.clone();
+    }
+    if args.max_plies.is_some() {
+        cfg.max_plies = args.max_plies;
+    }
+    if let Some(w) = args.watchdog {
+        cfg.watchdog_secs = w;
+    }
+    cfg.in_process |= args.in_process;
+    for o in &args.openings {
+        let (variant, file) = o.split_once('=').with_context(|| format!("--openings '{o}' must be VARIANT=FILE"))?;
+        let order = if args.random_openings { OpeningOrder::Random } else { OpeningOrder::Sequential };
+        cfg.openings.insert(variant.into(), OpeningConfig { file: file.into(), order });
+    }
+    cfg.validate()?;
+    Ok(cfg)
+}
+
+/// Draws the progress bar and prints standings every N games.
+struct Bar {
+    bar: ProgressBar,
+    every: usize,
+    store: Arc<Store>,
+}
+
+impl Progress for Bar {
+    fn game_done(&mut self, t: &Tournament, record: &GameRecord, done: usize, total: usize) {
+        self.bar.set_length(total as u64);
+        self.bar.set_position(done as u64);
+        self.bar.set_message(format!(
+            "{} vs {}: {} {{{}}}",
+            record.players[0],
+            record.players[1],
+            record.result.pgn(),
+            record.result.termination
+        ));
+        let line = format!(
+            "Game {done} ({}): {} vs {}: {} {{{}}}",
+            record.variant,
+            record.players[0],
+            record.players[1],
+            record.result.pgn(),
+            record.result.termination
+        );
+        // A hidden bar (output not a terminal) prints nothing itself.
+        if self.bar.is_hidden() {
+            println!("{line}");
+        } else {
+            self.bar.println(line);
+        }
+        if self.every > 0 && done % self.every == 0 {
+            if let Ok((games, byes)) = t.results(&self.store) {
+                self.bar.suspend(|| print!("{}", standings::render(&t.names(), &t.definition.variants, &games, &byes)));
+            }
+        }
+    }
+}
+
+pub(super) fn run(registry: &Registry, args: &TournamentArgs, plugin_dirs: &[PathBuf]) -> Result<()> {
+    let store = Arc::new(Store::open(&args.db)?);
+    let tournament = match args.resume {
+        Some(id) => Tournament::resume(registry, &store, Some(id))?,
+        None => Tournament::create(registry, &store, definition(args)?)?,
+    };
+    let cfg = &tournament.definition.config;
+    println!(
+        "Tournament {} '{}': {} players, variants {}, {:?}, store {}",
+        tournament.id,
+        cfg.name,
+        tournament.entrants.len(),
+        tournament.definition.variants.join(", "),
+        cfg.format,
+        args.db.display()
+    );
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let _ = ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::SeqCst) {
+            eprintln!("\nabandoning the games in progress");
+            std::process::exit(130);
+        }
+        eprintln!("\nstopping after the games in progress (Ctrl-C again to abandon them)");
+    });
+    let isolation = if cfg.in_process {
+        Isolation::InProcess
+    } else {
+        Isolation::Workers { plugin_dirs: plugin_dirs.to_vec(), grace: Duration::from_secs(cfg.watchdog_secs) }
+    };
+    let bar = ProgressBar::new(0);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} games  {elapsed_precise} ETA {eta}  {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let mut progress = Bar { bar: bar.clone(), every: args.standings_every, store: store.clone() };
+    let end = tournament.run(&store, isolation, stop, &mut progress)?;
+    bar.finish_and_clear();
+    let (games, byes) = tournament.results(&store)?;
+    println!();
+    print!("{}", standings::render(&tournament.names(), &tournament.definition.variants, &games, &byes));
+    if end == RunEnd::Interrupted {
+        println!(
+            "Interrupted with {} games saved. Resume with: arbiter tournament --resume {} --db {}",
+            games.len(),
+            tournament.id,
+            args.db.display()
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,193 @@
+//! A tournament's definition: the TOML file `arbiter tournament --config`
+//! reads, equivalent to its flags, and what the store keeps (as JSON) so that
+//! `--resume` plays exactly the same schedule.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// The pairing system.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    /// Everyone plays everyone, `rounds` times.
+    #[default]
+    RoundRobin,
+    /// The first player plays everyone else, `rounds` times.
+    Gauntlet,
+    /// `rounds` Swiss rounds (see `schedule` for the pairing rule).
+    Swiss,
+    /// Single elimination.
+    Knockout,
+}
+
+/// Order in which openings are used.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum OpeningOrder {
+    /// In file order, wrapping around.
+    #[default]
+    Sequential,
+    /// Shuffled once with the tournament's seed.
+    Random,
+}
+
+/// A start-position file for one variant.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct OpeningConfig {
+    /// One position per line in the variant's notation (FEN/EPD for chess,
+    /// PDN FEN for draughts); `#` starts a comment line.
+    pub file: String,
+    /// Sequential or random.
+    #[serde(default)]
+    pub order: OpeningOrder,
+}
+
+/// One participant.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PlayerConfig {
+    /// Name in standings and records.
+    pub name: String,
+    /// Player spec (`random`, `mcts:iterations=200`, `uci:stockfish`...).
+    pub spec: String,
+    /// Its own time control, overriding the tournament's.
+    #[serde(default)]
+    pub tc: Option<String>,
+}
+
+fn one() -> u32 {
+    1
+}
+fn two() -> u32 {
+    2
+}
+fn yes() -> bool {
+    true
+}
+fn margin() -> u64 {
+    50
+}
+fn watchdog() -> u64 {
+    30
+}
+fn all() -> Vec<String> {
+    vec!["all".into()]
+}
+fn default_name() -> String {
+    "tournament".into()
+}
+
+/// A whole tournament definition.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TournamentConfig {
+    /// Event name in records.
+    #[serde(default = "default_name")]
+    pub name: String,
+    /// Pairing system.
+    #[serde(default)]
+    pub format: Format,
+    /// Round-robin and gauntlet cycles, or Swiss rounds.
+    #[serde(default = "one")]
+    pub rounds: u32,
+    /// Games each pairing plays per variant; with 2 or more, games go in pairs
+    /// (one opening, colours swapped).
+    #[serde(default = "two")]
+    pub games_per_pairing: u32,
+    /// Variant ids, or `["all"]` for every installed variant.
+    #[serde(default = "all")]
+    pub variants: Vec<String>,
+    /// The participants, in seeding order.
+    pub players: Vec<PlayerConfig>,
+    /// Time control for everyone (default: each variant's own).
+    #[serde(default)]
+    pub tc: Option<String>,
+    /// Games played at once.
+    #[serde(default = "one_usize")]
+    pub concurrency: usize,
+    /// Seed of the schedule, the openings' order and seeded players.
+    #[serde(default = "one_u64")]
+    pub seed: u64,
+    /// Adjudicate a draw after this many plies.
+    #[serde(default)]
+    pub max_plies: Option<u32>,
+    /// Claim claimable draws at once.
+    #[serde(default = "yes")]
+    pub claim_draws: bool,
+    /// Overrun tolerated before a flag falls, in ms.
+    #[serde(default = "margin")]
+    pub margin_ms: u64,
+    /// Play games on threads of this process instead of worker processes
+    /// (faster, but a crashing plugin takes the tournament down).
+    #[serde(default)]
+    pub in_process: bool,
+    /// Seconds a worker may stay silent beyond a move's time budget before
+    /// the game is declared hung.
+    #[serde(default = "watchdog")]
+    pub watchdog_secs: u64,
+    /// Opening files by variant id.
+    #[serde(default)]
+    pub openings: BTreeMap<String, OpeningConfig>,
+    /// Variant options by variant id.
+    #[serde(default)]
+    pub options: BTreeMap<String, serde_json::Map<String, serde_json::Value>>,
+}
+
+fn one_usize() -> usize {
+    1
+}
+fn one_u64() -> u64 {
+    1
+}
+
+/// A definition that cannot be played.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The TOML does not parse or has unknown fields.
+    #[error("tournament config {path}: {message}")]
+    Parse {
+        /// The file.
+        path: String,
+        /// The parser's message, first line.
+        message: String,
+    },
+    /// A value that makes no tournament.
+    #[error("tournament config: {0}")]
+    Invalid(String),
+}
+
+impl TournamentConfig {
+    /// Reads a TOML definition.
+    pub fn from_toml(path: &str, text: &str) -> Result<TournamentConfig, ConfigError> {
+        let cfg: TournamentConfig = toml::from_str(text)
+            .map_err(|e| ConfigError::Parse { path: path.to_string(), message: e.message().to_string() })?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// Checks what the types cannot.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let bad = |m: String| Err(ConfigError::Invalid(m));
+        if self.players.len() < 2 {
+            return bad(format!("needs at least 2 players, has {}", self.players.len()));
+        }
+        let mut names = std::collections::HashSet::new();
+        for p in &self.players {
+            if !names.insert(&p.name) {
+                return bad(format!("two players are named '{}'", p.name));
+            }
+        }
+        if self.rounds == 0 {
+            return bad("rounds must be at least 1".into());
+        }
+        if self.games_per_pairing == 0 {
+            return bad("games_per_pairing must be at least 1".into());
+        }
+        if self.variants.is_empty() {
+            return bad("no variants listed (use [\"all\"] for every installed one)".into());
+        }
+        Ok(())
+    }
+}

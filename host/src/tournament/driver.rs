@@ -1,0 +1,303 @@
+//! Running a tournament against the store: creating it (the definition is
+//! stored before any game), resuming it after a kill (finished games are
+//! read back and never replayed), playing the schedule round by round, and
+//! committing each game the moment it ends.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use arbiter_api::host::VariantHandle;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use serde::{Deserialize, Serialize};
+
+use super::config::{OpeningOrder, TournamentConfig};
+use super::runner::{run_games, Entrant, Isolation, RunConfig, ScheduledGame};
+use super::schedule::{plan, Finished, Round};
+use super::standings::GameResultRow;
+use crate::clock::TimeControl;
+use crate::players::PlayerSpec;
+use crate::plugin::Registry;
+use crate::record::store::{Store, StoredGame};
+use crate::record::{EventInfo, TournamentSlot};
+use crate::referee::GameRecord;
+
+/// What the store keeps: the definition as given, plus what was resolved from
+/// it at creation (the variant list and the opening positions), so that a
+/// resumed tournament plays exactly the same schedule.
+#[derive(Serialize, Deserialize, Clone, Debug)]
+pub struct StoredDefinition {
+    /// The definition.
+    pub config: TournamentConfig,
+    /// Variant ids, `all` expanded.
+    pub variants: Vec<String>,
+    /// Opening positions per variant id, in the order they are used.
+    pub openings: HashMap<String, Vec<String>>,
+}
+
+/// A tournament ready to run.
+pub struct Tournament {
+    /// Id in the store.
+    pub id: i64,
+    /// The definition and what was resolved from it.
+    pub definition: StoredDefinition,
+    /// Participants, in seeding order.
+    pub entrants: Vec<Entrant>,
+    /// The variants, in definition order.
+    pub variants: Vec<VariantHandle>,
+}
+
+/// What running ended with.
+#[derive(Debug, PartialEq, Eq)]
+pub enum RunEnd {
+    /// Every game of the schedule is in the store.
+    Finished,
+    /// Stopped on request; `--resume` continues.
+    Interrupted,
+}
+
+/// Reports progress while a tournament runs.
+pub trait Progress {
+    /// A game was committed; `done` of about `total` games are in the store.
+    fn game_done(&mut self, tournament: &Tournament, record: &GameRecord, done: usize, total: usize);
+}
+
+fn entrants(cfg: &TournamentConfig) -> anyhow::Result<Vec<Entrant>> {
+    cfg.players
+        .iter()
+        .map(|p| {
+            let tc_text = p.tc.clone().or(cfg.tc.clone()).unwrap_or_else(|| "inf".into());
+            Ok(Entrant {
+                name: p.name.clone(),
+                spec: PlayerSpec::parse(&p.spec)?,
+                spec_text: p.spec.clone(),
+                tc: TimeControl::parse(&tc_text)?,
+            })
+        })
+        .collect()
+}
+
+fn load_openings(variant: &VariantHandle, cfg: &TournamentConfig) -> anyhow::Result<Vec<String>> {
+    let id = &variant.info().id;
+    let Some(oc) = cfg.openings.get(id) else { return Ok(Vec::new()) };
+    let text = std::fs::read_to_string(&oc.file)
+        .map_err(|e| anyhow::anyhow!("openings for {id}: cannot read {}: {e}", oc.file))?;
+    let options = cfg.options.get(id).cloned().unwrap_or_default();
+    let mut positions = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        // EPD lines carry operations after the fourth field: keep the position.
+        let position = if variant.info().position_notation == "FEN"
+            && (line.contains(';') || line.split_whitespace().count() > 6)
+        {
+            line.split_whitespace().take(4).collect::<Vec<_>>().join(" ")
+        } else {
+            line.to_string()
+        };
+        variant.from_position(&position, &options).map_err(|e| anyhow::anyhow!("{}:{}: {e}", oc.file, n + 1))?;
+        positions.push(position);
+    }
+    if positions.is_empty() {
+        anyhow::bail!("openings for {id}: {} holds no position", oc.file);
+    }
+    if oc.order == OpeningOrder::Random {
+        positions.shuffle(&mut rand::rngs::SmallRng::seed_from_u64(cfg.seed));
+    }
+    Ok(positions)
+}
+
+impl Tournament {
+    /// Validates `config` against the installed variants, stores it, and
+    /// returns the tournament ready to run.
+    pub fn create(registry: &Registry, store: &Store, config: TournamentConfig) -> anyhow::Result<Tournament> {
+        config.validate()?;
+        let ids: Vec<String> = if config.variants.iter().any(|v| v == "all") {
+            registry.variants().map(|v| v.info().id.clone()).collect()
+        } else {
+            config.variants.clone()
+        };
+        if ids.is_empty() {
+            anyhow::bail!("no variants installed (build the plugins or pass --plugin-dir)");
+        }
+        let mut openings = HashMap::new();
+        for id in &ids {
+            let v = registry.get(id)?;
+            // Refuse bad options before any game starts.
+            v.new_game(&config.options.get(id).cloned().unwrap_or_default())?;
+            openings.insert(id.clone(), load_openings(v, &config)?);
+        }
+        for id in config.openings.keys().chain(config.options.keys()) {
+            if !ids.contains(id) {
+                anyhow::bail!("openings or options given for variant '{id}', which the tournament does not play");
+            }
+        }
+        entrants(&config)?;
+        let definition = StoredDefinition { config, variants: ids, openings };
+        let id = store.add_tournament(&definition.config.name, &serde_json::to_string(&definition)?)?;
+        Self::from_definition(registry, id, definition)
+    }
+
+    /// Loads tournament `id` (the latest if `None`) from the store.
+    pub fn resume(registry: &Registry, store: &Store, id: Option<i64>) -> anyhow::Result<Tournament> {
+        let stored = store.tournament(id)?.ok_or_else(|| match id {
+            Some(id) => anyhow::anyhow!("no tournament {id} in the store"),
+            None => anyhow::anyhow!("no tournament in the store"),
+        })?;
+        let definition: StoredDefinition = serde_json::from_str(&stored.config)?;
+        Self::from_definition(registry, stored.id, definition)
+    }
+
+    fn from_definition(registry: &Registry, id: i64, definition: StoredDefinition) -> anyhow::Result<Tournament> {
+        let variants = definition.variants.iter().map(|v| registry.get(v).cloned()).collect::<Result<Vec<_>, _>>()?;
+        let entrants = entrants(&definition.config)?;
+        Ok(Tournament { id, definition, entrants, variants })
+    }
+
+    /// The entrants' names.
+    pub fn names(&self) -> Vec<String> {
+        self.entrants.iter().map(|e| e.name.clone()).collect()
+    }
+
+    /// The schedule as far as it is known, and the stored games by index.
+    pub fn rounds(&self, store: &Store) -> anyhow::Result<(Vec<Round>, HashMap<u32, StoredGame>)> {
+        let stored: HashMap<u32, StoredGame> =
+            store.games(Some(self.id))?.into_iter().filter_map(|g| Some((g.slot.as_ref()?.index, g))).collect();
+        let finished = |index: u32| {
+            let g = stored.get(&index)?;
+            let seats = g.slot.as_ref()?.seats.clone();
+            Some(Finished { seats: [seats[0], seats[1]], winner: g.winner.map(|w| w as usize) })
+        };
+        let counts: Vec<usize> =
+            self.definition.variants.iter().map(|v| self.definition.openings.get(v).map_or(0, Vec::len)).collect();
+        let rounds = plan(&self.definition.config, self.variants.len(), &counts, &finished);
+        Ok((rounds, stored))
+    }
+
+    /// The results so far, for standings.
+    pub fn results(&self, store: &Store) -> anyhow::Result<(Vec<GameResultRow>, Vec<f64>)> {
+        let (rounds, stored) = self.rounds(store)?;
+        let mut byes = vec![0.0; self.entrants.len()];
+        let per_pairing = (self.definition.config.games_per_pairing as usize * self.variants.len()) as f64;
+        for r in &rounds {
+            for &b in &r.byes {
+                byes[b] += per_pairing;
+            }
+        }
+        let mut games: Vec<&StoredGame> = stored.values().collect();
+        games.sort_by_key(|g| g.slot.as_ref().map(|s| s.index));
+        let rows = games
+            .into_iter()
+            .map(|g| GameResultRow {
+                variant: g.variant.clone(),
+                seats: g.slot.as_ref().map(|s| s.seats.clone()).unwrap_or_default(),
+                winner: g.winner,
+                decided: g.result != "*",
+                pair: g.slot.as_ref().and_then(|s| s.pair),
+            })
+            .collect();
+        Ok((rows, byes))
+    }
+
+    /// An estimate of the number of games the whole tournament plays.
+    fn expected_games(&self, known: &[Round]) -> usize {
+        let cfg = &self.definition.config;
+        let per_pairing = cfg.games_per_pairing as usize * self.variants.len();
+        let n = self.entrants.len();
+        match cfg.format {
+            super::config::Format::Swiss => cfg.rounds as usize * (n / 2) * per_pairing,
+            super::config::Format::Knockout => (n - 1) * per_pairing,
+            _ => known.iter().map(|r| r.games.len()).sum(),
+        }
+    }
+
+    /// Plays every game not yet in the store, round by round, committing each
+    /// the moment it ends. Stops between games when `stop` is set.
+    pub fn run(
+        &self,
+        store: &Store,
+        isolation: Isolation,
+        stop: Arc<AtomicBool>,
+        progress: &mut dyn Progress,
+    ) -> anyhow::Result<RunEnd> {
+        let cfg = &self.definition.config;
+        let run_config = RunConfig {
+            concurrency: cfg.concurrency,
+            margin_ms: cfg.margin_ms,
+            max_plies: cfg.max_plies,
+            claim_draws: cfg.claim_draws,
+            isolation,
+            stop: stop.clone(),
+        };
+        loop {
+            let (rounds, stored) = self.rounds(store)?;
+            let total = self.expected_games(&rounds);
+            let pending: Vec<&super::schedule::Planned> =
+                rounds.iter().flat_map(|r| &r.games).filter(|g| !stored.contains_key(&g.index)).collect();
+            if pending.is_empty() {
+                store.finish_tournament(self.id)?;
+                return Ok(RunEnd::Finished);
+            }
+            // Only the earliest incomplete round can be played now.
+            let round = pending[0].round;
+            let batch: Vec<&super::schedule::Planned> = pending.into_iter().filter(|g| g.round == round).collect();
+            let schedule: Vec<ScheduledGame> = batch
+                .iter()
+                .map(|g| {
+                    let variant = &self.variants[g.variant];
+                    let id = &variant.info().id;
+                    ScheduledGame {
+                        round: g.round,
+                        variant: variant.clone(),
+                        options: cfg.options.get(id).cloned().unwrap_or_default(),
+                        seats: g.seats.to_vec(),
+                        position: g
+                            .opening
+                            .and_then(|o| self.definition.openings.get(id).and_then(|list| list.get(o)).cloned()),
+                        seed: g.seed,
+                    }
+                })
+                .collect();
+            let mut done = stored.len();
+            let mut failure = None;
+            run_games(&self.entrants, &schedule, &run_config, |i, result| {
+                let g = batch[i];
+                let record = match result {
+                    Ok(r) => r,
+                    Err(e) => {
+                        failure.get_or_insert(anyhow::anyhow!("game {}: {e}", g.index));
+                        return;
+                    }
+                };
+                let event = EventInfo {
+                    event: cfg.name.clone(),
+                    round: g.round,
+                    tournament: Some(TournamentSlot {
+                        id: self.id,
+                        index: g.index,
+                        pair: g.pair,
+                        seats: g.seats.to_vec(),
+                    }),
+                };
+                match store.add_game(&record, &event) {
+                    Ok(_) => {
+                        done += 1;
+                        progress.game_done(self, &record, done, total.max(done));
+                    }
+                    Err(e) => {
+                        failure.get_or_insert(e.into());
+                    }
+                }
+            });
+            if let Some(e) = failure {
+                return Err(e);
+            }
+            if stop.load(Ordering::SeqCst) {
+                return Ok(RunEnd::Interrupted);
+            }
+        }
+    }
+}

@@ -1,0 +1,198 @@
+//! Standings of a tournament, overall and per variant: points, wins, draws,
+//! losses, byes, maximum-likelihood Elo with 95% error bars, a crosstable,
+//! and for each pair of entrants the pentanomial counts of their paired games.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use crate::stats::ratings::{ratings, ResultMatrix};
+use crate::stats::sprt::Pentanomial;
+
+/// One finished game as the standings need it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameResultRow {
+    /// Variant id.
+    pub variant: String,
+    /// Entrant indices in turn order.
+    pub seats: Vec<usize>,
+    /// Winner's seat, `None` for a draw or an unfinished game.
+    pub winner: Option<u32>,
+    /// Whether the game has a result (`*` games count for nobody).
+    pub decided: bool,
+    /// The game's pair id, for pentanomial counts.
+    pub pair: Option<u32>,
+}
+
+/// One row of a table.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Row {
+    /// Entrant index.
+    pub entrant: usize,
+    /// Games with a result.
+    pub games: u32,
+    /// Wins.
+    pub wins: u32,
+    /// Draws.
+    pub draws: u32,
+    /// Losses.
+    pub losses: u32,
+    /// Points from byes.
+    pub bye_points: f64,
+    /// Elo (field mean 0) and its 95% error.
+    pub elo: f64,
+    /// Half-width of the 95% interval.
+    pub error: f64,
+}
+
+impl Row {
+    /// Points: wins, half the draws, and byes.
+    pub fn points(&self) -> f64 {
+        self.wins as f64 + self.draws as f64 / 2.0 + self.bye_points
+    }
+}
+
+/// A standings table over some games.
+#[derive(Clone, Debug, Default)]
+pub struct Table {
+    /// Rows, best first.
+    pub rows: Vec<Row>,
+    /// `cross[i][j]`: (points of i against j, games).
+    pub cross: Vec<Vec<(f64, u32)>>,
+    /// Pentanomial counts from the first entrant's side, by entrant pair (i < j).
+    pub pentanomial: BTreeMap<(usize, usize), Pentanomial>,
+    /// Games without a result (crashed plugins, interrupted games).
+    pub unfinished: u32,
+}
+
+/// Builds a table over `games` for `n` entrants; `byes[e]` is entrant e's bye points.
+pub fn table(n: usize, games: &[&GameResultRow], byes: &[f64]) -> Table {
+    let mut rows: Vec<Row> =
+        (0..n).map(|e| Row { entrant: e, bye_points: byes.get(e).copied().unwrap_or(0.0), ..Row::default() }).collect();
+    let mut cross = vec![vec![(0.0, 0u32); n]; n];
+    let mut matrix = ResultMatrix::new(n);
+    let mut unfinished = 0;
+    let mut pairs: BTreeMap<u32, Vec<&GameResultRow>> = BTreeMap::new();
+    for g in games {
+        if !g.decided || g.seats.len() != 2 {
+            unfinished += 1;
+            continue;
+        }
+        let (a, b) = (g.seats[0], g.seats[1]);
+        let score_a = match g.winner {
+            Some(0) => 1.0,
+            Some(_) => 0.0,
+            None => 0.5,
+        };
+        for (e, s) in [(a, score_a), (b, 1.0 - score_a)] {
+            rows[e].games += 1;
+            match s {
+                x if x == 1.0 => rows[e].wins += 1,
+                x if x == 0.0 => rows[e].losses += 1,
+                _ => rows[e].draws += 1,
+            }
+        }
+        cross[a][b].0 += score_a;
+        cross[a][b].1 += 1;
+        cross[b][a].0 += 1.0 - score_a;
+        cross[b][a].1 += 1;
+        matrix.add(a, b, score_a);
+        if let Some(p) = g.pair {
+            pairs.entry(p).or_default().push(g);
+        }
+    }
+    for (e, r) in ratings(&matrix).into_iter().enumerate() {
+        rows[e].elo = r.elo;
+        rows[e].error = r.error;
+    }
+    let mut pentanomial: BTreeMap<(usize, usize), Pentanomial> = BTreeMap::new();
+    for pair in pairs.values().filter(|p| p.len() == 2) {
+        let (a, b) = (pair[0].seats[0].min(pair[0].seats[1]), pair[0].seats[0].max(pair[0].seats[1]));
+        let score_of_a = |g: &GameResultRow| match g.winner {
+            None => 0.5,
+            Some(w) if g.seats[w as usize] == a => 1.0,
+            Some(_) => 0.0,
+        };
+        pentanomial.entry((a, b)).or_default().add_pair(score_of_a(pair[0]), score_of_a(pair[1]));
+    }
+    rows.sort_by(|x, y| {
+        y.points().total_cmp(&x.points()).then(y.elo.total_cmp(&x.elo)).then(x.entrant.cmp(&y.entrant))
+    });
+    Table { rows, cross, pentanomial, unfinished }
+}
+
+/// The standings text: one table overall and one per variant when several.
+pub fn render(names: &[String], variants: &[String], games: &[GameResultRow], byes: &[f64]) -> String {
+    let mut out = String::new();
+    let all: Vec<&GameResultRow> = games.iter().collect();
+    render_table(&mut out, "overall", names, &table(names.len(), &all, byes));
+    if variants.len() > 1 {
+        for v in variants {
+            let of_v: Vec<&GameResultRow> = games.iter().filter(|g| &g.variant == v).collect();
+            render_table(&mut out, v, names, &table(names.len(), &of_v, &vec![0.0; names.len()]));
+        }
+    }
+    out
+}
+
+fn render_table(out: &mut String, title: &str, names: &[String], t: &Table) {
+    let games: u32 = t.rows.iter().map(|r| r.games).sum::<u32>() / 2;
+    let w = names.iter().map(|n| n.chars().count()).max().unwrap_or(6).max(6);
+    let _ = writeln!(
+        out,
+        "Standings ({title}, {games} games{}):",
+        if t.unfinished > 0 { format!(", {} without result", t.unfinished) } else { String::new() }
+    );
+    let _ = writeln!(
+        out,
+        "{:>3}  {:<w$}  {:>5}  {:>6}  {:>4}  {:>4}  {:>4}  {:>7}  {:>6}  {:>5}",
+        "#", "Player", "Games", "Points", "W", "D", "L", "Elo", "+/-", "Draw%"
+    );
+    for (rank, r) in t.rows.iter().enumerate() {
+        let draw_pct = if r.games == 0 { 0.0 } else { 100.0 * r.draws as f64 / r.games as f64 };
+        let _ = writeln!(
+            out,
+            "{:>3}  {:<w$}  {:>5}  {:>6.1}  {:>4}  {:>4}  {:>4}  {:>7.1}  {:>6.1}  {:>5.1}",
+            rank + 1,
+            names[r.entrant],
+            r.games,
+            r.points(),
+            r.wins,
+            r.draws,
+            r.losses,
+            r.elo + 0.0,
+            r.error,
+            draw_pct
+        );
+    }
+    let _ = writeln!(out, "Crosstable (points/games, row against column):");
+    let cw = 9;
+    let _ = write!(out, "{:>3}  {:<w$}", "", "");
+    for i in 0..names.len() {
+        let _ = write!(out, "  {:>cw$}", format!("#{}", i + 1));
+    }
+    out.push('\n');
+    for r in &t.rows {
+        let _ = write!(out, "{:>3}  {:<w$}", format!("#{}", r.entrant + 1), names[r.entrant]);
+        for c in 0..names.len() {
+            let (p, g) = t.cross[r.entrant][c];
+            let cell = if c == r.entrant {
+                "-".to_string()
+            } else if g == 0 {
+                ".".to_string()
+            } else {
+                format!("{p}/{g}")
+            };
+            let _ = write!(out, "  {cell:>cw$}");
+        }
+        out.push('\n');
+    }
+    if !t.pentanomial.is_empty() {
+        let _ = writeln!(out, "Paired games (pentanomial 0, 1/2, 1, 3/2, 2 points for the first):");
+        for ((a, b), p) in &t.pentanomial {
+            let c = p.counts;
+            let _ =
+                writeln!(out, "  {} vs {}: [{}, {}, {}, {}, {}]", names[*a], names[*b], c[0], c[1], c[2], c[3], c[4]);
+        }
+    }
+    out.push('\n');
+}

@@ -1,0 +1,254 @@
+//! Worker processes: by default every game of a tournament runs in an
+//! `arbiter worker` child, so a plugin that panics, aborts, segfaults, loops
+//! forever or runs out of memory costs one game, not the tournament.
+//!
+//! Protocol, one JSON object per line. Parent to worker: a game to play
+//! (variant, options, position, seats with name/spec/time control, seed,
+//! referee settings). Worker to parent: `{"thinking": BUDGET_MS}` before each
+//! move is asked for, `{"moved": PLY}` after each move, then
+//! `{"record": GAME}` (the JSON-lines game object) or `{"error": MESSAGE}`.
+//! The parent's watchdog allows a thinking player its budget plus a grace
+//! period, and any other step the grace period; past that the game is
+//! recorded as "plugin hung" and the worker is killed and replaced. A worker
+//! that exits mid-game gives "plugin crashed".
+
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use arbiter_api::{Error, Outcome};
+use serde_json::{json, Value};
+
+use super::runner::{Entrant, ScheduledGame};
+use crate::clock::TimeControl;
+use crate::players::{Player, PlayerError, PlayerSpec, Reply};
+use crate::plugin::Registry;
+use crate::process::EngineProcess;
+use crate::record::jsonl;
+use crate::referee::{play_game, GameConfig, GameRecord, GameResult, Seen, Start, StartFrom, Turn};
+
+/// The job line for one game.
+pub fn job_json(
+    entrants: &[Entrant],
+    game: &ScheduledGame,
+    margin_ms: u64,
+    max_plies: Option<u32>,
+    claim_draws: bool,
+) -> Value {
+    let seats: Vec<Value> = game
+        .seats
+        .iter()
+        .map(|&e| json!({"name": entrants[e].name, "spec": entrants[e].spec_text, "tc": entrants[e].tc.to_string()}))
+        .collect();
+    json!({
+        "variant": game.variant.info().id,
+        "options": game.options,
+        "position": game.position,
+        "seats": seats,
+        "seed": game.seed,
+        "margin_ms": margin_ms,
+        "max_plies": max_plies,
+        "claim_draws": claim_draws,
+    })
+}
+
+/// A record for a game the worker could not finish: the seat to move is not
+/// to blame, so it has no result (`*`), only the reason.
+fn failed_record(entrants: &[Entrant], game: &ScheduledGame, termination: String) -> GameRecord {
+    let plugin = game.variant.plugin();
+    GameRecord {
+        variant: game.variant.info().id.clone(),
+        plugin: format!("{} {}", plugin.name, plugin.version),
+        players: game.seats.iter().map(|&e| entrants[e].name.clone()).collect(),
+        time_controls: game.seats.iter().map(|&e| entrants[e].tc.clone()).collect(),
+        options: game.options.clone(),
+        start_position: game.position.clone().unwrap_or_else(|| game.variant.info().start_position.clone()),
+        standard_start: game.position.is_none(),
+        plies: Vec::new(),
+        result: GameResult { outcome: Outcome::Ongoing, termination },
+        final_position: String::new(),
+        started_at: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0),
+        duration_ms: 0,
+        viewer: None,
+    }
+}
+
+/// The parent's handle on one worker process.
+pub struct WorkerHandle {
+    process: Option<EngineProcess>,
+    plugin_dirs: Vec<PathBuf>,
+    grace: Duration,
+}
+
+impl WorkerHandle {
+    /// A handle that starts `arbiter worker` on first use.
+    pub fn new(plugin_dirs: Vec<PathBuf>, grace: Duration) -> Self {
+        WorkerHandle { process: None, plugin_dirs, grace }
+    }
+
+    fn process(&mut self) -> Result<&mut EngineProcess, PlayerError> {
+        if self.process.is_none() {
+            let exe = std::env::current_exe().map_err(|e| PlayerError::Crashed(e.to_string()))?;
+            let mut cmd = Command::new(exe);
+            for d in &self.plugin_dirs {
+                cmd.arg("--plugin-dir").arg(d);
+            }
+            cmd.arg("worker");
+            // Its own process group: a Ctrl-C at the terminal reaches only the
+            // parent, which then stops the workers itself.
+            #[cfg(unix)]
+            std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+            self.process = Some(EngineProcess::spawn(cmd, "arbiter worker")?);
+        }
+        Ok(self.process.as_mut().expect("just started"))
+    }
+
+    /// Plays one game in the worker. Failures of the worker itself become a
+    /// record with the termination "plugin crashed: ..." or "plugin hung: ...".
+    pub fn play(&mut self, entrants: &[Entrant], game: &ScheduledGame, job: &Value) -> Result<GameRecord, Error> {
+        let grace = self.grace;
+        let outcome = (|| -> Result<Result<GameRecord, Error>, PlayerError> {
+            let p = self.process()?;
+            p.send(&job.to_string())?;
+            let mut allowance = grace;
+            loop {
+                let line = p.recv(Some(Instant::now() + allowance))?;
+                let Ok(msg) = serde_json::from_str::<Value>(&line) else { continue };
+                if let Some(budget) = msg.get("thinking") {
+                    allowance = grace + Duration::from_millis(budget.as_u64().unwrap_or(0));
+                } else if msg.get("moved").is_some() {
+                    allowance = grace;
+                } else if let Some(record) = msg.get("record") {
+                    return Ok(jsonl::record_from_json(record)
+                        .ok_or_else(|| Error::unsupported("worker sent a malformed game record")));
+                } else if let Some(e) = msg.get("error") {
+                    return Ok(Err(Error::bad_options(e.as_str().unwrap_or("worker error").to_string())));
+                }
+            }
+        })();
+        match outcome {
+            Ok(result) => result,
+            Err(e) => {
+                self.process = None; // kill and reap; a fresh worker plays the next game
+                let termination = match e {
+                    PlayerError::Timeout => format!("plugin hung: no progress for {} s", grace.as_secs()),
+                    PlayerError::Crashed(detail) => {
+                        format!("plugin crashed: {}", detail.replace("'arbiter worker' ", "worker "))
+                    }
+                    other => format!("plugin crashed: {other}"),
+                };
+                Ok(failed_record(entrants, game, termination))
+            }
+        }
+    }
+}
+
+/// Reports progress to the parent around every call into a player.
+struct Heartbeat {
+    inner: Box<dyn Player>,
+    out: Arc<Mutex<std::io::Stdout>>,
+}
+
+impl Heartbeat {
+    fn beat(&self, msg: Value) {
+        let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = writeln!(out, "{msg}");
+        let _ = out.flush();
+    }
+}
+
+impl Player for Heartbeat {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+    fn new_game(&mut self, start: &Start<'_>) -> Result<(), PlayerError> {
+        self.inner.new_game(start)
+    }
+    fn choose(&mut self, turn: &Turn<'_>) -> Result<Reply, PlayerError> {
+        self.beat(json!({"thinking": turn.budget_ms().unwrap_or(0)}));
+        let r = self.inner.choose(turn);
+        self.beat(json!({"moved": turn.ply()}));
+        r
+    }
+    fn notify(&mut self, seen: &Seen<'_>) {
+        self.inner.notify(seen);
+        self.beat(json!({"moved": 0}));
+    }
+    fn game_over(&mut self, result: &GameResult, me: u32) {
+        self.inner.game_over(result, me);
+    }
+}
+
+/// The worker's side: plays the games it is sent, one at a time, until its
+/// input closes. Engine players are kept between games.
+pub fn serve(registry: &Registry) -> anyhow::Result<()> {
+    let out = Arc::new(Mutex::new(std::io::stdout()));
+    let mut engines: std::collections::HashMap<String, Box<dyn Player>> = std::collections::HashMap::new();
+    for line in std::io::stdin().lock().lines() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let reply = match play_job(registry, &line, &out, &mut engines) {
+            Ok(record) => json!({"record": jsonl::game_json(&record, &Default::default())}),
+            Err(e) => json!({"error": format!("{e:#}")}),
+        };
+        let mut o = out.lock().unwrap_or_else(|e| e.into_inner());
+        writeln!(o, "{reply}")?;
+        o.flush()?;
+    }
+    Ok(())
+}
+
+fn play_job(
+    registry: &Registry,
+    line: &str,
+    out: &Arc<Mutex<std::io::Stdout>>,
+    engines: &mut std::collections::HashMap<String, Box<dyn Player>>,
+) -> anyhow::Result<GameRecord> {
+    let job: Value = serde_json::from_str(line)?;
+    let variant = registry.get(job["variant"].as_str().unwrap_or(""))?;
+    let options = job["options"].as_object().cloned().unwrap_or_default();
+    let seed = job["seed"].as_u64().unwrap_or(0);
+    let seats = job["seats"].as_array().cloned().unwrap_or_default();
+    let mut keys = Vec::new();
+    let mut players: Vec<Box<dyn Player>> = Vec::new();
+    let mut tcs = Vec::new();
+    for (i, s) in seats.iter().enumerate() {
+        let spec_text = s["spec"].as_str().unwrap_or("");
+        let spec = PlayerSpec::parse(spec_text)?;
+        let key = format!("{}\u{0}{spec_text}", s["name"].as_str().unwrap_or(""));
+        // Engines (already wrapped) are reused; seeded players are made afresh.
+        let player = match (&spec, engines.remove(&key)) {
+            (PlayerSpec::Uci(_) | PlayerSpec::Engine { .. }, Some(p)) => p,
+            (spec, _) => {
+                let inner = spec.create(seed.wrapping_mul(31).wrapping_add(i as u64));
+                Box::new(Heartbeat { inner, out: out.clone() }) as Box<dyn Player>
+            }
+        };
+        players.push(player);
+        keys.push((key, matches!(spec, PlayerSpec::Uci(_) | PlayerSpec::Engine { .. })));
+        tcs.push(TimeControl::parse(s["tc"].as_str().unwrap_or("inf"))?);
+    }
+    let config = GameConfig {
+        time_controls: tcs,
+        margin_ms: job["margin_ms"].as_u64().unwrap_or(50),
+        max_plies: job["max_plies"].as_u64().map(|m| m as u32),
+        claim_draws: job["claim_draws"].as_bool().unwrap_or(true),
+    };
+    let position = job["position"].as_str();
+    let start = position.map(StartFrom::Position).unwrap_or(StartFrom::Standard);
+    let result = play_game(variant, &options, start, &mut players, &config);
+    // Keep engine processes for the next game.
+    for ((key, keep), p) in keys.into_iter().zip(players) {
+        if keep {
+            engines.insert(key, p);
+        }
+    }
+    Ok(result?)
+}
