@@ -110,6 +110,9 @@ pub(super) fn run(registry: &Registry, args: &MatchArgs) -> Result<()> {
         Entrant { name: name1, spec: PlayerSpec::parse(&args.p1)?, spec_text: args.p1.clone(), tc: tc_of(&args.tc1)? },
         Entrant { name: name2, spec: PlayerSpec::parse(&args.p2)?, spec_text: args.p2.clone(), tc: tc_of(&args.tc2)? },
     ];
+    for e in &entrants {
+        e.spec.check_available(&e.spec_text)?;
+    }
     let schedule: Vec<ScheduledGame> = (0..args.games)
         .map(|i| ScheduledGame {
             round: i + 1,

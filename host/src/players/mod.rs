@@ -145,6 +145,28 @@ impl PlayerSpec {
         }
     }
 
+    /// Checks that an engine's program can be found, so that a typo fails
+    /// before the first game rather than forfeiting every game.
+    pub fn check_available(&self, text: &str) -> Result<(), SpecError> {
+        let command = match self {
+            PlayerSpec::Uci(cfg) => &cfg.command,
+            PlayerSpec::Engine { command } => command,
+            _ => return Ok(()),
+        };
+        let program = command.split_whitespace().next().unwrap_or("");
+        let found = if program.contains('/') {
+            std::path::Path::new(program).is_file()
+        } else {
+            std::env::var_os("PATH")
+                .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
+        };
+        if found {
+            Ok(())
+        } else {
+            Err(SpecError { spec: text.to_string(), reason: format!("program '{program}' not found") })
+        }
+    }
+
     /// Creates a player; `game_seed` varies per game so seeded players do not
     /// repeat themselves across a match.
     pub fn create(&self, game_seed: u64) -> Box<dyn Player> {

@@ -68,12 +68,9 @@ fn entrants(cfg: &TournamentConfig) -> anyhow::Result<Vec<Entrant>> {
         .iter()
         .map(|p| {
             let tc_text = p.tc.clone().or(cfg.tc.clone()).unwrap_or_else(|| "inf".into());
-            Ok(Entrant {
-                name: p.name.clone(),
-                spec: PlayerSpec::parse(&p.spec)?,
-                spec_text: p.spec.clone(),
-                tc: TimeControl::parse(&tc_text)?,
-            })
+            let spec = PlayerSpec::parse(&p.spec)?;
+            spec.check_available(&p.spec)?;
+            Ok(Entrant { name: p.name.clone(), spec, spec_text: p.spec.clone(), tc: TimeControl::parse(&tc_text)? })
         })
         .collect()
 }

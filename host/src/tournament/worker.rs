@@ -199,8 +199,10 @@ pub fn serve(registry: &Registry) -> anyhow::Result<()> {
             Err(e) => json!({"error": format!("{e:#}")}),
         };
         let mut o = out.lock().unwrap_or_else(|e| e.into_inner());
-        writeln!(o, "{reply}")?;
-        o.flush()?;
+        // The parent is gone (killed): nothing is left to report to.
+        if writeln!(o, "{reply}").and_then(|_| o.flush()).is_err() {
+            break;
+        }
     }
     Ok(())
 }

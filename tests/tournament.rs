@@ -1,0 +1,222 @@
+//! Tournaments end to end with the real binary: a round-robin on two
+//! variants, a kill -9 in the middle and a resume that ends with exactly the
+//! games of an uninterrupted run, and plugins that panic, abort or hang
+//! costing one game each while the tournament finishes.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use arbiter::record::store::Store;
+use arbiter_e2e::{arbiter, arbiter_bin, fixture_plugin, profile_dir, temp_dir};
+
+fn dirs() -> (String, String) {
+    (profile_dir().display().to_string(), fixture_plugin("fixture", None).display().to_string())
+}
+
+/// Each game's index, seats, result and move ids (timings differ run to run).
+fn games(db: &Path) -> Vec<(u32, Vec<usize>, String, Vec<u64>)> {
+    let mut rows: Vec<_> = Store::open(db)
+        .unwrap()
+        .games(None)
+        .unwrap()
+        .into_iter()
+        .map(|g| {
+            let slot = g.slot.unwrap();
+            let moves = g.json["moves"].as_array().unwrap().iter().map(|m| m["id"].as_u64().unwrap()).collect();
+            (slot.index, slot.seats, g.result, moves)
+        })
+        .collect();
+    rows.sort_by_key(|r| r.0);
+    rows
+}
+
+#[test]
+fn round_robin_of_three_players_on_two_variants_has_every_game_and_a_consistent_crosstable() {
+    let (d, f) = dirs();
+    let db = temp_dir("rr").join("rr.db");
+    let run = arbiter(&[
+        "--plugin-dir",
+        &d,
+        "--plugin-dir",
+        &f,
+        "tournament",
+        "--player",
+        "a=random",
+        "--player",
+        "b=random:seed=5",
+        "--player",
+        "m=mcts:iterations=20",
+        "--variant",
+        "chess",
+        "--variant",
+        "fixture-race",
+        "--max-plies",
+        "120",
+        "--concurrency",
+        "2",
+        "--db",
+        db.to_str().unwrap(),
+    ]);
+    assert!(run.ok, "{}", run.stderr);
+    // 3 pairings x 2 variants x 2 games.
+    assert_eq!(games(&db).len(), 12);
+    assert_eq!(run.stdout.matches("\nGame ").count() + run.stdout.starts_with("Game ") as usize, 12, "{}", run.stdout);
+    for part in [
+        "Standings (overall, 12 games)",
+        "Standings (chess, 6 games)",
+        "Standings (fixture-race, 6 games)",
+        "Crosstable",
+    ] {
+        assert!(run.stdout.contains(part), "missing {part:?}:\n{}", run.stdout);
+    }
+    // Crosstable: points against each other sum to the games played between them.
+    let results = arbiter(&["--plugin-dir", &d, "--plugin-dir", &f, "results", "--db", db.to_str().unwrap()]);
+    assert!(results.ok, "{}", results.stderr);
+    let overall = results.stdout.split("Standings (chess").next().unwrap();
+    let crosstable = overall.split("Crosstable").nth(1).unwrap().split("Paired").next().unwrap();
+    let mut points = 0.0;
+    for line in crosstable.lines().skip(2) {
+        for cell in line.split_whitespace().filter(|c| c.contains('/')) {
+            let (p, g) = cell.split_once('/').unwrap();
+            assert_eq!(g, "4", "{line}");
+            points += p.parse::<f64>().unwrap();
+        }
+    }
+    assert_eq!(points, 12.0, "{}", results.stdout);
+}
+
+fn tournament_args(d: &str, db: &Path) -> Vec<String> {
+    [
+        "--plugin-dir",
+        d,
+        "tournament",
+        "--player",
+        "m1=mcts:iterations=30",
+        "--player",
+        "m2=mcts:iterations=10",
+        "--player",
+        "r=random",
+        "--variant",
+        "chess",
+        "--rounds",
+        "2",
+        "--max-plies",
+        "80",
+        "--concurrency",
+        "2",
+        "--seed",
+        "7",
+        "--db",
+        db.to_str().unwrap(),
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+#[test]
+fn a_tournament_killed_and_resumed_ends_with_exactly_the_uninterrupted_games() {
+    let d = profile_dir().display().to_string();
+    let dir = temp_dir("resume");
+    let (whole, killed): (PathBuf, PathBuf) = (dir.join("whole.db"), dir.join("killed.db"));
+    let args = tournament_args(&d, &whole);
+    let run = arbiter(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(run.ok, "{}", run.stderr);
+    let expected = games(&whole);
+    assert_eq!(expected.len(), 12);
+
+    let mut child = Command::new(arbiter_bin())
+        .args(tournament_args(&d, &killed))
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    loop {
+        std::thread::sleep(Duration::from_millis(20));
+        let n = if killed.exists() {
+            Store::open(&killed).map(|s| s.games(None).map(|g| g.len()).unwrap_or(0)).unwrap_or(0)
+        } else {
+            0
+        };
+        if n >= 3 || t0.elapsed() > Duration::from_secs(60) {
+            break;
+        }
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let partial = games(&killed).len();
+    assert!(partial < 12, "the tournament finished before it could be killed");
+    let resumed = arbiter(&["--plugin-dir", &d, "tournament", "--resume", "1", "--db", killed.to_str().unwrap()]);
+    assert!(resumed.ok, "{}", resumed.stderr);
+    let got = games(&killed);
+    assert_eq!(got.len(), 12, "no game lost, none played twice");
+    assert_eq!(got, expected, "the resumed tournament played exactly the uninterrupted schedule");
+}
+
+#[test]
+fn plugins_that_panic_abort_or_hang_cost_one_game_each() {
+    let (d, f) = dirs();
+    let db = temp_dir("faults").join("faults.db");
+    let run = arbiter(&[
+        "--plugin-dir",
+        &d,
+        "--plugin-dir",
+        &f,
+        "tournament",
+        "--player",
+        "a=random",
+        "--player",
+        "b=random",
+        "--variant",
+        "fixture-race",
+        "--variant",
+        "fixture-panic",
+        "--variant",
+        "fixture-abort",
+        "--variant",
+        "fixture-hang",
+        "--watchdog",
+        "1",
+        "--tc",
+        "5+0.1",
+        "--db",
+        db.to_str().unwrap(),
+    ]);
+    assert!(run.ok, "{}", run.stderr);
+    let stored = Store::open(&db).unwrap().games(None).unwrap();
+    assert_eq!(stored.len(), 8);
+    for g in stored {
+        let expected = match g.variant.as_str() {
+            "fixture-race" => "reached ten",
+            "fixture-panic" => {
+                "plugin crashed: plugin fixture-plugin panicked in legal_moves: fixture: deliberate panic at ply 3"
+            }
+            "fixture-abort" => "plugin crashed: worker exited (signal: 6 (SIGABRT))",
+            _ => "plugin hung: no progress for 1 s",
+        };
+        assert_eq!(g.termination, expected, "{}", g.variant);
+        assert_eq!(g.result == "*", g.variant != "fixture-race");
+    }
+}
+
+#[test]
+fn malformed_definitions_are_refused_before_any_game() {
+    let dir = temp_dir("badcfg");
+    let cfg = dir.join("t.toml");
+    std::fs::write(&cfg, "players = [{ name = \"a\", spec = \"random\" }]\nrounds = 1\ncolour = \"red\"\n").unwrap();
+    let run = arbiter(&["tournament", "--config", cfg.to_str().unwrap(), "--db", dir.join("x.db").to_str().unwrap()]);
+    assert!(!run.ok);
+    assert!(run.stderr.contains("unknown field `colour`"), "{}", run.stderr);
+    let run = arbiter(&["tournament", "--player", "a=random", "--db", dir.join("x.db").to_str().unwrap()]);
+    assert_eq!(run.stderr.trim(), "error: tournament config: needs at least 2 players, has 1");
+    let run = arbiter(&[
+        "tournament",
+        "--player",
+        "a=random",
+        "--player",
+        "b=uci:no-such-engine",
+        "--db",
+        dir.join("x.db").to_str().unwrap(),
+    ]);
+    assert_eq!(run.stderr.trim(), "error: player 'uci:no-such-engine': program 'no-such-engine' not found");
+}
