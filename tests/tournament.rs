@@ -220,3 +220,73 @@ fn malformed_definitions_are_refused_before_any_game() {
     ]);
     assert_eq!(run.stderr.trim(), "error: player 'uci:no-such-engine': program 'no-such-engine' not found");
 }
+
+#[test]
+fn sprt_accepts_h1_for_a_much_stronger_player_and_stores_every_game() {
+    let db = temp_dir("sprt").join("sprt.db");
+    let run = arbiter(&[
+        "sprt",
+        "chess",
+        "--p1",
+        "mcts:iterations=100",
+        "--p2",
+        "random",
+        "--elo0",
+        "0",
+        "--elo1",
+        "100",
+        "--tc",
+        "10+0.1",
+        "--max-plies",
+        "200",
+        "--concurrency",
+        "2",
+        "--db",
+        db.to_str().unwrap(),
+    ]);
+    assert!(run.ok, "{}", run.stderr);
+    let last = run.stdout.lines().last().unwrap();
+    assert!(last.starts_with("H1 accepted after "), "{}", run.stdout);
+    let games: u32 = last.trim_start_matches("H1 accepted after ").split(' ').next().unwrap().parse().unwrap();
+    assert_eq!(Store::open(&db).unwrap().games(None).unwrap().len() as u32, games);
+}
+
+#[test]
+fn results_exports_the_tournament_as_pgn_and_json_lines() {
+    let d = profile_dir().display().to_string();
+    let dir = temp_dir("export");
+    let db = dir.join("t.db");
+    let run = arbiter(&[
+        "--plugin-dir",
+        &d,
+        "tournament",
+        "--player",
+        "a=random",
+        "--player",
+        "b=random",
+        "--variant",
+        "chess",
+        "--in-process",
+        "--db",
+        db.to_str().unwrap(),
+    ]);
+    assert!(run.ok, "{}", run.stderr);
+    let (pgn, jsonl) = (dir.join("t.pgn"), dir.join("t.jsonl"));
+    let run = arbiter(&[
+        "--plugin-dir",
+        &d,
+        "results",
+        "--db",
+        db.to_str().unwrap(),
+        "--pgn",
+        pgn.to_str().unwrap(),
+        "--jsonl",
+        jsonl.to_str().unwrap(),
+    ]);
+    assert!(run.ok, "{}", run.stderr);
+    assert!(run.stdout.starts_with("Tournament 1 'tournament': 2 games, finished"), "{}", run.stdout);
+    assert_eq!(std::fs::read_to_string(&pgn).unwrap().matches("[Event ").count(), 2);
+    assert_eq!(std::fs::read_to_string(&jsonl).unwrap().lines().count(), 2);
+    let replay = arbiter(&["--plugin-dir", &d, "replay", pgn.to_str().unwrap()]);
+    assert!(replay.ok && replay.stdout.contains("2 game(s) replayed"), "{}", replay.stderr);
+}

@@ -9,6 +9,7 @@ mod perft;
 mod play;
 mod replay;
 mod results;
+mod sprt;
 mod tournament;
 
 use std::path::PathBuf;
@@ -59,6 +60,8 @@ pub enum Command {
     Tournament(tournament::TournamentArgs),
     /// Standings, crosstable and exports of a stored tournament.
     Results(results::ResultsArgs),
+    /// Two players until the SPRT (normalized Elo, pentanomial) decides.
+    Sprt(sprt::SprtArgs),
     /// Play games sent on stdin (used by tournaments; not for people).
     #[command(hide = true)]
     Worker,
@@ -101,6 +104,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Replay(args) => replay::run(&registry, &args),
         Command::Tournament(args) => tournament::run(&registry, &args, &cli.plugin_dirs),
         Command::Results(args) => results::run(&registry, &args),
+        Command::Sprt(args) => sprt::run(&registry, &args),
         Command::Worker => crate::tournament::worker::serve(&registry),
     }
 }

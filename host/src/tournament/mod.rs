@@ -7,6 +7,7 @@ pub mod config;
 pub mod driver;
 pub mod runner;
 pub mod schedule;
+pub mod sprt_match;
 pub mod standings;
 pub mod worker;
 
