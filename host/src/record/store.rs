@@ -89,6 +89,23 @@ pub struct StoredGame {
     pub slot: Option<TournamentSlot>,
 }
 
+/// A finished tournament game, as scheduling and standings need it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SlotResult {
+    /// Index in the schedule.
+    pub index: u32,
+    /// Pair id, if paired.
+    pub pair: Option<u32>,
+    /// Entrant indices in turn order.
+    pub seats: Vec<usize>,
+    /// Variant id.
+    pub variant: String,
+    /// `1-0`, `0-1`, `1/2-1/2` or `*`.
+    pub result: String,
+    /// The winner's seat, if any.
+    pub winner: Option<u32>,
+}
+
 /// A tournament's row: its definition and whether it finished.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StoredTournament {
@@ -222,6 +239,32 @@ impl Store {
                     pgn: r.get(7)?,
                     json,
                     slot,
+                })
+            })
+            .map_err(|e| self.err(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
+    }
+
+    /// The finished games of a tournament, lightly: slot, variant, result and
+    /// winner (what scheduling and standings need), by game index.
+    pub fn tournament_results(&self, tournament: i64) -> Result<Vec<SlotResult>, StoreError> {
+        let conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        let mut stmt = conn
+            .prepare(
+                "SELECT game_index, pair_id, seats, variant, result, winner FROM games
+                 WHERE tournament_id = ?1 ORDER BY game_index",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map(params![tournament], |r| {
+                let seats: Option<String> = r.get(2)?;
+                Ok(SlotResult {
+                    index: r.get(0)?,
+                    pair: r.get(1)?,
+                    seats: seats.and_then(|s| serde_json::from_str(&s).ok()).unwrap_or_default(),
+                    variant: r.get(3)?,
+                    result: r.get(4)?,
+                    winner: r.get(5)?,
                 })
             })
             .map_err(|e| self.err(e))?;

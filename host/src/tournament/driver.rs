@@ -19,7 +19,7 @@ use super::standings::GameResultRow;
 use crate::clock::TimeControl;
 use crate::players::PlayerSpec;
 use crate::plugin::Registry;
-use crate::record::store::{Store, StoredGame};
+use crate::record::store::{SlotResult, Store};
 use crate::record::{EventInfo, TournamentSlot};
 use crate::referee::GameRecord;
 
@@ -159,14 +159,13 @@ impl Tournament {
         self.entrants.iter().map(|e| e.name.clone()).collect()
     }
 
-    /// The schedule as far as it is known, and the stored games by index.
-    pub fn rounds(&self, store: &Store) -> anyhow::Result<(Vec<Round>, HashMap<u32, StoredGame>)> {
-        let stored: HashMap<u32, StoredGame> =
-            store.games(Some(self.id))?.into_iter().filter_map(|g| Some((g.slot.as_ref()?.index, g))).collect();
+    /// The schedule as far as it is known, and the finished games by index.
+    pub fn rounds(&self, store: &Store) -> anyhow::Result<(Vec<Round>, HashMap<u32, SlotResult>)> {
+        let stored: HashMap<u32, SlotResult> =
+            store.tournament_results(self.id)?.into_iter().map(|g| (g.index, g)).collect();
         let finished = |index: u32| {
             let g = stored.get(&index)?;
-            let seats = g.slot.as_ref()?.seats.clone();
-            Some(Finished { seats: [seats[0], seats[1]], winner: g.winner.map(|w| w as usize) })
+            Some(Finished { seats: [*g.seats.first()?, *g.seats.get(1)?], winner: g.winner.map(|w| w as usize) })
         };
         let counts: Vec<usize> =
             self.definition.variants.iter().map(|v| self.definition.openings.get(v).map_or(0, Vec::len)).collect();
@@ -184,16 +183,16 @@ impl Tournament {
                 byes[b] += per_pairing;
             }
         }
-        let mut games: Vec<&StoredGame> = stored.values().collect();
-        games.sort_by_key(|g| g.slot.as_ref().map(|s| s.index));
+        let mut games: Vec<&SlotResult> = stored.values().collect();
+        games.sort_by_key(|g| g.index);
         let rows = games
             .into_iter()
             .map(|g| GameResultRow {
                 variant: g.variant.clone(),
-                seats: g.slot.as_ref().map(|s| s.seats.clone()).unwrap_or_default(),
+                seats: g.seats.clone(),
                 winner: g.winner,
                 decided: g.result != "*",
-                pair: g.slot.as_ref().and_then(|s| s.pair),
+                pair: g.pair,
             })
             .collect();
         Ok((rows, byes))
@@ -238,9 +237,12 @@ impl Tournament {
                 store.finish_tournament(self.id)?;
                 return Ok(RunEnd::Finished);
             }
-            // Only the earliest incomplete round can be played now.
+            // Round-robin and gauntlet games are all known: play them in one
+            // batch. Swiss and knockout rounds wait for the round before.
             let round = pending[0].round;
-            let batch: Vec<&super::schedule::Planned> = pending.into_iter().filter(|g| g.round == round).collect();
+            let dynamic = matches!(cfg.format, super::config::Format::Swiss | super::config::Format::Knockout);
+            let batch: Vec<&super::schedule::Planned> =
+                pending.into_iter().filter(|g| !dynamic || g.round == round).collect();
             let schedule: Vec<ScheduledGame> = batch
                 .iter()
                 .map(|g| {

@@ -110,7 +110,12 @@ pub fn run_games(
                     let Some(game) = schedule.get(i) else { break };
                     let result = match &mut worker {
                         Some(w) => {
-                            let job = job_json(entrants, game, config.margin_ms, config.max_plies, config.claim_draws);
+                            let grace = match &config.isolation {
+                                Isolation::Workers { grace, .. } => *grace,
+                                Isolation::InProcess => Duration::ZERO,
+                            };
+                            let job =
+                                job_json(entrants, game, config.margin_ms, config.max_plies, config.claim_draws, grace);
                             w.play(entrants, game, &job).map(|mut r| {
                                 r.players = game.seats.iter().map(|&e| entrants[e].name.clone()).collect();
                                 r

@@ -4,9 +4,11 @@
 //!
 //! Protocol, one JSON object per line. Parent to worker: a game to play
 //! (variant, options, position, seats with name/spec/time control, seed,
-//! referee settings). Worker to parent: `{"thinking": BUDGET_MS}` before each
-//! move is asked for, `{"moved": PLY}` after each move, then
-//! `{"record": GAME}` (the JSON-lines game object) or `{"error": MESSAGE}`.
+//! referee settings, the watchdog's grace). Worker to parent:
+//! `{"thinking": BUDGET_MS}` before a move whose budget exceeds half the grace,
+//! `{"moved": PLY}` after moves (at most every 100 ms), then
+//! `{"record": GAME}` (the game in a compact form, [`WireRecord`]) or
+//! `{"error": MESSAGE}`.
 //! The parent's watchdog allows a thinking player its budget plus a grace
 //! period, and any other step the grace period; past that the game is
 //! recorded as "plugin hung" and the worker is killed and replaced. A worker
@@ -19,6 +21,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use arbiter_api::{Error, Outcome};
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::runner::{Entrant, ScheduledGame};
@@ -26,7 +29,6 @@ use crate::clock::TimeControl;
 use crate::players::{Player, PlayerError, PlayerSpec, Reply};
 use crate::plugin::Registry;
 use crate::process::EngineProcess;
-use crate::record::jsonl;
 use crate::referee::{play_game, GameConfig, GameRecord, GameResult, Seen, Start, StartFrom, Turn};
 
 /// The job line for one game.
@@ -36,6 +38,7 @@ pub fn job_json(
     margin_ms: u64,
     max_plies: Option<u32>,
     claim_draws: bool,
+    grace: Duration,
 ) -> Value {
     let seats: Vec<Value> = game
         .seats
@@ -51,7 +54,100 @@ pub fn job_json(
         "margin_ms": margin_ms,
         "max_plies": max_plies,
         "claim_draws": claim_draws,
+        "grace_ms": grace.as_millis() as u64,
     })
+}
+
+/// A game record as the worker sends it: plain fields, plies as tuples, so
+/// that the transfer costs little next to a fast game.
+#[derive(Serialize, Deserialize)]
+pub struct WireRecord {
+    variant: String,
+    plugin: String,
+    players: Vec<String>,
+    time_controls: Vec<String>,
+    options: serde_json::Map<String, Value>,
+    start_position: String,
+    standard_start: bool,
+    /// (player, move id, text, used µs, reported ms, clock ms, score).
+    plies: Vec<(u32, u64, String, u64, Option<u64>, Option<u64>, Option<i32>)>,
+    winner: Option<u32>,
+    drawn: bool,
+    termination: String,
+    final_position: String,
+    started_at: u64,
+    duration_ms: u64,
+}
+
+impl WireRecord {
+    fn from_record(r: GameRecord) -> WireRecord {
+        WireRecord {
+            variant: r.variant,
+            plugin: r.plugin,
+            players: r.players,
+            time_controls: r.time_controls.iter().map(|t| t.to_string()).collect(),
+            options: r.options,
+            start_position: r.start_position,
+            standard_start: r.standard_start,
+            plies: r
+                .plies
+                .into_iter()
+                .map(|p| (p.player, p.mv, p.text, p.used_us, p.reported_ms, p.clock_ms, p.score))
+                .collect(),
+            winner: match r.result.outcome {
+                Outcome::Win(p) => Some(p),
+                _ => None,
+            },
+            drawn: r.result.outcome == Outcome::Draw,
+            termination: r.result.termination,
+            final_position: r.final_position,
+            started_at: r.started_at,
+            duration_ms: r.duration_ms,
+        }
+    }
+
+    fn into_record(self) -> Option<GameRecord> {
+        let outcome = match (self.winner, self.drawn) {
+            (Some(p), _) => Outcome::Win(p),
+            (None, true) => Outcome::Draw,
+            _ => Outcome::Ongoing,
+        };
+        Some(GameRecord {
+            variant: self.variant,
+            plugin: self.plugin,
+            players: self.players,
+            time_controls: self.time_controls.iter().map(|t| TimeControl::parse(t).ok()).collect::<Option<_>>()?,
+            options: self.options,
+            start_position: self.start_position,
+            standard_start: self.standard_start,
+            plies: self
+                .plies
+                .into_iter()
+                .map(|(player, mv, text, used_us, reported_ms, clock_ms, score)| crate::referee::PlyRecord {
+                    player,
+                    mv,
+                    text,
+                    used_us,
+                    reported_ms,
+                    clock_ms,
+                    score,
+                })
+                .collect(),
+            result: GameResult { outcome, termination: self.termination },
+            final_position: self.final_position,
+            started_at: self.started_at,
+            duration_ms: self.duration_ms,
+            viewer: None,
+        })
+    }
+}
+
+/// What the worker answers for one game.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Answer {
+    Record(WireRecord),
+    Error(String),
 }
 
 /// A record for a game the worker could not finish: the seat to move is not
@@ -118,16 +214,19 @@ impl WorkerHandle {
             let mut allowance = grace;
             loop {
                 let line = p.recv(Some(Instant::now() + allowance))?;
-                let Ok(msg) = serde_json::from_str::<Value>(&line) else { continue };
-                if let Some(budget) = msg.get("thinking") {
-                    allowance = grace + Duration::from_millis(budget.as_u64().unwrap_or(0));
-                } else if msg.get("moved").is_some() {
+                if line.starts_with("{\"thinking\"") {
+                    let budget =
+                        serde_json::from_str::<Value>(&line).ok().and_then(|v| v["thinking"].as_u64()).unwrap_or(0);
+                    allowance = grace + Duration::from_millis(budget);
+                } else if line.starts_with("{\"moved\"") {
                     allowance = grace;
-                } else if let Some(record) = msg.get("record") {
-                    return Ok(jsonl::record_from_json(record)
-                        .ok_or_else(|| Error::unsupported("worker sent a malformed game record")));
-                } else if let Some(e) = msg.get("error") {
-                    return Ok(Err(Error::bad_options(e.as_str().unwrap_or("worker error").to_string())));
+                } else if let Ok(answer) = serde_json::from_str::<Answer>(&line) {
+                    return Ok(match answer {
+                        Answer::Record(r) => {
+                            r.into_record().ok_or_else(|| Error::unsupported("worker sent a malformed game record"))
+                        }
+                        Answer::Error(e) => Err(Error::bad_options(e)),
+                    });
                 }
             }
         })();
@@ -148,17 +247,30 @@ impl WorkerHandle {
     }
 }
 
-/// Reports progress to the parent around every call into a player.
+/// Reports progress to the parent around calls into a player: always
+/// before a long think, otherwise at most every 100 ms.
 struct Heartbeat {
     inner: Box<dyn Player>,
-    out: Arc<Mutex<std::io::Stdout>>,
+    out: Arc<Mutex<BeatOut>>,
 }
 
+/// The worker's stdout and when it last carried a heartbeat.
+struct BeatOut {
+    last: Instant,
+    grace_ms: u64,
+}
+
+const BEAT_EVERY: Duration = Duration::from_millis(100);
+
 impl Heartbeat {
-    fn beat(&self, msg: Value) {
+    fn beat(&self, msg: Value, force: bool) {
         let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
-        let _ = writeln!(out, "{msg}");
-        let _ = out.flush();
+        if force || out.last.elapsed() >= BEAT_EVERY {
+            out.last = Instant::now();
+            let mut stdout = std::io::stdout().lock();
+            let _ = writeln!(stdout, "{msg}");
+            let _ = stdout.flush();
+        }
     }
 }
 
@@ -170,14 +282,16 @@ impl Player for Heartbeat {
         self.inner.new_game(start)
     }
     fn choose(&mut self, turn: &Turn<'_>) -> Result<Reply, PlayerError> {
-        self.beat(json!({"thinking": turn.budget_ms().unwrap_or(0)}));
+        let budget = turn.budget_ms().unwrap_or(0);
+        let long = budget * 2 > self.out.lock().map(|o| o.grace_ms).unwrap_or(0);
+        self.beat(json!({"thinking": budget}), long);
         let r = self.inner.choose(turn);
-        self.beat(json!({"moved": turn.ply()}));
+        self.beat(json!({"moved": turn.ply()}), long);
         r
     }
     fn notify(&mut self, seen: &Seen<'_>) {
         self.inner.notify(seen);
-        self.beat(json!({"moved": 0}));
+        self.beat(json!({"moved": 0}), false);
     }
     fn game_over(&mut self, result: &GameResult, me: u32) {
         self.inner.game_over(result, me);
@@ -187,7 +301,7 @@ impl Player for Heartbeat {
 /// The worker's side: plays the games it is sent, one at a time, until its
 /// input closes. Engine players are kept between games.
 pub fn serve(registry: &Registry) -> anyhow::Result<()> {
-    let out = Arc::new(Mutex::new(std::io::stdout()));
+    let out = Arc::new(Mutex::new(BeatOut { last: Instant::now(), grace_ms: 0 }));
     let mut engines: std::collections::HashMap<String, Box<dyn Player>> = std::collections::HashMap::new();
     for line in std::io::stdin().lock().lines() {
         let line = line?;
@@ -195,12 +309,16 @@ pub fn serve(registry: &Registry) -> anyhow::Result<()> {
             continue;
         }
         let reply = match play_job(registry, &line, &out, &mut engines) {
-            Ok(record) => json!({"record": jsonl::game_json(&record, &Default::default())}),
-            Err(e) => json!({"error": format!("{e:#}")}),
+            Ok(record) => Answer::Record(WireRecord::from_record(record)),
+            Err(e) => Answer::Error(format!("{e:#}")),
         };
-        let mut o = out.lock().unwrap_or_else(|e| e.into_inner());
+        let mut o = std::io::stdout().lock();
         // The parent is gone (killed): nothing is left to report to.
-        if writeln!(o, "{reply}").and_then(|_| o.flush()).is_err() {
+        let sent = serde_json::to_writer(&mut o, &reply)
+            .map_err(std::io::Error::from)
+            .and_then(|_| writeln!(o))
+            .and_then(|_| o.flush());
+        if sent.is_err() {
             break;
         }
     }
@@ -210,10 +328,11 @@ pub fn serve(registry: &Registry) -> anyhow::Result<()> {
 fn play_job(
     registry: &Registry,
     line: &str,
-    out: &Arc<Mutex<std::io::Stdout>>,
+    out: &Arc<Mutex<BeatOut>>,
     engines: &mut std::collections::HashMap<String, Box<dyn Player>>,
 ) -> anyhow::Result<GameRecord> {
     let job: Value = serde_json::from_str(line)?;
+    out.lock().unwrap_or_else(|e| e.into_inner()).grace_ms = job["grace_ms"].as_u64().unwrap_or(30_000);
     let variant = registry.get(job["variant"].as_str().unwrap_or(""))?;
     let options = job["options"].as_object().cloned().unwrap_or_default();
     let seed = job["seed"].as_u64().unwrap_or(0);
