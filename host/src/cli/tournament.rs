@@ -158,7 +158,7 @@ impl Progress for Bar {
         } else {
             self.bar.println(line);
         }
-        if self.every > 0 && done % self.every == 0 {
+        if self.every > 0 && done.is_multiple_of(self.every) {
             if let Ok((games, byes)) = t.results(&self.store) {
                 self.bar.suspend(|| print!("{}", standings::render(&t.names(), &t.definition.variants, &games, &byes)));
             }

@@ -115,11 +115,12 @@ fn solve(a: &[Vec<f64>], b: &[f64]) -> Vec<f64> {
         if p.abs() < 1e-300 {
             continue;
         }
-        for row in 0..n {
-            if row != col {
-                let f = m[row][col] / p;
-                for c in col..=n {
-                    m[row][c] -= f * m[col][c];
+        let pivot_row = m[col].clone();
+        for (r, row) in m.iter_mut().enumerate() {
+            if r != col {
+                let f = row[col] / p;
+                for (x, pv) in row.iter_mut().zip(&pivot_row).skip(col) {
+                    *x -= f * pv;
                 }
             }
         }

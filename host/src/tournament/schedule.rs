@@ -162,7 +162,7 @@ fn static_rounds(format: Format, n: usize) -> Vec<Vec<(usize, usize)>> {
         return (1..n).map(|o| vec![(0, o)]).collect();
     }
     // Circle method: fix the first seat, rotate the rest; a dummy makes n even.
-    let m = if n % 2 == 0 { n } else { n + 1 };
+    let m = if n.is_multiple_of(2) { n } else { n + 1 };
     let mut ring: Vec<usize> = (0..m).collect();
     let mut rounds = Vec::new();
     for r in 0..m - 1 {

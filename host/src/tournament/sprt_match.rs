@@ -87,10 +87,12 @@ pub fn run_sprt(
             arbiter_api::Outcome::Win(_) => 0.0,
             _ => 0.5,
         };
-        match points {
-            p if p == 1.0 => state.score.wins += 1,
-            p if p == 0.0 => state.score.losses += 1,
-            _ => state.score.draws += 1,
+        if points == 1.0 {
+            state.score.wins += 1;
+        } else if points == 0.0 {
+            state.score.losses += 1;
+        } else {
+            state.score.draws += 1;
         }
         state.games += 1;
         if let Some(other) = halves.remove(&(i / 2)) {

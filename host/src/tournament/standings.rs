@@ -85,10 +85,12 @@ pub fn table(n: usize, games: &[&GameResultRow], byes: &[f64]) -> Table {
         };
         for (e, s) in [(a, score_a), (b, 1.0 - score_a)] {
             rows[e].games += 1;
-            match s {
-                x if x == 1.0 => rows[e].wins += 1,
-                x if x == 0.0 => rows[e].losses += 1,
-                _ => rows[e].draws += 1,
+            if s == 1.0 {
+                rows[e].wins += 1;
+            } else if s == 0.0 {
+                rows[e].losses += 1;
+            } else {
+                rows[e].draws += 1;
             }
         }
         cross[a][b].0 += score_a;

@@ -58,6 +58,9 @@ pub fn job_json(
     })
 }
 
+/// One ply on the wire: (player, move id, text, used µs, reported ms, clock ms, score).
+type WirePly = (u32, u64, String, u64, Option<u64>, Option<u64>, Option<i32>);
+
 /// A game record as the worker sends it: plain fields, plies as tuples, so
 /// that the transfer costs little next to a fast game.
 #[derive(Serialize, Deserialize)]
@@ -69,8 +72,7 @@ pub struct WireRecord {
     options: serde_json::Map<String, Value>,
     start_position: String,
     standard_start: bool,
-    /// (player, move id, text, used µs, reported ms, clock ms, score).
-    plies: Vec<(u32, u64, String, u64, Option<u64>, Option<u64>, Option<i32>)>,
+    plies: Vec<WirePly>,
     winner: Option<u32>,
     drawn: bool,
     termination: String,
@@ -146,7 +148,7 @@ impl WireRecord {
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 enum Answer {
-    Record(WireRecord),
+    Record(Box<WireRecord>),
     Error(String),
 }
 
@@ -309,7 +311,7 @@ pub fn serve(registry: &Registry) -> anyhow::Result<()> {
             continue;
         }
         let reply = match play_job(registry, &line, &out, &mut engines) {
-            Ok(record) => Answer::Record(WireRecord::from_record(record)),
+            Ok(record) => Answer::Record(Box::new(WireRecord::from_record(record))),
             Err(e) => Answer::Error(format!("{e:#}")),
         };
         let mut o = std::io::stdout().lock();
