@@ -386,10 +386,9 @@ impl<G: Geometry, S: CaptureSink> Search<'_, G, S> {
         let mut continued = false;
         for d in directions::<G>() {
             let mut s = step::<G>(at, d);
-            while flying {
-                match s {
-                    Some(x) if self.empty(x) => s = step::<G>(x, d),
-                    _ => break,
+            if flying {
+                while let Some(x) = s.filter(|&x| self.empty(x)) {
+                    s = step::<G>(x, d);
                 }
             }
             let Some(victim) = s else { continue };
