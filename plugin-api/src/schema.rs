@@ -33,6 +33,9 @@ pub struct VariantInfo {
     pub default_time_control: String,
     /// A bound on the game length in plies, if the rules guarantee one.
     pub max_plies: Option<u32>,
+    /// Extra tags for game records (PDN's `GameType` for draughts), in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub record_tags: Vec<(String, String)>,
 }
 
 /// One variant option with its type and default.

@@ -1,9 +1,10 @@
 //! Players, chosen by a spec string: `random[:seed=N]`, `mcts[:iterations=N|movetime=S]`,
-//! `uci:CMD[,option=value...]`, `engine:CMD` (arbiter's JSON-lines protocol)
-//! and `human`. A player sees a game only through the referee's
+//! `uci:CMD[,option=value...]` (chess engines), `hub:CMD` (draughts engines),
+//! `engine:CMD` (arbiter's JSON-lines protocol) and `human`. A player sees a game only through the referee's
 //! [`crate::referee::Turn`], [`crate::referee::Start`] and [`crate::referee::Seen`].
 
 pub mod engine;
+pub mod hub;
 pub mod human;
 pub mod mcts;
 pub mod random;
@@ -101,6 +102,11 @@ pub enum PlayerSpec {
     Mcts(mcts::MctsConfig),
     /// `uci:CMD[,name=value...]`.
     Uci(uci::UciConfig),
+    /// `hub:CMD`.
+    Hub {
+        /// The command line.
+        command: String,
+    },
     /// `engine:CMD`.
     Engine {
         /// The command line.
@@ -139,9 +145,11 @@ impl PlayerSpec {
             "mcts" => mcts::MctsConfig::from_pairs(&pairs(rest)?).map(PlayerSpec::Mcts).map_err(err),
             "uci" => uci::UciConfig::parse(rest).map(PlayerSpec::Uci).map_err(err),
             "engine" if !rest.trim().is_empty() => Ok(PlayerSpec::Engine { command: rest.trim().to_string() }),
+            "hub" if !rest.trim().is_empty() => Ok(PlayerSpec::Hub { command: rest.trim().to_string() }),
+            "hub" => Err(err("hub: needs a command, e.g. hub:dame hub".into())),
             "engine" => Err(err("engine: needs a command, e.g. engine:./my-engine".into())),
             "human" => Ok(PlayerSpec::Human),
-            other => Err(err(format!("unknown player kind '{other}' (random, mcts, uci, engine, human)"))),
+            other => Err(err(format!("unknown player kind '{other}' (random, mcts, uci, hub, engine, human)"))),
         }
     }
 
@@ -150,7 +158,7 @@ impl PlayerSpec {
     pub fn check_available(&self, text: &str) -> Result<(), SpecError> {
         let command = match self {
             PlayerSpec::Uci(cfg) => &cfg.command,
-            PlayerSpec::Engine { command } => command,
+            PlayerSpec::Engine { command } | PlayerSpec::Hub { command } => command,
             _ => return Ok(()),
         };
         let program = command.split_whitespace().next().unwrap_or("");
@@ -175,6 +183,7 @@ impl PlayerSpec {
             PlayerSpec::Mcts(cfg) => Box::new(mcts::MctsPlayer::new(cfg.clone(), game_seed)),
             PlayerSpec::Uci(cfg) => Box::new(uci::UciPlayer::new(cfg.clone())),
             PlayerSpec::Engine { command } => Box::new(engine::JsonEngine::new(command.clone())),
+            PlayerSpec::Hub { command } => Box::new(hub::HubPlayer::new(command.clone())),
             PlayerSpec::Human => Box::new(human::HumanPlayer::new()),
         }
     }

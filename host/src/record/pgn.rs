@@ -72,6 +72,9 @@ pub fn write_game(record: &GameRecord, event: &EventInfo) -> String {
     tag("Black", player(1));
     tag("Result", record.result.pgn());
     tag("Variant", &record.variant);
+    for (name, value) in &record.record_tags {
+        tag(name, value);
+    }
     // A redacted export of a hidden-information game has no full position.
     if !record.standard_start && !record.start_position.is_empty() {
         tag("SetUp", "1");

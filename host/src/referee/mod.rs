@@ -184,6 +184,8 @@ pub struct GameRecord {
     pub duration_ms: u64,
     /// `None` for the referee's full record; the viewer of a redacted export.
     pub viewer: Option<Viewer>,
+    /// The variant's extra record tags (PDN `GameType`...).
+    pub record_tags: Vec<(String, String)>,
 }
 
 /// Where a game starts.
@@ -232,6 +234,7 @@ pub fn play_game(
         started_at,
         duration_ms: t0.elapsed().as_millis() as u64,
         viewer: None,
+        record_tags: info.record_tags.clone(),
     })
 }
 

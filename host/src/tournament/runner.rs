@@ -153,7 +153,7 @@ fn play_one(
         .map(|(seat, &e)| {
             // Seeded players get a fresh seed per game; engines are reused.
             match (&entrants[e].spec, pool.remove(&e)) {
-                (PlayerSpec::Uci(_) | PlayerSpec::Engine { .. }, Some(p)) => p,
+                (PlayerSpec::Uci(_) | PlayerSpec::Engine { .. } | PlayerSpec::Hub { .. }, Some(p)) => p,
                 (spec, _) => spec.create(game.seed.wrapping_mul(31).wrapping_add(seat as u64)),
             }
         })

@@ -79,6 +79,7 @@ pub struct WireRecord {
     final_position: String,
     started_at: u64,
     duration_ms: u64,
+    record_tags: Vec<(String, String)>,
 }
 
 impl WireRecord {
@@ -105,6 +106,7 @@ impl WireRecord {
             final_position: r.final_position,
             started_at: r.started_at,
             duration_ms: r.duration_ms,
+            record_tags: r.record_tags,
         }
     }
 
@@ -140,6 +142,7 @@ impl WireRecord {
             started_at: self.started_at,
             duration_ms: self.duration_ms,
             viewer: None,
+            record_tags: self.record_tags,
         })
     }
 }
@@ -173,6 +176,7 @@ fn failed_record(entrants: &[Entrant], game: &ScheduledGame, termination: String
             .unwrap_or(0),
         duration_ms: 0,
         viewer: None,
+        record_tags: game.variant.info().record_tags.clone(),
     }
 }
 
@@ -348,14 +352,14 @@ fn play_job(
         let key = format!("{}\u{0}{spec_text}", s["name"].as_str().unwrap_or(""));
         // Engines (already wrapped) are reused; seeded players are made afresh.
         let player = match (&spec, engines.remove(&key)) {
-            (PlayerSpec::Uci(_) | PlayerSpec::Engine { .. }, Some(p)) => p,
+            (PlayerSpec::Uci(_) | PlayerSpec::Engine { .. } | PlayerSpec::Hub { .. }, Some(p)) => p,
             (spec, _) => {
                 let inner = spec.create(seed.wrapping_mul(31).wrapping_add(i as u64));
                 Box::new(Heartbeat { inner, out: out.clone() }) as Box<dyn Player>
             }
         };
         players.push(player);
-        keys.push((key, matches!(spec, PlayerSpec::Uci(_) | PlayerSpec::Engine { .. })));
+        keys.push((key, matches!(spec, PlayerSpec::Uci(_) | PlayerSpec::Engine { .. } | PlayerSpec::Hub { .. })));
         tcs.push(TimeControl::parse(s["tc"].as_str().unwrap_or("inf"))?);
     }
     let config = GameConfig {

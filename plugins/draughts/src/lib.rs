@@ -142,6 +142,7 @@ impl<G: Geometry> Variant for Draughts<G> {
             capabilities: Capabilities { hidden_information: false, evaluate: true, sample_world: false },
             default_time_control: "60+1".into(),
             max_plies: None,
+            record_tags: vec![("GameType".into(), self.game_type.to_string())],
         }
     }
 

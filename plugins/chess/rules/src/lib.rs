@@ -62,6 +62,7 @@ impl Variant for Chess {
             capabilities: Capabilities { hidden_information: false, evaluate: true, sample_world: false },
             default_time_control: "60+0.6".into(),
             max_plies: None,
+            record_tags: Vec::new(),
         }
     }
 

@@ -1,0 +1,147 @@
+//! `hub:CMD`: a draughts engine speaking the Hub protocol (Scan, dame):
+//! `hub` → `id`/`param` lines → `wait`; `init` → `ready`; `new-game` per game;
+//! per move `pos pos=... moves="..."` from the game's start, `level` with the
+//! clocks (or move time, depth, nodes), `go think` → `done move=...`. Moves
+//! travel in Hub notation through the draughts plugin's `hub_move` and
+//! `hub_position` calls; `info ... score=` is kept (in hundredths of a man).
+
+use super::{Answer, Player, PlayerError, Reply};
+use crate::clock::fmt_secs;
+use crate::process::{deadline_after, EngineProcess};
+use crate::referee::{GameResult, Seen, Start, Turn};
+
+/// How long an engine may take to answer `hub` and `init`.
+const HANDSHAKE_MS: u64 = 30_000;
+
+/// A Hub engine.
+pub struct HubPlayer {
+    command: String,
+    process: Option<EngineProcess>,
+    name: String,
+    start: String,
+    moves: Vec<String>,
+}
+
+impl HubPlayer {
+    /// A player for the engine started by `command`; the process starts with the first game.
+    pub fn new(command: String) -> Self {
+        let name = command.split_whitespace().next().and_then(|w| w.rsplit('/').next()).unwrap_or("hub").to_string();
+        HubPlayer { command, process: None, name, start: String::new(), moves: Vec::new() }
+    }
+
+    fn ensure_started(&mut self) -> Result<&mut EngineProcess, PlayerError> {
+        if self.process.is_none() {
+            let mut p = EngineProcess::start(&self.command)?;
+            p.send("hub")?;
+            let mut name = None;
+            p.recv_until(Some(deadline_after(HANDSHAKE_MS)), |l| {
+                if let Some(rest) = l.strip_prefix("id ") {
+                    name = field(rest, "name");
+                }
+                (l.trim() == "wait").then_some(())
+            })
+            .map_err(|e| match e {
+                PlayerError::Timeout => PlayerError::Protocol("no 'wait' after 'hub'".into()),
+                e => e,
+            })?;
+            if let Some(n) = name {
+                self.name = n;
+            }
+            p.send("init")?;
+            p.recv_until(Some(deadline_after(HANDSHAKE_MS)), |l| (l.trim() == "ready").then_some(()))?;
+            self.process = Some(p);
+        }
+        Ok(self.process.as_mut().expect("just started"))
+    }
+}
+
+/// The value of `key=value` (or `key="quoted value"`) in a Hub line.
+fn field(line: &str, key: &str) -> Option<String> {
+    let at = line.find(&format!("{key}="))? + key.len() + 1;
+    let rest = &line[at..];
+    if let Some(quoted) = rest.strip_prefix('"') {
+        quoted.split('"').next().map(String::from)
+    } else {
+        rest.split_whitespace().next().map(String::from)
+    }
+}
+
+fn call(state: &arbiter_api::host::Game, method: &str, args: serde_json::Value) -> Option<String> {
+    let mut g = state.clone();
+    g.call_json(method, &args).ok()?.as_str().map(String::from)
+}
+
+impl Player for HubPlayer {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn new_game(&mut self, start: &Start<'_>) -> Result<(), PlayerError> {
+        let state = start
+            .state
+            .ok_or_else(|| PlayerError::Protocol("Hub engines need a perfect-information variant".into()))?;
+        self.start = call(state, "hub_position", serde_json::json!({})).ok_or_else(|| {
+            PlayerError::Protocol(format!("variant {} has no Hub position (hub_position)", start.info.id))
+        })?;
+        self.moves.clear();
+        self.ensure_started()?.send("new-game")
+    }
+
+    fn notify(&mut self, seen: &Seen<'_>) {
+        if let Some((before, mv)) = seen.before {
+            self.moves
+                .push(call(before, "hub_move", serde_json::json!({ "move": mv })).unwrap_or_else(|| seen.text.clone()));
+        }
+    }
+
+    fn choose(&mut self, turn: &Turn<'_>) -> Result<Reply, PlayerError> {
+        let me = turn.clock(turn.player());
+        let tc = turn.time_control();
+        let level = if let Some(mt) = me.movetime_ms {
+            format!("level move-time={}", fmt_secs(mt))
+        } else if let Some(d) = tc.depth {
+            format!("level depth={d}")
+        } else if let Some(n) = tc.nodes {
+            format!("level nodes={n}")
+        } else if let Some(r) = me.remaining_ms {
+            let moves = me.moves_to_go.map(|m| format!(" moves={m}")).unwrap_or_default();
+            format!("level time={} inc={}{moves}", fmt_secs(r), fmt_secs(me.increment_ms))
+        } else {
+            "level infinite".to_string()
+        };
+        let pos = if self.moves.is_empty() {
+            format!("pos pos={}", self.start)
+        } else {
+            format!("pos pos={} moves=\"{}\"", self.start, self.moves.join(" "))
+        };
+        let deadline = turn.budget_ms().map(deadline_after);
+        let p = self.ensure_started()?;
+        p.send(&pos)?;
+        p.send(&level)?;
+        p.send("go think")?;
+        let mut score = None;
+        let best = p.recv_until(deadline, |line| {
+            if line.starts_with("info") {
+                if let Some(s) = field(line, "score").and_then(|s| s.parse::<f64>().ok()) {
+                    score = Some((s * 100.0).round() as i32);
+                }
+                None
+            } else if line.starts_with("done") {
+                Some(field(line, "move").unwrap_or_default())
+            } else {
+                None
+            }
+        });
+        match best {
+            Ok(mv) => Ok(Reply { answer: Answer::Text(mv), reported_ms: None, score }),
+            Err(e) => {
+                self.process = None;
+                Err(e)
+            }
+        }
+    }
+
+    fn game_over(&mut self, _result: &GameResult, _me: u32) {
+        self.moves.clear();
+    }
+}
