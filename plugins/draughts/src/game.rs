@@ -79,6 +79,22 @@ pub fn encode<G: Geometry>(mv: &Move) -> u64 {
     G::idx(mv.from as u32) as u64 | (G::idx(mv.to as u32) as u64) << 6 | captured_idx << 12 | (mv.crowns as u64) << 62
 }
 
+/// Decodes a move id made by [`encode`] (which `is_legal` has checked).
+pub fn decode<G: Geometry>(id: u64) -> Move {
+    let mut captured = 0u64;
+    let mut c = (id >> 12) & ((1u64 << 50) - 1);
+    while c != 0 {
+        captured |= 1u64 << G::bit(c.trailing_zeros());
+        c &= c - 1;
+    }
+    Move {
+        from: G::bit((id & 63) as u32) as u8,
+        to: G::bit(((id >> 6) & 63) as u32) as u8,
+        captured,
+        crowns: id >> 62 & 1 == 1,
+    }
+}
+
 impl<G: Geometry> DraughtsGame<G> {
     /// A game from `pos` under `rules` with draw `limits`.
     pub fn new(pos: Position<G>, rules: RuleSet, limits: DrawLimits) -> Self {
@@ -270,8 +286,7 @@ impl<G: Geometry> Game for DraughtsGame<G> {
     }
 
     fn play(&mut self, mv: u64) {
-        let m = self.find(mv).expect("checked by is_legal");
-        self.play_move(m);
+        self.play_move(decode::<G>(mv));
     }
 
     fn move_text(&self, mv: u64, _viewer: Viewer) -> String {
