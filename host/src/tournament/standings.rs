@@ -58,6 +58,8 @@ pub struct Table {
     pub rows: Vec<Row>,
     /// `cross[i][j]`: (points of i against j, games).
     pub cross: Vec<Vec<(f64, u32)>>,
+    /// `pairs[i][j]`: i's wins, losses and draws against j.
+    pub pairs: Vec<Vec<crate::stats::Score>>,
     /// Pentanomial counts from the first entrant's side, by entrant pair (i < j).
     pub pentanomial: BTreeMap<(usize, usize), Pentanomial>,
     /// Games without a result (crashed plugins, interrupted games).
@@ -69,6 +71,7 @@ pub fn table(n: usize, games: &[&GameResultRow], byes: &[f64]) -> Table {
     let mut rows: Vec<Row> =
         (0..n).map(|e| Row { entrant: e, bye_points: byes.get(e).copied().unwrap_or(0.0), ..Row::default() }).collect();
     let mut cross = vec![vec![(0.0, 0u32); n]; n];
+    let mut pair_scores = vec![vec![crate::stats::Score::default(); n]; n];
     let mut matrix = ResultMatrix::new(n);
     let mut unfinished = 0;
     let mut pairs: BTreeMap<u32, Vec<&GameResultRow>> = BTreeMap::new();
@@ -91,6 +94,16 @@ pub fn table(n: usize, games: &[&GameResultRow], byes: &[f64]) -> Table {
                 rows[e].losses += 1;
             } else {
                 rows[e].draws += 1;
+            }
+        }
+        for (x, y, s) in [(a, b, score_a), (b, a, 1.0 - score_a)] {
+            let sc = &mut pair_scores[x][y];
+            if s == 1.0 {
+                sc.wins += 1;
+            } else if s == 0.0 {
+                sc.losses += 1;
+            } else {
+                sc.draws += 1;
             }
         }
         cross[a][b].0 += score_a;
@@ -119,7 +132,7 @@ pub fn table(n: usize, games: &[&GameResultRow], byes: &[f64]) -> Table {
     rows.sort_by(|x, y| {
         y.points().total_cmp(&x.points()).then(y.elo.total_cmp(&x.elo)).then(x.entrant.cmp(&y.entrant))
     });
-    Table { rows, cross, pentanomial, unfinished }
+    Table { rows, cross, pairs: pair_scores, pentanomial, unfinished }
 }
 
 /// The standings text: one table overall and one per variant when several.
@@ -188,12 +201,33 @@ fn render_table(out: &mut String, title: &str, names: &[String], t: &Table) {
         }
         out.push('\n');
     }
-    if !t.pentanomial.is_empty() {
-        let _ = writeln!(out, "Paired games (pentanomial 0, 1/2, 1, 3/2, 2 points for the first):");
-        for ((a, b), p) in &t.pentanomial {
-            let c = p.counts;
-            let _ =
-                writeln!(out, "  {} vs {}: [{}, {}, {}, {}, {}]", names[*a], names[*b], c[0], c[1], c[2], c[3], c[4]);
+    let _ = writeln!(
+        out,
+        "Head to head (W-L-D for the first, likelihood of superiority; pentanomial 0..2 points per pair):"
+    );
+    for a in 0..names.len() {
+        for b in a + 1..names.len() {
+            let s = t.pairs[a][b];
+            if s.games() == 0 {
+                continue;
+            }
+            let penta = match t.pentanomial.get(&(a, b)) {
+                Some(p) => {
+                    let c = p.counts;
+                    format!("  pairs [{}, {}, {}, {}, {}]", c[0], c[1], c[2], c[3], c[4])
+                }
+                None => String::new(),
+            };
+            let _ = writeln!(
+                out,
+                "  {} vs {}: {}-{}-{}  LOS {:.1} %{penta}",
+                names[a],
+                names[b],
+                s.wins,
+                s.losses,
+                s.draws,
+                s.los() * 100.0
+            );
         }
     }
     out.push('\n');

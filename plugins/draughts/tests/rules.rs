@@ -187,3 +187,13 @@ fn move_texts_parse_back_and_ambiguous_captures_carry_their_landing_squares() {
     assert_eq!(g.parse_move("e4").unwrap_err().kind, arbiter_api::ErrorKind::BadNotation);
     assert_eq!(g.parse_move("32-99").unwrap_err().kind, arbiter_api::ErrorKind::BadNotation);
 }
+
+#[test]
+fn no_turkish_strike_a_captured_piece_blocks_until_the_move_ends() {
+    // King 32 between 28 and 37 on one diagonal. Were 28 removed as soon as
+    // it is taken, the king could come back over it and take 37 too (two
+    // pieces, which the majority rule would then impose). It stays until the
+    // end of the move, so every capture takes one piece.
+    let moves = texts(&INTERNATIONAL, "W:WK32:B28,37");
+    assert_eq!(moves, vec!["32x10", "32x14", "32x19", "32x23", "32x41", "32x46", "32x5"]);
+}
