@@ -5,8 +5,10 @@
 //! - [`perft`]: move-tree counting, in the plugin or driven through the ABI.
 //! - [`referee`]: running one game, each player seeing only its own view.
 //! - [`players`]: the built-in players; [`process`]: child processes spoken to by lines.
+//! - [`check`]: the plugin conformance suite.
 //! - [`cli`]: the `arbiter` command line (parse, call the library, print).
 
+pub mod check;
 pub mod cli;
 pub mod clock;
 pub mod perft;

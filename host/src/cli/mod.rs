@@ -2,6 +2,7 @@
 //! subcommand that parses, calls the library and prints. No logic a test would
 //! need lives here.
 
+mod check;
 mod info;
 mod list;
 mod matches;
@@ -50,6 +51,8 @@ pub enum Command {
     },
     /// Count the leaves of the legal-move tree.
     Perft(perft::PerftArgs),
+    /// Run the plugin conformance suite on a plugin file or an installed variant.
+    Check(check::CheckArgs),
     /// Play one game between two players (random by default) and print it.
     Play(play::PlayArgs),
     /// Play a match between two players and record every game.
@@ -100,6 +103,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Info { variant } => info::run(&registry, &variant),
         Command::Perft(args) => perft::run(&registry, &args),
         Command::Play(args) => play::run(&registry, &args),
+        Command::Check(args) => check::run(&registry, &args, &cli.plugin_dirs),
         Command::Match(args) => matches::run(&registry, &args),
         Command::Replay(args) => replay::run(&registry, &args),
         Command::Tournament(args) => tournament::run(&registry, &args, &cli.plugin_dirs),

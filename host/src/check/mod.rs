@@ -1,0 +1,330 @@
+//! `arbiter check`: the executable form of the plugin contract (docs/ABI.md,
+//! plugin-api's `kit` docs). Every variant of a plugin is put through seeded
+//! random games; each check yields one line and a verdict, and the timings of
+//! the hot calls are reported.
+
+pub mod isolated;
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use arbiter_api::host::{Game, MoveBuf, VariantHandle};
+use arbiter_api::schema::BoardGeometry;
+use arbiter_api::{ErrorKind, Outcome, Viewer};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use serde_json::Map;
+
+use crate::clock::TimeControl;
+use crate::perft::{perft, Mode};
+
+/// The outcome of one check.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckResult {
+    /// What was checked.
+    pub name: String,
+    /// `None` if it passed, else what went wrong and where.
+    pub failure: Option<String>,
+}
+
+/// How a run of checks is set up.
+#[derive(Clone, Copy, Debug)]
+pub struct CheckConfig {
+    /// Random games per variant.
+    pub games: u32,
+    /// Seed of the games.
+    pub seed: u64,
+    /// Plies per game when the variant declares no bound.
+    pub ply_cap: u32,
+}
+
+/// Time spent in each hot call, for the report.
+#[derive(Clone, Debug, Default)]
+pub struct CallTimes {
+    /// Call name, calls, total and worst time.
+    pub rows: Vec<(&'static str, u64, Duration, Duration)>,
+}
+
+impl CallTimes {
+    fn time<T>(&mut self, name: &'static str, f: impl FnOnce() -> T) -> T {
+        let t0 = Instant::now();
+        let r = f();
+        let dt = t0.elapsed();
+        match self.rows.iter_mut().find(|r| r.0 == name) {
+            Some(row) => {
+                row.1 += 1;
+                row.2 += dt;
+                row.3 = row.3.max(dt);
+            }
+            None => self.rows.push((name, 1, dt, dt)),
+        }
+        r
+    }
+}
+
+/// Collects results: a failure is kept with the first place it was seen.
+struct Report {
+    results: Vec<CheckResult>,
+}
+
+impl Report {
+    fn check(&mut self, name: &str, ok: Result<(), String>) {
+        match self.results.iter_mut().find(|r| r.name == name) {
+            Some(r) => {
+                if r.failure.is_none() {
+                    r.failure = ok.err();
+                }
+            }
+            None => self.results.push(CheckResult { name: name.to_string(), failure: ok.err() }),
+        }
+    }
+}
+
+fn err(e: arbiter_api::Error) -> String {
+    if e.kind == ErrorKind::Panic {
+        format!("panicked: {}", e.message)
+    } else {
+        e.message
+    }
+}
+
+/// Runs every check on `variant`.
+pub fn check_variant(variant: &VariantHandle, cfg: &CheckConfig) -> (Vec<CheckResult>, CallTimes) {
+    let mut report = Report { results: Vec::new() };
+    let mut times = CallTimes::default();
+
+    report.check("info card is complete", info_problems(variant));
+    let start = match variant.new_game(&Map::new()) {
+        Ok(g) => g,
+        Err(e) => {
+            report.check("a new game starts with default options", Err(err(e)));
+            return (report.results, times);
+        }
+    };
+    report.check("a new game starts with default options", Ok(()));
+    report.check(
+        "the start position text round-trips",
+        variant.from_position(&start.position_text(), &Map::new()).map_err(err).and_then(|g| {
+            if g.position_text() == start.position_text() {
+                Ok(())
+            } else {
+                Err(format!("'{}' reads back as '{}'", start.position_text(), g.position_text()))
+            }
+        }),
+    );
+    let mut first_run = Vec::new();
+    for game_no in 0..cfg.games {
+        let moves = play_checked(variant, &start, cfg, cfg.seed.wrapping_add(game_no as u64), &mut report, &mut times);
+        if game_no == 0 {
+            first_run = moves;
+        }
+    }
+    // Determinism: the same seed replays the same game.
+    let mut scratch = Report { results: Vec::new() };
+    let again = play_checked(variant, &start, cfg, cfg.seed, &mut scratch, &mut CallTimes::default());
+    report.check(
+        "the same seed gives the same game",
+        if again == first_run {
+            Ok(())
+        } else {
+            Err(format!("two games with seed {} differ after {} plies", cfg.seed, first_diff(&again, &first_run)))
+        },
+    );
+    // Generic perft equals in-plugin perft.
+    let depth = 3;
+    let generic_perft = match (perft(&start, depth, Mode::InPlugin), perft(&start, depth, Mode::Generic)) {
+        (Ok(a), Ok(b)) if a == b => Ok(()),
+        (Ok(a), Ok(b)) => Err(format!("depth {depth}: in-plugin {a}, generic {b}")),
+        (Err(e), _) | (_, Err(e)) => Err(err(e)),
+    };
+    report.check("generic perft equals in-plugin perft", generic_perft);
+    (report.results, times)
+}
+
+fn first_diff(a: &[u64], b: &[u64]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}
+
+fn info_problems(variant: &VariantHandle) -> Result<(), String> {
+    let info = variant.info();
+    if info.id.is_empty() || info.id != info.id.to_lowercase() || info.id.contains(char::is_whitespace) {
+        return Err(format!("id '{}' must be short, lowercase, without spaces", info.id));
+    }
+    if info.name.is_empty() || info.players.is_empty() || info.notation.is_empty() || info.start_position.is_empty() {
+        return Err("name, players, notation and start_position must all be given".into());
+    }
+    match &info.board {
+        BoardGeometry::Grid { width, height, files, ranks, .. } => {
+            if *width == 0 || *height == 0 {
+                return Err("grid board with no squares".into());
+            }
+            if (!files.is_empty() && files.len() != *width as usize)
+                || (!ranks.is_empty() && ranks.len() != *height as usize)
+            {
+                return Err(format!("grid {width}x{height} has {} file and {} rank names", files.len(), ranks.len()));
+            }
+        }
+        BoardGeometry::Graph { points, edges } => {
+            if let Some(e) = edges.iter().find(|e| e.a as usize >= points.len() || e.b as usize >= points.len()) {
+                return Err(format!("edge {}-{} names a point beyond the {} points", e.a, e.b, points.len()));
+            }
+        }
+    }
+    for o in &info.options {
+        let ok = match o.kind.as_str() {
+            "bool" => o.default.is_boolean(),
+            "int" => o.default.is_i64() || o.default.is_u64(),
+            "choice" => o.default.as_str().is_some_and(|d| o.choices.iter().any(|c| c == d)),
+            "string" => o.default.is_string(),
+            other => return Err(format!("option '{}' has unknown kind '{other}'", o.name)),
+        };
+        if !ok {
+            return Err(format!("option '{}' default {} is not a valid {}", o.name, o.default, o.kind));
+        }
+    }
+    TimeControl::parse(&info.default_time_control).map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// Plays one seeded random game, checking the contract at every position;
+/// returns the moves played.
+fn play_checked(
+    variant: &VariantHandle,
+    start: &Game,
+    cfg: &CheckConfig,
+    seed: u64,
+    report: &mut Report,
+    times: &mut CallTimes,
+) -> Vec<u64> {
+    let info = variant.info();
+    let players = info.players.len() as u32;
+    let hidden = info.capabilities.hidden_information;
+    let cap = info.max_plies.unwrap_or(cfg.ply_cap);
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut game = start.clone();
+    let mut played = Vec::new();
+    let mut buf = MoveBuf::new();
+    loop {
+        let status = times.time("status", || game.status());
+        if let Err(e) = times.time("legal_moves", || game.legal_moves(&mut buf)) {
+            report.check("no call panics", Err(err(e)));
+            return played;
+        }
+        let ongoing = status.is_ongoing();
+        let here = game.position_text();
+        report.check(
+            "legal moves are non-empty exactly while the game is ongoing",
+            if ongoing == !buf.is_empty() {
+                Ok(())
+            } else {
+                Err(format!("{} legal moves with status {:?} in '{here}'", buf.len(), status.outcome))
+            },
+        );
+        report.check(
+            "finished games have a consistent status",
+            match status.outcome {
+                Outcome::Win(p) if p >= players => Err(format!("winner {p} of {players} players in '{here}'")),
+                Outcome::Win(_) | Outcome::Draw if status.reason.is_empty() => {
+                    Err(format!("no reason given for the end in '{here}'"))
+                }
+                Outcome::Faulted => Err(format!("the state faulted in '{here}'")),
+                _ => Ok(()),
+            },
+        );
+        report.check(
+            "position text round-trips",
+            variant.from_position(&here, &Map::new()).map_err(err).and_then(|g| {
+                if g.position_text() == here {
+                    Ok(())
+                } else {
+                    Err(format!("'{here}' reads back as '{}'", g.position_text()))
+                }
+            }),
+        );
+        let mut viewers: Vec<Viewer> = (0..players).map(Viewer::Player).collect();
+        viewers.extend([Viewer::Spectator, Viewer::Referee]);
+        for v in &viewers {
+            if let Err(e) = times.time("observe", || game.observe(*v)) {
+                report.check("observations follow the schema", Err(format!("{v} in '{here}': {}", err(e))));
+            }
+        }
+        report.check("observations follow the schema", Ok(()));
+        if !ongoing {
+            break;
+        }
+        let mover = game.to_move();
+        let mut texts = HashSet::new();
+        for &mv in buf.iter() {
+            let text = match times.time("move_text", || game.move_text(mv, Viewer::Player(mover))) {
+                Ok(t) => t,
+                Err(e) => {
+                    report.check(
+                        "move texts are unique and parse back",
+                        Err(format!("move {mv:#x} in '{here}': {}", err(e))),
+                    );
+                    continue;
+                }
+            };
+            let back = game.parse_move(&text);
+            let problem = if !texts.insert(text.clone()) {
+                Some(format!("two moves read '{text}' in '{here}'"))
+            } else if back.as_ref().ok() != Some(&mv) {
+                Some(format!("'{text}' parses as {back:?}, not move {mv:#x}, in '{here}'"))
+            } else {
+                None
+            };
+            report.check("move texts are unique and parse back", problem.map_or(Ok(()), Err));
+        }
+        // Junk is refused and changes nothing.
+        let junk = (0..8).map(|_| rng.random::<u64>()).find(|j| !buf.contains(j)).unwrap_or(u64::MAX);
+        let mut probe = game.clone();
+        let refused = match probe.apply(junk) {
+            Err(e) if e.kind == ErrorKind::IllegalMove => probe.position_text() == here,
+            _ => false,
+        };
+        let junk_text = probe.parse_move("@@ not a move @@").is_err();
+        report.check(
+            "junk move ids and texts are refused",
+            if refused && junk_text { Ok(()) } else { Err(format!("junk id {junk:#x} or text accepted in '{here}'")) },
+        );
+        // Hidden information: a sampled world agrees with the viewer's view.
+        if hidden {
+            let seen = game.observe_json(Viewer::Player(mover));
+            let world = times.time("sample_world", || game.sample_world(Viewer::Player(mover), rng.random()));
+            let agrees = match (seen, world.and_then(|w| w.observe_json(Viewer::Player(mover)))) {
+                (Ok(a), Ok(b)) if a == b => Ok(()),
+                (Ok(_), Ok(_)) => Err(format!("a world sampled for player {mover} looks different to it in '{here}'")),
+                (Err(e), _) | (_, Err(e)) => Err(err(e)),
+            };
+            report.check("sampled worlds agree with the viewer's observation", agrees);
+        }
+        let mv = buf[rng.random_range(0..buf.len())];
+        // Clones are independent.
+        let copy = game.clone();
+        if let Err(e) = times.time("apply", || game.apply(mv)) {
+            report.check("every legal move applies", Err(format!("move {mv:#x} in '{here}': {}", err(e))));
+            return played;
+        }
+        report.check("every legal move applies", Ok(()));
+        report.check(
+            "clones are independent",
+            if copy.position_text() == here {
+                Ok(())
+            } else {
+                Err(format!("a clone changed when the original played in '{here}'"))
+            },
+        );
+        played.push(mv);
+        if played.len() as u32 > cap {
+            let declared = info.max_plies.is_some();
+            report.check(
+                "games end within the declared maximum length",
+                if declared { Err(format!("still going after {cap} plies")) } else { Ok(()) },
+            );
+            return played;
+        }
+    }
+    report.check("games end within the declared maximum length", Ok(()));
+    report.check("no call panics", Ok(()));
+    played
+}

@@ -1,0 +1,108 @@
+//! `arbiter check PLUGIN.so`: the conformance suite, one line per check and
+//! a verdict; also accepts an installed variant id.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{bail, Result};
+use arbiter_api::host::{Plugin, VariantHandle};
+use clap::Args;
+
+use crate::check::isolated::check_in_child;
+use crate::check::{check_variant, CheckConfig};
+use crate::plugin::Registry;
+
+/// Arguments of `arbiter check`.
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// A plugin file, or the id of an installed variant.
+    target: String,
+    /// Random games per variant.
+    #[arg(long, default_value_t = 20)]
+    games: u32,
+    /// Seed of the games.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Seconds one variant's checks may take before its calls count as hung.
+    #[arg(long, default_value_t = 120)]
+    timeout: u64,
+    /// Check only this variant, in this process (what each isolated child runs).
+    #[arg(long, hide = true)]
+    only: Option<String>,
+}
+
+pub(super) fn run(registry: &Registry, args: &CheckArgs, plugin_dirs: &[PathBuf]) -> Result<()> {
+    let quiet = args.only.is_some();
+    let variants: Vec<VariantHandle> = if Path::new(&args.target).is_file() {
+        let plugin = match Plugin::load(Path::new(&args.target)) {
+            Ok(p) => p,
+            Err(e) => {
+                println!("FAIL  loads as an arbiter plugin: {e}");
+                bail!("1 check failed");
+            }
+        };
+        let meta = plugin.meta();
+        if !quiet {
+            println!(
+                "PASS  loads as an arbiter plugin: {} {} (arbiter-api {})",
+                meta.name, meta.version, meta.api_version
+            );
+        }
+        match plugin.variants() {
+            Ok(v) => v,
+            Err(e) => {
+                println!("FAIL  lists its variants: {e}");
+                bail!("1 check failed");
+            }
+        }
+    } else {
+        vec![registry.get(&args.target)?.clone()]
+    };
+    let cfg = CheckConfig { games: args.games, seed: args.seed, ply_cap: 1000 };
+    let (mut passed, mut failed) = (0, 0);
+    if args.only.is_none() {
+        // Each variant in a child process: an abort or a hang fails a check.
+        for v in &variants {
+            let id = &v.info().id;
+            println!("variant {id}:");
+            let child =
+                check_in_child(plugin_dirs, &args.target, id, args.games, args.seed, Duration::from_secs(args.timeout));
+            for line in child.output.lines() {
+                passed += line.starts_with("  PASS") as u32;
+                failed += line.starts_with("  FAIL") as u32;
+                println!("{line}");
+            }
+            if let Some(why) = child.failure {
+                failed += 1;
+                println!("  FAIL  no call aborts or hangs: {why}");
+            }
+        }
+        println!("Verdict: {passed} checks passed, {failed} failed");
+        if failed > 0 {
+            bail!("{failed} check(s) failed");
+        }
+        return Ok(());
+    }
+    for v in variants.iter().filter(|v| Some(&v.info().id) == args.only.as_ref()) {
+        let (results, times) = check_variant(v, &cfg);
+        for r in &results {
+            match &r.failure {
+                None => println!("  PASS  {}", r.name),
+                Some(why) => println!("  FAIL  {}: {why}", r.name),
+            }
+        }
+        let timing: Vec<String> = times
+            .rows
+            .iter()
+            .map(|(name, calls, total, worst)| {
+                format!(
+                    "{name} {calls} calls, mean {:.2} us, max {:.0} us",
+                    total.as_secs_f64() * 1e6 / *calls as f64,
+                    worst.as_secs_f64() * 1e6
+                )
+            })
+            .collect();
+        println!("  time: {}", timing.join("; "));
+    }
+    Ok(())
+}
