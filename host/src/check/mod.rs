@@ -234,10 +234,15 @@ fn play_checked(
         report.check(
             "position text round-trips",
             variant.from_position(&here, &Map::new()).map_err(err).and_then(|g| {
-                if g.position_text() == here {
-                    Ok(())
-                } else {
+                let (mut again, mut now) = (MoveBuf::new(), MoveBuf::new());
+                let _ = g.legal_moves(&mut again);
+                let _ = game.legal_moves(&mut now);
+                if g.position_text() != here {
                     Err(format!("'{here}' reads back as '{}'", g.position_text()))
+                } else if g.to_move() != game.to_move() || *again != *now || g.status().outcome != status.outcome {
+                    Err(format!("the game read back from '{here}' differs (player to move, legal moves or status)"))
+                } else {
+                    Ok(())
                 }
             }),
         );
@@ -289,9 +294,9 @@ fn play_checked(
         );
         // Hidden information: a sampled world agrees with the viewer's view.
         if hidden {
-            let seen = game.observe_json(Viewer::Player(mover));
+            let seen = game.observe(Viewer::Player(mover));
             let world = times.time("sample_world", || game.sample_world(Viewer::Player(mover), rng.random()));
-            let agrees = match (seen, world.and_then(|w| w.observe_json(Viewer::Player(mover)))) {
+            let agrees = match (seen, world.and_then(|w| w.observe(Viewer::Player(mover)))) {
                 (Ok(a), Ok(b)) if a == b => Ok(()),
                 (Ok(_), Ok(_)) => Err(format!("a world sampled for player {mover} looks different to it in '{here}'")),
                 (Err(e), _) | (_, Err(e)) => Err(err(e)),

@@ -1,0 +1,66 @@
+//! `arbiter check`: every shipped plugin passes the conformance suite, and
+//! each deliberately broken fixture variant fails the check for its fault.
+
+use arbiter_e2e::{arbiter, fixture_plugin, profile_dir};
+
+#[test]
+fn every_shipped_plugin_passes() {
+    for so in ["libarbiter_chess.so", "libarbiter_draughts.so"] {
+        let path = profile_dir().join(so);
+        let run = arbiter(&["check", path.to_str().unwrap(), "--games", "5"]);
+        assert!(run.ok, "{so}:\n{}{}", run.stdout, run.stderr);
+        assert!(run.stdout.contains(", 0 failed"), "{}", run.stdout);
+        assert!(!run.stdout.contains("FAIL"), "{}", run.stdout);
+    }
+}
+
+#[test]
+fn each_broken_fixture_fails_the_check_for_its_fault() {
+    let so = fixture_plugin("fixture", None);
+    let run = arbiter(&["check", so.to_str().unwrap(), "--games", "3", "--timeout", "3"]);
+    assert!(!run.ok);
+    // The report, variant by variant.
+    let mut sections = std::collections::HashMap::new();
+    let mut current = String::new();
+    for line in run.stdout.lines() {
+        if let Some(v) = line.strip_prefix("variant ") {
+            current = v.trim_end_matches(':').to_string();
+        } else if line.contains("FAIL") {
+            sections.entry(current.clone()).or_insert_with(Vec::new).push(line.trim().to_string());
+        }
+    }
+    for (variant, check) in [
+        ("fixture-panic", "no call panics"),
+        ("fixture-abort", "no call aborts or hangs: the process was killed"),
+        ("fixture-hang", "no call aborts or hangs: no call returns"),
+        ("broken-moves-after-end", "legal moves are non-empty exactly while the game is ongoing"),
+        ("broken-duplicate-text", "move texts are unique and parse back"),
+        ("broken-round-trip", "position text round-trips"),
+        ("broken-accepts-junk", "junk move ids and texts are refused"),
+        ("broken-shared-clone", "clones are independent"),
+        ("broken-nondeterministic", "the same seed gives the same game"),
+        ("broken-perft", "generic perft equals in-plugin perft"),
+        ("broken-too-long", "games end within the declared maximum length"),
+        ("broken-info", "info card is complete"),
+        ("broken-sample-world", "sampled worlds agree with the viewer's observation"),
+    ] {
+        let fails = sections.get(variant).cloned().unwrap_or_default();
+        assert!(fails.iter().any(|l| l.contains(check)), "{variant} should fail '{check}', got {fails:?}");
+    }
+    for good in ["fixture-race", "fixture-secret"] {
+        assert!(!sections.contains_key(good), "{good}: {:?}", sections.get(good));
+    }
+    let last = run.stdout.lines().last().unwrap();
+    assert!(last.starts_with("Verdict: ") && !last.ends_with(" 0 failed"), "{last}");
+    assert_eq!(run.stderr.trim().lines().last().unwrap().starts_with("error: "), true);
+}
+
+#[test]
+fn a_file_that_is_not_a_plugin_fails_the_first_check() {
+    let dir = arbiter_e2e::temp_dir("check-text");
+    let f = dir.join("libnot.so");
+    std::fs::write(&f, "text").unwrap();
+    let run = arbiter(&["check", f.to_str().unwrap()]);
+    assert!(!run.ok);
+    assert!(run.stdout.starts_with("FAIL  loads as an arbiter plugin: "), "{}", run.stdout);
+}
