@@ -4,6 +4,7 @@
 //! - [`plugin`]: finding, loading and indexing plugins and their variants.
 //! - [`perft`]: move-tree counting, in the plugin or driven through the ABI.
 //! - [`referee`]: running one game, each player seeing only its own view.
+//! - [`scaffold`]: new variant crates for authors.
 //! - [`players`]: the built-in players; [`process`]: child processes spoken to by lines.
 //! - [`check`]: the plugin conformance suite.
 //! - [`cli`]: the `arbiter` command line (parse, call the library, print).
@@ -17,6 +18,7 @@ pub mod plugin;
 pub mod process;
 pub mod record;
 pub mod referee;
+pub mod scaffold;
 pub mod stats;
 pub mod tournament;
 

@@ -6,6 +6,7 @@ mod check;
 mod info;
 mod list;
 mod matches;
+mod new_variant;
 mod perft;
 mod play;
 mod replay;
@@ -53,6 +54,8 @@ pub enum Command {
     Perft(perft::PerftArgs),
     /// Run the plugin conformance suite on a plugin file or an installed variant.
     Check(check::CheckArgs),
+    /// Create a new variant plugin crate (a complete tic-tac-toe to start from).
+    NewVariant(new_variant::NewVariantArgs),
     /// Play one game between two players (random by default) and print it.
     Play(play::PlayArgs),
     /// Play a match between two players and record every game.
@@ -94,6 +97,9 @@ impl OptionArgs {
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Result<()> {
+    if let Command::NewVariant(args) = &cli.command {
+        return new_variant::run(args);
+    }
     let registry = Registry::load(&SearchPath::resolve(&cli.plugin_dirs));
     for warning in registry.warnings() {
         eprintln!("warning: {warning}");
@@ -104,6 +110,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Perft(args) => perft::run(&registry, &args),
         Command::Play(args) => play::run(&registry, &args),
         Command::Check(args) => check::run(&registry, &args, &cli.plugin_dirs),
+        Command::NewVariant(args) => new_variant::run(&args),
         Command::Match(args) => matches::run(&registry, &args),
         Command::Replay(args) => replay::run(&registry, &args),
         Command::Tournament(args) => tournament::run(&registry, &args, &cli.plugin_dirs),

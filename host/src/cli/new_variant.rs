@@ -1,0 +1,29 @@
+//! `arbiter new-variant NAME`: a new plugin crate to start from.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::Args;
+
+use crate::scaffold;
+
+/// Arguments of `arbiter new-variant`.
+#[derive(Args, Debug)]
+pub struct NewVariantArgs {
+    /// The variant id (lowercase letters, digits, '-').
+    name: String,
+    /// Where to create the crate (a directory NAME is made inside it).
+    #[arg(long, default_value = ".")]
+    dir: PathBuf,
+}
+
+pub(super) fn run(args: &NewVariantArgs) -> Result<()> {
+    let root = scaffold::new_variant(&args.name, &args.dir)?;
+    println!("Created {} (a tic-tac-toe to start from). Next:", root.display());
+    println!("  cd {} && cargo test && cargo build --release", root.display());
+    println!(
+        "  ARBITER_PLUGIN_PATH=$PWD/target/release arbiter check target/release/libarbiter_{}.so",
+        args.name.replace('-', "_")
+    );
+    Ok(())
+}
