@@ -8,6 +8,8 @@
 //! - [`abi`]: the `StableAbi` types that cross the boundary; only this crate
 //!   names abi_stable.
 
+#![warn(missing_docs)]
+
 pub mod abi;
 pub mod host;
 pub mod kit;
