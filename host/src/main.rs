@@ -7,6 +7,14 @@ use clap::Parser;
 use tracing_subscriber::EnvFilter;
 
 fn main() {
+    // Exit quietly when stdout is a closed pipe (`arbiter play chess | head`)
+    // instead of failing on every later print.
+    #[cfg(unix)]
+    // SAFETY: restoring the default disposition of a signal is async-signal-safe
+    // and happens before any other thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = arbiter::cli::Cli::parse();
     let default_level = match cli.verbose {
         0 => "warn",

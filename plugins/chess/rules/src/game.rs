@@ -123,6 +123,26 @@ impl ChessGame {
         self.board.play_unchecked(mv);
     }
 
+    /// Plays a pass: the side to move loses its turn (Bluff chess). It
+    /// counts as a ply for the clocks and repetition and forfeits any en
+    /// passant right. Refused (returns false) when the side to move is in check.
+    pub fn play_pass(&mut self) -> bool {
+        match self.board.null_move() {
+            Some(next) => {
+                self.history.push(repetition_key(&self.board));
+                self.halfmove_clock = self.halfmove_clock.saturating_add(1);
+                self.board = next;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Plies since the last capture or pawn move.
+    pub fn halfmove_clock(&self) -> u16 {
+        self.halfmove_clock
+    }
+
     /// How many times the current position has stood, this time included.
     pub fn repetitions(&self) -> usize {
         let key = repetition_key(&self.board);
