@@ -220,3 +220,49 @@ fn replay_reports_the_first_illegal_move_with_game_and_ply() {
         format!("error: {}: game 2, ply 3: move 'Ke3': 'Ke3' is not a legal move for white in rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2", bad.display())
     );
 }
+
+#[test]
+fn a_bluff_chess_record_replays_and_a_player_export_hides_the_opponents_decisions() {
+    let dir = temp_dir("bluff");
+    let (pgn, as_white) = (dir.join("referee.pgn"), dir.join("white.pgn"));
+    let run = arbiter(&[
+        "match",
+        "bluffchess",
+        "--p1",
+        "random",
+        "--p2",
+        "mcts:iterations=30",
+        "--games",
+        "2",
+        "--tc",
+        "inf",
+        "--no-db",
+        "--pgn",
+        pgn.to_str().unwrap(),
+    ]);
+    assert!(run.ok, "{}", run.stderr);
+    let text = std::fs::read_to_string(&pgn).unwrap();
+    assert!(text.contains(" d-") || text.contains(" d"), "decisions are plies of their own: {text}");
+    let replay = arbiter(&["replay", pgn.to_str().unwrap()]);
+    assert!(replay.ok, "{}", replay.stderr);
+    let run = arbiter(&[
+        "match",
+        "bluffchess",
+        "--p1",
+        "random",
+        "--p2",
+        "random:seed=3",
+        "--games",
+        "1",
+        "--tc",
+        "inf",
+        "--no-db",
+        "--pgn",
+        as_white.to_str().unwrap(),
+        "--as",
+        "0",
+    ]);
+    assert!(run.ok, "{}", run.stderr);
+    let export = std::fs::read_to_string(&as_white).unwrap();
+    assert!(export.contains("[Viewer \"player 0\"]") && !export.contains("[FEN"), "{export}");
+}

@@ -36,8 +36,26 @@ pub struct BluffGame {
     hidden: Option<usize>,
     /// An alter-ego capture ended the game.
     ended: Option<Status>,
-    /// The death test counts pseudo-legal captures too.
-    pseudo_legal_death: bool,
+    /// The rule options (RULES.md §1.4).
+    options: Options,
+}
+
+/// The options for the open points of RULES.md §1.4; the defaults are its
+/// recommended resolutions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// B1: a death move needs only a pseudo-legal capture of the moved piece.
+    pub pseudo_legal_death: bool,
+    /// B5: the rook, not the king, is the turn piece when castling.
+    pub castling_rook: bool,
+    /// B6: the king may receive a transferred alter ego.
+    pub transfer_to_king: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { pseudo_legal_death: false, castling_rook: false, transfer_to_king: true }
+    }
 }
 
 fn side(c: Color) -> usize {
@@ -50,7 +68,7 @@ fn sq_text(s: Option<Square>) -> String {
 
 impl BluffGame {
     /// Parses the position notation (a plain FEN is accepted too).
-    pub fn parse(text: &str, pseudo_legal_death: bool) -> Result<BluffGame, Error> {
+    pub fn parse(text: &str, options: Options) -> Result<BluffGame, Error> {
         let (fen, extra) = match text.split_once('|') {
             Some((f, e)) => (f.trim(), e.trim()),
             None => (text.trim(), "A:-,- M:-,- L:-,- D:- H:- X:-"),
@@ -72,7 +90,7 @@ impl BluffGame {
             deciding: None,
             hidden: None,
             ended: None,
-            pseudo_legal_death,
+            options,
         };
         let mut seen = [false; 6];
         for field in extra.split_whitespace() {
@@ -169,7 +187,7 @@ impl BluffGame {
         if board.piece_on(target) == Some(Piece::King) {
             return false;
         }
-        if self.pseudo_legal_death {
+        if self.options.pseudo_legal_death {
             let them = board.side_to_move();
             let occ = board.occupied();
             return board.colors(them).into_iter().any(|from| {
@@ -239,7 +257,14 @@ impl BluffGame {
         if let Some(t) = self.deciding {
             let mover = !board.side_to_move();
             let mut out = vec![STAY];
-            out.extend(board.colors(mover).into_iter().filter(|&s| s != t).map(|s| TRANSFER | s as u64));
+            let kings = board.pieces(Piece::King);
+            out.extend(
+                board
+                    .colors(mover)
+                    .into_iter()
+                    .filter(|&s| s != t && (self.options.transfer_to_king || !kings.has(s)))
+                    .map(|s| TRANSFER | s as u64),
+            );
             return out;
         }
         match self.must_move[side(board.side_to_move())] {
@@ -260,7 +285,14 @@ impl BluffGame {
         let me = side(board.side_to_move());
         let captured = Self::captured_square(&board, mv);
         let t = if san::is_castle(&board, mv) {
-            Square::new(if mv.to.file() > mv.from.file() { File::G } else { File::C }, mv.from.rank())
+            let short = mv.to.file() > mv.from.file();
+            let file = match (short, self.options.castling_rook) {
+                (true, false) => File::G,
+                (false, false) => File::C,
+                (true, true) => File::F,
+                (false, true) => File::D,
+            };
+            Square::new(file, mv.from.rank())
         } else {
             mv.to
         };

@@ -6,7 +6,13 @@
 //! from the chess-rules crate; this crate adds only the alter ego.
 //!
 //! Perft convention: "split" — a death move and its decision are two actions
-//! of the same player. Automatic draws are ignored by in-plugin perft.
+//! of the same player.
+//!
+//! Records: each action is a ply of its own in the move text: SAN moves,
+//! `pass` for a lost turn, and the decision after a death move as `d-` (stay)
+//! or `d` and the square of the transfer piece (`dg8`). The referee's record
+//! replays through the plugin (`arbiter replay`); an export for one player
+//! (`--as`) shows the opponent's decisions as `d?`.
 
 pub mod game;
 
@@ -45,15 +51,34 @@ impl Variant for BluffChess {
                                 the referee's full state)"
                 .into(),
             start_position: game::START.into(),
-            options: vec![OptionSpec {
-                name: "death_test".into(),
-                kind: "choice".into(),
-                default: "legal".into(),
-                choices: vec!["legal".into(), "pseudo-legal".into()],
-                description: "Whether a death move needs a legal capture of the moved piece (FIDE legality, the \
-                              recommended reading of B1) or any pseudo-legal one."
-                    .into(),
-            }],
+            options: vec![
+                OptionSpec {
+                    name: "death_test".into(),
+                    kind: "choice".into(),
+                    default: "legal".into(),
+                    choices: vec!["legal".into(), "pseudo-legal".into()],
+                    description: "B1: whether a death move needs a legal capture of the moved piece (FIDE legality) \
+                                  or any pseudo-legal one."
+                        .into(),
+                },
+                OptionSpec {
+                    name: "castling_piece".into(),
+                    kind: "choice".into(),
+                    default: "king".into(),
+                    choices: vec!["king".into(), "rook".into()],
+                    description: "B5: which piece takes the alter ego when castling (the king: castling is then \
+                                  never a death move)."
+                        .into(),
+                },
+                OptionSpec {
+                    name: "transfer_to_king".into(),
+                    kind: "bool".into(),
+                    default: true.into(),
+                    choices: Vec::new(),
+                    description:
+                        "B6: whether the king may receive a transferred alter ego (attacked pieces always may).".into(),
+                },
+            ],
             capabilities: Capabilities { hidden_information: true, evaluate: true, sample_world: true },
             default_time_control: "300+3".into(),
             max_plies: None,
@@ -66,8 +91,13 @@ impl Variant for BluffChess {
     }
 
     fn from_position(&self, text: &str, options: &Map<String, Value>) -> Result<BluffGame, Error> {
-        let pseudo = options.get("death_test").and_then(Value::as_str) == Some("pseudo-legal");
-        BluffGame::parse(text, pseudo)
+        let get = |k: &str| options.get(k).and_then(Value::as_str);
+        let opts = game::Options {
+            pseudo_legal_death: get("death_test") == Some("pseudo-legal"),
+            castling_rook: get("castling_piece") == Some("rook"),
+            transfer_to_king: options.get("transfer_to_king").and_then(Value::as_bool).unwrap_or(true),
+        };
+        BluffGame::parse(text, opts)
     }
 }
 

@@ -198,3 +198,21 @@ fn the_plugin_agrees_with_the_reference_implementation_on_random_games() {
     }
     assert!(steps > 3000, "only {steps} steps compared");
 }
+
+#[test]
+fn the_ambiguity_options_change_what_they_name() {
+    let opts = |k: &str, v: serde_json::Value| serde_json::json!({ k: v }).as_object().unwrap().clone();
+    let mut g = BluffChess.new_game(&opts("transfer_to_king", false.into())).unwrap();
+    play(&mut g, "e4 d5");
+    let t = texts(&g);
+    assert!(!t.contains(&"de8".to_string()) && t.len() == 15, "{t:?}");
+    // Death test: the knight on e5 is pinned by the rook on e1, so Nxd3 is
+    // not legal; only the pseudo-legal reading makes d2-d3 a death move.
+    let fen = "4k3/8/8/4n3/8/8/3P4/4R1K1 w - - 0 1";
+    let mut legal = BluffChess.from_position(fen, &Map::new()).unwrap();
+    let mut pseudo = BluffChess.from_position(fen, &opts("death_test", "pseudo-legal".into())).unwrap();
+    play(&mut legal, "d3");
+    play(&mut pseudo, "d3");
+    assert_eq!(legal.to_move(), 1, "no decision: Black moves");
+    assert_eq!(pseudo.to_move(), 0, "White decides first");
+}
