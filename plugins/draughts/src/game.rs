@@ -321,19 +321,12 @@ impl<G: Geometry> Game for DraughtsGame<G> {
         }
         // The Hub form: origin, destination, then the captured squares.
         let (hub_from, hub_to) = (squares[0], squares[1]);
-        let captured: Vec<u32> = squares[2..].to_vec();
-        let hub = moves.iter().map(|(m, _)| m).find(|m| {
-            let mut caps: Vec<u32> = Vec::new();
-            let mut c = m.captured;
-            while c != 0 {
-                caps.push(sq(c.trailing_zeros() as u8));
-                c &= c - 1;
-            }
-            caps.sort_unstable();
-            let mut want = captured.clone();
-            want.sort_unstable();
-            sq(m.from) == hub_from && sq(m.to) == hub_to && caps == want
-        });
+        let mut captured: Vec<u32> = squares[2..].to_vec();
+        captured.sort_unstable();
+        let hub = moves
+            .iter()
+            .map(|(m, _)| m)
+            .find(|m| sq(m.from) == hub_from && sq(m.to) == hub_to && pdn::captured_squares::<G>(m) == captured);
         hub.map(encode::<G>).ok_or_else(illegal)
     }
 

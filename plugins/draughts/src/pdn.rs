@@ -122,6 +122,18 @@ pub fn move_text<G: Geometry>(mv: &Move, path: &[u8], ambiguous: bool) -> String
     s
 }
 
+/// The captured squares of a move (1-based), in increasing order.
+pub fn captured_squares<G: Geometry>(mv: &Move) -> Vec<u32> {
+    let mut caps = Vec::new();
+    let mut c = mv.captured;
+    while c != 0 {
+        caps.push(square::<G>(c.trailing_zeros() as u8));
+        c &= c - 1;
+    }
+    caps.sort_unstable();
+    caps
+}
+
 /// The move as the Hub protocol writes it: `32-28`, or `28x19x23`: origin,
 /// destination, then every captured square in increasing order.
 pub fn hub_text<G: Geometry>(mv: &Move) -> String {
@@ -129,14 +141,7 @@ pub fn hub_text<G: Geometry>(mv: &Move) -> String {
         return format!("{}-{}", square::<G>(mv.from), square::<G>(mv.to));
     }
     let mut s = format!("{}x{}", square::<G>(mv.from), square::<G>(mv.to));
-    let mut caps: Vec<u32> = Vec::new();
-    let mut c = mv.captured;
-    while c != 0 {
-        caps.push(square::<G>(c.trailing_zeros() as u8));
-        c &= c - 1;
-    }
-    caps.sort_unstable();
-    for n in caps {
+    for n in captured_squares::<G>(mv) {
         s.push_str(&format!("x{n}"));
     }
     s

@@ -206,7 +206,13 @@ impl<G: Geometry> Position<G> {
                 out.push(Move { from, to: to as u8, captured: 0, crowns: promo & (1u64 << to) != 0 });
             }
         }
-        let mut kings = own & self.kings;
+        self.king_slides(rules, empty, |from, to| out.push(Move { from, to, captured: 0, crowns: false }));
+    }
+
+    /// Calls `f(from, to)` for every quiet king move (flying or one step).
+    #[inline(always)]
+    fn king_slides(&self, rules: &RuleSet, empty: u64, mut f: impl FnMut(u8, u8)) {
+        let mut kings = self.pieces(self.side) & self.kings;
         while kings != 0 {
             let from = kings.trailing_zeros() as i32;
             kings &= kings - 1;
@@ -216,7 +222,7 @@ impl<G: Geometry> Position<G> {
                     if empty & (1u64 << next) == 0 {
                         break;
                     }
-                    out.push(Move { from: from as u8, to: next as u8, captured: 0, crowns: false });
+                    f(from as u8, next as u8);
                     if !rules.flying_kings {
                         break;
                     }
@@ -240,24 +246,7 @@ impl<G: Geometry> Position<G> {
         for d in Self::forward(self.side) {
             n += (shift::<G>(men, d) & empty).count_ones() as usize;
         }
-        let mut kings = own & self.kings;
-        while kings != 0 {
-            let from = kings.trailing_zeros() as i32;
-            kings &= kings - 1;
-            for d in directions::<G>() {
-                let mut at = from;
-                while let Some(next) = step::<G>(at, d) {
-                    if empty & (1u64 << next) == 0 {
-                        break;
-                    }
-                    n += 1;
-                    if !rules.flying_kings {
-                        break;
-                    }
-                    at = next;
-                }
-            }
-        }
+        self.king_slides(rules, empty, |_, _| n += 1);
         n
     }
 

@@ -19,13 +19,7 @@ fn ours<G: Geometry>(game: &arbiter_draughts::game::DraughtsGame<G>) -> Vec<Stri
         .into_iter()
         .map(|(m, _)| {
             let sq = |b: u8| arbiter_draughts::pdn::square::<G>(b);
-            let mut caps: Vec<u32> = Vec::new();
-            let mut c = m.captured;
-            while c != 0 {
-                caps.push(sq(c.trailing_zeros() as u8));
-                c &= c - 1;
-            }
-            caps.sort_unstable();
+            let caps = arbiter_draughts::pdn::captured_squares::<G>(&m);
             format!("{}-{}:{}", sq(m.from), sq(m.to), caps.iter().map(u32::to_string).collect::<Vec<_>>().join(","))
         })
         .collect();
