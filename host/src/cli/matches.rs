@@ -126,8 +126,10 @@ pub(super) fn run(registry: &Registry, args: &MatchArgs) -> Result<()> {
     let store = if args.no_db { None } else { Some(Store::open(&args.db)?) };
     let mut pgn_file = args.pgn.as_ref().map(append).transpose()?;
     let mut jsonl_file = args.jsonl.as_ref().map(append).transpose()?;
+    let human = entrants.iter().any(|e| matches!(e.spec, PlayerSpec::Human));
     let config = RunConfig {
-        concurrency: args.concurrency,
+        // A person at this terminal plays one game at a time.
+        concurrency: if human { 1 } else { args.concurrency },
         margin_ms: args.margin,
         max_plies: args.max_plies,
         claim_draws: !args.no_claim,

@@ -220,12 +220,14 @@ impl Tournament {
         progress: &mut dyn Progress,
     ) -> anyhow::Result<RunEnd> {
         let cfg = &self.definition.config;
+        // A person at this terminal plays one game at a time, in this process.
+        let human = self.entrants.iter().any(|e| matches!(e.spec, PlayerSpec::Human));
         let run_config = RunConfig {
-            concurrency: cfg.concurrency,
+            concurrency: if human { 1 } else { cfg.concurrency },
             margin_ms: cfg.margin_ms,
             max_plies: cfg.max_plies,
             claim_draws: cfg.claim_draws,
-            isolation,
+            isolation: if human { Isolation::InProcess } else { isolation },
             stop: stop.clone(),
         };
         loop {
