@@ -266,3 +266,39 @@ fn a_bluff_chess_record_replays_and_a_player_export_hides_the_opponents_decision
     let export = std::fs::read_to_string(&as_white).unwrap();
     assert!(export.contains("[Viewer \"player 0\"]") && !export.contains("[FEN"), "{export}");
 }
+
+#[test]
+fn mcts_and_random_play_junqi_to_a_legal_result_and_the_record_replays() {
+    let dir = temp_dir("junqi");
+    let pgn = dir.join("junqi.pgn");
+    let run = arbiter(&[
+        "match",
+        "junqi",
+        "--p1",
+        "mcts:iterations=20",
+        "--p2",
+        "random",
+        "--games",
+        "2",
+        "--no-db",
+        "--pgn",
+        pgn.to_str().unwrap(),
+    ]);
+    assert!(run.ok, "{}", run.stderr);
+    for line in run.stdout.lines().filter(|l| l.starts_with("Game ")) {
+        assert!(
+            ["{flag captured}", "{no legal move}", "{no combat within the limit}", "{game time cap}"]
+                .iter()
+                .any(|t| line.contains(t)),
+            "{line}"
+        );
+    }
+    let replay = arbiter(&["replay", pgn.to_str().unwrap()]);
+    assert!(replay.ok, "{}", replay.stderr);
+    let spectator = arbiter(&["play", "junqi", "--seed", "4"]);
+    assert!(spectator.ok, "{}", spectator.stderr);
+    for code in "987654321LBF".chars() {
+        assert!(!spectator.stdout.contains(&format!("{code}@")), "the screen never shows a deployed kind");
+    }
+    assert!(spectator.stdout.contains("deploy@"));
+}

@@ -1,0 +1,804 @@
+//! One game of Junqi under a referee: the deployment phase (one action per
+//! piece, every prefix completable), the movement phase (roads, straight rail
+//! runs, engineers' rail paths, camps and headquarters), combat with public
+//! verdicts, the flag reveal after a marshal's death, the end of the game,
+//! and what each viewer may know. Each piece carries what its opponent knows
+//! of it (a set of possible kinds, narrowed by its moves and its combats),
+//! which is what `sample_world` respects.
+
+use std::sync::OnceLock;
+
+use arbiter_api::kit::{Game, Status, Viewer};
+use arbiter_api::schema::{Observation, ObservationView, PieceView};
+use arbiter_api::Error;
+
+use crate::board::{self, CellKind, CELLS};
+use crate::pieces::{
+    self, combat, consistent, Kind, Verdict, ALL, BOMB, CODES, COUNTS, ENGINEER, FLAG, KINDS, MARSHAL, MINE, NAMES,
+};
+
+/// Variant options (RULES.md §2.9, §2.11).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// J1: the middle front crossing is a railway (else a road).
+    pub middle_railway: bool,
+    /// Plies without combat that draw (0: never).
+    pub quiet_limit: u32,
+    /// J9: the side that moves first after deployment (0 red, 1 blue).
+    pub first: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { middle_railway: true, quiet_limit: 70, first: 0 }
+    }
+}
+
+/// A deployment action: bit 20, the kind in bits 8.., the cell in bits 0..8.
+pub const DEPLOY: u64 = 1 << 20;
+
+/// A piece on the board (or removed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Piece {
+    /// 0 red (rows 6-11), 1 blue (rows 0-5).
+    pub owner: usize,
+    /// Its kind.
+    pub kind: Kind,
+    /// The kinds its opponent still thinks it could be.
+    pub known: u16,
+}
+
+struct Geometry {
+    roads: Vec<Vec<usize>>,
+    lines: Vec<Vec<usize>>,
+    rail: Vec<Vec<usize>>,
+}
+
+fn geometry(middle_railway: bool) -> &'static Geometry {
+    static GEO: OnceLock<[Geometry; 2]> = OnceLock::new();
+    let g = GEO.get_or_init(|| {
+        [false, true].map(|m| {
+            let lines = board::rail_lines(m);
+            Geometry { roads: board::roads(), rail: board::rail_graph(&lines), lines }
+        })
+    });
+    &g[middle_railway as usize]
+}
+
+/// The rows of `side`'s half, its last two rows and its front row.
+fn half(side: usize, row: usize) -> bool {
+    if side == 0 {
+        row >= 6
+    } else {
+        row <= 5
+    }
+}
+fn last_two(side: usize, row: usize) -> bool {
+    if side == 0 {
+        row >= 10
+    } else {
+        row <= 1
+    }
+}
+fn front(side: usize, row: usize) -> bool {
+    row == if side == 0 { 6 } else { 5 }
+}
+
+/// The deployment rule a kind breaks on a cell, if any.
+pub fn deployment_violation(side: usize, kind: Kind, cell: usize) -> Option<&'static str> {
+    let row = cell / 5;
+    if !half(side, row) {
+        Some("outside its own half")
+    } else if board::kind(cell) == CellKind::Camp {
+        Some("in a camp (camps start empty)")
+    } else if kind == FLAG && board::kind(cell) != CellKind::Headquarters {
+        Some("the flag must stand in an own headquarters")
+    } else if kind == MINE && !last_two(side, row) {
+        Some("mines go only in the last two rows")
+    } else if kind == BOMB && front(side, row) {
+        Some("bombs may not stand in the front row")
+    } else {
+        None
+    }
+}
+
+/// The kinds that may be deployed on a cell (public: where a piece stands).
+fn deployable_kinds(side: usize, cell: usize) -> u16 {
+    (0..KINDS).filter(|&k| deployment_violation(side, k, cell).is_none()).fold(0, |m, k| m | 1 << k)
+}
+
+/// A game of Junqi.
+#[derive(Clone, Debug)]
+pub struct JunqiGame {
+    cells: [Option<Piece>; CELLS],
+    dead: Vec<Piece>,
+    deploying: bool,
+    to_move: usize,
+    quiet: u32,
+    revealed: [bool; 2],
+    winner: Option<usize>,
+    last: Option<(usize, usize, Option<Verdict>)>,
+    opts: Options,
+}
+
+impl JunqiGame {
+    /// An empty board at the start of deployment (Red deploys first).
+    pub fn new(opts: Options) -> Self {
+        JunqiGame {
+            cells: [None; CELLS],
+            dead: Vec::new(),
+            deploying: true,
+            to_move: 0,
+            quiet: 0,
+            revealed: [false; 2],
+            winner: None,
+            last: None,
+            opts,
+        }
+    }
+
+    /// The position text of a fresh game (for the info card).
+    pub fn position_text_for_info(&self) -> String {
+        Game::position_text(self)
+    }
+
+    /// The piece on a cell.
+    pub fn piece(&self, cell: usize) -> Option<Piece> {
+        self.cells[cell]
+    }
+
+    /// Kinds `side` still has to deploy.
+    fn remaining(&self, side: usize) -> [u32; KINDS] {
+        let mut left = COUNTS;
+        for p in self.cells.iter().flatten().filter(|p| p.owner == side) {
+            left[p.kind] = left[p.kind].saturating_sub(1);
+        }
+        left
+    }
+
+    /// Whether `side` can still complete its deployment (the zones are nested:
+    /// headquarters within the last two rows within the rows behind the front).
+    fn completable(&self, side: usize) -> bool {
+        self.completable_after(side, None)
+    }
+
+    /// As `completable`, after placing `placed` = (kind, cell) if given.
+    fn completable_after(&self, side: usize, placed: Option<(Kind, usize)>) -> bool {
+        let mut left = self.remaining(side);
+        if let Some((k, _)) = placed {
+            left[k] -= 1;
+        }
+        let taken = placed.map(|(_, c)| c);
+        let empty = |f: &dyn Fn(usize) -> bool| {
+            (0..CELLS)
+                .filter(|&c| {
+                    half(side, c / 5)
+                        && board::kind(c) != CellKind::Camp
+                        && self.cells[c].is_none()
+                        && Some(c) != taken
+                        && f(c)
+                })
+                .count() as u32
+        };
+        let hq = empty(&|c| board::kind(c) == CellKind::Headquarters);
+        let last = empty(&|c| last_two(side, c / 5));
+        let behind = empty(&|c| !front(side, c / 5));
+        let all = empty(&|_| true);
+        left[FLAG] <= hq
+            && left[FLAG] + left[MINE] <= last
+            && left[FLAG] + left[MINE] + left[BOMB] <= behind
+            && left.iter().sum::<u32>() <= all
+    }
+
+    fn deploy_moves(&self, out: &mut Vec<u64>) {
+        let side = self.to_move;
+        let left = self.remaining(side);
+        for kind in (0..KINDS).filter(|&k| left[k] > 0) {
+            for cell in 0..CELLS {
+                if self.cells[cell].is_none()
+                    && deployment_violation(side, kind, cell).is_none()
+                    && self.completable_after(side, Some((kind, cell)))
+                {
+                    out.push(DEPLOY | (kind as u64) << 8 | cell as u64);
+                }
+            }
+        }
+    }
+
+    /// The (from, to) moves of the side to move in the movement phase.
+    fn movement_moves(&self, out: &mut Vec<u64>) {
+        let side = self.to_move;
+        let geo = geometry(self.opts.middle_railway);
+        let push = |out: &mut Vec<u64>, from: usize, to: usize| {
+            let id = from as u64 | (to as u64) << 8;
+            if !out.contains(&id) {
+                out.push(id);
+            }
+        };
+        for from in 0..CELLS {
+            let Some(p) = self.cells[from] else { continue };
+            if p.owner != side || !pieces::movable(p.kind) || board::kind(from) == CellKind::Headquarters {
+                continue;
+            }
+            let target_ok = |to: usize| match self.cells[to] {
+                None => true,
+                Some(q) => q.owner != side && board::kind(to) != CellKind::Camp,
+            };
+            for &to in &geo.roads[from] {
+                if target_ok(to) {
+                    push(out, from, to);
+                }
+            }
+            if board::kind(from) != CellKind::Station {
+                continue;
+            }
+            if p.kind == ENGINEER {
+                // Any path over rail segments through empty stations.
+                let mut seen = [false; CELLS];
+                seen[from] = true;
+                let mut queue = vec![from];
+                while let Some(at) = queue.pop() {
+                    for &n in &geo.rail[at] {
+                        if seen[n] {
+                            continue;
+                        }
+                        match self.cells[n] {
+                            None => {
+                                seen[n] = true;
+                                push(out, from, n);
+                                queue.push(n);
+                            }
+                            Some(q) if q.owner != side => push(out, from, n),
+                            Some(_) => {}
+                        }
+                    }
+                }
+            } else {
+                for line in geo.lines.iter().filter(|l| l.contains(&from)) {
+                    let at = line.iter().position(|&c| c == from).expect("on the line");
+                    for dir in [-1i32, 1] {
+                        let mut i = at as i32 + dir;
+                        while (0..line.len() as i32).contains(&i) {
+                            let to = line[i as usize];
+                            match self.cells[to] {
+                                None => push(out, from, to),
+                                Some(q) => {
+                                    if q.owner != side {
+                                        push(out, from, to);
+                                    }
+                                    break;
+                                }
+                            }
+                            i += dir;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn moves(&self) -> Vec<u64> {
+        let mut out = Vec::new();
+        if self.deploying {
+            self.deploy_moves(&mut out);
+        } else if self.winner.is_none() && !(self.opts.quiet_limit > 0 && self.quiet >= self.opts.quiet_limit) {
+            self.movement_moves(&mut out);
+        }
+        out
+    }
+
+    fn status_now(&self) -> Status {
+        if self.deploying {
+            return Status::ONGOING;
+        }
+        if let Some(w) = self.winner {
+            return Status::win(w as u32, "flag captured");
+        }
+        let mut moves = Vec::new();
+        self.movement_moves(&mut moves);
+        if moves.is_empty() {
+            return Status::win(1 - self.to_move as u32, "no legal move");
+        }
+        if self.opts.quiet_limit > 0 && self.quiet >= self.opts.quiet_limit {
+            return Status::draw("no combat within the limit");
+        }
+        Status::ONGOING
+    }
+
+    /// The verdict a movement move would bring (None for a plain move).
+    fn verdict_of(&self, from: usize, to: usize) -> Option<Verdict> {
+        let (a, d) = (self.cells[from]?, self.cells[to]?);
+        Some(combat(a.kind, d.kind))
+    }
+
+    fn remove(&mut self, p: Piece) {
+        if p.kind == MARSHAL {
+            self.revealed[p.owner] = true;
+            for c in self.cells.iter_mut().flatten().filter(|q| q.owner == p.owner) {
+                c.known &= if c.kind == FLAG { 1 << FLAG } else { !(1 << FLAG) };
+            }
+        }
+        self.dead.push(p);
+    }
+
+    fn play_movement(&mut self, from: usize, to: usize) {
+        let mut a = self.cells[from].take().expect("legal move");
+        // A piece that moves is neither a mine nor the flag.
+        a.known &= !(1 << MINE | 1 << FLAG);
+        match self.cells[to] {
+            None => {
+                self.cells[to] = Some(a);
+                self.quiet += 1;
+                self.last = Some((from, to, None));
+            }
+            Some(mut d) => {
+                let verdict = combat(a.kind, d.kind);
+                d.known &= consistent(a.kind, true, verdict);
+                a.known &= consistent(d.kind, false, verdict);
+                self.cells[to] = None;
+                match verdict {
+                    Verdict::AttackerWon => {
+                        self.cells[to] = Some(a);
+                        self.remove(d);
+                    }
+                    Verdict::DefenderWon => {
+                        self.cells[to] = Some(d);
+                        self.remove(a);
+                    }
+                    Verdict::BothRemoved => {
+                        self.remove(a);
+                        self.remove(d);
+                    }
+                    Verdict::FlagCaptured => {
+                        self.winner = Some(a.owner);
+                        if a.kind == BOMB {
+                            self.remove(a);
+                        } else {
+                            self.cells[to] = Some(a);
+                        }
+                        self.remove(d);
+                    }
+                }
+                self.quiet = 0;
+                self.last = Some((from, to, Some(verdict)));
+            }
+        }
+        self.to_move = 1 - self.to_move;
+    }
+
+    fn play_deploy(&mut self, kind: Kind, cell: usize) {
+        let side = self.to_move;
+        self.cells[cell] = Some(Piece { owner: side, kind, known: deployable_kinds(side, cell) });
+        if self.remaining(side).iter().sum::<u32>() == 0 {
+            if side == 0 {
+                self.to_move = 1;
+            } else {
+                self.deploying = false;
+                self.to_move = self.opts.first;
+            }
+        }
+    }
+
+    /// Whether `viewer` may see the kind of `p`.
+    fn sees(&self, viewer: Viewer, p: &Piece) -> bool {
+        match viewer {
+            Viewer::Referee => true,
+            Viewer::Player(v) => v as usize == p.owner || (p.kind == FLAG && self.revealed[p.owner]),
+            Viewer::Spectator => p.kind == FLAG && self.revealed[p.owner],
+        }
+    }
+
+    fn cell_text(&self, cell: usize, viewer: Viewer) -> String {
+        match self.cells[cell] {
+            None => match board::kind(cell) {
+                CellKind::Camp => "( )".into(),
+                CellKind::Headquarters => "[ ]".into(),
+                CellKind::Station => " = ".into(),
+                CellKind::Post => " . ".into(),
+            },
+            Some(p) => {
+                let side = if p.owner == 0 { 'r' } else { 'b' };
+                let kind = if self.sees(viewer, &p) { CODES[p.kind] } else { '?' };
+                format!(" {side}{kind}")
+            }
+        }
+    }
+
+    fn verdict_text(v: Option<Verdict>) -> &'static str {
+        v.map(Verdict::text).unwrap_or("move")
+    }
+}
+
+fn side_char(s: usize) -> char {
+    if s == 0 {
+        'r'
+    } else {
+        'b'
+    }
+}
+
+impl Game for JunqiGame {
+    fn to_move(&self) -> u32 {
+        self.to_move as u32
+    }
+
+    fn status(&self) -> Status {
+        self.status_now()
+    }
+
+    fn legal_moves(&self, out: &mut Vec<u64>) {
+        if self.deploying || self.status_now().is_ongoing() {
+            out.extend(self.moves());
+        }
+    }
+
+    fn is_legal(&self, mv: u64) -> bool {
+        if mv & DEPLOY != 0 {
+            let (kind, cell) = (((mv >> 8) & 0xff) as usize, (mv & 0xff) as usize);
+            return mv >> 16 == DEPLOY >> 16
+                && self.deploying
+                && kind < KINDS
+                && cell < CELLS
+                && self.cells[cell].is_none()
+                && deployment_violation(self.to_move, kind, cell).is_none()
+                && self.remaining(self.to_move)[kind] > 0
+                && self.completable_after(self.to_move, Some((kind, cell)));
+        }
+        !self.deploying && self.status_now().is_ongoing() && {
+            let mut moves = Vec::new();
+            self.movement_moves(&mut moves);
+            moves.contains(&mv)
+        }
+    }
+
+    fn play(&mut self, mv: u64) {
+        if mv & DEPLOY != 0 {
+            self.play_deploy(((mv >> 8) & 0xff) as usize, (mv & 0xff) as usize);
+        } else {
+            self.play_movement((mv & 0xff) as usize, ((mv >> 8) & 0xff) as usize);
+        }
+    }
+
+    fn move_text(&self, mv: u64, viewer: Viewer) -> String {
+        if mv & DEPLOY != 0 {
+            let (kind, cell) = (((mv >> 8) & 0xff) as usize, (mv & 0xff) as usize);
+            return match viewer {
+                Viewer::Referee => format!("{}@{}", CODES[kind], board::name(cell)),
+                Viewer::Player(p) if p as usize == self.to_move => format!("{}@{}", CODES[kind], board::name(cell)),
+                _ => format!("deploy@{}", board::name(cell)),
+            };
+        }
+        let (from, to) = ((mv & 0xff) as usize, ((mv >> 8) & 0xff) as usize);
+        let attack = self.cells[to].is_some();
+        let base = format!("{}{}{}", board::name(from), if attack { 'x' } else { '-' }, board::name(to));
+        // The mover asks for its texts before it moves: no verdict for it.
+        match viewer {
+            Viewer::Player(p) if p as usize == self.to_move => base,
+            _ if attack => format!("{base}:{}", Self::verdict_text(self.verdict_of(from, to))),
+            _ => base,
+        }
+    }
+
+    fn parse_move(&self, text: &str) -> Result<u64, Error> {
+        // A verdict after ':' (as other viewers read the move) is not part of it.
+        let t = text.trim().split(':').next().unwrap_or("");
+        let legal = self.moves();
+        let id = if let Some((k, c)) = t.split_once('@') {
+            let kind = k.chars().next().filter(|_| k.len() == 1).and_then(pieces::from_code);
+            let (Some(kind), Some(cell)) = (kind, board::parse(c)) else {
+                return Err(Error::bad_notation(format!(
+                    "'{t}' is not a deployment (kind code 9..1, L, B or F, @, cell A0..L4)"
+                )));
+            };
+            if !self.deploying {
+                return Err(Error::illegal_move(format!("'{t}': deployment is over")));
+            }
+            if let Some(why) = deployment_violation(self.to_move, kind, cell) {
+                return Err(Error::illegal_move(format!("'{t}': {} on {}: {why}", NAMES[kind], board::name(cell))));
+            }
+            if self.remaining(self.to_move)[kind] == 0 {
+                return Err(Error::illegal_move(format!("'{t}': every {} is already deployed", NAMES[kind])));
+            }
+            DEPLOY | (kind as u64) << 8 | cell as u64
+        } else {
+            let parts: Vec<&str> = t.split(['-', 'x']).collect();
+            match parts.as_slice() {
+                [a, b] => match (board::parse(a), board::parse(b)) {
+                    (Some(from), Some(to)) => from as u64 | (to as u64) << 8,
+                    _ => return Err(Error::bad_notation(format!("'{t}' is not a move (such as G0-F0 or G0xF0)"))),
+                },
+                _ => return Err(Error::bad_notation(format!("'{t}' is not a move (such as G0-F0 or G0xF0)"))),
+            }
+        };
+        if legal.contains(&id) {
+            Ok(id)
+        } else {
+            Err(Error::illegal_move(format!("'{t}' is not legal here")))
+        }
+    }
+
+    fn position_text(&self) -> String {
+        let rows: Vec<String> = (0..12)
+            .map(|r| {
+                (0..5)
+                    .map(|c| match self.cells[r * 5 + c] {
+                        None => ".".to_string(),
+                        Some(p) => format!("{}{}{:03x}", side_char(p.owner), CODES[p.kind], p.known),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(",")
+            })
+            .collect();
+        let dead: Vec<String> =
+            self.dead.iter().map(|p| format!("{}{}{:03x}", side_char(p.owner), CODES[p.kind], p.known)).collect();
+        let revealed: String =
+            [(0, 'r'), (1, 'b')].iter().filter(|(s, _)| self.revealed[*s]).map(|(_, c)| *c).collect();
+        let last = match self.last {
+            None => "-".to_string(),
+            Some((f, t, v)) => format!("{}-{}:{}", board::name(f), board::name(t), Self::verdict_text(v)),
+        };
+        format!(
+            "{} {} quiet={} revealed={} winner={} last={} | {} | dead={}",
+            if self.deploying { "deploy" } else { "move" },
+            side_char(self.to_move),
+            self.quiet,
+            if revealed.is_empty() { "-".into() } else { revealed },
+            self.winner.map(side_char).unwrap_or('-'),
+            last,
+            rows.join("/"),
+            if dead.is_empty() { "-".into() } else { dead.join(",") }
+        )
+    }
+
+    fn observe(&self, viewer: Viewer) -> Observation {
+        let mut text = String::new();
+        for r in 0..12 {
+            text.push_str(&format!("{} ", (b'A' + r as u8) as char));
+            for c in 0..5 {
+                text.push_str(&self.cell_text(r * 5 + c, viewer));
+            }
+            text.push('\n');
+        }
+        text.push_str("    0  1  2  3  4\n");
+        let pieces = (0..CELLS)
+            .filter_map(|c| {
+                self.cells[c].map(|p| {
+                    let seen = self.sees(viewer, &p);
+                    PieceView {
+                        cell: c as u32,
+                        owner: p.owner as u32,
+                        kind: if seen { NAMES[p.kind].into() } else { "unknown".into() },
+                        label: if seen { CODES[p.kind].to_string() } else { "?".into() },
+                        stack: Vec::new(),
+                    }
+                })
+            })
+            .collect();
+        let mut notes = Vec::new();
+        if self.deploying {
+            notes.push(format!("deployment: {} places its pieces", ["Red", "Blue"][self.to_move]));
+        }
+        if let Some((f, t, v)) = self.last {
+            notes.push(format!("last move {}-{}: {}", board::name(f), board::name(t), Self::verdict_text(v)));
+        }
+        for s in 0..2 {
+            if self.revealed[s] {
+                notes.push(format!("{}'s marshal is gone: its flag is revealed", ["Red", "Blue"][s]));
+            }
+        }
+        notes.push(format!("plies without combat: {}", self.quiet));
+        for n in &notes {
+            text.push_str(n);
+            text.push('\n');
+        }
+        let viewer_name = match viewer {
+            Viewer::Player(p) => p.to_string(),
+            Viewer::Spectator => "spectator".into(),
+            Viewer::Referee => "referee".into(),
+        };
+        let highlights = self.last.map(|(f, t, _)| vec![f as u32, t as u32]).unwrap_or_default();
+        Observation {
+            text,
+            view: ObservationView { viewer: viewer_name, to_move: self.to_move as u32, pieces, highlights, notes },
+        }
+    }
+
+    fn sample_world(&self, viewer: Viewer, seed: u64) -> Self {
+        let Viewer::Player(p) = viewer else { return self.clone() };
+        let opp = 1 - p as usize;
+        let mut world = self.clone();
+        // Every opponent piece ever deployed: (Some(cell) | None for the dead, known kinds).
+        let mut items: Vec<(Option<usize>, usize, u16)> = Vec::new();
+        for c in 0..CELLS {
+            if let Some(q) = self.cells[c].filter(|q| q.owner == opp) {
+                items.push((Some(c), 0, q.known));
+            }
+        }
+        for (i, q) in self.dead.iter().enumerate().filter(|(_, q)| q.owner == opp) {
+            items.push((None, i, q.known));
+        }
+        let mut slots: Vec<Kind> = (0..KINDS).flat_map(|k| std::iter::repeat_n(k, COUNTS[k] as usize)).collect();
+        let mut rng = seed ^ 0x2545_F491_4F6C_DD1D;
+        let mut next = || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        for i in (1..slots.len()).rev() {
+            slots.swap(i, (next() % (i as u64 + 1)) as usize);
+        }
+        let mut order: Vec<usize> = (0..items.len()).collect();
+        for i in (1..order.len()).rev() {
+            order.swap(i, (next() % (i as u64 + 1)) as usize);
+        }
+        // Kuhn's augmenting paths: a perfect matching of pieces to kinds that
+        // respects what the viewer knows (the true assignment is one).
+        let mut slot_of_item: Vec<Option<usize>> = vec![None; items.len()];
+        let mut item_of_slot: Vec<Option<usize>> = vec![None; slots.len()];
+        fn augment(
+            i: usize,
+            items: &[(Option<usize>, usize, u16)],
+            slots: &[Kind],
+            seen: &mut [bool],
+            soi: &mut [Option<usize>],
+            ios: &mut [Option<usize>],
+        ) -> bool {
+            for s in 0..slots.len() {
+                if seen[s] || items[i].2 & (1 << slots[s]) == 0 {
+                    continue;
+                }
+                seen[s] = true;
+                if ios[s].is_none() || augment(ios[s].expect("matched"), items, slots, seen, soi, ios) {
+                    soi[i] = Some(s);
+                    ios[s] = Some(i);
+                    return true;
+                }
+            }
+            false
+        }
+        for &i in &order {
+            let mut seen = vec![false; slots.len()];
+            if !augment(i, &items, &slots, &mut seen, &mut slot_of_item, &mut item_of_slot) {
+                return self.clone();
+            }
+        }
+        for (i, &(cell, dead_index, _)) in items.iter().enumerate() {
+            let kind = slots[slot_of_item[i].expect("perfect matching")];
+            match cell {
+                Some(c) => world.cells[c].as_mut().expect("piece").kind = kind,
+                None => world.dead[dead_index].kind = kind,
+            }
+        }
+        // Mid-deployment the opponent's unplaced pieces must still fit.
+        if world.deploying && !world.completable(opp) {
+            return self.clone();
+        }
+        world
+    }
+
+    fn evaluate(&self, player: u32) -> Option<f64> {
+        const VALUE: [f64; KINDS] = [9.0, 8.0, 7.0, 6.0, 5.0, 4.0, 3.0, 2.0, 2.5, 2.0, 5.0, 0.0];
+        let material =
+            |s: usize| self.cells.iter().flatten().filter(|q| q.owner == s).map(|q| VALUE[q.kind]).sum::<f64>();
+        let me = player as usize;
+        Some(((material(me) - material(1 - me)) / 20.0).tanh())
+    }
+}
+
+/// Parses the position notation written by `position_text`.
+pub fn parse_position(text: &str, opts: Options) -> Result<JunqiGame, Error> {
+    let bad = |m: String| Error::bad_position(format!("Junqi position: {m}"));
+    let parts: Vec<&str> = text.split('|').map(str::trim).collect();
+    let [head, rows, dead] = parts.as_slice() else {
+        return Err(bad("expected 'HEADER | ROW/ROW/... | dead=...'".into()));
+    };
+    let mut g = JunqiGame::new(opts);
+    let fields: Vec<&str> = head.split_whitespace().collect();
+    let [phase, side, quiet, revealed, winner, last] = fields.as_slice() else {
+        return Err(bad(format!("header '{head}' needs phase, side, quiet=, revealed=, winner=, last=")));
+    };
+    g.deploying = match *phase {
+        "deploy" => true,
+        "move" => false,
+        other => return Err(bad(format!("phase '{other}' must be deploy or move"))),
+    };
+    g.to_move = match *side {
+        "r" => 0,
+        "b" => 1,
+        other => return Err(bad(format!("side '{other}' must be r or b"))),
+    };
+    g.quiet = quiet
+        .strip_prefix("quiet=")
+        .and_then(|q| q.parse().ok())
+        .ok_or_else(|| bad(format!("'{quiet}' is not quiet=N")))?;
+    let rev = revealed.strip_prefix("revealed=").ok_or_else(|| bad(format!("'{revealed}' is not revealed=...")))?;
+    g.revealed = [rev.contains('r'), rev.contains('b')];
+    g.winner = match winner.strip_prefix("winner=") {
+        Some("r") => Some(0),
+        Some("b") => Some(1),
+        Some("-") => None,
+        _ => return Err(bad(format!("'{winner}' is not winner=r|b|-"))),
+    };
+    let last = last.strip_prefix("last=").ok_or_else(|| bad(format!("'{last}' is not last=...")))?;
+    if last != "-" {
+        let (squares, verdict) =
+            last.split_once(':').ok_or_else(|| bad(format!("last move '{last}' needs a verdict")))?;
+        let (f, t) = squares.split_once('-').ok_or_else(|| bad(format!("last move '{squares}' is not FROM-TO")))?;
+        let v = match verdict {
+            "move" => None,
+            "attacker_won" => Some(Verdict::AttackerWon),
+            "defender_won" => Some(Verdict::DefenderWon),
+            "both_removed" => Some(Verdict::BothRemoved),
+            "flag_captured" => Some(Verdict::FlagCaptured),
+            other => return Err(bad(format!("unknown verdict '{other}'"))),
+        };
+        let (Some(f), Some(t)) = (board::parse(f), board::parse(t)) else {
+            return Err(bad(format!("bad cells in '{squares}'")));
+        };
+        g.last = Some((f, t, v));
+    }
+    let piece = |tok: &str| -> Result<Piece, Error> {
+        let mut ch = tok.chars();
+        let owner = match ch.next() {
+            Some('r') => 0,
+            Some('b') => 1,
+            _ => return Err(bad(format!("piece '{tok}' must start with r or b"))),
+        };
+        let kind =
+            ch.next().and_then(pieces::from_code).ok_or_else(|| bad(format!("piece '{tok}': unknown kind code")))?;
+        let known =
+            u16::from_str_radix(ch.as_str(), 16).map_err(|_| bad(format!("piece '{tok}': bad knowledge mask")))?;
+        Ok(Piece { owner, kind, known: known & ALL })
+    };
+    let row_texts: Vec<&str> = rows.split('/').collect();
+    if row_texts.len() != 12 {
+        return Err(bad(format!("{} rows, expected 12", row_texts.len())));
+    }
+    for (r, row) in row_texts.iter().enumerate() {
+        let cells: Vec<&str> = row.split(',').map(str::trim).collect();
+        if cells.len() != 5 {
+            return Err(bad(format!("row {} has {} cells, expected 5", (b'A' + r as u8) as char, cells.len())));
+        }
+        for (c, tok) in cells.iter().enumerate() {
+            if *tok != "." {
+                g.cells[r * 5 + c] = Some(piece(tok)?);
+            }
+        }
+    }
+    let dead = dead.strip_prefix("dead=").ok_or_else(|| bad(format!("'{dead}' is not dead=...")))?;
+    if dead != "-" {
+        for tok in dead.split(',') {
+            g.dead.push(piece(tok.trim())?);
+        }
+    }
+    // Counts never exceed the set, and a deployment obeys its rules.
+    for side in 0..2 {
+        let mut n = [0u32; KINDS];
+        for p in g.cells.iter().flatten().chain(&g.dead).filter(|p| p.owner == side) {
+            n[p.kind] += 1;
+        }
+        if let Some(k) = (0..KINDS).find(|&k| n[k] > COUNTS[k]) {
+            return Err(bad(format!("{} has {} {}s, at most {}", ["red", "blue"][side], n[k], NAMES[k], COUNTS[k])));
+        }
+        if g.deploying {
+            for c in 0..CELLS {
+                if let Some(p) = g.cells[c].filter(|p| p.owner == side) {
+                    if let Some(why) = deployment_violation(side, p.kind, c) {
+                        return Err(bad(format!(
+                            "{} {} on {}: {why}",
+                            ["red", "blue"][side],
+                            NAMES[p.kind],
+                            board::name(c)
+                        )));
+                    }
+                }
+            }
+        }
+    }
+    // A complete deployment given as a position starts the movement phase.
+    if g.deploying && (0..2).all(|s| g.remaining(s).iter().sum::<u32>() == 0) {
+        g.deploying = false;
+    }
+    Ok(g)
+}
