@@ -5,7 +5,13 @@ use arbiter_e2e::{arbiter, fixture_plugin, profile_dir};
 
 #[test]
 fn every_shipped_plugin_passes() {
-    for so in ["libarbiter_chess.so", "libarbiter_draughts.so", "libarbiter_bluffchess.so", "libarbiter_junqi.so"] {
+    for so in [
+        "libarbiter_chess.so",
+        "libarbiter_draughts.so",
+        "libarbiter_bluffchess.so",
+        "libarbiter_junqi.so",
+        "libarbiter_tavreli.so",
+    ] {
         let path = profile_dir().join(so);
         let run = arbiter(&["check", path.to_str().unwrap(), "--games", "5"]);
         assert!(run.ok, "{so}:\n{}{}", run.stdout, run.stderr);

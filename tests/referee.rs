@@ -302,3 +302,43 @@ fn mcts_and_random_play_junqi_to_a_legal_result_and_the_record_replays() {
     }
     assert!(spectator.stdout.contains("deploy@"));
 }
+
+#[test]
+fn random_and_mcts_finish_tavreli_games_with_legal_results() {
+    let dir = temp_dir("tavreli");
+    let pgn = dir.join("tavreli.pgn");
+    let run = arbiter(&[
+        "match",
+        "tavreli",
+        "--p1",
+        "mcts:iterations=20",
+        "--p2",
+        "random",
+        "--games",
+        "2",
+        "--tc",
+        "inf",
+        "--max-plies",
+        "200",
+        "--no-db",
+        "--pgn",
+        pgn.to_str().unwrap(),
+    ]);
+    assert!(run.ok, "{}", run.stderr);
+    for line in run.stdout.lines().filter(|l| l.starts_with("Game ")) {
+        assert!(
+            [
+                "{checkmate}",
+                "{stalemate}",
+                "{repetition}",
+                "{moves without a pawn move or capture}",
+                "{adjudication: ply limit}"
+            ]
+            .iter()
+            .any(|t| line.contains(t)),
+            "{line}"
+        );
+    }
+    let replay = arbiter(&["replay", pgn.to_str().unwrap()]);
+    assert!(replay.ok, "{}", replay.stderr);
+}

@@ -3,7 +3,8 @@
 //! `Termination` (the PGN standard's category) with the precise reason as the
 //! last comment, `PlyCount`, and `[%clk]`/`[%emt]` after every move. Chess
 //! moves are SAN, so python-chess and pgn-extract read the files unchanged.
-//! In: tags and movetext (comments, variations and NAGs skipped), for replay.
+//! In: tags and movetext (comments, variations and NAGs skipped), for replay;
+//! a `(` glued to a move (tavreli's `d4-d5(2)`) is part of the move.
 
 use std::fmt::Write as _;
 
@@ -178,12 +179,25 @@ pub fn read_games(text: &str) -> Vec<PgnGame> {
         }
         in_moves = true;
         let mut token = String::new();
+        // A '(' right after a move's characters belongs to the move (tavreli's
+        // `d4-d5(2)`); one after a space opens a variation.
+        let mut in_token_paren = false;
         for c in line.chars().chain(std::iter::once(' ')) {
             if depth_comment {
                 depth_comment = c != '}';
                 continue;
             }
+            if in_token_paren {
+                token.push(c);
+                in_token_paren = c != ')';
+                continue;
+            }
             match c {
+                '(' if !token.is_empty() && depth_variation == 0 => {
+                    token.push(c);
+                    in_token_paren = true;
+                    continue;
+                }
                 '{' => depth_comment = true,
                 '(' => depth_variation += 1,
                 ')' => depth_variation = depth_variation.saturating_sub(1),
@@ -221,5 +235,28 @@ fn push_token(game: &mut PgnGame, token: &str) {
     };
     if !t.is_empty() {
         game.moves.push(t.to_string());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reading_skips_comments_variations_and_nags_but_keeps_glued_counts() {
+        let games = read_games(
+            "[Variant \"tavreli\"]\n\n1. e4 {[%clk 0:01:00]} $1 (1. d4 d5 (1... c5)) e5 2. d4-d5(2) 32-28 28x19 *\n",
+        );
+        assert_eq!(games.len(), 1);
+        assert_eq!(games[0].tag("Variant"), Some("tavreli"));
+        assert_eq!(games[0].moves, vec!["e4", "e5", "d4-d5(2)", "32-28", "28x19"]);
+    }
+
+    #[test]
+    fn dates_and_clocks_are_written_as_pgn_expects() {
+        assert_eq!(pgn_date(0), "1970.01.01");
+        assert_eq!(pgn_date(1_795_996_800), "2026.11.30");
+        assert_eq!(clock_text(3_723_004), "1:02:03.004");
+        assert_eq!(clock_text(60_000), "0:01:00");
     }
 }

@@ -1,0 +1,603 @@
+//! A tavreli position (RULES.md §4, §7.2): a tower of pieces on each square,
+//! the side to move and the en passant record; move generation, attacks,
+//! and playing a move (promotion at the destination or by split, demotion,
+//! en passant with towers, castling).
+
+/// White or Black.
+pub type Side = usize;
+
+/// Piece kinds: the Magus (king) moves first in this list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// Magus: moves like a king; never covered.
+    Magus,
+    /// Prince: moves like a queen.
+    Prince,
+    /// Warrior: moves like a rook.
+    Warrior,
+    /// Archer: moves like a bishop.
+    Archer,
+    /// Horseman: moves like a knight.
+    Horseman,
+    /// Pawn.
+    Pawn,
+    /// Helgi: queen plus knight (only by promotion of the e-pawn).
+    Helgi,
+}
+
+impl Kind {
+    /// The letter in positions (upper case for White).
+    pub fn letter(self) -> char {
+        ['K', 'Q', 'R', 'B', 'N', 'P', 'H'][self as usize]
+    }
+
+    /// The kind of a position letter (either case).
+    pub fn from_letter_pub(c: char) -> Option<Kind> {
+        Some(match c.to_ascii_uppercase() {
+            'K' => Kind::Magus,
+            'Q' => Kind::Prince,
+            'R' => Kind::Warrior,
+            'B' => Kind::Archer,
+            'N' => Kind::Horseman,
+            'P' => Kind::Pawn,
+            'H' => Kind::Helgi,
+            _ => return None,
+        })
+    }
+}
+
+/// One piece.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Piece {
+    /// Its owner.
+    pub side: Side,
+    /// What it moves as now.
+    pub kind: Kind,
+    /// For a pawn (promoted or not): the piece it promotes to.
+    pub designation: Option<Kind>,
+    /// Whether it has changed square as part of a moving unit.
+    pub moved: bool,
+}
+
+impl Piece {
+    fn is_promoted_pawn(&self) -> bool {
+        self.designation.is_some() && self.kind != Kind::Pawn
+    }
+}
+
+/// The highest tower the board can hold: all 32 pieces.
+pub const MAX_HEIGHT: usize = 32;
+
+impl Piece {
+    /// The piece packed in a byte: side, kind, designation (7 = none), moved.
+    fn pack(self) -> u8 {
+        self.side as u8
+            | (self.kind as u8) << 1
+            | (self.designation.map_or(7, |d| d as u8)) << 4
+            | (self.moved as u8) << 7
+    }
+
+    fn unpack(b: u8) -> Piece {
+        const KINDS: [Kind; 7] =
+            [Kind::Magus, Kind::Prince, Kind::Warrior, Kind::Archer, Kind::Horseman, Kind::Pawn, Kind::Helgi];
+        let d = (b >> 4) & 7;
+        Piece {
+            side: (b & 1) as usize,
+            kind: KINDS[((b >> 1) & 7) as usize],
+            designation: (d != 7).then(|| KINDS[d as usize]),
+            moved: b >> 7 == 1,
+        }
+    }
+}
+
+/// The pieces on one square, bottom first, packed one byte each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Tower {
+    len: u8,
+    pieces: [u8; MAX_HEIGHT],
+}
+
+impl Default for Tower {
+    fn default() -> Self {
+        Tower { len: 0, pieces: [0; MAX_HEIGHT] }
+    }
+}
+
+impl Tower {
+    /// Number of pieces.
+    pub fn height(&self) -> usize {
+        self.len as usize
+    }
+    /// The top piece.
+    pub fn top(&self) -> Option<Piece> {
+        self.len.checked_sub(1).map(|i| Piece::unpack(self.pieces[i as usize]))
+    }
+    /// The pieces, bottom first.
+    pub fn pieces(&self) -> impl DoubleEndedIterator<Item = Piece> + '_ {
+        self.pieces[..self.len as usize].iter().map(|&b| Piece::unpack(b))
+    }
+    /// Puts a piece on top (building positions).
+    pub fn push_piece(&mut self, p: Piece) {
+        self.push(p);
+    }
+    fn push(&mut self, p: Piece) {
+        self.pieces[self.len as usize] = p.pack();
+        self.len += 1;
+    }
+    fn take_top(&mut self, k: usize) -> Vec<Piece> {
+        let start = self.len as usize - k;
+        let unit = self.pieces[start..self.len as usize].iter().map(|&b| Piece::unpack(b)).collect();
+        self.len = start as u8;
+        unit
+    }
+    fn get(&self, i: usize) -> Piece {
+        Piece::unpack(self.pieces[i])
+    }
+    fn set(&mut self, i: usize, p: Piece) {
+        self.pieces[i] = p.pack();
+    }
+}
+
+/// A move: origin, destination, pieces taken from the top, and the special kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Move {
+    /// Origin square (a1 = 0, h8 = 63).
+    pub from: u8,
+    /// Destination square.
+    pub to: u8,
+    /// Pieces moving (1 = only the top piece).
+    pub count: u8,
+    /// Castling, en passant capture, or an ordinary move.
+    pub special: Special,
+}
+
+/// What is special about a move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Special {
+    /// Nothing.
+    None,
+    /// Castling (written as the Magus's move).
+    Castle,
+    /// En passant capture.
+    EnPassant,
+    /// A pawn's double step.
+    DoubleStep,
+}
+
+/// The en passant record after a double step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct EnPassant {
+    /// The square passed over.
+    pub passed: u8,
+    /// Where the unit landed.
+    pub landing: u8,
+    /// How many pieces double-stepped.
+    pub count: u8,
+}
+
+/// Rule options.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rules {
+    /// T3: any piece above a promoted pawn demotes it (else only an enemy one).
+    pub demote_on_any_cover: bool,
+}
+
+/// A position.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Position {
+    /// Towers by square.
+    pub towers: [Tower; 64],
+    /// Side to move.
+    pub side: Side,
+    /// The last move's double step, if any.
+    pub ep: Option<EnPassant>,
+}
+
+fn file(sq: usize) -> i32 {
+    (sq % 8) as i32
+}
+fn rank(sq: usize) -> i32 {
+    (sq / 8) as i32
+}
+fn at(f: i32, r: i32) -> Option<usize> {
+    ((0..8).contains(&f) && (0..8).contains(&r)).then(|| (r * 8 + f) as usize)
+}
+
+const ROOK_DIRS: [(i32, i32); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
+const BISHOP_DIRS: [(i32, i32); 4] = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
+const KNIGHT: [(i32, i32); 8] = [(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)];
+
+/// The last rank of `side`'s pawns.
+pub fn last_rank(side: Side) -> i32 {
+    if side == 0 {
+        7
+    } else {
+        0
+    }
+}
+
+impl Position {
+    /// The start position: the chess setup, each pawn designated by its file.
+    pub fn start() -> Position {
+        let mut towers = [Tower::default(); 64];
+        let back = [
+            Kind::Warrior,
+            Kind::Horseman,
+            Kind::Archer,
+            Kind::Prince,
+            Kind::Magus,
+            Kind::Archer,
+            Kind::Horseman,
+            Kind::Warrior,
+        ];
+        let design = [
+            Kind::Warrior,
+            Kind::Horseman,
+            Kind::Archer,
+            Kind::Prince,
+            Kind::Helgi,
+            Kind::Archer,
+            Kind::Horseman,
+            Kind::Warrior,
+        ];
+        for f in 0..8 {
+            for (side, back_rank, pawn_rank) in [(0, 0, 1), (1, 7, 6)] {
+                towers[back_rank * 8 + f].push(Piece { side, kind: back[f], designation: None, moved: false });
+                towers[pawn_rank * 8 + f].push(Piece {
+                    side,
+                    kind: Kind::Pawn,
+                    designation: Some(design[f]),
+                    moved: false,
+                });
+            }
+        }
+        Position { towers, side: 0, ep: None }
+    }
+
+    /// The square of `side`'s Magus.
+    pub fn magus(&self, side: Side) -> Option<usize> {
+        (0..64).find(|&s| self.towers[s].top().is_some_and(|p| p.side == side && p.kind == Kind::Magus))
+    }
+
+    /// The squares a top piece of `kind` owned by `side` on `sq` attacks: a
+    /// slider up to and including the first occupied square; a pawn its two
+    /// forward diagonals.
+    pub fn attacks(&self, sq: usize, kind: Kind, side: Side, out: &mut Vec<usize>) {
+        let (f, r) = (file(sq), rank(sq));
+        let ray = |dirs: &[(i32, i32)], out: &mut Vec<usize>| {
+            for &(df, dr) in dirs {
+                let (mut x, mut y) = (f + df, r + dr);
+                while let Some(t) = at(x, y) {
+                    out.push(t);
+                    if self.towers[t].height() > 0 {
+                        break;
+                    }
+                    x += df;
+                    y += dr;
+                }
+            }
+        };
+        let jumps = |deltas: &[(i32, i32)], out: &mut Vec<usize>| {
+            out.extend(deltas.iter().filter_map(|&(df, dr)| at(f + df, r + dr)))
+        };
+        match kind {
+            Kind::Magus => jumps(&[(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1)], out),
+            Kind::Prince => {
+                ray(&ROOK_DIRS, out);
+                ray(&BISHOP_DIRS, out);
+            }
+            Kind::Warrior => ray(&ROOK_DIRS, out),
+            Kind::Archer => ray(&BISHOP_DIRS, out),
+            Kind::Horseman => jumps(&KNIGHT, out),
+            Kind::Helgi => {
+                ray(&ROOK_DIRS, out);
+                ray(&BISHOP_DIRS, out);
+                jumps(&KNIGHT, out);
+            }
+            Kind::Pawn => {
+                let d = if side == 0 { 1 } else { -1 };
+                jumps(&[(1, d), (-1, d)], out);
+            }
+        }
+    }
+
+    /// Whether `by` attacks `sq` (only tops attack): looked up backwards from
+    /// `sq` along each ray and jump.
+    pub fn attacked(&self, sq: usize, by: Side) -> bool {
+        let (f, r) = (file(sq), rank(sq));
+        let top = |t: usize| self.towers[t].top().filter(|p| p.side == by);
+        for (dirs, sliders) in [
+            (&ROOK_DIRS, [Kind::Prince, Kind::Warrior, Kind::Helgi]),
+            (&BISHOP_DIRS, [Kind::Prince, Kind::Archer, Kind::Helgi]),
+        ] {
+            for &(df, dr) in dirs.iter() {
+                let (mut x, mut y, mut dist) = (f + df, r + dr, 1);
+                while let Some(t) = at(x, y) {
+                    if self.towers[t].height() > 0 {
+                        if let Some(p) = top(t) {
+                            let pawn_hit =
+                                p.kind == Kind::Pawn && dist == 1 && df != 0 && dr == if by == 0 { -1 } else { 1 };
+                            if sliders.contains(&p.kind) || (dist == 1 && p.kind == Kind::Magus) || pawn_hit {
+                                return true;
+                            }
+                        }
+                        break;
+                    }
+                    x += df;
+                    y += dr;
+                    dist += 1;
+                }
+            }
+        }
+        KNIGHT
+            .iter()
+            .filter_map(|&(df, dr)| at(f + df, r + dr))
+            .any(|t| top(t).is_some_and(|p| matches!(p.kind, Kind::Horseman | Kind::Helgi)))
+    }
+
+    /// Whether `side`'s Magus is attacked.
+    pub fn in_check(&self, side: Side) -> bool {
+        self.magus(side).is_some_and(|m| self.attacked(m, 1 - side))
+    }
+
+    /// Pseudo-legal moves (before the check test).
+    fn candidates(&self, out: &mut Vec<Move>) {
+        let side = self.side;
+        let mut targets = Vec::with_capacity(32);
+        for s in 0..64 {
+            let tower = &self.towers[s];
+            let Some(top) = tower.top().filter(|p| p.side == side) else { continue };
+            let h = tower.height();
+            let add = |to: usize, special: Special, out: &mut Vec<Move>| {
+                for k in 1..=h {
+                    out.push(Move { from: s as u8, to: to as u8, count: k as u8, special });
+                }
+            };
+            match top.kind {
+                Kind::Pawn => {
+                    let d = if side == 0 { 1 } else { -1 };
+                    let (f, r) = (file(s), rank(s));
+                    let own_or_empty = |t: usize| match self.towers[t].top() {
+                        None => true,
+                        Some(p) => p.side == side && p.kind != Kind::Magus,
+                    };
+                    if let Some(t) = at(f, r + d) {
+                        if own_or_empty(t) {
+                            add(t, Special::None, out);
+                        }
+                        let start = if side == 0 { 1 } else { 6 };
+                        if r == start && !top.moved && self.towers[t].height() == 0 {
+                            if let Some(t2) = at(f, r + 2 * d) {
+                                if own_or_empty(t2) {
+                                    add(t2, Special::DoubleStep, out);
+                                }
+                            }
+                        }
+                    }
+                    for df in [-1, 1] {
+                        let Some(t) = at(f + df, r + d) else { continue };
+                        if self.towers[t].top().is_some_and(|p| p.side != side && p.kind != Kind::Magus) {
+                            add(t, Special::None, out);
+                        }
+                        if self.ep.is_some_and(|e| e.passed as usize == t) && self.towers[t].height() == 0 {
+                            add(t, Special::EnPassant, out);
+                        }
+                    }
+                }
+                kind => {
+                    targets.clear();
+                    self.attacks(s, kind, side, &mut targets);
+                    for &t in &targets {
+                        match self.towers[t].top() {
+                            None => add(t, Special::None, out),
+                            Some(p) if p.kind == Kind::Magus => {}
+                            Some(_) => {
+                                // The Magus climbs only onto a square the enemy does not attack.
+                                if kind != Kind::Magus || !self.attacked(t, 1 - side) {
+                                    add(t, Special::None, out);
+                                }
+                            }
+                        }
+                    }
+                    if kind == Kind::Magus {
+                        self.castlings(s, out);
+                    }
+                }
+            }
+        }
+    }
+
+    fn castlings(&self, s: usize, out: &mut Vec<Move>) {
+        let side = self.side;
+        let home = if side == 0 { 4 } else { 60 };
+        let t = &self.towers[s];
+        if s != home || t.height() != 1 || t.top().is_some_and(|p| p.moved) || self.in_check(side) {
+            return;
+        }
+        for (corner, between, pass, land) in [
+            (home + 3, vec![home + 1, home + 2], home + 1, home + 2),
+            (home - 4, vec![home - 1, home - 2, home - 3], home - 1, home - 2),
+        ] {
+            let rook = &self.towers[corner];
+            let rook_ok = rook.height() == 1
+                && rook
+                    .top()
+                    .is_some_and(|p| p.side == side && p.kind == Kind::Warrior && p.designation.is_none() && !p.moved);
+            if rook_ok && between.iter().all(|&b| self.towers[b].height() == 0) && !self.attacked(pass, 1 - side) {
+                out.push(Move { from: s as u8, to: land as u8, count: 1, special: Special::Castle });
+            }
+        }
+    }
+
+    /// The squares a move changes (at most four).
+    fn touched(&self, m: Move) -> [usize; 4] {
+        let (from, to) = (m.from as usize, m.to as usize);
+        match m.special {
+            Special::Castle if to > from => [from, to, from + 3, from + 1],
+            Special::Castle => [from, to, from - 4, from - 1],
+            Special::EnPassant => [from, to, self.ep.map_or(to, |e| e.landing as usize), to],
+            _ => [from, to, to, to],
+        }
+    }
+
+    /// Whether `m` (a pseudo-legal candidate of this position) leaves the
+    /// mover's Magus unattacked.
+    pub fn is_legal(&self, m: Move, rules: &Rules) -> bool {
+        let mut cands = Vec::with_capacity(64);
+        self.candidates(&mut cands);
+        cands.contains(&m) && {
+            let mut next = self.clone();
+            next.play(m, rules);
+            !next.in_check(self.side)
+        }
+    }
+
+    /// Whether the side to move has any legal move (stops at the first).
+    pub fn has_legal_move(&self, rules: &Rules) -> bool {
+        let mut cands = Vec::with_capacity(64);
+        self.candidates(&mut cands);
+        let mut scratch = self.clone();
+        cands.into_iter().any(|m| {
+            let touched = self.touched(m);
+            scratch.play(m, rules);
+            let ok = !scratch.in_check(self.side);
+            for sq in touched {
+                scratch.towers[sq] = self.towers[sq];
+            }
+            scratch.side = self.side;
+            scratch.ep = self.ep;
+            ok
+        })
+    }
+
+    /// The legal moves: each candidate is played on a scratch copy, tested
+    /// for check, and undone by restoring the few towers it changed.
+    pub fn legal_moves(&self, rules: &Rules, out: &mut Vec<Move>) {
+        let mut cands = Vec::with_capacity(64);
+        self.candidates(&mut cands);
+        let mut scratch = self.clone();
+        for m in cands {
+            let touched = self.touched(m);
+            scratch.play(m, rules);
+            if !scratch.in_check(self.side) {
+                out.push(m);
+            }
+            for sq in touched {
+                scratch.towers[sq] = self.towers[sq];
+            }
+            scratch.side = self.side;
+            scratch.ep = self.ep;
+        }
+    }
+
+    /// Plays a move (legal or pseudo-legal).
+    pub fn play(&mut self, m: Move, rules: &Rules) {
+        let (from, to, k) = (m.from as usize, m.to as usize, m.count as usize);
+        let side = self.side;
+        let ep_before = self.ep.take();
+        match m.special {
+            Special::Castle => {
+                let (corner, rook_to) = if to > from { (from + 3, from + 1) } else { (from - 4, from - 1) };
+                let mut magus = self.towers[from].take_top(1);
+                let mut rook = self.towers[corner].take_top(1);
+                magus[0].moved = true;
+                rook[0].moved = true;
+                self.towers[to].push(magus[0]);
+                self.towers[rook_to].push(rook[0]);
+            }
+            Special::EnPassant => {
+                // Exactly the pieces that double-stepped go beneath the capturer.
+                let e = ep_before.expect("en passant follows a double step");
+                let landing = e.landing as usize;
+                let n = (e.count as usize).min(self.towers[landing].height());
+                for v in self.towers[landing].take_top(n) {
+                    self.towers[to].push(v);
+                }
+                self.move_unit(from, to, k);
+                self.demote(to, rules);
+            }
+            _ => {
+                let height_before = self.towers[from].height();
+                self.move_unit(from, to, k);
+                if m.special == Special::DoubleStep {
+                    let passed = (from + to) / 2;
+                    self.ep = Some(EnPassant { passed: passed as u8, landing: to as u8, count: k as u8 });
+                }
+                // Promotion at the destination: the unit's top pawn on its last rank.
+                let t = &mut self.towers[to];
+                let top_index = t.height() - 1;
+                let mut top = t.get(top_index);
+                if top.kind == Kind::Pawn && rank(to) == last_rank(top.side) {
+                    top.kind = top.designation.expect("pawns are designated");
+                    t.set(top_index, top);
+                }
+                // Promotion by split: a pawn left on top on its own last rank.
+                if k < height_before {
+                    let f = &mut self.towers[from];
+                    let i = f.height() - 1;
+                    let mut p = f.get(i);
+                    if p.kind == Kind::Pawn && rank(from) == last_rank(p.side) {
+                        p.kind = p.designation.expect("pawns are designated");
+                        f.set(i, p);
+                    }
+                }
+                self.demote(to, rules);
+            }
+        }
+        self.side = 1 - side;
+    }
+
+    fn move_unit(&mut self, from: usize, to: usize, k: usize) {
+        let src = &mut self.towers[from];
+        let start = src.len as usize - k;
+        let mut unit = [0u8; MAX_HEIGHT];
+        unit[..k].copy_from_slice(&src.pieces[start..start + k]);
+        src.len = start as u8;
+        let dst = &mut self.towers[to];
+        for &b in &unit[..k] {
+            // Every piece of a moving unit has now moved.
+            dst.pieces[dst.len as usize] = b | 0x80;
+            dst.len += 1;
+        }
+    }
+
+    /// A promoted pawn with an enemy (or, by option, any) piece above it
+    /// becomes a pawn again.
+    fn demote(&mut self, sq: usize, rules: &Rules) {
+        let t = &mut self.towers[sq];
+        let h = t.height();
+        for i in 0..h {
+            let mut p = t.get(i);
+            if !p.is_promoted_pawn() {
+                continue;
+            }
+            let covered = (i + 1..h).any(|j| rules.demote_on_any_cover || t.get(j).side != p.side);
+            if covered {
+                p.kind = Kind::Pawn;
+                p.moved = true;
+                t.set(i, p);
+            }
+        }
+    }
+}
+
+/// Leaf count `depth` plies deep (no draw rule), bulk-counting the last ply;
+/// each distinct (from, to, count) is one move.
+pub fn perft(pos: &Position, rules: &Rules, depth: u32) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    let mut moves = Vec::new();
+    pos.legal_moves(rules, &mut moves);
+    if depth == 1 {
+        return moves.len() as u64;
+    }
+    moves
+        .iter()
+        .map(|&m| {
+            let mut next = pos.clone();
+            next.play(m, rules);
+            perft(&next, rules, depth - 1)
+        })
+        .sum()
+}
