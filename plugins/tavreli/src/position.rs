@@ -456,8 +456,14 @@ impl Position {
     pub fn has_legal_move(&self, rules: &Rules) -> bool {
         let mut cands = Vec::with_capacity(64);
         self.candidates(&mut cands);
-        let mut scratch = self.clone();
+        let magus = self.magus(self.side).expect("each side has its Magus");
+        let checked = self.attacked(magus, 1 - self.side);
+        let mut scratch: Option<Position> = None;
         cands.into_iter().any(|m| {
+            if self.surely_legal(m, magus, checked) {
+                return true;
+            }
+            let scratch = scratch.get_or_insert_with(|| self.clone());
             let touched = self.touched(m);
             scratch.play(m, rules);
             let ok = !scratch.in_check(self.side);
@@ -470,13 +476,62 @@ impl Position {
         })
     }
 
-    /// The legal moves: each candidate is played on a scratch copy, tested
-    /// for check, and undone by restoring the few towers it changed.
+    /// Whether a candidate is legal without playing it: the side is not in
+    /// check, the Magus does not move, the move is neither castling nor en
+    /// passant, its origin shares no line with the Magus (so nothing is
+    /// uncovered along a line), and the piece it leaves on top there, if an
+    /// enemy one, is no knight or pawn attacking the Magus (after any promotion
+    /// by split). Covering pieces at the destination only ever blocks.
+    fn surely_legal(&self, m: Move, magus: usize, checked: bool) -> bool {
+        if checked || matches!(m.special, Special::Castle | Special::EnPassant) {
+            return false;
+        }
+        let from = m.from as usize;
+        let tower = &self.towers[from];
+        if tower.top().is_some_and(|p| p.kind == Kind::Magus) {
+            return false;
+        }
+        let (df, dr) = (file(from) - file(magus), rank(from) - rank(magus));
+        if df == 0 || dr == 0 || df.abs() == dr.abs() {
+            return false;
+        }
+        let h = tower.height();
+        let k = m.count as usize;
+        if k == h {
+            return true;
+        }
+        let below = tower.get(h - k - 1);
+        if below.side == self.side {
+            return true;
+        }
+        let kind = if below.kind == Kind::Pawn && rank(from) == last_rank(below.side) {
+            below.designation.expect("pawns are designated")
+        } else {
+            below.kind
+        };
+        let knight = (df.abs() == 1 && dr.abs() == 2) || (df.abs() == 2 && dr.abs() == 1);
+        match kind {
+            Kind::Horseman | Kind::Helgi => !knight,
+            // Not aligned: a pawn cannot attack the Magus diagonally.
+            _ => true,
+        }
+    }
+
+    /// The legal moves: each candidate is accepted at once when it surely
+    /// is, else played on a scratch copy, tested for check, and undone by
+    /// restoring the few towers it changed.
     pub fn legal_moves(&self, rules: &Rules, out: &mut Vec<Move>) {
         let mut cands = Vec::with_capacity(64);
         self.candidates(&mut cands);
-        let mut scratch = self.clone();
+        let magus = self.magus(self.side).expect("each side has its Magus");
+        let checked = self.attacked(magus, 1 - self.side);
+        let mut scratch: Option<Position> = None;
         for m in cands {
+            if self.surely_legal(m, magus, checked) {
+                out.push(m);
+                continue;
+            }
+            let scratch = scratch.get_or_insert_with(|| self.clone());
             let touched = self.touched(m);
             scratch.play(m, rules);
             if !scratch.in_check(self.side) {
