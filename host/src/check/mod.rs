@@ -214,7 +214,7 @@ fn play_checked(
         let here = game.position_text();
         report.check(
             "legal moves are non-empty exactly while the game is ongoing",
-            if ongoing == !buf.is_empty() {
+            if ongoing != buf.is_empty() {
                 Ok(())
             } else {
                 Err(format!("{} legal moves with status {:?} in '{here}'", buf.len(), status.outcome))

@@ -327,14 +327,14 @@ impl BluffGame {
             Viewer::Spectator => self.hidden != Some(s),
         };
         let mut notes = Vec::new();
-        for s in 0..2 {
+        for (s, name) in names.iter().enumerate() {
             if knows(s) {
-                notes.push(format!("{} alter ego: {}", names[s], sq_text(self.alter_ego[s])));
+                notes.push(format!("{name} alter ego: {}", sq_text(self.alter_ego[s])));
                 if let Some(y) = self.must_move[s] {
-                    notes.push(format!("{} must move the piece on {y}", names[s]));
+                    notes.push(format!("{name} must move the piece on {y}"));
                 }
             } else {
-                notes.push(format!("{} alter ego: hidden decision", names[s]));
+                notes.push(format!("{name} alter ego: hidden decision"));
             }
         }
         if let Some(t) = self.deciding {

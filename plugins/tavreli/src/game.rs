@@ -202,11 +202,9 @@ pub fn parse_position(text: &str) -> Result<(Position, u32), Error> {
             }
         }
     }
-    // Pieces on a Magus and pawns on their own last rank cannot be.
-    for sq in 0..64 {
-        let t = &towers[sq];
-        let pieces: Vec<Piece> = t.pieces().collect();
-        if pieces.iter().rev().skip(1).any(|p| p.kind == Kind::Magus) {
+    // Nothing may stand on a Magus.
+    for (sq, t) in towers.iter().enumerate() {
+        if t.pieces().rev().skip(1).any(|p| p.kind == Kind::Magus) {
             return Err(bad(format!("{}: a Magus is covered", square_name(sq))));
         }
     }

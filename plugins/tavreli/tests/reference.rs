@@ -85,7 +85,7 @@ fn attacks(s: &S, from: usize) -> Vec<usize> {
     let rook = [(1, 0), (-1, 0), (0, 1), (0, -1)];
     let bishop = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
     let knight = [(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)];
-    let mut slide = |dirs: &[(i32, i32)], out: &mut Vec<usize>| {
+    let slide = |dirs: &[(i32, i32)], out: &mut Vec<usize>| {
         for (df, dr) in dirs {
             let mut k = 1;
             while let Some(t) = on(f + df * k, r + dr * k) {
@@ -301,40 +301,6 @@ fn reference_perft(s: &S, depth: u32) -> u64 {
             reference_perft(&play(s, f, t, k, sp), depth - 1)
         })
         .sum()
-}
-
-fn to_text(s: &S) -> String {
-    let tok = |p: &P| {
-        let mut t = String::new();
-        t.push(if p.white { p.kind } else { p.kind.to_ascii_lowercase() });
-        if p.kind == 'P' {
-            t.push(p.des.unwrap().to_ascii_lowercase());
-        } else if p.des.is_some() {
-            t.push('*');
-        }
-        if p.moved {
-            t.push('\'');
-        }
-        t
-    };
-    let ranks: Vec<String> = (0..8)
-        .rev()
-        .map(|r| {
-            (0..8)
-                .map(|f| {
-                    let t = &s.towers[r * 8 + f];
-                    if t.is_empty() {
-                        ".".to_string()
-                    } else {
-                        t.iter().rev().map(tok).collect::<Vec<_>>().join(":")
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join(",")
-        })
-        .collect();
-    let ep = s.ep.map_or("-".to_string(), |(p, l, c)| format!("{}-{}-{c}", name(p), name(l)));
-    format!("{} {} {ep} 0", ranks.join("/"), if s.white { "w" } else { "b" })
 }
 
 #[test]
