@@ -309,11 +309,6 @@ impl Game {
         Ok(Observation { text: raw.text.into_string(), view })
     }
 
-    /// The raw observation JSON for `viewer`, exactly as the plugin made it.
-    pub fn observe_json(&self, viewer: Viewer) -> Result<String, Error> {
-        into_result(self.state.observe(viewer.to_raw())).map(|o| o.json.into_string())
-    }
-
     /// A full state consistent with what `viewer` knows, drawn with `seed`.
     pub fn sample_world(&self, viewer: Viewer, seed: u64) -> Result<Game, Error> {
         into_result(self.state.sample_world(viewer.to_raw(), seed)).map(Game::new)

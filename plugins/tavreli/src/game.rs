@@ -242,7 +242,7 @@ pub fn parse_position(text: &str) -> Result<(Position, u32), Error> {
 fn parse_piece(tok: &str) -> Result<Piece, String> {
     let mut chars = tok.chars().peekable();
     let c = chars.next().ok_or("empty piece")?;
-    let kind = crate::position::Kind::from_letter_pub(c).ok_or(format!("bad piece letter '{c}'"))?;
+    let kind = Kind::from_letter(c).ok_or(format!("bad piece letter '{c}'"))?;
     let side = if c.is_ascii_uppercase() { 0 } else { 1 };
     let mut designation = None;
     if kind == Kind::Pawn {

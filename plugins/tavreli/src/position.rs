@@ -32,7 +32,7 @@ impl Kind {
     }
 
     /// The kind of a position letter (either case).
-    pub fn from_letter_pub(c: char) -> Option<Kind> {
+    pub fn from_letter(c: char) -> Option<Kind> {
         Some(match c.to_ascii_uppercase() {
             'K' => Kind::Magus,
             'Q' => Kind::Prince,
