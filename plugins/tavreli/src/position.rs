@@ -175,6 +175,13 @@ pub struct EnPassant {
     pub count: u8,
 }
 
+/// Towers, side and en passant record as they were before a move.
+struct Saved {
+    towers: [(usize, Tower); 4],
+    side: Side,
+    ep: Option<EnPassant>,
+}
+
 /// Rule options.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Rules {
@@ -456,22 +463,19 @@ impl Position {
     pub fn has_legal_move(&self, rules: &Rules) -> bool {
         let mut cands = Vec::with_capacity(64);
         self.candidates(&mut cands);
-        let magus = self.magus(self.side).expect("each side has its Magus");
-        let checked = self.attacked(magus, 1 - self.side);
+        let side = self.side;
+        let magus = self.magus(side).expect("each side has its Magus");
+        let checked = self.attacked(magus, 1 - side);
         let mut scratch: Option<Position> = None;
         cands.into_iter().any(|m| {
             if self.surely_legal(m, magus, checked) {
                 return true;
             }
             let scratch = scratch.get_or_insert_with(|| self.clone());
-            let touched = self.touched(m);
+            let saved = scratch.save(m);
             scratch.play(m, rules);
-            let ok = !scratch.in_check(self.side);
-            for sq in touched {
-                scratch.towers[sq] = self.towers[sq];
-            }
-            scratch.side = self.side;
-            scratch.ep = self.ep;
+            let ok = !scratch.in_check(side);
+            scratch.restore(&saved);
             ok
         })
     }
@@ -517,32 +521,47 @@ impl Position {
         }
     }
 
+    /// What `m` will change, to restore it afterwards.
+    fn save(&self, m: Move) -> Saved {
+        let touched = self.touched(m);
+        Saved { towers: touched.map(|sq| (sq, self.towers[sq])), side: self.side, ep: self.ep }
+    }
+
+    fn restore(&mut self, saved: &Saved) {
+        // In reverse, so a square listed twice ends with its first saving.
+        for (sq, t) in saved.towers.iter().rev() {
+            self.towers[*sq] = *t;
+        }
+        self.side = saved.side;
+        self.ep = saved.ep;
+    }
+
     /// The legal moves: each candidate is accepted at once when it surely
-    /// is, else played on a scratch copy, tested for check, and undone by
-    /// restoring the few towers it changed.
-    pub fn legal_moves(&self, rules: &Rules, out: &mut Vec<Move>) {
+    /// is, else played in place, tested for check and taken back.
+    pub fn legal_moves_in_place(&mut self, rules: &Rules, out: &mut Vec<Move>) {
         let mut cands = Vec::with_capacity(64);
         self.candidates(&mut cands);
-        let magus = self.magus(self.side).expect("each side has its Magus");
-        let checked = self.attacked(magus, 1 - self.side);
-        let mut scratch: Option<Position> = None;
+        let side = self.side;
+        let magus = self.magus(side).expect("each side has its Magus");
+        let checked = self.attacked(magus, 1 - side);
         for m in cands {
             if self.surely_legal(m, magus, checked) {
                 out.push(m);
                 continue;
             }
-            let scratch = scratch.get_or_insert_with(|| self.clone());
-            let touched = self.touched(m);
-            scratch.play(m, rules);
-            if !scratch.in_check(self.side) {
+            let saved = self.save(m);
+            self.play(m, rules);
+            let ok = !self.in_check(side);
+            self.restore(&saved);
+            if ok {
                 out.push(m);
             }
-            for sq in touched {
-                scratch.towers[sq] = self.towers[sq];
-            }
-            scratch.side = self.side;
-            scratch.ep = self.ep;
         }
+    }
+
+    /// The legal moves (see [`Position::legal_moves_in_place`]).
+    pub fn legal_moves(&self, rules: &Rules, out: &mut Vec<Move>) {
+        self.clone().legal_moves_in_place(rules, out);
     }
 
     /// Plays a move (legal or pseudo-legal).
@@ -639,20 +658,24 @@ impl Position {
 /// Leaf count `depth` plies deep (no draw rule), bulk-counting the last ply;
 /// each distinct (from, to, count) is one move.
 pub fn perft(pos: &Position, rules: &Rules, depth: u32) -> u64 {
+    fn go(pos: &mut Position, rules: &Rules, depth: u32) -> u64 {
+        let mut moves = Vec::with_capacity(64);
+        pos.legal_moves_in_place(rules, &mut moves);
+        if depth == 1 {
+            return moves.len() as u64;
+        }
+        let mut n = 0;
+        for m in moves {
+            let saved = pos.save(m);
+            pos.play(m, rules);
+            n += go(pos, rules, depth - 1);
+            pos.restore(&saved);
+        }
+        n
+    }
     if depth == 0 {
-        return 1;
+        1
+    } else {
+        go(&mut pos.clone(), rules, depth)
     }
-    let mut moves = Vec::new();
-    pos.legal_moves(rules, &mut moves);
-    if depth == 1 {
-        return moves.len() as u64;
-    }
-    moves
-        .iter()
-        .map(|&m| {
-            let mut next = pos.clone();
-            next.play(m, rules);
-            perft(&next, rules, depth - 1)
-        })
-        .sum()
 }
