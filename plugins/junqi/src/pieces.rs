@@ -110,14 +110,14 @@ mod tests {
     #[test]
     fn every_cell_of_the_combat_table() {
         assert_eq!(COUNTS.iter().sum::<u32>(), 25);
-        for a in 0..=ENGINEER {
-            for d in 0..=ENGINEER {
+        for (a, attacker) in NAMES.iter().enumerate().take(ENGINEER + 1) {
+            for (d, defender) in NAMES.iter().enumerate().take(ENGINEER + 1) {
                 let expected = match a.cmp(&d) {
                     std::cmp::Ordering::Less => Verdict::AttackerWon,
                     std::cmp::Ordering::Greater => Verdict::DefenderWon,
                     std::cmp::Ordering::Equal => Verdict::BothRemoved,
                 };
-                assert_eq!(combat(a, d), expected, "{} v {}", NAMES[a], NAMES[d]);
+                assert_eq!(combat(a, d), expected, "{attacker} v {defender}");
             }
             assert_eq!(combat(a, BOMB), Verdict::BothRemoved);
             assert_eq!(combat(BOMB, a), Verdict::BothRemoved);

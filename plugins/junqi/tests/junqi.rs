@@ -216,8 +216,8 @@ fn simple_moves(text: &str, middle_railway: bool) -> BTreeSet<(usize, usize)> {
             continue;
         }
         let enemy = |c: usize| cells[c].is_some_and(|(o, _)| o != side);
-        for to in 0..60 {
-            if road(from, to) && (cells[to].is_none() || (enemy(to) && !camp(to))) {
+        for (to, cell) in cells.iter().enumerate() {
+            if road(from, to) && (cell.is_none() || (enemy(to) && !camp(to))) {
                 out.insert((from, to));
             }
         }
@@ -233,9 +233,9 @@ fn simple_moves(text: &str, middle_railway: bool) -> BTreeSet<(usize, usize)> {
             while i < reached.len() {
                 let at = reached[i];
                 i += 1;
-                for n in 0..60 {
+                for (n, cell) in cells.iter().enumerate() {
                     if linked(at, n) && !reached.contains(&n) {
-                        if cells[n].is_none() {
+                        if cell.is_none() {
                             reached.push(n);
                             out.insert((from, n));
                         } else if enemy(n) {
