@@ -90,6 +90,23 @@ impl Piece {
     }
 }
 
+/// A set of kinds as bits of their discriminants.
+const fn kinds(ks: &[Kind]) -> u8 {
+    let mut bits = 0;
+    let mut i = 0;
+    while i < ks.len() {
+        bits |= 1 << ks[i] as u8;
+        i += 1;
+    }
+    bits
+}
+/// The kinds that attack along ranks and files.
+const ALONG_RANKS: u8 = kinds(&[Kind::Prince, Kind::Warrior, Kind::Helgi]);
+/// The kinds that attack along diagonals.
+const ALONG_DIAGONALS: u8 = kinds(&[Kind::Prince, Kind::Archer, Kind::Helgi]);
+/// The kinds that attack with knight jumps.
+const JUMPERS: u8 = kinds(&[Kind::Horseman, Kind::Helgi]);
+
 /// The pieces on one square, bottom first, packed one byte each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Tower {
@@ -308,38 +325,49 @@ impl Position {
         }
     }
 
-    /// Whether `by` attacks `sq` (only tops attack): looked up backwards from
-    /// `sq` along each ray and jump.
-    pub fn attacked(&self, sq: usize, by: Side) -> bool {
-        let (f, r) = (file(sq), rank(sq));
-        let top = |t: usize| self.towers[t].top().filter(|p| p.side == by);
-        for (dirs, sliders) in [
-            (&ROOK_DIRS, [Kind::Prince, Kind::Warrior, Kind::Helgi]),
-            (&BISHOP_DIRS, [Kind::Prince, Kind::Archer, Kind::Helgi]),
-        ] {
-            for &(df, dr) in dirs.iter() {
-                let (mut x, mut y, mut dist) = (f + df, r + dr, 1);
-                while let Some(t) = at(x, y) {
-                    if self.towers[t].height() > 0 {
-                        if let Some(p) = top(t) {
-                            let pawn_hit =
-                                p.kind == Kind::Pawn && dist == 1 && df != 0 && dr == if by == 0 { -1 } else { 1 };
-                            if sliders.contains(&p.kind) || (dist == 1 && p.kind == Kind::Magus) || pawn_hit {
-                                return true;
-                            }
-                        }
-                        break;
-                    }
-                    x += df;
-                    y += dr;
-                    dist += 1;
+    /// The kind bit (see [`kinds`]) of the top on `t` if `by` owns it, else 0.
+    fn top_kind_of(&self, t: usize, by: Side) -> u8 {
+        let tower = &self.towers[t];
+        match tower.len {
+            0 => 0,
+            n => {
+                let b = tower.pieces[n as usize - 1];
+                if (b & 1) as usize == by {
+                    1 << ((b >> 1) & 7)
+                } else {
+                    0
                 }
             }
         }
-        KNIGHT
-            .iter()
-            .filter_map(|&(df, dr)| at(f + df, r + dr))
-            .any(|t| top(t).is_some_and(|p| matches!(p.kind, Kind::Horseman | Kind::Helgi)))
+    }
+
+    /// Whether `by` attacks `sq` (only tops attack): looked up backwards from
+    /// `sq` along each ray and jump, on the packed top bytes.
+    pub fn attacked(&self, sq: usize, by: Side) -> bool {
+        let enemy_kind = |t: usize| self.top_kind_of(t, by);
+        let (f, r) = (file(sq), rank(sq));
+        let pawn_rank = if by == 0 { -1 } else { 1 };
+        for (dirs, sliders) in [(&ROOK_DIRS, ALONG_RANKS), (&BISHOP_DIRS, ALONG_DIAGONALS)] {
+            for &(df, dr) in dirs.iter() {
+                let (mut x, mut y) = (f + df, r + dr);
+                let mut near = sliders | kinds(&[Kind::Magus]);
+                if df != 0 && dr == pawn_rank {
+                    near |= kinds(&[Kind::Pawn]);
+                }
+                while let Some(t) = at(x, y) {
+                    if self.towers[t].len > 0 {
+                        if enemy_kind(t) & near != 0 {
+                            return true;
+                        }
+                        break;
+                    }
+                    near = sliders;
+                    x += df;
+                    y += dr;
+                }
+            }
+        }
+        KNIGHT.iter().filter_map(|&(df, dr)| at(f + df, r + dr)).any(|t| enemy_kind(t) & JUMPERS != 0)
     }
 
     /// Whether `side`'s Magus is attacked.
@@ -466,39 +494,79 @@ impl Position {
         let side = self.side;
         let magus = self.magus(side).expect("each side has its Magus");
         let checked = self.attacked(magus, 1 - side);
+        let shields = self.shields(magus);
         let mut scratch: Option<Position> = None;
         cands.into_iter().any(|m| {
-            if self.surely_legal(m, magus, checked) {
+            if self.surely_legal(m, magus, checked, shields) {
                 return true;
             }
-            let scratch = scratch.get_or_insert_with(|| self.clone());
-            let saved = scratch.save(m);
-            scratch.play(m, rules);
-            let ok = !scratch.in_check(side);
-            scratch.restore(&saved);
-            ok
+            scratch.get_or_insert_with(|| self.clone()).safe_after(m, rules, magus)
         })
+    }
+
+    /// Plays `m`, tells whether the mover's Magus (at `magus` unless it is
+    /// the piece moving) is then safe, and takes the move back.
+    fn safe_after(&mut self, m: Move, rules: &Rules, magus: usize) -> bool {
+        let side = self.side;
+        let moving = self.towers[m.from as usize].top().is_some_and(|p| p.kind == Kind::Magus);
+        let saved = self.save(m);
+        self.play(m, rules);
+        let safe = !self.attacked(if moving { m.to as usize } else { magus }, 1 - side);
+        self.restore(&saved);
+        safe
+    }
+
+    /// The squares that shield the Magus (on each of the eight lines from
+    /// it, the first occupied square: only changes there can open a line),
+    /// and among them the pinned ones, with an enemy slider of that line
+    /// next beyond them.
+    fn shields(&self, magus: usize) -> (u64, u64) {
+        let (f, r) = (file(magus), rank(magus));
+        let enemy = 1 - self.side;
+        let (mut shields, mut pinned) = (0, 0);
+        for (dirs, sliders) in [(&ROOK_DIRS, ALONG_RANKS), (&BISHOP_DIRS, ALONG_DIAGONALS)] {
+            for &(df, dr) in dirs.iter() {
+                let (mut x, mut y) = (f + df, r + dr);
+                let mut shield = None;
+                while let Some(t) = at(x, y) {
+                    if self.towers[t].len > 0 {
+                        match shield {
+                            None => {
+                                shields |= 1u64 << t;
+                                shield = Some(t);
+                            }
+                            Some(s) => {
+                                if self.top_kind_of(t, enemy) & sliders != 0 {
+                                    pinned |= 1u64 << s;
+                                }
+                                break;
+                            }
+                        }
+                    }
+                    x += df;
+                    y += dr;
+                }
+            }
+        }
+        (shields, pinned)
     }
 
     /// Whether a candidate is legal without playing it: the side is not in
     /// check, the Magus does not move, the move is neither castling nor en
-    /// passant, its origin shares no line with the Magus (so nothing is
-    /// uncovered along a line), and the piece it leaves on top there, if an
-    /// enemy one, is no knight or pawn attacking the Magus (after any promotion
-    /// by split). Covering pieces at the destination only ever blocks.
-    fn surely_legal(&self, m: Move, magus: usize, checked: bool) -> bool {
+    /// passant, its origin is not pinned (see [`Position::shields`]), and an
+    /// enemy piece it leaves on top there neither stands on a shield nor is a
+    /// knight attacking the Magus (after any promotion by split). Covering
+    /// pieces at the destination only ever blocks.
+    fn surely_legal(&self, m: Move, magus: usize, checked: bool, (shields, pinned): (u64, u64)) -> bool {
         if checked || matches!(m.special, Special::Castle | Special::EnPassant) {
             return false;
         }
         let from = m.from as usize;
         let tower = &self.towers[from];
-        if tower.top().is_some_and(|p| p.kind == Kind::Magus) {
+        if tower.top().is_some_and(|p| p.kind == Kind::Magus) || pinned & (1u64 << from) != 0 {
             return false;
         }
         let (df, dr) = (file(from) - file(magus), rank(from) - rank(magus));
-        if df == 0 || dr == 0 || df.abs() == dr.abs() {
-            return false;
-        }
         let h = tower.height();
         let k = m.count as usize;
         if k == h {
@@ -508,6 +576,9 @@ impl Position {
         if below.side == self.side {
             return true;
         }
+        if shields & (1u64 << from) != 0 {
+            return false;
+        }
         let kind = if below.kind == Kind::Pawn && rank(from) == last_rank(below.side) {
             below.designation.expect("pawns are designated")
         } else {
@@ -516,7 +587,7 @@ impl Position {
         let knight = (df.abs() == 1 && dr.abs() == 2) || (df.abs() == 2 && dr.abs() == 1);
         match kind {
             Kind::Horseman | Kind::Helgi => !knight,
-            // Not aligned: a pawn cannot attack the Magus diagonally.
+            // A slider, pawn or Magus revealed off the shields stays blocked.
             _ => true,
         }
     }
@@ -544,16 +615,9 @@ impl Position {
         let side = self.side;
         let magus = self.magus(side).expect("each side has its Magus");
         let checked = self.attacked(magus, 1 - side);
+        let shields = self.shields(magus);
         for m in cands {
-            if self.surely_legal(m, magus, checked) {
-                out.push(m);
-                continue;
-            }
-            let saved = self.save(m);
-            self.play(m, rules);
-            let ok = !self.in_check(side);
-            self.restore(&saved);
-            if ok {
+            if self.surely_legal(m, magus, checked, shields) || self.safe_after(m, rules, magus) {
                 out.push(m);
             }
         }
