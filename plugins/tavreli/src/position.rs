@@ -380,8 +380,11 @@ impl Position {
         let side = self.side;
         let mut targets = Vec::with_capacity(32);
         for s in 0..64 {
+            if self.top_kind_of(s, side) == 0 {
+                continue;
+            }
             let tower = &self.towers[s];
-            let Some(top) = tower.top().filter(|p| p.side == side) else { continue };
+            let Some(top) = tower.top() else { continue };
             let h = tower.height();
             let add = |to: usize, special: Special, out: &mut Vec<Move>| {
                 for k in 1..=h {
