@@ -199,6 +199,15 @@ struct Saved {
     ep: Option<EnPassant>,
 }
 
+/// What the legality of a node's candidates depends on (see [`Position::guard`]).
+#[derive(Clone, Copy)]
+struct Guard {
+    magus: usize,
+    checked: bool,
+    shields: u64,
+    pinned: u64,
+}
+
 /// Rule options.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Rules {
@@ -494,16 +503,13 @@ impl Position {
     pub fn has_legal_move(&self, rules: &Rules) -> bool {
         let mut cands = Vec::with_capacity(64);
         self.candidates(&mut cands);
-        let side = self.side;
-        let magus = self.magus(side).expect("each side has its Magus");
-        let checked = self.attacked(magus, 1 - side);
-        let shields = self.shields(magus);
+        let guard = self.guard();
         let mut scratch: Option<Position> = None;
         cands.into_iter().any(|m| {
-            if self.surely_legal(m, magus, checked, shields) {
+            if self.surely_legal(m, &guard) {
                 return true;
             }
-            scratch.get_or_insert_with(|| self.clone()).safe_after(m, rules, magus)
+            scratch.get_or_insert_with(|| self.clone()).safe_after(m, rules, guard.magus)
         })
     }
 
@@ -519,11 +525,13 @@ impl Position {
         safe
     }
 
-    /// The squares that shield the Magus (on each of the eight lines from
-    /// it, the first occupied square: only changes there can open a line),
-    /// and among them the pinned ones, with an enemy slider of that line
-    /// next beyond them.
-    fn shields(&self, magus: usize) -> (u64, u64) {
+    /// What the legality of the side to move's candidates depends on: where
+    /// its Magus stands, whether it is in check, the squares that shield it
+    /// (on each of the eight lines from it, the first occupied square: only
+    /// changes there can open a line), and among those the pinned ones, with
+    /// an enemy slider of that line next beyond them.
+    fn guard(&self) -> Guard {
+        let magus = self.magus(self.side).expect("each side has its Magus");
         let (f, r) = (file(magus), rank(magus));
         let enemy = 1 - self.side;
         let (mut shields, mut pinned) = (0, 0);
@@ -551,16 +559,17 @@ impl Position {
                 }
             }
         }
-        (shields, pinned)
+        Guard { magus, checked: self.attacked(magus, enemy), shields, pinned }
     }
 
     /// Whether a candidate is legal without playing it: the side is not in
     /// check, the Magus does not move, the move is neither castling nor en
-    /// passant, its origin is not pinned (see [`Position::shields`]), and an
+    /// passant, its origin is not pinned (see [`Position::guard`]), and an
     /// enemy piece it leaves on top there neither stands on a shield nor is a
     /// knight attacking the Magus (after any promotion by split). Covering
     /// pieces at the destination only ever blocks.
-    fn surely_legal(&self, m: Move, magus: usize, checked: bool, (shields, pinned): (u64, u64)) -> bool {
+    fn surely_legal(&self, m: Move, guard: &Guard) -> bool {
+        let Guard { magus, checked, shields, pinned } = *guard;
         if checked || matches!(m.special, Special::Castle | Special::EnPassant) {
             return false;
         }
@@ -615,12 +624,9 @@ impl Position {
     pub fn legal_moves_in_place(&mut self, rules: &Rules, out: &mut Vec<Move>) {
         let mut cands = Vec::with_capacity(64);
         self.candidates(&mut cands);
-        let side = self.side;
-        let magus = self.magus(side).expect("each side has its Magus");
-        let checked = self.attacked(magus, 1 - side);
-        let shields = self.shields(magus);
+        let guard = self.guard();
         for m in cands {
-            if self.surely_legal(m, magus, checked, shields) || self.safe_after(m, rules, magus) {
+            if self.surely_legal(m, &guard) || self.safe_after(m, rules, guard.magus) {
                 out.push(m);
             }
         }
