@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::Args;
 
-use super::OptionArgs;
+use super::{GameArgs, OptionArgs};
 use crate::clock::TimeControl;
 use crate::players::PlayerSpec;
 use crate::plugin::Registry;
@@ -69,15 +69,8 @@ pub struct MatchArgs {
     /// Write the PGN and JSON-lines files as this player (index) saw the games.
     #[arg(long = "as", value_name = "PLAYER")]
     as_player: Option<u32>,
-    /// Seed for seeded players.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// Start every game from this position.
-    #[arg(long)]
-    position: Option<String>,
-    /// Adjudicate a draw after this many plies.
-    #[arg(long)]
-    max_plies: Option<u32>,
+    #[command(flatten)]
+    game: GameArgs,
     /// Do not claim claimable draws (threefold, 50 moves) automatically.
     #[arg(long)]
     no_claim: bool,
@@ -119,8 +112,8 @@ pub(super) fn run(registry: &Registry, args: &MatchArgs) -> Result<()> {
             variant: variant.clone(),
             options: options.clone(),
             seats: if i % 2 == 0 { vec![0, 1] } else { vec![1, 0] },
-            position: args.position.clone(),
-            seed: args.seed.wrapping_add(i as u64),
+            position: args.game.position.clone(),
+            seed: args.game.seed.wrapping_add(i as u64),
         })
         .collect();
     let store = if args.no_db { None } else { Some(Store::open(&args.db)?) };
@@ -131,7 +124,7 @@ pub(super) fn run(registry: &Registry, args: &MatchArgs) -> Result<()> {
         // A person at this terminal plays one game at a time.
         concurrency: if human { 1 } else { args.concurrency },
         margin_ms: args.margin,
-        max_plies: args.max_plies,
+        max_plies: args.game.max_plies,
         claim_draws: !args.no_claim,
         isolation: Isolation::InProcess,
         stop: Default::default(),

@@ -73,6 +73,20 @@ pub enum Command {
     Worker,
 }
 
+/// How games start and end: the players' seed, the start position, a ply limit.
+#[derive(Args, Debug, Clone)]
+pub struct GameArgs {
+    /// Seed for seeded players (the same seed replays the same games).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Start every game from this position (the variant's position notation).
+    #[arg(long)]
+    pub position: Option<String>,
+    /// Adjudicate a draw after this many plies.
+    #[arg(long)]
+    pub max_plies: Option<u32>,
+}
+
 /// Variant options given as `--option name=value` (values parsed as JSON when
 /// they are JSON, else taken as strings).
 #[derive(Args, Debug, Clone, Default)]

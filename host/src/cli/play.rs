@@ -4,7 +4,7 @@
 use anyhow::Result;
 use clap::Args;
 
-use super::OptionArgs;
+use super::{GameArgs, OptionArgs};
 use crate::clock::TimeControl;
 use crate::players::PlayerSpec;
 use crate::plugin::Registry;
@@ -26,15 +26,8 @@ pub struct PlayArgs {
     /// Time control (see `arbiter match --help`); default: the variant's.
     #[arg(long)]
     tc: Option<String>,
-    /// Seed for seeded players (the same seed replays the same game).
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// Start from this position (the variant's position notation).
-    #[arg(long)]
-    position: Option<String>,
-    /// Stop after this many plies (adjudicated a draw).
-    #[arg(long)]
-    max_plies: Option<u32>,
+    #[command(flatten)]
+    game: GameArgs,
     #[command(flatten)]
     options: OptionArgs,
 }
@@ -45,11 +38,18 @@ pub(super) fn run(registry: &Registry, args: &PlayArgs) -> Result<()> {
     let options = args.options.to_map()?;
     let tc = TimeControl::parse(args.tc.as_deref().unwrap_or(&info.default_time_control))?;
     let specs = [PlayerSpec::parse(&args.p1)?, PlayerSpec::parse(&args.p2)?];
-    let mut players: Vec<_> =
-        specs.iter().enumerate().map(|(i, s)| s.create(args.seed.wrapping_mul(2).wrapping_add(i as u64))).collect();
-    let config =
-        GameConfig { time_controls: vec![tc.clone(), tc], margin_ms: 50, max_plies: args.max_plies, claim_draws: true };
-    let start = match &args.position {
+    let mut players: Vec<_> = specs
+        .iter()
+        .enumerate()
+        .map(|(i, s)| s.create(args.game.seed.wrapping_mul(2).wrapping_add(i as u64)))
+        .collect();
+    let config = GameConfig {
+        time_controls: vec![tc.clone(), tc],
+        margin_ms: 50,
+        max_plies: args.game.max_plies,
+        claim_draws: true,
+    };
+    let start = match &args.game.position {
         Some(text) => StartFrom::Position(text),
         None => StartFrom::Standard,
     };
