@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::Command;
 
 use arbiter::record::store::Store;
-use arbiter_e2e::{arbiter, fixture_plugin, temp_dir, workspace};
+use arbiter_e2e::{arbiter, fixture_plugin, temp_dir, workspace, Run};
 use serde_json::Value;
 
 fn stockfish() -> String {
@@ -28,6 +28,16 @@ fn python_chess(pgn: &Path) -> Vec<Value> {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+/// Plays `games` games of `variant` between two players without the store,
+/// writing them to `pgn`; `extra` arguments follow.
+fn match_to_pgn(variant: &str, (p1, p2): (&str, &str), games: u32, pgn: &Path, extra: &[&str]) -> Run {
+    let games = games.to_string();
+    let mut args = vec!["match", variant, "--p1", p1, "--p2", p2, "--games", &games, "--no-db", "--pgn"];
+    args.push(pgn.to_str().unwrap());
+    args.extend_from_slice(extra);
+    arbiter(&args)
 }
 
 #[test]
@@ -193,19 +203,7 @@ fn hidden_information_never_reaches_the_other_player_spectators_logs_or_exports(
 fn replay_reports_the_first_illegal_move_with_game_and_ply() {
     let dir = temp_dir("replay");
     let pgn = dir.join("games.pgn");
-    let run = arbiter(&[
-        "match",
-        "chess",
-        "--p1",
-        "random",
-        "--p2",
-        "random",
-        "--games",
-        "2",
-        "--no-db",
-        "--pgn",
-        pgn.to_str().unwrap(),
-    ]);
+    let run = match_to_pgn("chess", ("random", "random"), 2, &pgn, &[]);
     assert!(run.ok, "{}", run.stderr);
     let run = arbiter(&["replay", pgn.to_str().unwrap()]);
     assert!(run.ok, "{}", run.stderr);
@@ -225,43 +223,13 @@ fn replay_reports_the_first_illegal_move_with_game_and_ply() {
 fn a_bluff_chess_record_replays_and_a_player_export_hides_the_opponents_decisions() {
     let dir = temp_dir("bluff");
     let (pgn, as_white) = (dir.join("referee.pgn"), dir.join("white.pgn"));
-    let run = arbiter(&[
-        "match",
-        "bluffchess",
-        "--p1",
-        "random",
-        "--p2",
-        "mcts:iterations=30",
-        "--games",
-        "2",
-        "--tc",
-        "inf",
-        "--no-db",
-        "--pgn",
-        pgn.to_str().unwrap(),
-    ]);
+    let run = match_to_pgn("bluffchess", ("random", "mcts:iterations=30"), 2, &pgn, &["--tc", "inf"]);
     assert!(run.ok, "{}", run.stderr);
     let text = std::fs::read_to_string(&pgn).unwrap();
     assert!(text.contains(" d-") || text.contains(" d"), "decisions are plies of their own: {text}");
     let replay = arbiter(&["replay", pgn.to_str().unwrap()]);
     assert!(replay.ok, "{}", replay.stderr);
-    let run = arbiter(&[
-        "match",
-        "bluffchess",
-        "--p1",
-        "random",
-        "--p2",
-        "random:seed=3",
-        "--games",
-        "1",
-        "--tc",
-        "inf",
-        "--no-db",
-        "--pgn",
-        as_white.to_str().unwrap(),
-        "--as",
-        "0",
-    ]);
+    let run = match_to_pgn("bluffchess", ("random", "random:seed=3"), 1, &as_white, &["--tc", "inf", "--as", "0"]);
     assert!(run.ok, "{}", run.stderr);
     let export = std::fs::read_to_string(&as_white).unwrap();
     assert!(export.contains("[Viewer \"player 0\"]") && !export.contains("[FEN"), "{export}");
@@ -271,19 +239,7 @@ fn a_bluff_chess_record_replays_and_a_player_export_hides_the_opponents_decision
 fn mcts_and_random_play_junqi_to_a_legal_result_and_the_record_replays() {
     let dir = temp_dir("junqi");
     let pgn = dir.join("junqi.pgn");
-    let run = arbiter(&[
-        "match",
-        "junqi",
-        "--p1",
-        "mcts:iterations=20",
-        "--p2",
-        "random",
-        "--games",
-        "2",
-        "--no-db",
-        "--pgn",
-        pgn.to_str().unwrap(),
-    ]);
+    let run = match_to_pgn("junqi", ("mcts:iterations=20", "random"), 2, &pgn, &[]);
     assert!(run.ok, "{}", run.stderr);
     for line in run.stdout.lines().filter(|l| l.starts_with("Game ")) {
         assert!(
@@ -307,23 +263,8 @@ fn mcts_and_random_play_junqi_to_a_legal_result_and_the_record_replays() {
 fn random_and_mcts_finish_tavreli_games_with_legal_results() {
     let dir = temp_dir("tavreli");
     let pgn = dir.join("tavreli.pgn");
-    let run = arbiter(&[
-        "match",
-        "tavreli",
-        "--p1",
-        "mcts:iterations=20",
-        "--p2",
-        "random",
-        "--games",
-        "2",
-        "--tc",
-        "inf",
-        "--max-plies",
-        "200",
-        "--no-db",
-        "--pgn",
-        pgn.to_str().unwrap(),
-    ]);
+    let run =
+        match_to_pgn("tavreli", ("mcts:iterations=20", "random"), 2, &pgn, &["--tc", "inf", "--max-plies", "200"]);
     assert!(run.ok, "{}", run.stderr);
     for line in run.stdout.lines().filter(|l| l.starts_with("Game ")) {
         assert!(

@@ -20,6 +20,16 @@ fn play(g: &mut BluffGame, actions: &str) {
     }
 }
 
+/// The game's status as the reference prints it.
+fn status_text(g: &BluffGame) -> String {
+    let status = g.status();
+    match status.outcome {
+        Outcome::Ongoing => "ongoing".to_string(),
+        Outcome::Win(p) => format!("win {p} {}", status.reason),
+        _ => format!("draw {}", status.reason),
+    }
+}
+
 fn texts(g: &BluffGame) -> Vec<String> {
     let mut ids = Vec::new();
     g.legal_moves(&mut ids);
@@ -139,13 +149,7 @@ fn the_plugin_agrees_with_the_reference_implementation_on_random_games() {
         let mut actions = Vec::new();
         let mut steps = Vec::new();
         for _ in 0..200 {
-            let status = g.status();
-            let st = match status.outcome {
-                Outcome::Ongoing => "ongoing".to_string(),
-                Outcome::Win(p) => format!("win {p} {}", status.reason),
-                _ => format!("draw {}", status.reason),
-            };
-            steps.push((texts(&g), st));
+            steps.push((texts(&g), status_text(&g)));
             let mut ids = Vec::new();
             g.legal_moves(&mut ids);
             if ids.is_empty() {
@@ -158,17 +162,8 @@ fn the_plugin_agrees_with_the_reference_implementation_on_random_games() {
             actions.push(g.move_text(mv, Viewer::Referee));
             g.play(mv);
         }
-        if steps.len() > actions.len() + 1 {
-            steps.truncate(actions.len() + 1);
-        }
         if steps.len() == actions.len() {
-            let status = g.status();
-            let st = match status.outcome {
-                Outcome::Ongoing => "ongoing".to_string(),
-                Outcome::Win(p) => format!("win {p} {}", status.reason),
-                _ => format!("draw {}", status.reason),
-            };
-            steps.push((texts(&g), st));
+            steps.push((texts(&g), status_text(&g)));
         }
         games.push(actions);
         plugin_steps.push(steps);
