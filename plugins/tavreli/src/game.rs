@@ -135,10 +135,10 @@ impl TavreliGame {
 
     /// Plays a legal move, keeping the draw counters.
     pub fn play_move(&mut self, m: Move) {
-        let from = &self.pos.towers[m.from as usize];
+        let from = &self.pos.tower(m.from as usize);
         let pawn_top = from.top().is_some_and(|p| p.kind == Kind::Pawn);
         let capture = m.special == Special::EnPassant
-            || self.pos.towers[m.to as usize].top().is_some_and(|p| p.side != self.pos.side)
+            || self.pos.tower(m.to as usize).top().is_some_and(|p| p.side != self.pos.side)
                 && m.special != Special::Castle;
         if pawn_top || capture {
             self.history.clear();
@@ -155,7 +155,7 @@ impl TavreliGame {
         for r in (0..8).rev() {
             s.push_str(&format!("{} ", r + 1));
             for f in 0..8 {
-                let t = &self.pos.towers[r * 8 + f];
+                let t = &self.pos.tower(r * 8 + f);
                 let cell: String = t.pieces().rev().map(|p| piece_token(&p)).collect::<Vec<_>>().join(":");
                 s.push_str(&format!("{:>8}", if cell.is_empty() { ".".to_string() } else { cell }));
             }
@@ -232,7 +232,7 @@ pub fn parse_position(text: &str) -> Result<(Position, u32), Error> {
         }
     };
     let clock = clock.parse().map_err(|_| bad(format!("halfmove clock '{clock}' is not a number")))?;
-    let pos = Position { towers, side, ep };
+    let pos = Position::new(towers, side, ep);
     if pos.in_check(1 - side) {
         return Err(bad("the side not to move is in check".into()));
     }
@@ -331,7 +331,7 @@ impl Game for TavreliGame {
             .map(|r| {
                 (0..8)
                     .map(|f| {
-                        let t = &self.pos.towers[r * 8 + f];
+                        let t = &self.pos.tower(r * 8 + f);
                         if t.height() == 0 {
                             ".".to_string()
                         } else {
@@ -359,7 +359,7 @@ impl Game for TavreliGame {
         };
         let pieces = (0..64)
             .filter_map(|sq| {
-                let t = &self.pos.towers[sq];
+                let t = &self.pos.tower(sq);
                 let top = t.top()?;
                 let mut v = view_piece(&top, sq as u32);
                 v.stack = t.pieces().rev().skip(1).map(|p| view_piece(&p, sq as u32)).collect();

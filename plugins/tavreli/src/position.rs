@@ -107,11 +107,26 @@ const ALONG_DIAGONALS: u8 = kinds(&[Kind::Prince, Kind::Archer, Kind::Helgi]);
 /// The kinds that attack with knight jumps.
 const JUMPERS: u8 = kinds(&[Kind::Horseman, Kind::Helgi]);
 
-/// The pieces on one square, bottom first, packed one byte each.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// The pieces on one square, bottom first, packed one byte each (bytes
+/// past the height are stale and ignored by equality and hashing).
+#[derive(Clone, Copy, Debug)]
 pub struct Tower {
     len: u8,
     pieces: [u8; MAX_HEIGHT],
+}
+
+impl PartialEq for Tower {
+    fn eq(&self, other: &Tower) -> bool {
+        self.live() == other.live()
+    }
+}
+
+impl Eq for Tower {}
+
+impl std::hash::Hash for Tower {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.live().hash(state);
+    }
 }
 
 impl Default for Tower {
@@ -121,6 +136,13 @@ impl Default for Tower {
 }
 
 impl Tower {
+    fn live(&self) -> &[u8] {
+        &self.pieces[..self.len as usize]
+    }
+    /// The packed top byte, if any.
+    fn top_byte(&self) -> Option<u8> {
+        self.len.checked_sub(1).map(|i| self.pieces[i as usize])
+    }
     /// Number of pieces.
     pub fn height(&self) -> usize {
         self.len as usize
@@ -195,6 +217,7 @@ pub struct EnPassant {
 /// Towers, side and en passant record as they were before a move.
 struct Saved {
     towers: [(usize, Tower); 4],
+    tops: Tops,
     side: Side,
     ep: Option<EnPassant>,
 }
@@ -215,15 +238,53 @@ pub struct Rules {
     pub demote_on_any_cover: bool,
 }
 
+/// Bitboards of the tower tops, kept in step with the towers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+struct Tops {
+    /// Squares whose top belongs to each side.
+    by_side: [u64; 2],
+    /// Squares whose top is of each kind, either side's.
+    by_kind: [u64; 7],
+}
+
+impl Tops {
+    fn occupied(&self) -> u64 {
+        self.by_side[0] | self.by_side[1]
+    }
+
+    /// `side`'s tops of any kind in the set `kinds` (see [`kinds`]).
+    fn of(&self, side: Side, kinds: u8) -> u64 {
+        let mut bits = 0;
+        for (k, b) in self.by_kind.iter().enumerate() {
+            if kinds & (1 << k) != 0 {
+                bits |= b;
+            }
+        }
+        bits & self.by_side[side]
+    }
+
+    /// Brings square `sq` in line with its tower.
+    fn refresh(&mut self, sq: usize, tower: &Tower) {
+        let bit = 1u64 << sq;
+        for b in self.by_side.iter_mut().chain(self.by_kind.iter_mut()) {
+            *b &= !bit;
+        }
+        if let Some(top) = tower.top_byte() {
+            self.by_side[(top & 1) as usize] |= bit;
+            self.by_kind[((top >> 1) & 7) as usize] |= bit;
+        }
+    }
+}
+
 /// A position.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Position {
-    /// Towers by square.
-    pub towers: [Tower; 64],
+    towers: [Tower; 64],
     /// Side to move.
     pub side: Side,
     /// The last move's double step, if any.
     pub ep: Option<EnPassant>,
+    tops: Tops,
 }
 
 fn file(sq: usize) -> i32 {
@@ -232,13 +293,90 @@ fn file(sq: usize) -> i32 {
 fn rank(sq: usize) -> i32 {
     (sq / 8) as i32
 }
-fn at(f: i32, r: i32) -> Option<usize> {
-    ((0..8).contains(&f) && (0..8).contains(&r)).then(|| (r * 8 + f) as usize)
+
+/// The eight lines from a square as (file, rank) steps; the first four
+/// increase the square index.
+const LINES: [(i32, i32); 8] = [(0, 1), (1, 0), (1, 1), (-1, 1), (0, -1), (-1, 0), (1, -1), (-1, -1)];
+/// The lines along ranks and files, as indices into [`LINES`].
+const RANK_LINES: [usize; 4] = [0, 1, 4, 5];
+/// The diagonal lines, as indices into [`LINES`].
+const DIAGONAL_LINES: [usize; 4] = [2, 3, 6, 7];
+const KNIGHT: [(i32, i32); 8] = [(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)];
+const MAGUS: [(i32, i32); 8] = LINES;
+
+/// For each line and square, the squares beyond it to the board's edge.
+static RAYS: [[u64; 64]; 8] = {
+    let mut rays = [[0u64; 64]; 8];
+    let mut l = 0;
+    while l < 8 {
+        let mut sq = 0;
+        while sq < 64 {
+            let (mut f, mut r) = ((sq % 8) as i32 + LINES[l].0, (sq / 8) as i32 + LINES[l].1);
+            while f >= 0 && f < 8 && r >= 0 && r < 8 {
+                rays[l][sq] |= 1u64 << (r * 8 + f);
+                f += LINES[l].0;
+                r += LINES[l].1;
+            }
+            sq += 1;
+        }
+        l += 1;
+    }
+    rays
+};
+
+/// For each square, the squares one step of `deltas` away.
+const fn leaps(deltas: &[(i32, i32)]) -> [u64; 64] {
+    let mut table = [0u64; 64];
+    let mut sq = 0;
+    while sq < 64 {
+        let mut i = 0;
+        while i < deltas.len() {
+            let (f, r) = ((sq % 8) as i32 + deltas[i].0, (sq / 8) as i32 + deltas[i].1);
+            if f >= 0 && f < 8 && r >= 0 && r < 8 {
+                table[sq] |= 1u64 << (r * 8 + f);
+            }
+            i += 1;
+        }
+        sq += 1;
+    }
+    table
+}
+static KNIGHT_LEAPS: [u64; 64] = leaps(&KNIGHT);
+static MAGUS_STEPS: [u64; 64] = leaps(&MAGUS);
+/// The squares a pawn of each side attacks from each square.
+static PAWN_ATTACKS: [[u64; 64]; 2] = [leaps(&[(1, 1), (-1, 1)]), leaps(&[(1, -1), (-1, -1)])];
+
+/// The nearest square of `bits` (all on line `l` from one square) to that square.
+fn nearest(l: usize, bits: u64) -> usize {
+    (if l < 4 { bits.trailing_zeros() } else { 63 - bits.leading_zeros() }) as usize
 }
 
-const ROOK_DIRS: [(i32, i32); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
-const BISHOP_DIRS: [(i32, i32); 4] = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
-const KNIGHT: [(i32, i32); 8] = [(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)];
+/// The squares a slider on `sq` reaches along line `l`: up to and including
+/// the first occupied one.
+fn slide(l: usize, sq: usize, occupied: u64) -> u64 {
+    let ray = RAYS[l][sq];
+    let blockers = ray & occupied;
+    if blockers == 0 {
+        ray
+    } else {
+        ray & !RAYS[l][nearest(l, blockers)]
+    }
+}
+
+fn slides(lines: &[usize; 4], sq: usize, occupied: u64) -> u64 {
+    lines.iter().fold(0, |a, &l| a | slide(l, sq, occupied))
+}
+
+/// The squares of `bits`, lowest first.
+fn squares(mut bits: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (bits != 0).then(|| {
+            let sq = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            sq
+        })
+    })
+}
 
 /// The last rank of `side`'s pawns.
 pub fn last_rank(side: Side) -> i32 {
@@ -284,99 +422,64 @@ impl Position {
                 });
             }
         }
-        Position { towers, side: 0, ep: None }
+        Position::new(towers, 0, None)
+    }
+
+    /// A position from its towers, side to move and en passant record.
+    pub fn new(towers: [Tower; 64], side: Side, ep: Option<EnPassant>) -> Position {
+        let mut tops = Tops::default();
+        for (sq, t) in towers.iter().enumerate() {
+            tops.refresh(sq, t);
+        }
+        Position { towers, side, ep, tops }
+    }
+
+    /// The tower on `sq` (a1 = 0, h8 = 63).
+    pub fn tower(&self, sq: usize) -> &Tower {
+        &self.towers[sq]
     }
 
     /// The square of `side`'s Magus.
     pub fn magus(&self, side: Side) -> Option<usize> {
-        (0..64).find(|&s| self.towers[s].top().is_some_and(|p| p.side == side && p.kind == Kind::Magus))
+        let bits = self.tops.of(side, kinds(&[Kind::Magus]));
+        (bits != 0).then(|| bits.trailing_zeros() as usize)
     }
 
     /// The squares a top piece of `kind` owned by `side` on `sq` attacks: a
     /// slider up to and including the first occupied square; a pawn its two
     /// forward diagonals.
-    pub fn attacks(&self, sq: usize, kind: Kind, side: Side, out: &mut Vec<usize>) {
-        let (f, r) = (file(sq), rank(sq));
-        let ray = |dirs: &[(i32, i32)], out: &mut Vec<usize>| {
-            for &(df, dr) in dirs {
-                let (mut x, mut y) = (f + df, r + dr);
-                while let Some(t) = at(x, y) {
-                    out.push(t);
-                    if self.towers[t].height() > 0 {
-                        break;
-                    }
-                    x += df;
-                    y += dr;
-                }
-            }
-        };
-        let jumps = |deltas: &[(i32, i32)], out: &mut Vec<usize>| {
-            out.extend(deltas.iter().filter_map(|&(df, dr)| at(f + df, r + dr)))
-        };
+    fn attacks(&self, sq: usize, kind: Kind, side: Side) -> u64 {
+        let occupied = self.tops.occupied();
         match kind {
-            Kind::Magus => jumps(&[(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1)], out),
-            Kind::Prince => {
-                ray(&ROOK_DIRS, out);
-                ray(&BISHOP_DIRS, out);
-            }
-            Kind::Warrior => ray(&ROOK_DIRS, out),
-            Kind::Archer => ray(&BISHOP_DIRS, out),
-            Kind::Horseman => jumps(&KNIGHT, out),
+            Kind::Magus => MAGUS_STEPS[sq],
+            Kind::Prince => slides(&RANK_LINES, sq, occupied) | slides(&DIAGONAL_LINES, sq, occupied),
+            Kind::Warrior => slides(&RANK_LINES, sq, occupied),
+            Kind::Archer => slides(&DIAGONAL_LINES, sq, occupied),
+            Kind::Horseman => KNIGHT_LEAPS[sq],
             Kind::Helgi => {
-                ray(&ROOK_DIRS, out);
-                ray(&BISHOP_DIRS, out);
-                jumps(&KNIGHT, out);
+                slides(&RANK_LINES, sq, occupied) | slides(&DIAGONAL_LINES, sq, occupied) | KNIGHT_LEAPS[sq]
             }
-            Kind::Pawn => {
-                let d = if side == 0 { 1 } else { -1 };
-                jumps(&[(1, d), (-1, d)], out);
-            }
+            Kind::Pawn => PAWN_ATTACKS[side][sq],
         }
     }
 
     /// The kind bit (see [`kinds`]) of the top on `t` if `by` owns it, else 0.
     fn top_kind_of(&self, t: usize, by: Side) -> u8 {
-        let tower = &self.towers[t];
-        match tower.len {
-            0 => 0,
-            n => {
-                let b = tower.pieces[n as usize - 1];
-                if (b & 1) as usize == by {
-                    1 << ((b >> 1) & 7)
-                } else {
-                    0
-                }
-            }
+        match self.towers[t].top_byte() {
+            Some(b) if (b & 1) as usize == by => 1 << ((b >> 1) & 7),
+            _ => 0,
         }
     }
 
-    /// Whether `by` attacks `sq` (only tops attack): looked up backwards from
-    /// `sq` along each ray and jump, on the packed top bytes.
+    /// Whether `by` attacks `sq` (only tops attack).
     pub fn attacked(&self, sq: usize, by: Side) -> bool {
-        let enemy_kind = |t: usize| self.top_kind_of(t, by);
-        let (f, r) = (file(sq), rank(sq));
-        let pawn_rank = if by == 0 { -1 } else { 1 };
-        for (dirs, sliders) in [(&ROOK_DIRS, ALONG_RANKS), (&BISHOP_DIRS, ALONG_DIAGONALS)] {
-            for &(df, dr) in dirs.iter() {
-                let (mut x, mut y) = (f + df, r + dr);
-                let mut near = sliders | kinds(&[Kind::Magus]);
-                if df != 0 && dr == pawn_rank {
-                    near |= kinds(&[Kind::Pawn]);
-                }
-                while let Some(t) = at(x, y) {
-                    if self.towers[t].len > 0 {
-                        if enemy_kind(t) & near != 0 {
-                            return true;
-                        }
-                        break;
-                    }
-                    near = sliders;
-                    x += df;
-                    y += dr;
-                }
-            }
-        }
-        KNIGHT.iter().filter_map(|&(df, dr)| at(f + df, r + dr)).any(|t| enemy_kind(t) & JUMPERS != 0)
+        let tops = &self.tops;
+        let occupied = tops.occupied();
+        KNIGHT_LEAPS[sq] & tops.of(by, JUMPERS) != 0
+            || MAGUS_STEPS[sq] & tops.of(by, kinds(&[Kind::Magus])) != 0
+            || PAWN_ATTACKS[1 - by][sq] & tops.of(by, kinds(&[Kind::Pawn])) != 0
+            || slides(&RANK_LINES, sq, occupied) & tops.of(by, ALONG_RANKS) != 0
+            || slides(&DIAGONAL_LINES, sq, occupied) & tops.of(by, ALONG_DIAGONALS) != 0
     }
 
     /// Whether `side`'s Magus is attacked.
@@ -387,67 +490,49 @@ impl Position {
     /// Pseudo-legal moves (before the check test).
     fn candidates(&self, out: &mut Vec<Move>) {
         let side = self.side;
-        let mut targets = Vec::with_capacity(32);
-        for s in 0..64 {
-            if self.top_kind_of(s, side) == 0 {
-                continue;
-            }
+        let tops = &self.tops;
+        let no_magus = !tops.by_kind[Kind::Magus as usize];
+        let empty = !tops.occupied();
+        for s in squares(tops.by_side[side]) {
             let tower = &self.towers[s];
-            let Some(top) = tower.top() else { continue };
             let h = tower.height();
-            let add = |to: usize, special: Special, out: &mut Vec<Move>| {
-                for k in 1..=h {
-                    out.push(Move { from: s as u8, to: to as u8, count: k as u8, special });
+            let add = |targets: u64, special: Special, out: &mut Vec<Move>| {
+                for to in squares(targets) {
+                    for k in 1..=h {
+                        out.push(Move { from: s as u8, to: to as u8, count: k as u8, special });
+                    }
                 }
             };
-            match top.kind {
+            let kind = tower.get(h - 1).kind;
+            match kind {
                 Kind::Pawn => {
-                    let d = if side == 0 { 1 } else { -1 };
-                    let (f, r) = (file(s), rank(s));
-                    let own_or_empty = |t: usize| match self.towers[t].top() {
-                        None => true,
-                        Some(p) => p.side == side && p.kind != Kind::Magus,
-                    };
-                    if let Some(t) = at(f, r + d) {
-                        if own_or_empty(t) {
-                            add(t, Special::None, out);
-                        }
+                    let forward = |sq: usize| if side == 0 { sq + 8 } else { sq - 8 };
+                    let (r, last) = (rank(s), last_rank(side));
+                    if r != last {
+                        let t = forward(s);
+                        // Forward onto an empty square or an own tower.
+                        let open = (empty | tops.by_side[side]) & no_magus;
+                        add(open & (1 << t), Special::None, out);
                         let start = if side == 0 { 1 } else { 6 };
-                        if r == start && !top.moved && self.towers[t].height() == 0 {
-                            if let Some(t2) = at(f, r + 2 * d) {
-                                if own_or_empty(t2) {
-                                    add(t2, Special::DoubleStep, out);
-                                }
-                            }
+                        if r == start && !tower.get(h - 1).moved && empty & (1 << t) != 0 {
+                            add(open & (1 << forward(t)), Special::DoubleStep, out);
                         }
                     }
-                    for df in [-1, 1] {
-                        let Some(t) = at(f + df, r + d) else { continue };
-                        if self.towers[t].top().is_some_and(|p| p.side != side && p.kind != Kind::Magus) {
-                            add(t, Special::None, out);
-                        }
-                        if self.ep.is_some_and(|e| e.passed as usize == t) && self.towers[t].height() == 0 {
-                            add(t, Special::EnPassant, out);
-                        }
+                    let diagonals = PAWN_ATTACKS[side][s];
+                    add(diagonals & tops.by_side[1 - side] & no_magus, Special::None, out);
+                    if let Some(e) = self.ep {
+                        add(diagonals & empty & (1 << e.passed), Special::EnPassant, out);
                     }
                 }
                 kind => {
-                    targets.clear();
-                    self.attacks(s, kind, side, &mut targets);
-                    for &t in &targets {
-                        match self.towers[t].top() {
-                            None => add(t, Special::None, out),
-                            Some(p) if p.kind == Kind::Magus => {}
-                            Some(_) => {
-                                // The Magus climbs only onto a square the enemy does not attack.
-                                if kind != Kind::Magus || !self.attacked(t, 1 - side) {
-                                    add(t, Special::None, out);
-                                }
-                            }
-                        }
-                    }
+                    let targets = self.attacks(s, kind, side) & no_magus;
                     if kind == Kind::Magus {
+                        // The Magus climbs only onto a square the enemy does not attack.
+                        let climbs = squares(targets & !empty).filter(|&t| !self.attacked(t, 1 - side));
+                        add(targets & empty | climbs.fold(0, |a, t| a | 1 << t), Special::None, out);
                         self.castlings(s, out);
+                    } else {
+                        add(targets, Special::None, out);
                     }
                 }
             }
@@ -458,19 +543,19 @@ impl Position {
         let side = self.side;
         let home = if side == 0 { 4 } else { 60 };
         let t = &self.towers[s];
-        if s != home || t.height() != 1 || t.top().is_some_and(|p| p.moved) || self.in_check(side) {
+        if s != home || t.height() != 1 || t.top().is_some_and(|p| p.moved) || self.attacked(s, 1 - side) {
             return;
         }
         for (corner, between, pass, land) in [
-            (home + 3, vec![home + 1, home + 2], home + 1, home + 2),
-            (home - 4, vec![home - 1, home - 2, home - 3], home - 1, home - 2),
+            (home + 3, 0b11u64 << (home + 1), home + 1, home + 2),
+            (home - 4, 0b111u64 << (home - 3), home - 1, home - 2),
         ] {
             let rook = &self.towers[corner];
             let rook_ok = rook.height() == 1
                 && rook
                     .top()
                     .is_some_and(|p| p.side == side && p.kind == Kind::Warrior && p.designation.is_none() && !p.moved);
-            if rook_ok && between.iter().all(|&b| self.towers[b].height() == 0) && !self.attacked(pass, 1 - side) {
+            if rook_ok && between & self.tops.occupied() == 0 && !self.attacked(pass, 1 - side) {
                 out.push(Move { from: s as u8, to: land as u8, count: 1, special: Special::Castle });
             }
         }
@@ -532,30 +617,20 @@ impl Position {
     /// an enemy slider of that line next beyond them.
     fn guard(&self) -> Guard {
         let magus = self.magus(self.side).expect("each side has its Magus");
-        let (f, r) = (file(magus), rank(magus));
         let enemy = 1 - self.side;
+        let occupied = self.tops.occupied();
         let (mut shields, mut pinned) = (0, 0);
-        for (dirs, sliders) in [(&ROOK_DIRS, ALONG_RANKS), (&BISHOP_DIRS, ALONG_DIAGONALS)] {
-            for &(df, dr) in dirs.iter() {
-                let (mut x, mut y) = (f + df, r + dr);
-                let mut shield = None;
-                while let Some(t) = at(x, y) {
-                    if self.towers[t].len > 0 {
-                        match shield {
-                            None => {
-                                shields |= 1u64 << t;
-                                shield = Some(t);
-                            }
-                            Some(s) => {
-                                if self.top_kind_of(t, enemy) & sliders != 0 {
-                                    pinned |= 1u64 << s;
-                                }
-                                break;
-                            }
-                        }
-                    }
-                    x += df;
-                    y += dr;
+        for (lines, sliders) in [(RANK_LINES, ALONG_RANKS), (DIAGONAL_LINES, ALONG_DIAGONALS)] {
+            for l in lines {
+                let blockers = RAYS[l][magus] & occupied;
+                if blockers == 0 {
+                    continue;
+                }
+                let shield = nearest(l, blockers);
+                shields |= 1u64 << shield;
+                let beyond = blockers & RAYS[l][shield];
+                if beyond != 0 && self.top_kind_of(nearest(l, beyond), enemy) & sliders != 0 {
+                    pinned |= 1u64 << shield;
                 }
             }
         }
@@ -607,7 +682,7 @@ impl Position {
     /// What `m` will change, to restore it afterwards.
     fn save(&self, m: Move) -> Saved {
         let touched = self.touched(m);
-        Saved { towers: touched.map(|sq| (sq, self.towers[sq])), side: self.side, ep: self.ep }
+        Saved { towers: touched.map(|sq| (sq, self.towers[sq])), tops: self.tops, side: self.side, ep: self.ep }
     }
 
     fn restore(&mut self, saved: &Saved) {
@@ -615,6 +690,7 @@ impl Position {
         for (sq, t) in saved.towers.iter().rev() {
             self.towers[*sq] = *t;
         }
+        self.tops = saved.tops;
         self.side = saved.side;
         self.ep = saved.ep;
     }
@@ -641,6 +717,7 @@ impl Position {
     pub fn play(&mut self, m: Move, rules: &Rules) {
         let (from, to, k) = (m.from as usize, m.to as usize, m.count as usize);
         let side = self.side;
+        let touched = self.touched(m);
         let ep_before = self.ep.take();
         match m.special {
             Special::Castle => {
@@ -690,6 +767,9 @@ impl Position {
                 }
                 self.demote(to, rules);
             }
+        }
+        for sq in touched {
+            self.tops.refresh(sq, &self.towers[sq]);
         }
         self.side = 1 - side;
     }
