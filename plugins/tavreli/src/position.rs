@@ -263,13 +263,14 @@ impl Tops {
         bits & self.by_side[side]
     }
 
-    /// Brings square `sq` in line with its tower.
-    fn refresh(&mut self, sq: usize, tower: &Tower) {
+    /// Records that the top on `sq` went from `before` to `after`.
+    fn retop(&mut self, sq: usize, before: Option<u8>, after: Option<u8>) {
         let bit = 1u64 << sq;
-        for b in self.by_side.iter_mut().chain(self.by_kind.iter_mut()) {
-            *b &= !bit;
+        if let Some(top) = before {
+            self.by_side[(top & 1) as usize] &= !bit;
+            self.by_kind[((top >> 1) & 7) as usize] &= !bit;
         }
-        if let Some(top) = tower.top_byte() {
+        if let Some(top) = after {
             self.by_side[(top & 1) as usize] |= bit;
             self.by_kind[((top >> 1) & 7) as usize] |= bit;
         }
@@ -287,9 +288,6 @@ pub struct Position {
     tops: Tops,
 }
 
-fn file(sq: usize) -> i32 {
-    (sq % 8) as i32
-}
 fn rank(sq: usize) -> i32 {
     (sq / 8) as i32
 }
@@ -429,7 +427,7 @@ impl Position {
     pub fn new(towers: [Tower; 64], side: Side, ep: Option<EnPassant>) -> Position {
         let mut tops = Tops::default();
         for (sq, t) in towers.iter().enumerate() {
-            tops.refresh(sq, t);
+            tops.retop(sq, None, t.top_byte());
         }
         Position { towers, side, ep, tops }
     }
@@ -473,13 +471,19 @@ impl Position {
 
     /// Whether `by` attacks `sq` (only tops attack).
     pub fn attacked(&self, sq: usize, by: Side) -> bool {
+        self.attacked_with(sq, by, self.tops.occupied(), 0)
+    }
+
+    /// Whether `by`'s tops, but those on `gone`, attack `sq` when the
+    /// occupied squares are `occupied`.
+    fn attacked_with(&self, sq: usize, by: Side, occupied: u64, gone: u64) -> bool {
         let tops = &self.tops;
-        let occupied = tops.occupied();
-        KNIGHT_LEAPS[sq] & tops.of(by, JUMPERS) != 0
-            || MAGUS_STEPS[sq] & tops.of(by, kinds(&[Kind::Magus])) != 0
-            || PAWN_ATTACKS[1 - by][sq] & tops.of(by, kinds(&[Kind::Pawn])) != 0
-            || slides(&RANK_LINES, sq, occupied) & tops.of(by, ALONG_RANKS) != 0
-            || slides(&DIAGONAL_LINES, sq, occupied) & tops.of(by, ALONG_DIAGONALS) != 0
+        let of = |kinds: u8| tops.of(by, kinds) & !gone;
+        KNIGHT_LEAPS[sq] & of(JUMPERS) != 0
+            || MAGUS_STEPS[sq] & of(kinds(&[Kind::Magus])) != 0
+            || PAWN_ATTACKS[1 - by][sq] & of(kinds(&[Kind::Pawn])) != 0
+            || slides(&RANK_LINES, sq, occupied) & of(ALONG_RANKS) != 0
+            || slides(&DIAGONAL_LINES, sq, occupied) & of(ALONG_DIAGONALS) != 0
     }
 
     /// Whether `side`'s Magus is attacked.
@@ -567,7 +571,10 @@ impl Position {
         match m.special {
             Special::Castle if to > from => [from, to, from + 3, from + 1],
             Special::Castle => [from, to, from - 4, from - 1],
-            Special::EnPassant => [from, to, self.ep.map_or(to, |e| e.landing as usize), to],
+            Special::EnPassant => {
+                let landing = self.ep.map_or(to, |e| e.landing as usize);
+                [from, to, landing, landing]
+            }
             _ => [from, to, to, to],
         }
     }
@@ -602,7 +609,12 @@ impl Position {
     /// the piece moving) is then safe, and takes the move back.
     fn safe_after(&mut self, m: Move, rules: &Rules, magus: usize) -> bool {
         let side = self.side;
-        let moving = self.towers[m.from as usize].top().is_some_and(|p| p.kind == Kind::Magus);
+        let moving = m.from as usize == magus;
+        if moving && m.special == Special::None {
+            if let Some(safe) = self.magus_step_safe(m) {
+                return safe;
+            }
+        }
         let saved = self.save(m);
         self.play(m, rules);
         let safe = !self.attacked(if moving { m.to as usize } else { magus }, 1 - side);
@@ -645,38 +657,51 @@ impl Position {
     /// pieces at the destination only ever blocks.
     fn surely_legal(&self, m: Move, guard: &Guard) -> bool {
         let Guard { magus, checked, shields, pinned } = *guard;
-        if checked || matches!(m.special, Special::Castle | Special::EnPassant) {
-            return false;
-        }
         let from = m.from as usize;
-        let tower = &self.towers[from];
-        if tower.top().is_some_and(|p| p.kind == Kind::Magus) || pinned & (1u64 << from) != 0 {
+        let bit = 1u64 << from;
+        if checked || from == magus || pinned & bit != 0 || matches!(m.special, Special::Castle | Special::EnPassant) {
             return false;
         }
-        let (df, dr) = (file(from) - file(magus), rank(from) - rank(magus));
-        let h = tower.height();
-        let k = m.count as usize;
+        let tower = &self.towers[from];
+        let (h, k) = (tower.len as usize, m.count as usize);
         if k == h {
             return true;
         }
-        let below = tower.get(h - k - 1);
-        if below.side == self.side {
+        let below = tower.pieces[h - k - 1];
+        if (below & 1) as usize == self.side {
             return true;
         }
-        if shields & (1u64 << from) != 0 {
+        if shields & bit != 0 {
             return false;
         }
-        let kind = if below.kind == Kind::Pawn && rank(from) == last_rank(below.side) {
-            below.designation.expect("pawns are designated")
-        } else {
-            below.kind
-        };
-        let knight = (df.abs() == 1 && dr.abs() == 2) || (df.abs() == 2 && dr.abs() == 1);
-        match kind {
-            Kind::Horseman | Kind::Helgi => !knight,
+        if KNIGHT_LEAPS[magus] & bit == 0 {
             // A slider, pawn or Magus revealed off the shields stays blocked.
-            _ => true,
+            return true;
         }
+        let mut kind = (below >> 1) & 7;
+        if kind == Kind::Pawn as u8 && rank(from) == last_rank(1 - self.side) {
+            kind = (below >> 4) & 7;
+        }
+        (1 << kind) & JUMPERS == 0
+    }
+
+    /// Whether an ordinary Magus move is legal, when that can be told
+    /// without playing it: the tower it leaves is then empty or topped by
+    /// its own side, so the only changes are the vacated square, the
+    /// destination (now occupied) and the enemy top covered there.
+    fn magus_step_safe(&self, m: Move) -> Option<bool> {
+        let (from, to) = (m.from as usize, m.to as usize);
+        let tower = &self.towers[from];
+        let (h, k) = (tower.len as usize, m.count as usize);
+        let vacated = if k == h {
+            1u64 << from
+        } else if (tower.pieces[h - k - 1] & 1) as usize == self.side {
+            0
+        } else {
+            return None;
+        };
+        let occupied = (self.tops.occupied() & !vacated) | 1u64 << to;
+        Some(!self.attacked_with(to, 1 - self.side, occupied, 1u64 << to))
     }
 
     /// What `m` will change, to restore it afterwards.
@@ -718,6 +743,7 @@ impl Position {
         let (from, to, k) = (m.from as usize, m.to as usize, m.count as usize);
         let side = self.side;
         let touched = self.touched(m);
+        let tops_before = touched.map(|sq| self.towers[sq].top_byte());
         let ep_before = self.ep.take();
         match m.special {
             Special::Castle => {
@@ -768,8 +794,11 @@ impl Position {
                 self.demote(to, rules);
             }
         }
-        for sq in touched {
-            self.tops.refresh(sq, &self.towers[sq]);
+        for (i, &sq) in touched.iter().enumerate() {
+            // A square listed again (see `touched`) is already recorded.
+            if i == 0 || sq != touched[i - 1] {
+                self.tops.retop(sq, tops_before[i], self.towers[sq].top_byte());
+            }
         }
         self.side = 1 - side;
     }

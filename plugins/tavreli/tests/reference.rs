@@ -305,6 +305,19 @@ fn reference_perft(s: &S, depth: u32) -> u64 {
 
 #[test]
 fn the_plugin_agrees_with_the_reference_on_random_games() {
+    let samples = random_game_positions(true);
+    // Perft to depth 2 from 50 positions of those games (depth 4 in
+    // `reference_perft_from_game_positions_to_depth_4`).
+    assert_eq!(samples.len(), 50);
+    for text in &samples {
+        let g = Tavreli.from_position(text, &Map::new()).unwrap();
+        assert_eq!(g.perft(2), reference_perft(&parse(text), 2), "{text}");
+    }
+}
+
+/// Plays 50 seeded random games, comparing every position's legal moves with
+/// the reference when `compare`, and returns each game's position at ply 40.
+fn random_game_positions(compare: bool) -> Vec<String> {
     let mut rng = 0x9E37_79B9_7F4A_7C15u64;
     let mut compared = 0;
     let mut samples = Vec::new();
@@ -312,13 +325,13 @@ fn the_plugin_agrees_with_the_reference_on_random_games() {
         let mut g = Tavreli.new_game(&Map::new()).unwrap();
         for ply in 0..120 {
             let text = g.position_text();
-            let ours = plugin_moves(&g);
-            let theirs = moves(&parse(&text));
             if !g.status().is_ongoing() {
                 break;
             }
-            assert_eq!(ours, theirs, "game {game} ply {ply}: {text}");
-            compared += 1;
+            if compare {
+                assert_eq!(plugin_moves(&g), moves(&parse(&text)), "game {game} ply {ply}: {text}");
+                compared += 1;
+            }
             if ply == 40 {
                 samples.push(text.clone());
             }
@@ -330,12 +343,8 @@ fn the_plugin_agrees_with_the_reference_on_random_games() {
             g.play(ids[(rng % ids.len() as u64) as usize]);
         }
     }
-    assert!(compared > 3000, "{compared}");
-    // Perft to depth 2 from 50 positions of those games.
-    for text in samples.iter().take(50) {
-        let g = Tavreli.from_position(text, &Map::new()).unwrap();
-        assert_eq!(g.perft(2), reference_perft(&parse(text), 2), "{text}");
-    }
+    assert!(!compare || compared > 3000, "{compared}");
+    samples
 }
 
 #[test]
@@ -346,14 +355,34 @@ fn perft_from_the_start_agrees_and_is_pinned() {
         assert_eq!(reference_perft(&start, depth), nodes, "reference depth {depth}");
         assert_eq!(g.perft(depth), nodes, "plugin depth {depth}");
     }
+    // Agreed with the reference by the ignored tests below.
     assert_eq!(g.perft(4), 3_041_483, "plugin depth 4");
+    assert_eq!(g.perft(5), 151_453_931, "plugin depth 5");
 }
 
-/// Depth 4 through the reference takes minutes in a debug build: run it with
-/// `cargo test --release -p tavreli-plugin -- --ignored`.
+// The reference is slow by design: the deep agreements take seconds to
+// minutes in a release build. Run them with
+// `cargo test --release -p tavreli-plugin --test reference -- --ignored`.
+
 #[test]
 #[ignore]
 fn reference_perft_from_the_start_to_depth_4() {
     let g = Tavreli.new_game(&Map::new()).unwrap();
     assert_eq!(reference_perft(&parse(&g.position_text()), 4), 3_041_483);
+}
+
+#[test]
+#[ignore]
+fn reference_perft_from_the_start_to_depth_5() {
+    let g = Tavreli.new_game(&Map::new()).unwrap();
+    assert_eq!(reference_perft(&parse(&g.position_text()), 5), 151_453_931);
+}
+
+#[test]
+#[ignore]
+fn reference_perft_from_game_positions_to_depth_4() {
+    for text in random_game_positions(false) {
+        let g = Tavreli.from_position(&text, &Map::new()).unwrap();
+        assert_eq!(g.perft(4), reference_perft(&parse(&text), 4), "{text}");
+    }
 }
