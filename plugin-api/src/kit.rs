@@ -110,6 +110,14 @@ pub trait Game: Clone + Send + Sync + 'static {
         true
     }
 
+    /// The board cells a legal move touches, in order: origin first and
+    /// destination last, one cell for a placement, none for a choice that
+    /// belongs to no cell. Point-and-click interfaces build on it (through
+    /// the `move_cells` call, see docs/ABI.md). Default: not offered.
+    fn move_cells(&self, _mv: u64) -> Option<Vec<u32>> {
+        None
+    }
+
     /// Rare or experimental calls, JSON in and out. Default: unsupported.
     fn call_json(&mut self, method: &str, _args: &Value) -> Result<Value, Error> {
         Err(Error::unsupported(format!("unknown call '{method}'")))
@@ -315,9 +323,21 @@ impl<G: Game> GameState for GameAdapter<G> {
             Ok(v) => v,
             Err(e) => return RErr(Error::bad_options(format!("call_json arguments: {e}")).to_raw()),
         };
+        if method.as_str() == "move_cells" {
+            let r = self.call("move_cells", |g| move_cells_json(g, &args));
+            return raw_result(r.and_then(|x| x), |v| v.to_string().into());
+        }
         let r = self.call_mut("call_json", |g| g.call_json(method.as_str(), &args));
         raw_result(r.and_then(|x| x), |v| v.to_string().into())
     }
+}
+
+/// The `move_cells` call: `{"moves": [id...]}` gives, for each id, its cells
+/// (see [`Game::move_cells`]) or `null`.
+fn move_cells_json<G: Game>(g: &G, args: &Value) -> Result<Value, Error> {
+    let ids =
+        args["moves"].as_array().ok_or_else(|| Error::bad_options("move_cells: expected {\"moves\": [id...]}"))?;
+    Ok(ids.iter().map(|id| id.as_u64().and_then(|mv| g.move_cells(mv)).map_or(Value::Null, Value::from)).collect())
 }
 
 /// Wraps a [`Variant`] as the ABI's `VariantFactory`; checks options against

@@ -478,6 +478,19 @@ impl Game for BluffGame {
         self.chess.evaluate(player)
     }
 
+    fn move_cells(&self, mv: u64) -> Option<Vec<u32>> {
+        if !self.is_legal(mv) {
+            return None;
+        }
+        Some(if mv == PASS || mv == STAY {
+            Vec::new()
+        } else if mv & TRANSFER != 0 {
+            vec![(mv & 63) as u32]
+        } else {
+            chess_rules::game::move_cells(self.chess.board(), decode(mv)?)
+        })
+    }
+
     fn can_win(&self, _player: u32) -> bool {
         let board = self.chess.board();
         board.occupied() != board.pieces(Piece::King)

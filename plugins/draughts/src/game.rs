@@ -67,6 +67,14 @@ impl CaptureSink for WithPaths {
     }
 }
 
+/// The board cell (see the observation schema) of 0-based square index
+/// `idx`: square 1 is the top row's second cell as White sees the board.
+fn cell_of<G: Geometry>(idx: u32) -> u32 {
+    let row = idx / G::PER_ROW;
+    let col = 2 * (idx % G::PER_ROW) + u32::from(row.is_multiple_of(2));
+    (G::WIDTH - 1 - row) * G::WIDTH + col
+}
+
 /// Encodes a move as an id: from | to << 6 | captured squares << 12 | crowns << 62
 /// (squares as 0-based indices, so a 10x10 capture fits in 62 bits).
 pub fn encode<G: Geometry>(mv: &Move) -> u64 {
@@ -285,6 +293,11 @@ impl<G: Geometry> Game for DraughtsGame<G> {
         self.ongoing() && self.find(mv).is_some()
     }
 
+    fn move_cells(&self, mv: u64) -> Option<Vec<u32>> {
+        let m = self.find(mv).filter(|_| self.ongoing())?;
+        Some(vec![cell_of::<G>(G::idx(m.from as u32)), cell_of::<G>(G::idx(m.to as u32))])
+    }
+
     fn play(&mut self, mv: u64) {
         self.play_move(decode::<G>(mv));
     }
@@ -345,11 +358,9 @@ impl<G: Geometry> Game for DraughtsGame<G> {
             } else {
                 continue;
             };
-            let row = idx / G::PER_ROW;
-            let col = 2 * (idx % G::PER_ROW) + if row % 2 == 0 { 1 } else { 0 };
             let king = self.pos.kings & b != 0;
             pieces.push(PieceView {
-                cell: (G::WIDTH - 1 - row) * G::WIDTH + col,
+                cell: cell_of::<G>(idx),
                 owner: self.player(side),
                 kind: if king { "king" } else { "man" }.into(),
                 label: if king { "K" } else { "M" }.into(),

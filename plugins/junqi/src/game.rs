@@ -677,6 +677,16 @@ impl Game for JunqiGame {
         world
     }
 
+    fn move_cells(&self, mv: u64) -> Option<Vec<u32>> {
+        if !self.is_legal(mv) {
+            None
+        } else if mv & DEPLOY != 0 {
+            Some(vec![(mv & 0xff) as u32])
+        } else {
+            Some(vec![(mv & 0xff) as u32, ((mv >> 8) & 0xff) as u32])
+        }
+    }
+
     fn evaluate(&self, player: u32) -> Option<f64> {
         const VALUE: [f64; KINDS] = [9.0, 8.0, 7.0, 6.0, 5.0, 4.0, 3.0, 2.0, 2.5, 2.0, 5.0, 0.0];
         let material =

@@ -296,6 +296,10 @@ impl Game for TavreliGame {
         self.play_move(decode(mv).expect("checked by is_legal"));
     }
 
+    fn move_cells(&self, mv: u64) -> Option<Vec<u32>> {
+        decode(mv).filter(|_| self.is_legal(mv)).map(|m| vec![m.from as u32, m.to as u32])
+    }
+
     fn move_text(&self, mv: u64, _viewer: Viewer) -> String {
         decode(mv).map(|m| move_text(&m)).unwrap_or_default()
     }

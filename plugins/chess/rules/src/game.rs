@@ -23,6 +23,18 @@ pub fn encode(mv: Move) -> u64 {
     mv.from as u64 | (mv.to as u64) << 6 | promo << 12
 }
 
+/// The cells a legal move touches, origin then destination; castling (the
+/// king onto its own rook inside) shows the king's destination square.
+pub fn move_cells(board: &Board, mv: Move) -> Vec<u32> {
+    let to = if san::is_castle(board, mv) {
+        let file = if mv.to.file() > mv.from.file() { cozy_chess::File::G } else { cozy_chess::File::C };
+        Square::new(file, mv.from.rank())
+    } else {
+        mv.to
+    };
+    vec![mv.from as u32, to as u32]
+}
+
 /// Decodes a move id; `None` for ids no legal move could have.
 pub fn decode(id: u64) -> Option<Move> {
     if id >> 15 != 0 {
@@ -385,6 +397,10 @@ impl Game for ChessGame {
     fn evaluate(&self, player: u32) -> Option<f64> {
         let (us, them) = if player == 0 { (Color::White, Color::Black) } else { (Color::Black, Color::White) };
         Some(((self.material(us) - self.material(them)) as f64 / 10.0).tanh())
+    }
+
+    fn move_cells(&self, mv: u64) -> Option<Vec<u32>> {
+        decode(mv).filter(|_| self.is_legal(mv)).map(|m| move_cells(&self.board, m))
     }
 
     fn can_win(&self, player: u32) -> bool {
