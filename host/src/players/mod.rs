@@ -25,6 +25,9 @@ pub enum Answer {
     Resign,
     /// The player claims the draw the position offers (threefold, 50 moves).
     ClaimDraw,
+    /// The player offers a draw; the others are asked ([`Player::accepts_draw`])
+    /// and, unless all accept, the player is asked for its move again.
+    OfferDraw,
 }
 
 /// An answer with what the player reported about it.
@@ -77,6 +80,12 @@ pub trait Player: Send {
 
     /// A move was played (by anyone); `seen` is what this player may see of it.
     fn notify(&mut self, _seen: &Seen<'_>) {}
+
+    /// Whether this player accepts the draw `from` offers. Default: declines
+    /// (the built-in players and engines play on).
+    fn accepts_draw(&mut self, _from: u32) -> bool {
+        false
+    }
 
     /// The game is over; `me` is this player's index.
     fn game_over(&mut self, _result: &GameResult, _me: u32) {}

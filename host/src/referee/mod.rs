@@ -87,6 +87,16 @@ impl Turn<'_> {
     pub fn claimable(&self) -> &'static str {
         self.game.status().claimable
     }
+    /// For each legal move (in [`Turn::legal_moves`] order), the board cells
+    /// it touches, when the plugin tells (the kit's `Game::move_cells`).
+    pub fn move_cells(&self) -> Vec<Option<Vec<u32>>> {
+        let args = serde_json::json!({ "moves": self.moves });
+        let answer = self.game.clone().call_json("move_cells", &args).unwrap_or_default();
+        let cells = |v: &serde_json::Value| -> Option<Vec<u32>> {
+            v.as_array()?.iter().map(|c| c.as_u64().map(|c| c as u32)).collect()
+        };
+        (0..self.moves.len()).map(|i| cells(&answer[i])).collect()
+    }
     /// This player's time control (node and depth limits live there).
     pub fn time_control(&self) -> &TimeControl {
         self.tc
@@ -196,6 +206,34 @@ pub enum StartFrom<'a> {
     Position(&'a str),
 }
 
+/// What the onlookers of a live game may know at one moment: one view per
+/// player and one for spectators, each made by the plugin for that viewer
+/// (never the referee's full state).
+#[derive(Clone, Debug)]
+pub struct LiveFrame {
+    /// Plies played.
+    pub ply: u32,
+    /// The player to move.
+    pub to_move: u32,
+    /// The views: each player's, then the spectator's.
+    pub views: Vec<LiveView>,
+    /// Each player's remaining time in ms (`None`: unlimited), as of this frame.
+    pub clocks: Vec<Option<u64>>,
+    /// The result, in the last frame.
+    pub result: Option<GameResult>,
+}
+
+/// One viewer's part of a [`LiveFrame`].
+#[derive(Clone, Debug)]
+pub struct LiveView {
+    /// Whose view this is.
+    pub viewer: Viewer,
+    /// What the viewer sees of the board.
+    pub observation: Observation,
+    /// The last move as the viewer saw it.
+    pub last_move: Option<String>,
+}
+
 /// Plays one game of `variant` between `players` (in turn order) and returns
 /// its record. Errors only if the game cannot even be set up; everything
 /// after that (plugin faults included) ends in a result.
@@ -206,6 +244,30 @@ pub fn play_game(
     players: &mut [Box<dyn Player>],
     config: &GameConfig,
 ) -> Result<GameRecord, Error> {
+    play(variant, options, start, players, config, None)
+}
+
+/// [`play_game`], handing `watch` a [`LiveFrame`] at the start, after every
+/// ply and at the end (web views of live games).
+pub fn play_game_watched(
+    variant: &VariantHandle,
+    options: &serde_json::Map<String, serde_json::Value>,
+    start: StartFrom<'_>,
+    players: &mut [Box<dyn Player>],
+    config: &GameConfig,
+    watch: &mut dyn FnMut(LiveFrame),
+) -> Result<GameRecord, Error> {
+    play(variant, options, start, players, config, Some(watch))
+}
+
+fn play(
+    variant: &VariantHandle,
+    options: &serde_json::Map<String, serde_json::Value>,
+    start: StartFrom<'_>,
+    players: &mut [Box<dyn Player>],
+    config: &GameConfig,
+    watch: Option<&mut dyn FnMut(LiveFrame)>,
+) -> Result<GameRecord, Error> {
     let info = variant.info();
     let game = match start {
         StartFrom::Standard => variant.new_game(options)?,
@@ -214,8 +276,9 @@ pub fn play_game(
     let started_at = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
     let t0 = Instant::now();
     let start_position = game.position_text();
-    let mut referee = Referee::new(game, info, config);
+    let mut referee = Referee::new(game, info, config, watch);
     let result = referee.run(players);
+    referee.show(players.len(), Some(result.clone()));
     for (i, p) in players.iter_mut().enumerate() {
         p.game_over(&result, i as u32);
     }
@@ -238,10 +301,13 @@ pub fn play_game(
     })
 }
 
-struct Referee<'a> {
+struct Referee<'a, 'w> {
     game: Game,
     info: &'a VariantInfo,
     config: &'a GameConfig,
+    watch: Option<&'w mut dyn FnMut(LiveFrame)>,
+    /// The last move as each player and the spectator saw it.
+    last_seen: Vec<String>,
     clocks: Vec<Clock>,
     plies: Vec<PlyRecord>,
     used_total_ms: u64,
@@ -251,10 +317,40 @@ fn end(outcome: Outcome, termination: impl Into<String>) -> GameResult {
     GameResult { outcome, termination: termination.into() }
 }
 
-impl<'a> Referee<'a> {
-    fn new(game: Game, info: &'a VariantInfo, config: &'a GameConfig) -> Self {
+impl<'a, 'w> Referee<'a, 'w> {
+    fn new(
+        game: Game,
+        info: &'a VariantInfo,
+        config: &'a GameConfig,
+        watch: Option<&'w mut dyn FnMut(LiveFrame)>,
+    ) -> Self {
         let clocks = config.time_controls.iter().map(Clock::new).collect();
-        Referee { game, info, config, clocks, plies: Vec::new(), used_total_ms: 0 }
+        Referee { game, info, config, watch, last_seen: Vec::new(), clocks, plies: Vec::new(), used_total_ms: 0 }
+    }
+
+    /// Hands the watcher, if any, each player's and the spectator's view.
+    fn show(&mut self, players: usize, result: Option<GameResult>) {
+        if self.watch.is_none() {
+            return;
+        }
+        let viewers = (0..players as u32).map(Viewer::Player).chain([Viewer::Spectator]);
+        let views = viewers
+            .enumerate()
+            .filter_map(|(i, viewer)| {
+                let observation = self.game.observe(viewer).ok()?;
+                Some(LiveView { viewer, observation, last_move: self.last_seen.get(i).cloned() })
+            })
+            .collect();
+        let frame = LiveFrame {
+            ply: self.plies.len() as u32,
+            to_move: self.game.to_move(),
+            views,
+            clocks: self.clocks.iter().map(Clock::remaining_ms).collect(),
+            result,
+        };
+        if let Some(watch) = self.watch.as_mut() {
+            watch(frame);
+        }
     }
 
     fn hidden(&self) -> bool {
@@ -283,6 +379,7 @@ impl<'a> Referee<'a> {
                 return self.loss(i as u32, failure(&e));
             }
         }
+        self.show(players.len(), None);
         let mut moves = MoveBuf::new();
         loop {
             if let Some(result) = self.check_end() {
@@ -308,7 +405,16 @@ impl<'a> Referee<'a> {
                 ply: self.plies.len() as u32,
             };
             let t0 = Instant::now();
-            let reply = seat.choose(&turn);
+            let mut reply = seat.choose(&turn);
+            let mut offered = false;
+            while let Ok(Reply { answer: Answer::OfferDraw, .. }) = reply {
+                // One offer a turn; a repeated one is declined unasked.
+                if !offered && self.draw_agreed(players, player) {
+                    return end(Outcome::Draw, "draw agreed");
+                }
+                offered = true;
+                reply = players[player as usize].choose(&turn);
+            }
             let used_us = t0.elapsed().as_micros() as u64;
             let used_ms = used_us / 1000;
             let reply = match reply {
@@ -319,6 +425,7 @@ impl<'a> Referee<'a> {
             let Reply { answer, reported_ms, score } = reply;
             let mv = match answer {
                 Answer::Resign => return self.loss(player, "resignation"),
+                Answer::OfferDraw => unreachable!("offers are answered above"),
                 Answer::ClaimDraw => match self.game.status().claimable {
                     "" => return self.loss(player, "illegal move: a draw claim with nothing to claim"),
                     claim => return end(Outcome::Draw, format!("{claim} (claimed)")),
@@ -357,16 +464,23 @@ impl<'a> Referee<'a> {
         score: Option<i32>,
     ) -> Result<(), Error> {
         let text = self.game.move_text(mv, Viewer::Referee)?;
-        let views: Vec<String> =
-            (0..players.len() as u32).map(|q| self.game.move_text(mv, Viewer::Player(q))).collect::<Result<_, _>>()?;
+        let viewers = (0..players.len() as u32).map(Viewer::Player).chain([Viewer::Spectator]);
+        let views: Vec<String> = viewers.map(|v| self.game.move_text(mv, v)).collect::<Result<_, _>>()?;
         let before = (!self.hidden()).then(|| self.game.clone());
         self.game.apply(mv)?;
         let clock_ms = self.clocks[player as usize].remaining_ms();
         self.plies.push(PlyRecord { player, mv, text, used_us, reported_ms, clock_ms, score });
-        for (p, view) in players.iter_mut().zip(views) {
-            p.notify(&Seen { player, text: view, before: before.as_ref().map(|g| (g, mv)) });
+        for (p, view) in players.iter_mut().zip(&views) {
+            p.notify(&Seen { player, text: view.clone(), before: before.as_ref().map(|g| (g, mv)) });
         }
+        self.last_seen = views;
+        self.show(players.len(), None);
         Ok(())
+    }
+
+    /// Whether every player but `from` accepts `from`'s draw offer.
+    fn draw_agreed(&self, players: &mut [Box<dyn Player>], from: u32) -> bool {
+        players.iter_mut().enumerate().filter(|(q, _)| *q as u32 != from).all(|(_, p)| p.accepts_draw(from))
     }
 
     /// A flag fell: a loss, or a draw if the opponent cannot win.
