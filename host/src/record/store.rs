@@ -89,6 +89,48 @@ pub struct StoredGame {
     pub slot: Option<TournamentSlot>,
 }
 
+/// Which games a listing shows; `None` fields match everything.
+#[derive(Clone, Debug, Default, PartialEq, serde::Deserialize)]
+pub struct GameFilter {
+    /// Variant id.
+    pub variant: Option<String>,
+    /// A player's name (either seat).
+    pub player: Option<String>,
+    /// `1-0`, `0-1`, `1/2-1/2` or `*`.
+    pub result: Option<String>,
+    /// The start of the termination ("checkmate", "time").
+    pub termination: Option<String>,
+    /// A tournament id.
+    pub tournament: Option<i64>,
+}
+
+/// One line of a game listing.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct GameSummary {
+    /// Row id.
+    pub id: i64,
+    /// Variant id.
+    pub variant: String,
+    /// Player names in turn order.
+    pub players: Vec<String>,
+    /// `1-0`, `0-1`, `1/2-1/2` or `*`.
+    pub result: String,
+    /// The winner's seat, if any.
+    pub winner: Option<u32>,
+    /// Why the game ended.
+    pub termination: String,
+    /// Plies played.
+    pub plies: u32,
+    /// Event name.
+    pub event: String,
+    /// Round within the event.
+    pub round: u32,
+    /// Unix time the game started.
+    pub started_at: i64,
+    /// The tournament, if any.
+    pub tournament: Option<i64>,
+}
+
 /// A finished tournament game, as scheduling and standings need it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SlotResult {
@@ -182,17 +224,26 @@ impl Store {
 
     /// All games, or those of one tournament, oldest first.
     pub fn games(&self, tournament: Option<i64>) -> Result<Vec<StoredGame>, StoreError> {
+        self.query_games("WHERE ?1 IS NULL OR tournament_id = ?1 ORDER BY id", tournament)
+    }
+
+    /// One game by id.
+    pub fn game(&self, id: i64) -> Result<Option<StoredGame>, StoreError> {
+        Ok(self.query_games("WHERE id = ?1", Some(id))?.pop())
+    }
+
+    fn query_games(&self, condition: &str, arg: Option<i64>) -> Result<Vec<StoredGame>, StoreError> {
         let conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
         let mut stmt = conn
-            .prepare(
+            .prepare(&format!(
                 "SELECT id, variant, players, result, winner, termination, plies, pgn, event, round, plugin,
                         time_controls, options, start_position, moves, final_position, started_at, duration_ms,
                         tournament_id, game_index, pair_id, seats
-                 FROM games WHERE ?1 IS NULL OR tournament_id = ?1 ORDER BY id",
-            )
+                 FROM games {condition}"
+            ))
             .map_err(|e| self.err(e))?;
         let rows = stmt
-            .query_map(params![tournament], |r| {
+            .query_map(params![arg], |r| {
                 let json_col = |i: usize| -> rusqlite::Result<serde_json::Value> {
                     let text: String = r.get(i)?;
                     Ok(serde_json::from_str(&text).unwrap_or(serde_json::Value::Null))
@@ -269,6 +320,77 @@ impl Store {
             })
             .map_err(|e| self.err(e))?;
         rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
+    }
+
+    /// A page of games, newest first, matching `filter`, with the number of
+    /// all matching games.
+    pub fn game_list(
+        &self,
+        filter: &GameFilter,
+        limit: u32,
+        offset: u32,
+    ) -> Result<(Vec<GameSummary>, u64), StoreError> {
+        let conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        let condition = "WHERE (?1 IS NULL OR variant = ?1)
+               AND (?2 IS NULL OR EXISTS (SELECT 1 FROM json_each(players) WHERE value = ?2))
+               AND (?3 IS NULL OR result = ?3)
+               AND (?4 IS NULL OR termination LIKE ?4 || '%')
+               AND (?5 IS NULL OR tournament_id = ?5)";
+        let args = params![filter.variant, filter.player, filter.result, filter.termination, filter.tournament];
+        let total: u64 = conn
+            .query_row(&format!("SELECT count(*) FROM games {condition}"), args, |r| r.get(0))
+            .map_err(|e| self.err(e))?;
+        let mut stmt = conn
+            .prepare(&format!(
+                "SELECT id, variant, players, result, winner, termination, plies, event, round, started_at, tournament_id
+                 FROM games {condition} ORDER BY id DESC LIMIT {limit} OFFSET {offset}"
+            ))
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map(args, |r| {
+                Ok(GameSummary {
+                    id: r.get(0)?,
+                    variant: r.get(1)?,
+                    players: serde_json::from_str(&r.get::<_, String>(2)?).unwrap_or_default(),
+                    result: r.get(3)?,
+                    winner: r.get(4)?,
+                    termination: r.get(5)?,
+                    plies: r.get(6)?,
+                    event: r.get(7)?,
+                    round: r.get(8)?,
+                    started_at: r.get(9)?,
+                    tournament: r.get(10)?,
+                })
+            })
+            .map_err(|e| self.err(e))?;
+        let games = rows.collect::<Result<_, _>>().map_err(|e| self.err(e))?;
+        Ok((games, total))
+    }
+
+    /// Every tournament, newest first, with its number of stored games.
+    pub fn tournament_list(&self) -> Result<Vec<(StoredTournament, u64)>, StoreError> {
+        let conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        let mut stmt = conn
+            .prepare(
+                "SELECT t.id, t.name, t.config, t.finished_at,
+                        (SELECT count(*) FROM games g WHERE g.tournament_id = t.id)
+                 FROM tournaments t ORDER BY t.id DESC",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| {
+                let t = StoredTournament { id: r.get(0)?, name: r.get(1)?, config: r.get(2)?, finished_at: r.get(3)? };
+                Ok((t, r.get(4)?))
+            })
+            .map_err(|e| self.err(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
+    }
+
+    /// A number that changes whenever another connection (another process,
+    /// or another `Store` on the same file) commits to the store.
+    pub fn data_version(&self) -> Result<i64, StoreError> {
+        let conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        conn.query_row("PRAGMA data_version", [], |r| r.get(0)).map_err(|e| self.err(e))
     }
 
     /// Records a new tournament's definition; returns its id.

@@ -199,7 +199,7 @@ impl Tournament {
     }
 
     /// An estimate of the number of games the whole tournament plays.
-    fn expected_games(&self, known: &[Round]) -> usize {
+    pub fn expected_games(&self, known: &[Round]) -> usize {
         let cfg = &self.definition.config;
         let per_pairing = cfg.games_per_pairing as usize * self.variants.len();
         let n = self.entrants.len();
