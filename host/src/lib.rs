@@ -21,5 +21,6 @@ pub mod referee;
 pub mod scaffold;
 pub mod stats;
 pub mod tournament;
+pub mod web;
 
 pub use arbiter_api::{host::Game, host::VariantHandle, Error, Outcome, Status, Viewer};

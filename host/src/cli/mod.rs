@@ -11,6 +11,7 @@ mod perft;
 mod play;
 mod replay;
 mod results;
+mod serve;
 mod sprt;
 mod tournament;
 
@@ -68,6 +69,8 @@ pub enum Command {
     Results(results::ResultsArgs),
     /// Two players until the SPRT (normalized Elo, pentanomial) decides.
     Sprt(sprt::SprtArgs),
+    /// A web view: live tournaments, the game viewer, play in the browser.
+    Serve(serve::ServeArgs),
     /// Play games sent on stdin (used by tournaments; not for people).
     #[command(hide = true)]
     Worker,
@@ -130,6 +133,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Tournament(args) => tournament::run(&registry, &args, &cli.plugin_dirs),
         Command::Results(args) => results::run(&registry, &args),
         Command::Sprt(args) => sprt::run(&registry, &args),
+        Command::Serve(args) => serve::run(registry, &args),
         Command::Worker => crate::tournament::worker::serve(&registry),
     }
 }

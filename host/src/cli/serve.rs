@@ -1,0 +1,34 @@
+//! `arbiter serve`: the web view (see [`crate::web`]).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::Args;
+
+use crate::plugin::Registry;
+use crate::web::{self, Reveal, ServeConfig};
+
+/// Arguments of `arbiter serve`.
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// SQLite store to show (and to record browser games in).
+    #[arg(long, default_value = "arbiter.db")]
+    db: PathBuf,
+    /// Address to listen on (loopback by default; port 0 picks a free one).
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    bind: SocketAddr,
+    /// When the full record of a hidden-information game may be shown.
+    #[arg(long, value_enum, default_value = "finished")]
+    reveal: Reveal,
+    /// Let browser games start engine processes (uci:, engine:, hub:).
+    #[arg(long)]
+    allow_engines: bool,
+}
+
+pub(super) fn run(registry: Registry, args: &ServeArgs) -> Result<()> {
+    let config =
+        ServeConfig { db: args.db.clone(), bind: args.bind, reveal: args.reveal, allow_engines: args.allow_engines };
+    let db = args.db.display().to_string();
+    web::serve(registry, config, |addr| println!("arbiter serve: http://{addr}/ (store {db})"))
+}

@@ -1,0 +1,551 @@
+// arbiter's web view: pages over the JSON API, one board renderer driven by
+// the plugins' observation schema, live updates by server-sent events, and
+// play in the browser. Every text from the server goes into the page as a
+// text node (never as markup), so names, labels and moves are always escaped.
+"use strict";
+
+const SVG = "http://www.w3.org/2000/svg";
+
+// ---- DOM helpers -----------------------------------------------------------
+
+function el(tag, props, ...children) {
+  const node = document.createElement(tag);
+  setProps(node, props);
+  append(node, children);
+  return node;
+}
+
+function svg(tag, attrs, ...children) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
+  append(node, children);
+  return node;
+}
+
+function setProps(node, props) {
+  for (const [k, v] of Object.entries(props || {})) {
+    if (k === "class") node.className = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else if (v !== undefined && v !== null && v !== false) node.setAttribute(k, v === true ? "" : v);
+  }
+}
+
+function append(node, children) {
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+}
+
+async function api(path, options) {
+  const response = await fetch(path, options);
+  const body = await response.json().catch(() => ({}));
+  if (!response.ok) throw new Error(body.error || `${path}: HTTP ${response.status}`);
+  return body;
+}
+
+function post(path, body) {
+  return api(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+}
+
+function formatClock(ms) {
+  if (ms === null || ms === undefined) return "∞";
+  const s = Math.max(0, Math.floor(ms / 1000));
+  const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), sec = s % 60;
+  const pad = (n) => String(n).padStart(2, "0");
+  return h > 0 ? `${h}:${pad(m)}:${pad(sec)}` : `${m}:${pad(sec)}`;
+}
+
+// ---- Board renderer --------------------------------------------------------
+
+const NAMED_COLOURS = { white: "#fafafa", black: "#2b2b2b", red: "#c62828", blue: "#1e56a0", green: "#2e7d32", yellow: "#f9a825" };
+const PALETTE = ["#fafafa", "#2b2b2b", "#c62828", "#1e56a0", "#2e7d32", "#f9a825"];
+
+/** The fill of each side's pieces: its name if it is a colour, else a palette entry. */
+function sideColours(sides) {
+  return (sides || []).map((name, i) => NAMED_COLOURS[String(name).toLowerCase()] || PALETTE[i % PALETTE.length]);
+}
+
+function inkOn(fill) {
+  const n = parseInt(fill.slice(1), 16);
+  const lum = 0.299 * (n >> 16) + 0.587 * ((n >> 8) & 255) + 0.114 * (n & 255);
+  return lum > 150 ? "#1d2330" : "#ffffff";
+}
+
+/**
+ * Draws a board (the variant's geometry) with what one viewer sees (an
+ * observation). opts: flipped, colours, targets (Set of cells), selected
+ * (cell), onCell(cell).
+ */
+function renderBoard(board, observation, opts) {
+  return board.kind === "graph" ? renderGraph(board, observation, opts) : renderGrid(board, observation, opts);
+}
+
+function pieceTitle(p) {
+  const parts = [p, ...(p.stack || [])].map((q) => `${q.kind} (${q.label})`);
+  return parts.join(" / ");
+}
+
+function renderGrid(board, obs, opts) {
+  const S = 60, M = 22, W = board.width, H = board.height;
+  const root = svg("svg", { viewBox: `0 0 ${W * S + M} ${H * S + M}`, class: "board", "data-kind": "grid" });
+  const place = (cell) => {
+    const row = Math.floor(cell / W), col = cell % W;
+    return { x: M + (opts.flipped ? W - 1 - col : col) * S, y: (opts.flipped ? row : H - 1 - row) * S, row, col };
+  };
+  const highlights = new Set(obs ? obs.highlights || [] : []);
+  for (let cell = 0; cell < W * H; cell++) {
+    const { x, y, row, col } = place(cell);
+    const dark = board.checkered && (row + col) % 2 === 0;
+    root.append(svg("rect", { x, y, width: S, height: S, fill: board.checkered ? (dark ? "#b58863" : "#f0d9b5") : "#efe6d2", stroke: board.checkered ? "none" : "#a08c6a" }));
+    if (highlights.has(cell)) root.append(svg("rect", { x, y, width: S, height: S, fill: "rgba(255,214,0,.45)" }));
+    if (opts.selected === cell) root.append(svg("rect", { x: x + 2, y: y + 2, width: S - 4, height: S - 4, fill: "none", stroke: "#2f6fd6", "stroke-width": 4 }));
+  }
+  (board.files || []).forEach((name, col) => {
+    const x = M + (opts.flipped ? W - 1 - col : col) * S + S / 2;
+    root.append(svg("text", { x, y: H * S + 16, "text-anchor": "middle", "font-size": 13, fill: "#6b7385" }, name));
+  });
+  (board.ranks || []).forEach((name, row) => {
+    const y = (opts.flipped ? row : H - 1 - row) * S + S / 2 + 5;
+    root.append(svg("text", { x: M / 2, y, "text-anchor": "middle", "font-size": 13, fill: "#6b7385" }, name));
+  });
+  for (const p of obs ? obs.pieces : []) {
+    const { x, y } = place(p.cell);
+    const fill = opts.colours[p.owner] || PALETTE[p.owner % PALETTE.length];
+    const stack = p.stack || [];
+    const g = svg("g", { class: "piece", "data-cell": p.cell }, svg("title", {}, pieceTitle(p)));
+    const cy = y + (stack.length ? S * 0.4 : S / 2), r = stack.length ? S * 0.3 : S * 0.38;
+    g.append(svg("circle", { cx: x + S / 2, cy, r, fill, stroke: "#333", "stroke-width": 1.5 }));
+    g.append(svg("text", { x: x + S / 2, y: cy + r * 0.38, "text-anchor": "middle", "font-size": r * 1.05, "font-weight": 700, fill: inkOn(fill) }, p.label));
+    if (stack.length) {
+      // The tower beneath the top piece, top first, as chips along the foot of the square.
+      const w = Math.min(S * 0.22, (S - 6) / stack.length);
+      stack.forEach((q, i) => {
+        const qf = opts.colours[q.owner] || PALETTE[q.owner % PALETTE.length];
+        const cx = x + 3 + i * w;
+        g.append(svg("rect", { x: cx, y: y + S * 0.76, width: w - 1, height: S * 0.2, fill: qf, stroke: "#333", "stroke-width": 0.8 }));
+        if (w >= 9) g.append(svg("text", { x: cx + (w - 1) / 2, y: y + S * 0.92, "text-anchor": "middle", "font-size": Math.min(10, w), fill: inkOn(qf) }, q.label));
+      });
+      g.append(svg("text", { x: x + S - 4, y: y + 13, "text-anchor": "end", "font-size": 12, "font-weight": 700, fill: "#1d2330", class: "height" }, String(stack.length + 1)));
+    }
+    root.append(g);
+  }
+  for (let cell = 0; cell < W * H; cell++) {
+    const { x, y } = place(cell);
+    if (opts.targets && opts.targets.has(cell)) root.append(svg("circle", { cx: x + S / 2, cy: y + S / 2, r: S * 0.14, fill: "rgba(47,111,214,.55)" }));
+    const hit = svg("rect", { x, y, width: S, height: S, fill: "transparent", class: "cell" + (opts.targets && opts.targets.has(cell) ? " target" : ""), "data-cell": cell });
+    if (opts.onCell) hit.addEventListener("click", () => opts.onCell(cell));
+    root.append(hit);
+  }
+  return root;
+}
+
+function renderGraph(board, obs, opts) {
+  const S = 62, M = 34;
+  const xs = board.points.map((p) => p.x), ys = board.points.map((p) => p.y);
+  const [minX, maxX, minY, maxY] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
+  const at = (i) => {
+    const p = board.points[i];
+    return { x: M + (opts.flipped ? maxX - p.x : p.x - minX) * S, y: M + (opts.flipped ? p.y - minY : maxY - p.y) * S };
+  };
+  const root = svg("svg", { viewBox: `0 0 ${(maxX - minX) * S + 2 * M} ${(maxY - minY) * S + 2 * M}`, class: "board", "data-kind": "graph" });
+  for (const e of board.edges) {
+    const a = at(e.a), b = at(e.b);
+    if (e.kind === "railway") {
+      root.append(svg("line", { x1: a.x, y1: a.y, x2: b.x, y2: b.y, stroke: "#2b2b2b", "stroke-width": 6, class: "railway" }));
+      root.append(svg("line", { x1: a.x, y1: a.y, x2: b.x, y2: b.y, stroke: "#fff", "stroke-width": 2.5, "stroke-dasharray": "7 7" }));
+    } else {
+      root.append(svg("line", { x1: a.x, y1: a.y, x2: b.x, y2: b.y, stroke: "#8a8f9c", "stroke-width": 1.6, class: e.kind }));
+    }
+  }
+  const highlights = new Set(obs ? obs.highlights || [] : []);
+  board.points.forEach((p, i) => {
+    const { x, y } = at(i);
+    const kind = p.kind;
+    let shape;
+    if (kind === "camp") shape = svg("circle", { cx: x, cy: y, r: 20, fill: "#e4f1dc", stroke: "#5c7f4b", "stroke-width": 1.5 });
+    else if (kind === "headquarters") shape = svg("rect", { x: x - 24, y: y - 16, width: 48, height: 32, rx: 12, fill: "#f4dddd", stroke: "#9c4b4b", "stroke-width": 1.5 });
+    else if (kind === "mountain") shape = svg("path", { d: `M${x - 20},${y + 14} L${x},${y - 16} L${x + 20},${y + 14} Z`, fill: "#d9d2c3", stroke: "#8c8166" });
+    else shape = svg("rect", { x: x - 20, y: y - 13, width: 40, height: 26, fill: "#fff", stroke: kind === "station" ? "#2b2b2b" : "#8a8f9c", "stroke-width": 1.3 });
+    shape.setAttribute("class", `point ${kind}`);
+    root.append(shape);
+    if (highlights.has(i)) root.append(svg("circle", { cx: x, cy: y, r: 24, fill: "rgba(255,214,0,.45)" }));
+    if (opts.selected === i) root.append(svg("circle", { cx: x, cy: y, r: 25, fill: "none", stroke: "#2f6fd6", "stroke-width": 4 }));
+    root.append(svg("text", { x: x + 22, y: y + 24, "font-size": 9, fill: "#9aa0ad" }, p.name));
+  });
+  for (const p of obs ? obs.pieces : []) {
+    const { x, y } = at(p.cell);
+    const fill = opts.colours[p.owner] || PALETTE[p.owner % PALETTE.length];
+    root.append(svg("g", { class: "piece", "data-cell": p.cell }, svg("title", {}, pieceTitle(p)),
+      svg("rect", { x: x - 19, y: y - 12, width: 38, height: 24, rx: 5, fill, stroke: "#222" }),
+      svg("text", { x, y: y + 5, "text-anchor": "middle", "font-size": 14, "font-weight": 700, fill: inkOn(fill) }, p.label)));
+  }
+  board.points.forEach((p, i) => {
+    const { x, y } = at(i);
+    if (opts.targets && opts.targets.has(i)) root.append(svg("circle", { cx: x, cy: y, r: 8, fill: "rgba(47,111,214,.7)" }));
+    const hit = svg("circle", { cx: x, cy: y, r: 22, fill: "transparent", class: "cell" + (opts.targets && opts.targets.has(i) ? " target" : ""), "data-cell": i });
+    if (opts.onCell) hit.addEventListener("click", () => opts.onCell(i));
+    root.append(hit);
+  });
+  return root;
+}
+
+// ---- Pages -----------------------------------------------------------------
+
+const main = document.getElementById("main");
+let cleanup = [];
+
+function page(...children) {
+  main.replaceChildren(...children.flat().filter(Boolean));
+}
+
+function onStoreChange(refresh) {
+  const source = new EventSource("/api/events");
+  let pending = null;
+  source.addEventListener("store", () => {
+    clearTimeout(pending);
+    pending = setTimeout(refresh, 100);
+  });
+  cleanup.push(() => source.close());
+}
+
+async function tournamentsPage() {
+  const refresh = async () => {
+    const [list, live] = await Promise.all([api("/api/tournaments"), api("/api/play")]);
+    page(
+      el("h1", {}, "Tournaments"),
+      list.length === 0 ? el("p", { class: "muted" }, "No tournament in this store yet: run `arbiter tournament --config ...`.") :
+        el("table", { id: "tournaments" },
+          el("tr", {}, el("th", {}, "#"), el("th", {}, "Name"), el("th", { class: "num" }, "Games"), el("th", {}, "State")),
+          list.map((t) => el("tr", { class: "link", onclick: () => (location.hash = `#/tournaments/${t.id}`) },
+            el("td", {}, t.id), el("td", {}, el("a", { href: `#/tournaments/${t.id}` }, t.name)), el("td", { class: "num" }, t.games),
+            el("td", {}, t.finished ? "finished" : "running or interrupted")))),
+      live.length ? [el("h2", {}, "Games on this server"), liveTable(live)] : null,
+    );
+  };
+  await refresh();
+  onStoreChange(refresh);
+}
+
+function standingsTable(table) {
+  return el("table", { class: "standings", "data-title": table.title },
+    el("tr", {}, ["#", "Player", "Games", "Points", "W", "D", "L", "Elo", "±"].map((h, i) => el("th", { class: i > 1 ? "num" : "" }, h))),
+    table.rows.map((r) => el("tr", {},
+      el("td", {}, r.rank), el("td", {}, r.name), el("td", { class: "num" }, r.games), el("td", { class: "num points" }, r.points.toFixed(1)),
+      el("td", { class: "num" }, r.wins), el("td", { class: "num" }, r.draws), el("td", { class: "num" }, r.losses),
+      el("td", { class: "num" }, r.games ? r.elo.toFixed(0) : "–"), el("td", { class: "num" }, r.games && isFinite(r.error) ? r.error.toFixed(0) : "–"))));
+}
+
+function crossTable(table, names) {
+  const order = table.rows.map((r) => r.entrant);
+  return el("table", { class: "cross" },
+    el("tr", {}, el("th", {}, ""), order.map((e, i) => el("th", { class: "num", title: names[e] }, `#${i + 1}`))),
+    order.map((e, i) => el("tr", {}, el("th", {}, `#${i + 1} ${names[e]}`),
+      order.map((f) => {
+        if (e === f) return el("td", { class: "num muted" }, "–");
+        const c = table.cross[e][f];
+        return el("td", { class: "num" }, c ? `${c[0]}/${c[1]}` : "·");
+      }))));
+}
+
+async function tournamentPage(id) {
+  const refresh = async () => {
+    const [t, recent] = await Promise.all([api(`/api/tournaments/${id}`), api(`/api/games?tournament=${id}&limit=20`)]);
+    const pct = t.expected ? Math.round((100 * t.played) / t.expected) : 0;
+    page(
+      el("h1", {}, t.name),
+      el("p", {}, el("span", { class: "progress" }, el("div", { style: `width:${pct}%` })), " ",
+        el("span", { id: "progress" }, `${t.played} / ${t.expected} games`), " · ", t.format, " · ", t.variants.join(", "),
+        " · ", t.finished ? "finished" : "live"),
+      t.tables.map((table) => [el("h2", {}, `Standings: ${table.title}`), standingsTable(table),
+        table.unfinished ? el("p", { class: "muted" }, `${table.unfinished} games without a result`) : null,
+        el("h2", {}, `Crosstable: ${table.title}`), crossTable(table, t.players)]),
+      el("h2", {}, "Latest games"), gamesTable(recent.games),
+      el("p", {}, el("a", { href: `#/games?tournament=${id}` }, `All ${recent.total} games`)),
+    );
+  };
+  await refresh();
+  onStoreChange(refresh);
+}
+
+function gamesTable(games) {
+  return el("table", { class: "games" },
+    el("tr", {}, ["#", "Variant", "Players", "Result", "Termination", "Plies", "Event"].map((h) => el("th", {}, h))),
+    games.map((g) => el("tr", { class: "link", "data-game": g.id, onclick: () => (location.hash = `#/games/${g.id}`) },
+      el("td", {}, el("a", { href: `#/games/${g.id}` }, g.id)), el("td", {}, g.variant), el("td", {}, g.players.join(" – ")),
+      el("td", {}, g.result), el("td", {}, g.termination), el("td", { class: "num" }, g.plies), el("td", {}, g.event))));
+}
+
+async function gamesPage(query) {
+  const variants = await api("/api/variants");
+  const form = el("form", { class: "filters" },
+    el("label", {}, "Variant", el("select", { name: "variant" }, el("option", { value: "" }, "any"),
+      variants.map((v) => el("option", { value: v.id, selected: query.get("variant") === v.id }, v.name)))),
+    el("label", {}, "Player", el("input", { name: "player", value: query.get("player") || "" })),
+    el("label", {}, "Result", el("select", { name: "result" }, ["", "1-0", "0-1", "1/2-1/2", "*"].map((r) =>
+      el("option", { value: r, selected: (query.get("result") || "") === r }, r || "any")))),
+    el("label", {}, "Termination", el("input", { name: "termination", value: query.get("termination") || "" })),
+    query.get("tournament") ? el("input", { type: "hidden", name: "tournament", value: query.get("tournament") }) : null,
+    el("button", { class: "primary", type: "submit" }, "Filter"));
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const q = new URLSearchParams();
+    for (const [k, v] of new FormData(form)) if (v) q.set(k, v);
+    location.hash = `#/games?${q}`;
+  });
+  const offset = Number(query.get("offset") || 0), limit = 50;
+  const refresh = async () => {
+    const q = new URLSearchParams(query);
+    q.set("limit", limit);
+    const list = await api(`/api/games?${q}`);
+    const pageLink = (o, text) => {
+      const p = new URLSearchParams(query);
+      p.set("offset", o);
+      return el("a", { href: `#/games?${p}` }, text);
+    };
+    page(el("h1", {}, "Games"), form,
+      el("p", { class: "muted", id: "game-count" }, `${list.total} games`),
+      gamesTable(list.games),
+      el("p", {}, offset > 0 ? pageLink(Math.max(0, offset - limit), "« newer") : null, " ",
+        offset + limit < list.total ? pageLink(offset + limit, "older »") : null));
+  };
+  await refresh();
+  onStoreChange(refresh);
+}
+
+async function gamePage(id, query) {
+  const view = query.get("view") || "spectator";
+  const g = await api(`/api/games/${id}?view=${encodeURIComponent(view)}`);
+  const colours = sideColours(g.sides);
+  const state = { ply: g.frames.length - 1, flipped: false };
+  const render = () => {
+    const frame = g.frames[state.ply];
+    const board = renderBoard(g.board, frame.observation, { flipped: state.flipped, colours });
+    const clocks = g.players.map((name, i) => el("div", { class: "clock" }, el("span", {}, `${g.sides[i] || i}: ${name}`),
+      el("span", { class: "clock-value" }, formatClock(frame.clocks[i]))));
+    const moves = el("div", { class: "movelist" }, g.frames.slice(1).map((f) =>
+      el("span", { class: f.ply === state.ply ? "current" : "", "data-ply": f.ply, onclick: () => { state.ply = f.ply; render(); } },
+        `${f.ply}. ${f.text}`)));
+    const button = (label, id, action) => el("button", { id, onclick: () => { action(); render(); } }, label);
+    page(
+      el("h1", {}, `${g.variant_name}: ${g.players.join(" – ")}`),
+      el("p", {}, el("b", { id: "result" }, g.result), ` (${g.termination}) · ${g.event}, round ${g.round}`,
+        g.tournament ? [" · ", el("a", { href: `#/tournaments/${g.tournament}` }, "tournament")] : null),
+      g.hidden ? el("p", { class: "muted" }, `Hidden-information game, shown as the ${g.viewer} sees it. `,
+        g.can_reveal ? el("a", { href: `#/games/${id}?view=${view === "referee" ? "spectator" : "referee"}` },
+          view === "referee" ? "Show the spectator's view" : "Show the referee's full record") : null) : null,
+      el("div", { class: "game" },
+        el("div", { class: "board-wrap" }, board),
+        el("div", { class: "side" }, clocks,
+          el("div", { class: "controls" },
+            button("«", "first", () => (state.ply = 0)),
+            button("‹", "prev", () => (state.ply = Math.max(0, state.ply - 1))),
+            button("›", "next", () => (state.ply = Math.min(g.frames.length - 1, state.ply + 1))),
+            button("»", "last", () => (state.ply = g.frames.length - 1)),
+            button("Flip", "flip", () => (state.flipped = !state.flipped)),
+            (!g.hidden || g.can_reveal) ? el("a", { href: `/api/games/${id}/record`, download: "", id: "download" }, el("button", {}, "Download record")) : null),
+          el("p", { id: "ply" }, `Ply ${state.ply} of ${g.frames.length - 1}`, frame.text ? `: ${frame.text}` : ""),
+          moves)));
+  };
+  const keys = (e) => {
+    if (e.key === "ArrowLeft") state.ply = Math.max(0, state.ply - 1);
+    else if (e.key === "ArrowRight") state.ply = Math.min(g.frames.length - 1, state.ply + 1);
+    else return;
+    render();
+  };
+  document.addEventListener("keydown", keys);
+  cleanup.push(() => document.removeEventListener("keydown", keys));
+  render();
+}
+
+// ---- Play ------------------------------------------------------------------
+
+async function playForm() {
+  const variants = await api("/api/variants");
+  const seatSelect = el("select", { name: "seat" });
+  const variantSelect = el("select", { name: "variant" }, variants.map((v) => el("option", { value: v.id }, v.name)));
+  const tc = el("input", { name: "tc", value: "5+3", size: 10 });
+  const setSeats = () => {
+    const v = variants.find((x) => x.id === variantSelect.value);
+    seatSelect.replaceChildren(el("option", { value: "random" }, "random"), ...v.players.map((p, i) => el("option", { value: String(i) }, p)));
+    tc.value = v.hidden ? "inf" : "5+3";
+  };
+  variantSelect.addEventListener("change", setSeats);
+  setSeats();
+  const error = el("p", { class: "error", id: "play-error" });
+  const form = el("form", { class: "play", id: "play-form" },
+    el("label", {}, "Variant", variantSelect),
+    el("label", {}, "Opponent (a player spec, or human)", el("input", { name: "opponent", value: "random", size: 28 })),
+    el("label", {}, "Your side", seatSelect),
+    el("label", {}, "Time control", tc),
+    el("label", {}, "Your name", el("input", { name: "name", value: "person" })),
+    el("button", { class: "primary", type: "submit", id: "start" }, "Start"));
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const data = Object.fromEntries(new FormData(form));
+    try {
+      const started = await post("/api/play", data);
+      if (started.invite) sessionStorage.setItem(`invite-${started.id}`, started.invite);
+      location.hash = `#/play/${started.id}?token=${started.token}`;
+    } catch (err) {
+      error.textContent = err.message;
+    }
+  });
+  page(el("h1", {}, "Play"), form, error,
+    el("p", { class: "muted" }, "Opponents: random, mcts:iterations=400, or human for a second person (an invite link appears). ",
+      "Engines (uci:..., engine:...) need the server started with --allow-engines."));
+}
+
+function liveTable(list) {
+  return el("table", { id: "live" },
+    el("tr", {}, ["#", "Variant", "Players", "Ply", "Result"].map((h) => el("th", {}, h))),
+    list.map((s) => el("tr", { class: "link", onclick: () => (location.hash = `#/play/${s.id}`) },
+      el("td", {}, el("a", { href: `#/play/${s.id}` }, s.id)), el("td", {}, s.variant), el("td", {}, s.players.join(" – ")),
+      el("td", { class: "num" }, s.ply ?? 0), el("td", {}, s.result || "playing"))));
+}
+
+async function livePage() {
+  const refresh = async () => page(el("h1", {}, "Games on this server"), liveTable(await api("/api/play")));
+  await refresh();
+  const timer = setInterval(refresh, 2000);
+  cleanup.push(() => clearInterval(timer));
+}
+
+async function playPage(id, query) {
+  const token = query.get("token");
+  const ui = { state: null, selected: null, flipped: null, receivedAt: 0, chooser: null };
+  const invite = sessionStorage.getItem(`invite-${id}`);
+  const act = async (action, move) => {
+    try {
+      await post(`/api/play/${id}/act`, { token, action, move });
+    } catch (err) {
+      const box = document.getElementById("play-error");
+      if (box) box.textContent = err.message;
+    }
+  };
+  const choose = (moves) => {
+    if (moves.length === 1) return act("move", moves[0].id);
+    ui.chooser = moves;
+    render();
+  };
+  const onCell = (cell) => {
+    const moves = (ui.state && ui.state.moves) || [];
+    const from = (m) => m.cells && m.cells.length >= 2 && m.cells[0] === cell;
+    if (ui.selected !== null) {
+      const to = moves.filter((m) => m.cells && m.cells.length >= 2 && m.cells[0] === ui.selected && m.cells[m.cells.length - 1] === cell);
+      if (to.length) {
+        ui.selected = null;
+        return choose(to);
+      }
+    }
+    if (moves.some(from)) ui.selected = ui.selected === cell ? null : cell;
+    else {
+      ui.selected = null;
+      const here = moves.filter((m) => m.cells && m.cells.length === 1 && m.cells[0] === cell);
+      if (here.length) return choose(here);
+    }
+    render();
+  };
+  const clockNodes = [];
+  const tick = () => {
+    const s = ui.state;
+    if (!s || !s.clocks) return;
+    s.clocks.forEach((ms, i) => {
+      const running = !s.result && s.to_move === i && ms !== null;
+      const left = running ? ms - s.clock_age_ms - (performance.now() - ui.receivedAt) : ms;
+      if (clockNodes[i]) {
+        clockNodes[i].value.textContent = formatClock(left);
+        clockNodes[i].box.classList.toggle("running", !s.result && s.to_move === i);
+      }
+    });
+  };
+  const render = () => {
+    const s = ui.state;
+    if (!s) return;
+    if (ui.flipped === null) ui.flipped = s.you === 1;
+    const moves = s.moves || [];
+    const targets = new Set();
+    if (ui.selected !== null) moves.forEach((m) => { if (m.cells && m.cells.length >= 2 && m.cells[0] === ui.selected) targets.add(m.cells[m.cells.length - 1]); });
+    else moves.forEach((m) => { if (m.cells && m.cells.length === 1) targets.add(m.cells[0]); });
+    const board = renderBoard(s.board, s.observation, { flipped: ui.flipped, colours: sideColours(s.sides), targets, selected: ui.selected, onCell: s.you !== null ? onCell : null });
+    clockNodes.length = 0;
+    const clocks = s.players.map((name, i) => {
+      const value = el("span", { class: "clock-value" }, "");
+      const box = el("div", { class: "clock", "data-seat": i }, el("span", {}, `${s.sides[i]}: ${name}${s.you === i ? " (you)" : ""}`), value);
+      clockNodes.push({ value, box });
+      return box;
+    });
+    const loose = moves.filter((m) => !m.cells || m.cells.length === 0);
+    const status = s.result
+      ? el("div", { class: "banner", id: "result" }, `${s.result.result} (${s.result.termination})`,
+        s.stored_as ? [" · ", el("a", { href: `#/games/${s.stored_as}`, id: "stored-game" }, "the recorded game")] : null)
+      : el("div", { id: "status" }, s.you === null ? `Watching as a spectator. ${s.sides[s.to_move] || ""} to move.` :
+        s.to_move === s.you ? "Your move." : `Waiting for ${s.players[s.to_move] || "the opponent"}…`);
+    const allMoves = moves.length ? el("form", { class: "controls", id: "move-form", onsubmit: (e) => { e.preventDefault(); act("move", e.target.elements.move.value); } },
+      el("select", { name: "move", id: "move-select" }, moves.map((m) => el("option", { value: m.id }, m.text))),
+      el("button", { type: "submit" }, "Play")) : null;
+    page(
+      el("h1", {}, `${s.variant_name}: ${s.players.join(" – ")}`),
+      invite && s.you !== null ? el("p", { class: "muted" }, "Invite the other player: ",
+        el("code", {}, `${location.origin}/#/play/${id}?token=${invite}`)) : null,
+      el("div", { class: "game" },
+        el("div", { class: "board-wrap" }, board),
+        el("div", { class: "side" }, clocks, status,
+          s.notice ? el("p", { class: "banner", id: "notice" }, s.notice) : null,
+          s.draw_offered_by !== null && s.draw_offered_by !== undefined ? el("div", { class: "banner", id: "draw-offer" },
+            `${s.players[s.draw_offered_by]} offers a draw. `,
+            el("button", { id: "accept-draw", onclick: () => act("accept_draw") }, "Accept"), " ",
+            el("button", { id: "decline-draw", onclick: () => act("decline_draw") }, "Decline")) : null,
+          s.last_move ? el("p", { id: "last-move" }, `Last move: ${s.last_move}`) : null,
+          loose.length ? el("div", { class: "controls", id: "other-moves" }, loose.map((m) => el("button", { class: "choice", onclick: () => act("move", m.id) }, m.text))) : null,
+          allMoves,
+          s.you !== null && !s.result ? el("div", { class: "controls" },
+            el("button", { id: "resign", onclick: () => confirm("Resign?") && act("resign") }, "Resign"),
+            el("button", { id: "offer-draw", onclick: () => act("offer_draw") }, "Offer draw"),
+            el("button", { id: "flip", onclick: () => { ui.flipped = !ui.flipped; render(); } }, "Flip")) : null,
+          el("p", { class: "error", id: "play-error" }, s.error || ""))),
+      ui.chooser ? el("div", { class: "chooser", onclick: (e) => { if (e.target === e.currentTarget) { ui.chooser = null; render(); } } },
+        el("div", {}, el("b", {}, "Which move?"), ui.chooser.map((m) =>
+          el("button", { class: "choice", onclick: () => { ui.chooser = null; act("move", m.id); render(); } }, m.text)))) : null,
+    );
+    tick();
+  };
+  const source = new EventSource(`/api/play/${id}/events${token ? `?token=${encodeURIComponent(token)}` : ""}`);
+  source.addEventListener("state", (e) => {
+    const next = JSON.parse(e.data);
+    if (!ui.state || next.ply !== ui.state.ply || !next.moves) { ui.selected = null; ui.chooser = null; }
+    ui.state = next;
+    window.arbiterState = next;
+    ui.receivedAt = performance.now();
+    render();
+  });
+  source.onerror = () => { if (ui.state && ui.state.result) source.close(); };
+  const timer = setInterval(tick, 200);
+  cleanup.push(() => { source.close(); clearInterval(timer); });
+  page(el("p", {}, "Connecting…"));
+}
+
+// ---- Router ----------------------------------------------------------------
+
+async function route() {
+  cleanup.forEach((f) => f());
+  cleanup = [];
+  const [path, q] = location.hash.replace(/^#/, "").split("?");
+  const query = new URLSearchParams(q || "");
+  const parts = (path || "/").split("/").filter(Boolean);
+  try {
+    if (parts.length === 0) await tournamentsPage();
+    else if (parts[0] === "tournaments" && parts[1]) await tournamentPage(parts[1]);
+    else if (parts[0] === "games" && parts[1]) await gamePage(parts[1], query);
+    else if (parts[0] === "games") await gamesPage(query);
+    else if (parts[0] === "play" && parts[1]) await playPage(parts[1], query);
+    else if (parts[0] === "play") await playForm();
+    else if (parts[0] === "live") await livePage();
+    else page(el("p", { class: "error" }, `No page ${path}`));
+  } catch (err) {
+    page(el("p", { class: "error", id: "page-error" }, err.message));
+  }
+}
+
+window.addEventListener("hashchange", route);
+route();
