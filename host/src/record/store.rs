@@ -90,7 +90,7 @@ pub struct StoredGame {
 }
 
 /// Which games a listing shows; `None` fields match everything.
-#[derive(Clone, Debug, Default, PartialEq, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct GameFilter {
     /// Variant id.
     pub variant: Option<String>,

@@ -110,11 +110,14 @@ fn table_json(title: &str, names: &[String], games: &[&GameResultRow], byes: &[f
     json!({ "title": title, "rows": rows, "cross": cross, "unfinished": t.unfinished })
 }
 
-/// Query of `GET /api/games`: the filters and the page.
+/// Query of `GET /api/games`: the filters (see [`GameFilter`]) and the page.
 #[derive(serde::Deserialize)]
 pub(super) struct GamesQuery {
-    #[serde(flatten)]
-    filter: GameFilter,
+    variant: Option<String>,
+    player: Option<String>,
+    result: Option<String>,
+    termination: Option<String>,
+    tournament: Option<i64>,
     limit: Option<u32>,
     offset: Option<u32>,
 }
@@ -122,13 +125,13 @@ pub(super) struct GamesQuery {
 /// `GET /api/games`: a page of games, newest first, filtered.
 pub(super) async fn games(State(app): State<Shared>, Query(q): Query<GamesQuery>) -> Result<Json<Value>, ApiError> {
     blocking(move || {
-        let blank = |s: Option<String>| s.filter(|s| !s.trim().is_empty());
+        let given = |s: Option<String>| s.filter(|s| !s.trim().is_empty());
         let filter = GameFilter {
-            variant: blank(q.filter.variant),
-            player: blank(q.filter.player),
-            result: blank(q.filter.result),
-            termination: blank(q.filter.termination),
-            tournament: q.filter.tournament,
+            variant: given(q.variant),
+            player: given(q.player),
+            result: given(q.result),
+            termination: given(q.termination),
+            tournament: q.tournament,
         };
         let limit = q.limit.unwrap_or(50).clamp(1, 500);
         let (games, total) = app.store.game_list(&filter, limit, q.offset.unwrap_or(0))?;

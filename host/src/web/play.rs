@@ -456,14 +456,19 @@ pub(super) async fn act(
     let action = match req.action.as_str() {
         "move" => {
             let text = req.mv.as_deref().unwrap_or_default();
-            let offered = s.progress().offers[seat as usize].clone();
-            let Some(offered) = offered else {
+            // The offer is taken with the move: a second move sent before the
+            // player is asked again finds none (one move per turn).
+            let mut progress = s.progress();
+            let offer = &mut progress.offers[seat as usize];
+            let Some(offered) = offer.as_ref() else {
                 return Err(ApiError::bad_request("it is not your turn"));
             };
             if !offered.iter().any(|m| m["id"] == text) {
                 return Err(ApiError::bad_request(format!("move '{text}' is not one of your legal moves")));
             }
-            Action::Move(text.parse().map_err(|_| ApiError::bad_request(format!("move '{text}' is not a move id")))?)
+            let mv = text.parse().map_err(|_| ApiError::bad_request(format!("move '{text}' is not a move id")))?;
+            *offer = None;
+            Action::Move(mv)
         }
         "resign" => Action::Resign,
         "offer_draw" => Action::OfferDraw,
