@@ -74,13 +74,13 @@ fn stockfish_games_are_legal_for_python_chess_and_match_the_store() {
         assert!(g["legal"].as_bool().unwrap(), "python-chess found an illegal move: {g}");
         assert_eq!(g["plies"], g["plycount"]);
         assert_eq!(g["clocks"], g["plies"], "every move carries [%clk]");
-        assert_eq!(g["result"].as_str().unwrap(), s.result);
-        assert_eq!(g["plies"].as_u64().unwrap(), s.plies as u64);
-        assert_eq!(g["white"].as_str().unwrap(), s.players[0]);
+        assert_eq!(g["result"].as_str().unwrap(), s.summary.result);
+        assert_eq!(g["plies"].as_u64().unwrap(), s.summary.plies as u64);
+        assert_eq!(g["white"].as_str().unwrap(), s.summary.players[0]);
         assert!(pgn_text.contains(&s.pgn), "the store holds the same PGN as the file");
         // Decisive games by the rules agree with python-chess's own verdict.
-        if s.termination == "checkmate" {
-            assert_eq!(g["outcome"].as_str().unwrap(), s.result);
+        if s.summary.termination == "checkmate" {
+            assert_eq!(g["outcome"].as_str().unwrap(), s.summary.result);
         }
     }
 }

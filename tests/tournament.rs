@@ -24,7 +24,7 @@ fn games(db: &Path) -> Vec<(u32, Vec<usize>, String, Vec<u64>)> {
         .map(|g| {
             let slot = g.slot.unwrap();
             let moves = g.json["moves"].as_array().unwrap().iter().map(|m| m["id"].as_u64().unwrap()).collect();
-            (slot.index, slot.seats, g.result, moves)
+            (slot.index, slot.seats, g.summary.result, moves)
         })
         .collect();
     rows.sort_by_key(|r| r.0);
@@ -186,6 +186,7 @@ fn plugins_that_panic_abort_or_hang_cost_one_game_each() {
     let stored = Store::open(&db).unwrap().games(None).unwrap();
     assert_eq!(stored.len(), 8);
     for g in stored {
+        let g = g.summary;
         let expected = match g.variant.as_str() {
             "fixture-race" => "reached ten",
             "fixture-panic" => {

@@ -89,7 +89,13 @@ impl Server {
     /// Plays `seat`'s side of a browser game through the API until the game
     /// ends: at each of its turns, `choose` picks one of the offered moves;
     /// `each_ply` runs after every ply.
-    fn play_out(&self, id: u64, token: &str, mut choose: impl FnMut(&[Value]) -> Value, mut each_ply: impl FnMut(&Value)) -> Value {
+    fn play_out(
+        &self,
+        id: u64,
+        token: &str,
+        mut choose: impl FnMut(&[Value]) -> Value,
+        mut each_ply: impl FnMut(&Value),
+    ) -> Value {
         let deadline = Instant::now() + Duration::from_secs(120);
         let mut last_ply = None;
         loop {
@@ -104,7 +110,8 @@ impl Server {
             }
             if let Some(moves) = view["moves"].as_array().filter(|m| !m.is_empty()) {
                 let mv = choose(moves);
-                let (status, body) = self.post(&format!("/api/play/{id}/act"), &json!({"token": token, "action": "move", "move": mv["id"]}));
+                let (status, body) = self
+                    .post(&format!("/api/play/{id}/act"), &json!({"token": token, "action": "move", "move": mv["id"]}));
                 assert_eq!(status, 200, "{body}");
             }
             std::thread::sleep(Duration::from_millis(5));
@@ -216,7 +223,8 @@ fn stored_tournaments_and_games_through_the_api() {
 fn a_junqi_game_in_progress_shows_spectators_no_hidden_rank() {
     let dir = temp_dir("web-leak");
     let server = Server::start(&dir.join("a.db"), &[]);
-    let (status, started) = server.post("/api/play", &json!({"variant": "junqi", "opponent": "random", "seat": "0", "tc": "inf"}));
+    let (status, started) =
+        server.post("/api/play", &json!({"variant": "junqi", "opponent": "random", "seat": "0", "tc": "inf"}));
     assert_eq!(status, 200, "{started}");
     let (id, token) = (started["id"].as_u64().unwrap(), started["token"].as_str().unwrap().to_string());
 
@@ -267,7 +275,9 @@ fn a_junqi_game_in_progress_shows_spectators_no_hidden_rank() {
 fn draw_offers_resignation_and_bad_requests() {
     let dir = temp_dir("web-offers");
     let server = Server::start(&dir.join("a.db"), &[]);
-    let act = |id: u64, token: &str, action: &str| server.post(&format!("/api/play/{id}/act"), &json!({"token": token, "action": action}));
+    let act = |id: u64, token: &str, action: &str| {
+        server.post(&format!("/api/play/{id}/act"), &json!({"token": token, "action": action}))
+    };
 
     // Two people: White offers, Black accepts.
     let (_, g) = server.post("/api/play", &json!({"variant": "chess", "opponent": "human", "seat": "0"}));
@@ -286,7 +296,8 @@ fn draw_offers_resignation_and_bad_requests() {
     wait_for(|| server.get_json(&format!("/api/play/{id}?token={me}"))["moves"].is_array());
     assert_eq!(act(id, me, "offer_draw").0, 200);
     wait_for(|| server.get_json(&format!("/api/play/{id}?token={me}"))["notice"] == "your draw offer was declined");
-    let (status, body) = server.post(&format!("/api/play/{id}/act"), &json!({"token": me, "action": "move", "move": "123456"}));
+    let (status, body) =
+        server.post(&format!("/api/play/{id}/act"), &json!({"token": me, "action": "move", "move": "123456"}));
     assert_eq!((status, body["error"].as_str()), (400, Some("move '123456' is not one of your legal moves")));
     assert_eq!(act(id, "not-a-token", "resign").0, 403);
     assert_eq!(act(id, me, "dance").1["error"], "unknown action 'dance'");
@@ -366,7 +377,8 @@ fn store_changes_reach_open_pages_within_a_second() {
     rx.recv_timeout(Duration::from_secs(5)).expect("the first event comes at once");
     // Another process records a game.
     let t0 = Instant::now();
-    let run = arbiter(&["match", "chess", "--p1", "random", "--p2", "random", "--games", "1", "--db", db.to_str().unwrap()]);
+    let run =
+        arbiter(&["match", "chess", "--p1", "random", "--p2", "random", "--games", "1", "--db", db.to_str().unwrap()]);
     assert!(run.ok, "{}", run.stderr);
     let stored = Instant::now();
     let heard = rx.recv_timeout(Duration::from_secs(5)).expect("an event after the game was stored");
@@ -382,7 +394,15 @@ fn a_tournament_page_over_ten_thousand_games_loads_quickly() {
     let config = write_config(&dir, &["fixture-race"], 1);
     let so = fixture_plugin("fixture-web-10k", None);
     let plugin_dir = so.parent().unwrap().to_str().unwrap().to_string();
-    let run = arbiter(&["--plugin-dir", &plugin_dir, "tournament", "--config", config.to_str().unwrap(), "--db", db.to_str().unwrap()]);
+    let run = arbiter(&[
+        "--plugin-dir",
+        &plugin_dir,
+        "tournament",
+        "--config",
+        config.to_str().unwrap(),
+        "--db",
+        db.to_str().unwrap(),
+    ]);
     assert!(run.ok, "{}", run.stderr);
     // Grow the stored tournament to 5,000 rounds of 2 games by copying its games.
     let conn = rusqlite::Connection::open(&db).unwrap();

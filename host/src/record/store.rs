@@ -58,6 +58,27 @@ pub struct StoreError {
     source: rusqlite::Error,
 }
 
+/// The columns of a [`GameSummary`], first in every query that reads one.
+const SUMMARY_COLUMNS: &str =
+    "id, variant, players, result, winner, termination, plies, event, round, started_at, tournament_id";
+
+/// A [`GameSummary`] from the first columns of a row (see [`SUMMARY_COLUMNS`]).
+fn summary_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameSummary> {
+    Ok(GameSummary {
+        id: r.get(0)?,
+        variant: r.get(1)?,
+        players: serde_json::from_str(&r.get::<_, String>(2)?).unwrap_or_default(),
+        result: r.get(3)?,
+        winner: r.get(4)?,
+        termination: r.get(5)?,
+        plies: r.get(6)?,
+        event: r.get(7)?,
+        round: r.get(8)?,
+        started_at: r.get(9)?,
+        tournament: r.get(10)?,
+    })
+}
+
 /// The SQLite store, shareable between threads.
 pub struct Store {
     conn: Mutex<Connection>,
@@ -67,20 +88,8 @@ pub struct Store {
 /// One stored game, as `arbiter` reads it back.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StoredGame {
-    /// Row id.
-    pub id: i64,
-    /// Variant id.
-    pub variant: String,
-    /// Player names in turn order.
-    pub players: Vec<String>,
-    /// `1-0`, `0-1`, `1/2-1/2` or `*`.
-    pub result: String,
-    /// The winner's seat, if any.
-    pub winner: Option<u32>,
-    /// Why the game ended.
-    pub termination: String,
-    /// Plies played.
-    pub plies: u32,
+    /// What a listing shows of it.
+    pub summary: GameSummary,
     /// The game's PGN text.
     pub pgn: String,
     /// The game as the JSON object `--jsonl` writes.
@@ -236,9 +245,8 @@ impl Store {
         let conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
         let mut stmt = conn
             .prepare(&format!(
-                "SELECT id, variant, players, result, winner, termination, plies, pgn, event, round, plugin,
-                        time_controls, options, start_position, moves, final_position, started_at, duration_ms,
-                        tournament_id, game_index, pair_id, seats
+                "SELECT {SUMMARY_COLUMNS}, pgn, plugin, time_controls, options, start_position, moves, final_position,
+                        duration_ms, game_index, pair_id, seats
                  FROM games {condition}"
             ))
             .map_err(|e| self.err(e))?;
@@ -248,8 +256,8 @@ impl Store {
                     let text: String = r.get(i)?;
                     Ok(serde_json::from_str(&text).unwrap_or(serde_json::Value::Null))
                 };
-                let players: Vec<String> = serde_json::from_value(json_col(2)?).unwrap_or_default();
-                let slot = match r.get::<_, Option<i64>>(18)? {
+                let summary = summary_of(r)?;
+                let slot = match summary.tournament {
                     Some(id) => Some(TournamentSlot {
                         id,
                         index: r.get(19)?,
@@ -262,35 +270,24 @@ impl Store {
                     None => None,
                 };
                 let json = serde_json::json!({
-                    "event": r.get::<_, String>(8)?,
-                    "round": r.get::<_, i64>(9)?,
-                    "variant": r.get::<_, String>(1)?,
-                    "plugin": r.get::<_, String>(10)?,
-                    "players": players,
-                    "time_controls": json_col(11)?,
-                    "options": json_col(12)?,
-                    "start_position": r.get::<_, String>(13)?,
-                    "result": r.get::<_, String>(3)?,
-                    "winner": r.get::<_, Option<u32>>(4)?,
-                    "termination": r.get::<_, String>(5)?,
-                    "plies": r.get::<_, u32>(6)?,
-                    "moves": json_col(14)?,
-                    "final_position": r.get::<_, String>(15)?,
-                    "started_at": r.get::<_, i64>(16)?,
-                    "duration_ms": r.get::<_, i64>(17)?,
+                    "event": summary.event,
+                    "round": summary.round,
+                    "variant": summary.variant,
+                    "plugin": r.get::<_, String>(12)?,
+                    "players": summary.players,
+                    "time_controls": json_col(13)?,
+                    "options": json_col(14)?,
+                    "start_position": r.get::<_, String>(15)?,
+                    "result": summary.result,
+                    "winner": summary.winner,
+                    "termination": summary.termination,
+                    "plies": summary.plies,
+                    "moves": json_col(16)?,
+                    "final_position": r.get::<_, String>(17)?,
+                    "started_at": summary.started_at,
+                    "duration_ms": r.get::<_, i64>(18)?,
                 });
-                Ok(StoredGame {
-                    id: r.get(0)?,
-                    variant: r.get(1)?,
-                    players,
-                    result: r.get(3)?,
-                    winner: r.get(4)?,
-                    termination: r.get(5)?,
-                    plies: r.get(6)?,
-                    pgn: r.get(7)?,
-                    json,
-                    slot,
-                })
+                Ok(StoredGame { summary, pgn: r.get(11)?, json, slot })
             })
             .map_err(|e| self.err(e))?;
         rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
@@ -342,27 +339,10 @@ impl Store {
             .map_err(|e| self.err(e))?;
         let mut stmt = conn
             .prepare(&format!(
-                "SELECT id, variant, players, result, winner, termination, plies, event, round, started_at, tournament_id
-                 FROM games {condition} ORDER BY id DESC LIMIT {limit} OFFSET {offset}"
+                "SELECT {SUMMARY_COLUMNS} FROM games {condition} ORDER BY id DESC LIMIT {limit} OFFSET {offset}"
             ))
             .map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map(args, |r| {
-                Ok(GameSummary {
-                    id: r.get(0)?,
-                    variant: r.get(1)?,
-                    players: serde_json::from_str(&r.get::<_, String>(2)?).unwrap_or_default(),
-                    result: r.get(3)?,
-                    winner: r.get(4)?,
-                    termination: r.get(5)?,
-                    plies: r.get(6)?,
-                    event: r.get(7)?,
-                    round: r.get(8)?,
-                    started_at: r.get(9)?,
-                    tournament: r.get(10)?,
-                })
-            })
-            .map_err(|e| self.err(e))?;
+        let rows = stmt.query_map(args, summary_of).map_err(|e| self.err(e))?;
         let games = rows.collect::<Result<_, _>>().map_err(|e| self.err(e))?;
         Ok((games, total))
     }

@@ -170,7 +170,7 @@ pub(super) async fn game(
 ) -> Result<Json<Value>, ApiError> {
     blocking(move || {
         let g = stored_game(&app, id)?;
-        let variant = app.registry.get(&g.variant)?;
+        let variant = app.registry.get(&g.summary.variant)?;
         let info = variant.info();
         let hidden = info.capabilities.hidden_information;
         let viewer = match q.view.as_deref() {
@@ -184,7 +184,7 @@ pub(super) async fn game(
         let options = g.json["options"].as_object().cloned().unwrap_or_default();
         let start = g.json["start_position"].as_str().unwrap_or_default();
         let mut game = variant.from_position(start, &options)?;
-        let mut clocks: Vec<Option<u64>> = vec![None; g.players.len()];
+        let mut clocks: Vec<Option<u64>> = vec![None; g.summary.players.len()];
         let mut frames = vec![json!({ "ply": 0, "observation": game.observe(viewer)?.view, "clocks": clocks })];
         for (i, m) in g.json["moves"].as_array().into_iter().flatten().enumerate() {
             let mv =
@@ -206,13 +206,13 @@ pub(super) async fn game(
         }
         Ok(Json(json!({
             "id": id,
-            "variant": g.variant,
+            "variant": g.summary.variant,
             "variant_name": info.name,
             "board": info.board,
             "sides": info.players,
-            "players": g.players,
-            "result": g.result,
-            "termination": g.termination,
+            "players": g.summary.players,
+            "result": g.summary.result,
+            "termination": g.summary.termination,
             "event": g.json["event"],
             "round": g.json["round"],
             "time_controls": g.json["time_controls"],
@@ -230,7 +230,8 @@ pub(super) async fn game(
 pub(super) async fn record(State(app): State<Shared>, Path(id): Path<i64>) -> Result<impl IntoResponse, ApiError> {
     blocking(move || {
         let g = stored_game(&app, id)?;
-        let hidden = app.registry.get(&g.variant).map(|v| v.info().capabilities.hidden_information).unwrap_or(true);
+        let hidden =
+            app.registry.get(&g.summary.variant).map(|v| v.info().capabilities.hidden_information).unwrap_or(true);
         may_reveal(&app, hidden)?;
         let ext = if g.pgn.contains("[GameType ") { "pdn" } else { "pgn" };
         let disposition = format!("attachment; filename=\"arbiter-game-{id}.{ext}\"");

@@ -454,9 +454,7 @@ impl Position {
             Kind::Warrior => slides(&RANK_LINES, sq, occupied),
             Kind::Archer => slides(&DIAGONAL_LINES, sq, occupied),
             Kind::Horseman => KNIGHT_LEAPS[sq],
-            Kind::Helgi => {
-                slides(&RANK_LINES, sq, occupied) | slides(&DIAGONAL_LINES, sq, occupied) | KNIGHT_LEAPS[sq]
-            }
+            Kind::Helgi => slides(&RANK_LINES, sq, occupied) | slides(&DIAGONAL_LINES, sq, occupied) | KNIGHT_LEAPS[sq],
             Kind::Pawn => PAWN_ATTACKS[side][sq],
         }
     }

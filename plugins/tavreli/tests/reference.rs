@@ -378,11 +378,20 @@ fn reference_perft_from_the_start_to_depth_5() {
     assert_eq!(reference_perft(&parse(&g.position_text()), 5), 151_453_931);
 }
 
+/// 677 million leaves in all: the positions are shared out over the cores.
 #[test]
 #[ignore]
 fn reference_perft_from_game_positions_to_depth_4() {
-    for text in random_game_positions(false) {
-        let g = Tavreli.from_position(&text, &Map::new()).unwrap();
-        assert_eq!(g.perft(4), reference_perft(&parse(&text), 4), "{text}");
-    }
+    let positions = random_game_positions(false);
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    std::thread::scope(|scope| {
+        for share in positions.chunks(positions.len().div_ceil(threads)) {
+            scope.spawn(move || {
+                for text in share {
+                    let g = Tavreli.from_position(text, &Map::new()).unwrap();
+                    assert_eq!(g.perft(4), reference_perft(&parse(text), 4), "{text}");
+                }
+            });
+        }
+    });
 }
