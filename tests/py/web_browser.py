@@ -20,7 +20,7 @@ import tempfile
 import time
 
 from selenium import webdriver
-from selenium.common.exceptions import NoAlertPresentException
+from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
@@ -47,9 +47,27 @@ def wait_for(what, predicate, timeout=30.0, every=0.05):
     raise SystemExit(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
+def click(driver, selector, what):
+    """Clicks the element, again if the page redrew it under the click."""
+    def attempt():
+        try:
+            found = driver.find_elements(By.CSS_SELECTOR, selector)
+            if found:
+                found[0].click()
+                return True
+        except StaleElementReferenceException:
+            pass
+        return False
+    wait_for(what, attempt)
+
+
 def text_of(driver, selector):
-    found = driver.find_elements(By.CSS_SELECTOR, selector)
-    return found[0].text if found else None
+    """The element's text, or None while it is missing or being redrawn."""
+    try:
+        found = driver.find_elements(By.CSS_SELECTOR, selector)
+        return found[0].text if found else None
+    except StaleElementReferenceException:
+        return None
 
 
 def no_alert(driver):
@@ -68,11 +86,29 @@ def live_tournament(driver, url, shots, tid):
     # No reload: the page must change by itself as games end.
     later = wait_for("the standings to change", lambda: (t := text_of(driver, "#progress")) and t != first and t, timeout=90)
     print(f"progress later: {later}")
+    tables = driver.find_elements(By.CSS_SELECTOR, "table.standings")
+    crosstables = driver.find_elements(By.CSS_SELECTOR, "table.cross")
+    if len(tables) != 3 or len(crosstables) != 3:
+        raise SystemExit(f"expected standings and a crosstable overall and per variant, found {len(tables)} and {len(crosstables)}")
+    rows = tables[0].find_elements(By.CSS_SELECTOR, "tr")
+    names = sorted(r.find_elements(By.CSS_SELECTOR, "td")[1].text for r in rows[1:])
+    if names != ["alpha", "beta"]:
+        raise SystemExit(f"standings rows: {names}")
+    print(f"standings: {len(tables)} tables, players {names}")
     driver.save_screenshot(f"{shots}/live-tournament-after.png")
 
 
 def replay(driver, url, shots, game):
-    driver.get(f"{url}/#/games/{game}")
+    # The game list, filtered by the game's variant, leads to the game.
+    driver.get(f"{url}/#/games")
+    everything = wait_for("the game list", lambda: text_of(driver, "#game-count"))
+    variant = driver.execute_script(f"return (await (await fetch('/api/games/{game}')).json()).variant;")
+    driver.find_element(By.CSS_SELECTOR, f'select[name="variant"] option[value="{variant}"]').click()
+    driver.find_element(By.CSS_SELECTOR, "form.filters button").click()
+    filtered = wait_for("the filtered list", lambda: (t := text_of(driver, "#game-count")) and t != everything and t)
+    print(f"game list: {everything}; {variant} only: {filtered}")
+    driver.save_screenshot(f"{shots}/games-{variant}.png")
+    click(driver, f'tr[data-game="{game}"]', "the game's row")
     wait_for("the game viewer", lambda: text_of(driver, "#ply"))
     driver.find_element(By.ID, "first").click()
     start = text_of(driver, "#ply")
@@ -94,7 +130,7 @@ def state(driver):
 
 
 def click_cell(driver, cell):
-    driver.find_element(By.CSS_SELECTOR, f'svg .cell[data-cell="{cell}"]').click()
+    click(driver, f'svg .cell[data-cell="{cell}"]', f"cell {cell}")
 
 
 def choose_in_popup(driver, text):

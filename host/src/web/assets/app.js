@@ -31,7 +31,7 @@ function setProps(node, props) {
 }
 
 function append(node, children) {
-  for (const c of children.flat()) {
+  for (const c of children.flat(Infinity)) {
     if (c === null || c === undefined || c === false) continue;
     node.append(c instanceof Node ? c : document.createTextNode(String(c)));
   }
@@ -196,13 +196,15 @@ const main = document.getElementById("main");
 let cleanup = [];
 
 function page(...children) {
-  main.replaceChildren(...children.flat().filter(Boolean));
+  main.replaceChildren(...children.flat(Infinity).filter(Boolean));
 }
 
 function onStoreChange(refresh) {
   const source = new EventSource("/api/events");
-  let pending = null;
+  let pending = null, first = true;
   source.addEventListener("store", () => {
+    // The first event only says where the counter stands.
+    if (first) return void (first = false);
     clearTimeout(pending);
     pending = setTimeout(refresh, 100);
   });
