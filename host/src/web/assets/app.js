@@ -485,7 +485,9 @@ async function playPage(id, query) {
         s.to_move === s.you ? "Your move." : `Waiting for ${s.players[s.to_move] || "the opponent"}…`);
     const allMoves = moves.length ? el("form", { class: "controls", id: "move-form", onsubmit: (e) => { e.preventDefault(); act("move", e.target.elements.move.value); } },
       el("select", { name: "move", id: "move-select" }, moves.map((m) => el("option", { value: m.id }, m.text))),
-      el("button", { type: "submit" }, "Play")) : null;
+      el("button", { type: "submit" }, "Play"),
+      el("button", { type: "button", id: "random-move", title: "Play one of your legal moves at random (a Junqi deployment, say)",
+        onclick: () => act("move", moves[Math.floor(Math.random() * moves.length)].id) }, "Random move")) : null;
     page(
       el("h1", {}, `${s.variant_name}: ${s.players.join(" – ")}`),
       invite && s.you !== null ? el("p", { class: "muted" }, "Invite the other player: ",
