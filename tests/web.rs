@@ -313,6 +313,11 @@ fn draw_offers_resignation_and_bad_requests() {
         (json!({"variant": "chess", "opponent": "random", "seat": "5"}), 400, "seat '5' must be 0..2 or random"),
         (json!({"variant": "chess", "opponent": "random", "tc": "fast"}), 400, "fast"),
         (json!({"variant": "chess", "opponent": "uci:stockfish"}), 403, "--allow-engines"),
+        (
+            json!({"variant": "junqi", "opponent": "random", "options": {"middle_crossing": "tunnel"}}),
+            400,
+            "middle_crossing",
+        ),
     ] {
         let (s, answer) = server.post("/api/play", &body);
         assert_eq!(s, status, "{body} -> {answer}");

@@ -381,10 +381,19 @@ async function playForm() {
     el("label", {}, "Your side", seatSelect),
     el("label", {}, "Time control", tc),
     el("label", {}, "Your name", el("input", { name: "name", value: "person" })),
+    el("label", {}, "Variant options (name=value, comma-separated)", el("input", { name: "options", value: "", size: 30 })),
     el("button", { class: "primary", type: "submit", id: "start" }, "Start"));
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     const data = Object.fromEntries(new FormData(form));
+    // Options as on the command line: a value is JSON when it parses, else a string.
+    data.options = Object.fromEntries(data.options.split(",").map((item) => item.trim()).filter(Boolean).map((item) => {
+      const [name, ...rest] = item.split("=");
+      const text = rest.join("=").trim();
+      let value;
+      try { value = JSON.parse(text); } catch { value = text; }
+      return [name.trim(), value];
+    }));
     try {
       const started = await post("/api/play", data);
       if (started.invite) sessionStorage.setItem(`invite-${started.id}`, started.invite);
