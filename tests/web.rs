@@ -272,6 +272,44 @@ fn a_junqi_game_in_progress_shows_spectators_no_hidden_rank() {
 }
 
 #[test]
+fn a_junqi_tournament_in_progress_shows_spectators_no_hidden_rank() {
+    let dir = temp_dir("web-live-leak");
+    let db = dir.join("a.db");
+    // A searching player, so that games last long enough to be watched.
+    let config = write_config_with(&dir, &["junqi"], 2, "mcts:iterations=20");
+    let mut tournament = Command::new(arbiter_bin())
+        .env_remove("ARBITER_PLUGIN_PATH")
+        .args(["tournament", "--config", config.to_str().unwrap(), "--db", db.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let server = Server::start(&db, &[]);
+    let mut frames = 0;
+    let mut deepest = 0;
+    while tournament.try_wait().unwrap().is_none() {
+        let (status, text) = server.get("/api/tournaments/1/live");
+        if status != 200 {
+            continue; // the tournament is not in the store yet
+        }
+        let mut live: Value = serde_json::from_str(&text).unwrap();
+        for g in live["games"].as_array_mut().unwrap() {
+            for p in g["frame"]["observation"]["pieces"].as_array().unwrap() {
+                assert!(p["kind"] == "unknown" || p["kind"] == "flag", "a spectator sees {p}");
+            }
+            deepest = deepest.max(g["frame"]["ply"].as_u64().unwrap());
+            // The plugin's public notes may name a rank ("Blue's marshal is gone").
+            g["frame"]["observation"]["notes"].take();
+            assert_eq!(names_a_rank(&g.to_string()), None, "a game in progress names a rank: {g}");
+            frames += 1;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(frames > 10 && deepest > 50, "{frames} frames seen, the deepest at ply {deepest}");
+    let live = server.get_json("/api/tournaments/1/live");
+    assert_eq!((live["played"].as_u64(), live["games"].as_array().map(Vec::len)), (Some(4), Some(0)), "{live}");
+}
+
+#[test]
 fn draw_offers_resignation_and_bad_requests() {
     let dir = temp_dir("web-offers");
     let server = Server::start(&dir.join("a.db"), &[]);

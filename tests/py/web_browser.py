@@ -82,6 +82,9 @@ def live_tournament(driver, url, shots, tid):
     driver.get(f"{url}/#/tournaments/{tid}")
     first = wait_for("the standings", lambda: text_of(driver, "#progress"))
     print(f"progress at first: {first}")
+    wait_for("a game in progress on a board", lambda: driver.find_elements(By.CSS_SELECTOR, "#live-games .live-game svg g.piece"))
+    print(f"games in progress shown: {len(driver.find_elements(By.CSS_SELECTOR, '#live-games .live-game'))}")
+    driver.save_screenshot(f"{shots}/live-tournament-games.png")
     driver.save_screenshot(f"{shots}/live-tournament-before.png")
     # No reload: the page must change by itself as games end.
     later = wait_for("the standings to change", lambda: (t := text_of(driver, "#progress")) and t != first and t, timeout=90)

@@ -133,7 +133,7 @@ pub(super) fn run(registry: &Registry, args: &MatchArgs) -> Result<()> {
     let mut score = Score::default();
     let mut failures = Vec::new();
     let mut done = 0;
-    run_games(&entrants, &schedule, &config, |i, result| {
+    run_games(&entrants, &schedule, &config, None, |i, result| {
         done += 1;
         let event = EventInfo { event: event_name.clone(), round: schedule[i].round, tournament: None };
         let record = match result {

@@ -41,6 +41,14 @@ CREATE TABLE IF NOT EXISTS games (
 );
 CREATE INDEX IF NOT EXISTS games_by_event ON games(event);
 CREATE UNIQUE INDEX IF NOT EXISTS games_in_tournament ON games(tournament_id, game_index);
+CREATE TABLE IF NOT EXISTS live_games (
+    tournament_id  INTEGER NOT NULL,
+    game_index     INTEGER NOT NULL,
+    variant        TEXT NOT NULL,
+    players        TEXT NOT NULL,
+    frame          TEXT NOT NULL,
+    PRIMARY KEY (tournament_id, game_index)
+);
 CREATE TABLE IF NOT EXISTS tournaments (
     id          INTEGER PRIMARY KEY,
     name        TEXT NOT NULL,
@@ -227,6 +235,10 @@ impl Store {
         )
         .map_err(|e| self.err(e))?;
         let id = tx.last_insert_rowid();
+        if let Some(t) = &event.tournament {
+            tx.execute("DELETE FROM live_games WHERE tournament_id = ?1 AND game_index = ?2", params![t.id, t.index])
+                .map_err(|e| self.err(e))?;
+        }
         tx.commit().map_err(|e| self.err(e))?;
         Ok(id)
     }
@@ -371,6 +383,60 @@ impl Store {
     pub fn data_version(&self) -> Result<i64, StoreError> {
         let conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
         conn.query_row("PRAGMA data_version", [], |r| r.get(0)).map_err(|e| self.err(e))
+    }
+
+    /// Records what spectators may see of a tournament game in progress
+    /// (`frame`: the spectator's view only; it goes when the game is stored).
+    pub fn set_live(
+        &self,
+        tournament: i64,
+        index: u32,
+        variant: &str,
+        players: &[String],
+        frame: &serde_json::Value,
+    ) -> Result<(), StoreError> {
+        let conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        conn.execute(
+            "INSERT OR REPLACE INTO live_games (tournament_id, game_index, variant, players, frame)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![tournament, index, variant, serde_json::json!(players).to_string(), frame.to_string()],
+        )
+        .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// Forgets a tournament's games in progress (those of a run that was killed).
+    pub fn clear_live(&self, tournament: i64) -> Result<(), StoreError> {
+        let conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        conn.execute("DELETE FROM live_games WHERE tournament_id = ?1", params![tournament])
+            .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// A tournament's games in progress, by game index: index, variant,
+    /// players and the spectator's latest frame.
+    pub fn live_games(&self, tournament: i64) -> Result<Vec<serde_json::Value>, StoreError> {
+        let conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        let mut stmt = conn
+            .prepare(
+                "SELECT game_index, variant, players, frame FROM live_games
+                 WHERE tournament_id = ?1 ORDER BY game_index",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map(params![tournament], |r| {
+                let json = |i: usize| -> rusqlite::Result<serde_json::Value> {
+                    Ok(serde_json::from_str(&r.get::<_, String>(i)?).unwrap_or_default())
+                };
+                Ok(serde_json::json!({
+                    "index": r.get::<_, u32>(0)?,
+                    "variant": r.get::<_, String>(1)?,
+                    "players": json(2)?,
+                    "frame": json(3)?,
+                }))
+            })
+            .map_err(|e| self.err(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
     }
 
     /// Records a new tournament's definition; returns its id.

@@ -223,6 +223,41 @@ pub struct LiveFrame {
     pub result: Option<GameResult>,
 }
 
+/// Someone watching a game as it is played (see [`play_game_watched`]).
+pub trait Watcher {
+    /// Whether a frame is wanted now (each costs an observation per viewer);
+    /// `last` for the frame that carries the result.
+    fn wants(&mut self, _last: bool) -> bool {
+        true
+    }
+    /// The frame of the moment.
+    fn frame(&mut self, frame: LiveFrame);
+}
+
+impl<F: FnMut(LiveFrame)> Watcher for F {
+    fn frame(&mut self, frame: LiveFrame) {
+        self(frame)
+    }
+}
+
+impl LiveFrame {
+    /// What `viewer` may see of this moment, as JSON: ply, player to move,
+    /// its observation, the last move as it saw it, the clocks and the
+    /// result; `None` when the frame holds no view for `viewer`.
+    pub fn seen_by(&self, viewer: Viewer) -> Option<serde_json::Value> {
+        let view = self.views.iter().find(|v| v.viewer == viewer)?;
+        let result = self.result.as_ref().map(|r| serde_json::json!({"result": r.pgn(), "termination": r.termination}));
+        Some(serde_json::json!({
+            "ply": self.ply,
+            "to_move": self.to_move,
+            "observation": view.observation.view,
+            "last_move": view.last_move,
+            "clocks": self.clocks,
+            "result": result,
+        }))
+    }
+}
+
 /// One viewer's part of a [`LiveFrame`].
 #[derive(Clone, Debug)]
 pub struct LiveView {
@@ -247,7 +282,7 @@ pub fn play_game(
     play(variant, options, start, players, config, None)
 }
 
-/// [`play_game`], handing `watch` a [`LiveFrame`] at the start, after every
+/// [`play_game`], offering `watch` a [`LiveFrame`] at the start, after every
 /// ply and at the end (web views of live games).
 pub fn play_game_watched(
     variant: &VariantHandle,
@@ -255,7 +290,7 @@ pub fn play_game_watched(
     start: StartFrom<'_>,
     players: &mut [Box<dyn Player>],
     config: &GameConfig,
-    watch: &mut dyn FnMut(LiveFrame),
+    watch: &mut dyn Watcher,
 ) -> Result<GameRecord, Error> {
     play(variant, options, start, players, config, Some(watch))
 }
@@ -266,7 +301,7 @@ fn play(
     start: StartFrom<'_>,
     players: &mut [Box<dyn Player>],
     config: &GameConfig,
-    watch: Option<&mut dyn FnMut(LiveFrame)>,
+    watch: Option<&mut dyn Watcher>,
 ) -> Result<GameRecord, Error> {
     let info = variant.info();
     let game = match start {
@@ -305,7 +340,7 @@ struct Referee<'a, 'w> {
     game: Game,
     info: &'a VariantInfo,
     config: &'a GameConfig,
-    watch: Option<&'w mut dyn FnMut(LiveFrame)>,
+    watch: Option<&'w mut dyn Watcher>,
     /// The last move as each player and the spectator saw it.
     last_seen: Vec<String>,
     clocks: Vec<Clock>,
@@ -318,19 +353,15 @@ fn end(outcome: Outcome, termination: impl Into<String>) -> GameResult {
 }
 
 impl<'a, 'w> Referee<'a, 'w> {
-    fn new(
-        game: Game,
-        info: &'a VariantInfo,
-        config: &'a GameConfig,
-        watch: Option<&'w mut dyn FnMut(LiveFrame)>,
-    ) -> Self {
+    fn new(game: Game, info: &'a VariantInfo, config: &'a GameConfig, watch: Option<&'w mut dyn Watcher>) -> Self {
         let clocks = config.time_controls.iter().map(Clock::new).collect();
         Referee { game, info, config, watch, last_seen: Vec::new(), clocks, plies: Vec::new(), used_total_ms: 0 }
     }
 
     /// Hands the watcher, if any, each player's and the spectator's view.
     fn show(&mut self, players: usize, result: Option<GameResult>) {
-        if self.watch.is_none() {
+        let last = result.is_some();
+        if !self.watch.as_mut().is_some_and(|w| w.wants(last)) {
             return;
         }
         let viewers = (0..players as u32).map(Viewer::Player).chain([Viewer::Spectator]);
@@ -349,7 +380,7 @@ impl<'a, 'w> Referee<'a, 'w> {
             result,
         };
         if let Some(watch) = self.watch.as_mut() {
-            watch(frame);
+            watch.frame(frame);
         }
     }
 

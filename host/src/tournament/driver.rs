@@ -230,6 +230,8 @@ impl Tournament {
             isolation: if human { Isolation::InProcess } else { isolation },
             stop: stop.clone(),
         };
+        // Games in progress of an earlier, killed run are gone.
+        store.clear_live(self.id)?;
         loop {
             let (rounds, stored) = self.rounds(store)?;
             let total = self.expected_games(&rounds);
@@ -264,7 +266,15 @@ impl Tournament {
                 .collect();
             let mut done = stored.len();
             let mut failure = None;
-            run_games(&self.entrants, &schedule, &run_config, |i, result| {
+            // Spectators of the store (`arbiter serve`) watch games in progress.
+            let live = |i: usize, frame: &serde_json::Value| {
+                let (g, game) = (batch[i], &schedule[i]);
+                let names: Vec<String> = g.seats.iter().map(|&e| self.entrants[e].name.clone()).collect();
+                if let Err(e) = store.set_live(self.id, g.index, &game.variant.info().id, &names, frame) {
+                    tracing::warn!("live view of game {}: {e}", g.index);
+                }
+            };
+            run_games(&self.entrants, &schedule, &run_config, Some(&live), |i, result| {
                 let g = batch[i];
                 let record = match result {
                     Ok(r) => r,
@@ -293,10 +303,15 @@ impl Tournament {
                     }
                 }
             });
+            let stopped = failure.is_some() || stop.load(Ordering::SeqCst);
+            if stopped {
+                // Games cut short are not in progress any more.
+                store.clear_live(self.id)?;
+            }
             if let Some(e) = failure {
                 return Err(e);
             }
-            if stop.load(Ordering::SeqCst) {
+            if stopped {
                 return Ok(RunEnd::Interrupted);
             }
         }

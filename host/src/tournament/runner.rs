@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use arbiter_api::host::VariantHandle;
 use serde_json::{Map, Value};
@@ -16,7 +16,8 @@ use serde_json::{Map, Value};
 use super::worker::{job_json, WorkerHandle};
 use crate::clock::TimeControl;
 use crate::players::{Player, PlayerSpec};
-use crate::referee::{play_game, GameConfig, GameRecord, StartFrom};
+use crate::referee::{play_game, play_game_watched, GameConfig, GameRecord, LiveFrame, StartFrom, Watcher};
+use crate::Viewer;
 
 /// A participant: a name for standings, how to create it, its time control.
 #[derive(Clone, Debug)]
@@ -81,13 +82,48 @@ pub enum Isolation {
     },
 }
 
+/// Where the spectator's view of games in progress goes: `(index in the
+/// schedule, frame)` (see [`crate::referee::LiveFrame::seen_by`]).
+pub type LiveSink<'a> = &'a (dyn Fn(usize, &Value) + Sync);
+
+/// How often spectators are shown a game in progress.
+const LIVE_EVERY: Duration = Duration::from_millis(250);
+
+/// Hands a game's spectator view to `sink` every [`LIVE_EVERY`] from its
+/// start: a game over sooner is never shown live (nor costs anything), and
+/// the last frame is not needed (the stored game replaces it).
+pub(super) struct LiveRelay<'a> {
+    sink: &'a dyn Fn(&Value),
+    last: Instant,
+}
+
+impl<'a> LiveRelay<'a> {
+    pub(super) fn new(sink: &'a dyn Fn(&Value)) -> Self {
+        LiveRelay { sink, last: Instant::now() }
+    }
+}
+
+impl Watcher for LiveRelay<'_> {
+    fn wants(&mut self, last: bool) -> bool {
+        !last && self.last.elapsed() >= LIVE_EVERY
+    }
+    fn frame(&mut self, frame: LiveFrame) {
+        self.last = Instant::now();
+        if let Some(seen) = frame.seen_by(Viewer::Spectator) {
+            (self.sink)(&seen);
+        }
+    }
+}
+
 /// Plays `schedule`, calling `on_game(index, result)` on the calling thread
-/// as each game ends (in completion order). A game that cannot be set up (a
-/// bad start position) is reported as an error for that index.
+/// as each game ends (in completion order), and showing games in progress to
+/// `live` if given. A game that cannot be set up (a bad start position) is
+/// reported as an error for that index.
 pub fn run_games(
     entrants: &[Entrant],
     schedule: &[ScheduledGame],
     config: &RunConfig,
+    live: Option<LiveSink<'_>>,
     mut on_game: impl FnMut(usize, Result<GameRecord, arbiter_api::Error>),
 ) {
     let next = AtomicUsize::new(0);
@@ -108,20 +144,27 @@ pub fn run_games(
                     }
                     let i = next.fetch_add(1, Ordering::SeqCst);
                     let Some(game) = schedule.get(i) else { break };
+                    let sink = |frame: &Value| {
+                        if let Some(live) = live {
+                            live(i, frame)
+                        }
+                    };
+                    let sink = live.map(|_| &sink as &dyn Fn(&Value));
                     let result = match &mut worker {
                         Some(w) => {
                             let grace = match &config.isolation {
                                 Isolation::Workers { grace, .. } => *grace,
                                 Isolation::InProcess => Duration::ZERO,
                             };
-                            let job =
+                            let mut job =
                                 job_json(entrants, game, config.margin_ms, config.max_plies, config.claim_draws, grace);
-                            w.play(entrants, game, &job).map(|mut r| {
+                            job["live"] = sink.is_some().into();
+                            w.play(entrants, game, &job, sink).map(|mut r| {
                                 r.players = game.seats.iter().map(|&e| entrants[e].name.clone()).collect();
                                 r
                             })
                         }
-                        None => play_one(entrants, game, config, &mut pool),
+                        None => play_one(entrants, game, config, &mut pool, sink),
                     };
                     // A game cut short by a stop request is not a result.
                     if config.stop.load(Ordering::SeqCst) {
@@ -145,6 +188,7 @@ fn play_one(
     game: &ScheduledGame,
     config: &RunConfig,
     pool: &mut HashMap<usize, Box<dyn Player>>,
+    live: Option<&dyn Fn(&Value)>,
 ) -> Result<GameRecord, arbiter_api::Error> {
     let mut players: Vec<Box<dyn Player>> = game
         .seats
@@ -168,7 +212,13 @@ fn play_one(
         Some(p) => StartFrom::Position(p),
         None => StartFrom::Standard,
     };
-    let result = play_game(&game.variant, &game.options, start, &mut players, &game_config);
+    let result = match live {
+        Some(sink) => {
+            let relay = &mut LiveRelay::new(sink);
+            play_game_watched(&game.variant, &game.options, start, &mut players, &game_config, relay)
+        }
+        None => play_game(&game.variant, &game.options, start, &mut players, &game_config),
+    };
     for (&e, p) in game.seats.iter().zip(players) {
         pool.insert(e, p);
     }

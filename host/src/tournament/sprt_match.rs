@@ -65,7 +65,7 @@ pub fn run_sprt(
     let mut halves: HashMap<usize, f64> = HashMap::new();
     let mut failure = None;
     let event_name = format!("SPRT {} vs {}", entrants[0].name, entrants[1].name);
-    run_games(entrants, &schedule, config, |i, result| {
+    run_games(entrants, &schedule, config, None, |i, result| {
         let record = match result {
             Ok(r) => r,
             Err(e) => {

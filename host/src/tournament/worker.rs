@@ -6,7 +6,8 @@
 //! (variant, options, position, seats with name/spec/time control, seed,
 //! referee settings, the watchdog's grace). Worker to parent:
 //! `{"thinking": BUDGET_MS}` before a move whose budget exceeds half the grace,
-//! `{"moved": PLY}` after moves (at most every 100 ms), then
+//! `{"moved": PLY}` after moves (at most every 100 ms), `{"live": FRAME}` (the
+//! spectator's view of the game, at most every 250 ms, if the job asks), then
 //! `{"record": GAME}` (the game in a compact form, [`WireRecord`]) or
 //! `{"error": MESSAGE}`.
 //! The parent's watchdog allows a thinking player its budget plus a grace
@@ -24,12 +25,13 @@ use arbiter_api::{Error, Outcome};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use super::runner::LiveRelay;
 use super::runner::{Entrant, ScheduledGame};
 use crate::clock::TimeControl;
 use crate::players::{Player, PlayerError, PlayerSpec, Reply};
 use crate::plugin::Registry;
 use crate::process::EngineProcess;
-use crate::referee::{play_game, GameConfig, GameRecord, GameResult, Seen, Start, StartFrom, Turn};
+use crate::referee::{play_game, play_game_watched, GameConfig, GameRecord, GameResult, Seen, Start, StartFrom, Turn};
 
 /// The job line for one game.
 pub fn job_json(
@@ -212,7 +214,15 @@ impl WorkerHandle {
 
     /// Plays one game in the worker. Failures of the worker itself become a
     /// record with the termination "plugin crashed: ..." or "plugin hung: ...".
-    pub fn play(&mut self, entrants: &[Entrant], game: &ScheduledGame, job: &Value) -> Result<GameRecord, Error> {
+    /// Frames of the game in progress (`{"live": FRAME}` lines, sent when the
+    /// job asks for them) go to `live`.
+    pub fn play(
+        &mut self,
+        entrants: &[Entrant],
+        game: &ScheduledGame,
+        job: &Value,
+        live: Option<&dyn Fn(&Value)>,
+    ) -> Result<GameRecord, Error> {
         let grace = self.grace;
         let outcome = (|| -> Result<Result<GameRecord, Error>, PlayerError> {
             let p = self.process()?;
@@ -226,6 +236,11 @@ impl WorkerHandle {
                     allowance = grace + Duration::from_millis(budget);
                 } else if line.starts_with("{\"moved\"") {
                     allowance = grace;
+                } else if line.starts_with("{\"live\"") {
+                    allowance = grace;
+                    if let (Some(sink), Ok(v)) = (live, serde_json::from_str::<Value>(&line)) {
+                        sink(&v["live"]);
+                    }
                 } else if let Ok(answer) = serde_json::from_str::<Answer>(&line) {
                     return Ok(match answer {
                         Answer::Record(r) => {
@@ -268,14 +283,21 @@ struct BeatOut {
 
 const BEAT_EVERY: Duration = Duration::from_millis(100);
 
+impl BeatOut {
+    /// Sends one line to the parent; it counts as a heartbeat.
+    fn send(&mut self, msg: &Value) {
+        self.last = Instant::now();
+        let mut stdout = std::io::stdout().lock();
+        let _ = writeln!(stdout, "{msg}");
+        let _ = stdout.flush();
+    }
+}
+
 impl Heartbeat {
     fn beat(&self, msg: Value, force: bool) {
         let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
         if force || out.last.elapsed() >= BEAT_EVERY {
-            out.last = Instant::now();
-            let mut stdout = std::io::stdout().lock();
-            let _ = writeln!(stdout, "{msg}");
-            let _ = stdout.flush();
+            out.send(&msg);
         }
     }
 }
@@ -370,7 +392,12 @@ fn play_job(
     };
     let position = job["position"].as_str();
     let start = position.map(StartFrom::Position).unwrap_or(StartFrom::Standard);
-    let result = play_game(variant, &options, start, &mut players, &config);
+    let result = if job["live"].as_bool() == Some(true) {
+        let sink = |frame: &Value| out.lock().unwrap_or_else(|e| e.into_inner()).send(&json!({ "live": frame }));
+        play_game_watched(variant, &options, start, &mut players, &config, &mut LiveRelay::new(&sink))
+    } else {
+        play_game(variant, &options, start, &mut players, &config)
+    };
     // Keep engine processes for the next game.
     for ((key, keep), p) in keys.into_iter().zip(players) {
         if keep {

@@ -81,6 +81,18 @@ pub(super) async fn tournament(State(app): State<Shared>, Path(id): Path<i64>) -
     .await
 }
 
+/// `GET /api/tournaments/{id}/live`: the games in progress as spectators
+/// see them (the tournament's runner stores only that view), and how many
+/// games are stored (pages refetch the standings when it changes).
+pub(super) async fn tournament_live(State(app): State<Shared>, Path(id): Path<i64>) -> Result<Json<Value>, ApiError> {
+    blocking(move || {
+        let filter = GameFilter { tournament: Some(id), ..GameFilter::default() };
+        let (_, played) = app.store.game_list(&filter, 1, 0)?;
+        Ok(Json(json!({ "played": played, "games": app.store.live_games(id)? })))
+    })
+    .await
+}
+
 fn table_json(title: &str, names: &[String], games: &[&GameResultRow], byes: &[f64]) -> Value {
     let t = standings::table(names.len(), games, byes);
     let rows: Vec<Value> = t

@@ -116,6 +116,7 @@ fn router(app: Shared) -> Router {
         .route("/api/variants", get(api::variants))
         .route("/api/tournaments", get(api::tournaments))
         .route("/api/tournaments/{id}", get(api::tournament))
+        .route("/api/tournaments/{id}/live", get(api::tournament_live))
         .route("/api/games", get(api::games))
         .route("/api/games/{id}", get(api::game))
         .route("/api/games/{id}/record", get(api::record))

@@ -106,18 +106,15 @@ impl Session {
         self.seats.iter().position(|s| s.token.as_deref() == Some(token)).map(|i| i as u32)
     }
 
-    /// Everything `seat` (or a spectator, for `None`) may see now.
+    /// Everything `seat` (or a spectator, for `None`) may see now: the
+    /// session, and the latest frame as that viewer sees it.
     fn view(&self, seat: Option<u32>) -> Value {
         let p = self.progress();
         let viewer = seat.map_or(Viewer::Spectator, Viewer::Player);
-        let frame = p.frame.as_ref();
-        let view = frame.and_then(|f| f.views.iter().find(|v| v.viewer == viewer));
         fn seat_part<T: Clone>(items: &[Option<T>], seat: Option<u32>) -> Option<T> {
             seat.and_then(|s| items.get(s as usize).cloned().flatten())
         }
-        let result =
-            frame.and_then(|f| f.result.as_ref()).map(|r| json!({"result": r.pgn(), "termination": r.termination}));
-        json!({
+        let mut view = json!({
             "id": self.id,
             "variant": self.variant,
             "variant_name": self.variant_name,
@@ -125,19 +122,18 @@ impl Session {
             "sides": self.sides,
             "players": self.names,
             "you": seat,
-            "ply": frame.map(|f| f.ply),
-            "to_move": frame.map(|f| f.to_move),
-            "observation": view.map(|v| &v.observation.view),
-            "last_move": view.and_then(|v| v.last_move.as_deref()),
-            "clocks": frame.map(|f| &f.clocks),
+            "ply": null, "to_move": null, "observation": null, "last_move": null, "clocks": null, "result": null,
             "clock_age_ms": p.frame_at.map(|t| t.elapsed().as_millis() as u64),
             "moves": seat_part(&p.offers, seat),
             "draw_offered_by": seat_part(&p.draw_offered_by, seat),
             "notice": seat_part(&p.notices, seat),
-            "result": result,
             "stored_as": p.stored_as,
             "error": p.error,
-        })
+        });
+        if let Some(Value::Object(seen)) = p.frame.as_ref().and_then(|f| f.seen_by(viewer)) {
+            view.as_object_mut().expect("an object").extend(seen);
+        }
+        view
     }
 
     /// Hands `action` to `seat`'s player.

@@ -251,7 +251,28 @@ function crossTable(table, names) {
 }
 
 async function tournamentPage(id) {
+  const variants = Object.fromEntries((await api("/api/variants")).map((v) => [v.id, v]));
+  const liveBox = el("div", { id: "live-games" });
+  // Games in progress, as the tournament's runner shows them to spectators.
+  const drawLive = (live) => liveBox.replaceChildren(...(live.games.length === 0 ? [] : [
+    el("h2", {}, "Games in progress"),
+    el("div", { class: "live-grid" }, live.games.map((g) => {
+      const v = variants[g.variant], f = g.frame;
+      return el("div", { class: "live-game", "data-index": g.index },
+        v ? el("div", { class: "board-small" }, renderBoard(v.board, f.observation, { flipped: false, colours: sideColours(v.players) })) : null,
+        el("div", {}, g.players.join(" – ")),
+        el("div", { class: "muted" }, `${g.variant}, ply ${f.ply}${f.last_move ? `: ${f.last_move}` : ""}`));
+    }))]));
+  let played = null;
   const refresh = async () => {
+    const live = await api(`/api/tournaments/${id}/live`);
+    if (live.played !== played) {
+      played = live.played;
+      await standings();
+    }
+    drawLive(live);
+  };
+  const standings = async () => {
     const [t, recent] = await Promise.all([api(`/api/tournaments/${id}`), api(`/api/games?tournament=${id}&limit=20`)]);
     const pct = t.expected ? Math.round((100 * t.played) / t.expected) : 0;
     page(
@@ -259,6 +280,7 @@ async function tournamentPage(id) {
       el("p", {}, el("span", { class: "progress" }, el("div", { style: `width:${pct}%` })), " ",
         el("span", { id: "progress" }, `${t.played} / ${t.expected} games`), " · ", t.format, " · ", t.variants.join(", "),
         " · ", t.finished ? "finished" : "live"),
+      liveBox,
       t.tables.map((table) => [el("h2", {}, `Standings: ${table.title}`), standingsTable(table),
         table.unfinished ? el("p", { class: "muted" }, `${table.unfinished} games without a result`) : null,
         el("h2", {}, `Crosstable: ${table.title}`), crossTable(table, t.players)]),
