@@ -342,6 +342,9 @@ fn draw_offers_resignation_and_bad_requests() {
     assert_eq!(act(id, me, "resign").0, 200);
     let end = wait_for(|| Some(server.get_json(&format!("/api/play/{id}"))).filter(|v| !v["stored_as"].is_null()));
     assert_eq!(end["result"], json!({"result": "0-1", "termination": "resignation"}));
+    // The stored game's viewer starts with both clocks as they started (chess's default time control).
+    let stored = server.get_json(&format!("/api/games/{}", end["stored_as"]));
+    assert_eq!(stored["frames"][0]["clocks"], json!([60000, 60000]), "{}", stored["time_controls"]);
     assert_eq!(act(id, me, "resign").1["error"], "the game is over");
 
     // Starting games: every bad field gets its own message.

@@ -8,6 +8,7 @@ use axum::Json;
 use serde_json::{json, Value};
 
 use super::{blocking, ApiError, Reveal, Shared};
+use crate::clock::{Clock, TimeControl};
 use crate::record::store::{GameFilter, StoredGame};
 use crate::tournament::driver::Tournament;
 use crate::tournament::standings::{self, GameResultRow};
@@ -196,7 +197,14 @@ pub(super) async fn game(
         let options = g.json["options"].as_object().cloned().unwrap_or_default();
         let start = g.json["start_position"].as_str().unwrap_or_default();
         let mut game = variant.from_position(start, &options)?;
-        let mut clocks: Vec<Option<u64>> = vec![None; g.summary.players.len()];
+        // Each clock as it started, then as the record has it after each move.
+        let tcs = g.json["time_controls"].as_array().cloned().unwrap_or_default();
+        let start_clock = |tc: &Value| {
+            let tc = TimeControl::parse(tc.as_str()?).ok()?;
+            Clock::new(&tc).remaining_ms()
+        };
+        let mut clocks: Vec<Option<u64>> = tcs.iter().map(start_clock).collect();
+        clocks.resize(g.summary.players.len(), None);
         let mut frames = vec![json!({ "ply": 0, "observation": game.observe(viewer)?.view, "clocks": clocks })];
         for (i, m) in g.json["moves"].as_array().into_iter().flatten().enumerate() {
             let mv =
