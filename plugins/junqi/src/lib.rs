@@ -42,7 +42,11 @@ fn options(map: &Map<String, Value>) -> Options {
     }
 }
 
+/// The board for renderers: the 60 cells (indices as in the notation), then
+/// the two mountains of the front line (columns 1 and 3, where no piece
+/// crosses), which hold no piece.
 fn geometry() -> BoardGeometry {
+    let mountains = [1, 3].map(|x| Point { name: format!("mountain {x}"), x: x as f32, y: 5.75, kind: "mountain".into() });
     let points = (0..board::CELLS)
         .map(|c| Point {
             name: board::name(c),
@@ -56,6 +60,7 @@ fn geometry() -> BoardGeometry {
             }
             .into(),
         })
+        .chain(mountains)
         .collect();
     let rail = board::rail_graph(&board::rail_lines(true));
     let roads = board::roads();

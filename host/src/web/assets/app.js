@@ -171,7 +171,7 @@ function renderGraph(board, obs, opts) {
     root.append(shape);
     if (highlights.has(i)) root.append(svg("circle", { cx: x, cy: y, r: 24, fill: "rgba(255,214,0,.45)" }));
     if (opts.selected === i) root.append(svg("circle", { cx: x, cy: y, r: 25, fill: "none", stroke: "#2f6fd6", "stroke-width": 4 }));
-    root.append(svg("text", { x: x + 22, y: y + 24, "font-size": 9, fill: "#9aa0ad" }, p.name));
+    if (kind !== "mountain") root.append(svg("text", { x: x + 22, y: y + 24, "font-size": 9, fill: "#9aa0ad" }, p.name));
   });
   for (const p of obs ? obs.pieces : []) {
     const { x, y } = at(p.cell);
