@@ -102,7 +102,8 @@ pub struct Point {
     pub x: f32,
     /// Layout row, 0 at the bottom.
     pub y: f32,
-    /// Kind of cell: "post", "camp", "headquarters", "station"...
+    /// Kind of cell: "post", "camp", "headquarters", "station", or "mountain"
+    /// (scenery that holds no piece)...
     pub kind: String,
 }
 

@@ -46,7 +46,8 @@ fn options(map: &Map<String, Value>) -> Options {
 /// the two mountains of the front line (columns 1 and 3, where no piece
 /// crosses), which hold no piece.
 fn geometry() -> BoardGeometry {
-    let mountains = [1, 3].map(|x| Point { name: format!("mountain {x}"), x: x as f32, y: 5.75, kind: "mountain".into() });
+    let mountains =
+        [1, 3].map(|x| Point { name: format!("mountain {x}"), x: x as f32, y: 5.75, kind: "mountain".into() });
     let points = (0..board::CELLS)
         .map(|c| Point {
             name: board::name(c),
