@@ -26,23 +26,20 @@ pub(super) struct StoreChanges {
 impl StoreChanges {
     /// Starts watching `store` (a connection of its own, so that commits
     /// through any other connection count as changes).
-    pub(super) fn watch(store: Store) -> StoreChanges {
+    pub(super) fn watch(store: Store) -> std::io::Result<StoreChanges> {
         let (tx, rx) = watch::channel(0u64);
-        std::thread::Builder::new()
-            .name("store-watch".into())
-            .spawn(move || {
-                let mut seen = store.data_version().ok();
-                while !tx.is_closed() {
-                    std::thread::sleep(POLL);
-                    let now = store.data_version().ok();
-                    if now != seen {
-                        seen = now;
-                        tx.send_modify(|n| *n += 1);
-                    }
+        std::thread::Builder::new().name("store-watch".into()).spawn(move || {
+            let mut seen = store.data_version().ok();
+            while !tx.is_closed() {
+                std::thread::sleep(POLL);
+                let now = store.data_version().ok();
+                if now != seen {
+                    seen = now;
+                    tx.send_modify(|n| *n += 1);
                 }
-            })
-            .expect("spawn the store watcher");
-        StoreChanges { counter: rx }
+            }
+        })?;
+        Ok(StoreChanges { counter: rx })
     }
 
     /// A stream of the counter: now, then after each change.

@@ -97,7 +97,7 @@ pub fn serve(registry: Registry, config: ServeConfig, ready: impl FnOnce(SocketA
     let store = Arc::new(Store::open(&config.db)?);
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async move {
-        let changes = live::StoreChanges::watch(Store::open(&config.db)?);
+        let changes = live::StoreChanges::watch(Store::open(&config.db)?)?;
         let listener = tokio::net::TcpListener::bind(config.bind)
             .await
             .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", config.bind))?;

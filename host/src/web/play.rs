@@ -302,13 +302,15 @@ fn start_game(app: &Shared, req: StartRequest) -> Result<Json<Value>, ApiError> 
         .collect();
     let id = app.sessions.next.fetch_add(1, Ordering::Relaxed) + 1;
     let seed = rand::random::<u64>();
-    let mut players: Vec<Box<dyn Player>> = Vec::with_capacity(n);
+    // The program seats' players, made once: their names go in the record.
+    let mut programs: Vec<Option<Box<dyn Player>>> = (0..n)
+        .map(|s| opponent.as_ref().filter(|_| !browser_seat(s)).map(|spec| spec.create(seed.wrapping_add(s as u64))))
+        .collect();
     let names: Vec<String> = (0..n)
-        .map(|s| match (&opponent, browser_seat(s)) {
-            (Some(_), true) => person.clone(),
-            (None, true) => format!("{person} ({})", info.players[s]),
-            (Some(spec), false) => spec.create(seed.wrapping_add(s as u64)).name(),
-            (None, false) => unreachable!("every seat is a browser seat without an opponent"),
+        .map(|s| match (&programs[s], &opponent) {
+            (Some(program), _) => program.name(),
+            (None, Some(_)) => person.clone(),
+            (None, None) => format!("{person} ({})", info.players[s]),
         })
         .collect();
     let session = Arc::new(Session {
@@ -327,16 +329,18 @@ fn start_game(app: &Shared, req: StartRequest) -> Result<Json<Value>, ApiError> 
         }),
         version: watch::channel(0).0,
     });
+    let mut players: Vec<Box<dyn Player>> = Vec::with_capacity(n);
     for (s, rx) in receivers.into_iter().enumerate() {
-        players.push(match rx {
-            Some(actions) => Box::new(BrowserPlayer {
+        players.push(match (rx, programs[s].take()) {
+            (Some(actions), _) => Box::new(BrowserPlayer {
                 name: names[s].clone(),
                 seat: s as u32,
                 session: session.clone(),
                 actions,
                 offered_at: None,
             }),
-            None => opponent.as_ref().expect("a program seat has a spec").create(seed.wrapping_add(s as u64)),
+            (None, Some(program)) => program,
+            (None, None) => return Err(ApiError::from("a seat has neither a person nor a program")),
         });
     }
     let config = GameConfig { time_controls: vec![tc; n], margin_ms: 200, max_plies: None, claim_draws: true };
