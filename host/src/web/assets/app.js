@@ -261,7 +261,8 @@ async function tournamentPage(id) {
       return el("div", { class: "live-game", "data-index": g.index },
         v ? el("div", { class: "board-small" }, renderBoard(v.board, f.observation, { flipped: false, colours: sideColours(v.players) })) : null,
         el("div", {}, g.players.join(" – ")),
-        el("div", { class: "muted" }, `${g.variant}, ply ${f.ply}${f.last_move ? `: ${f.last_move}` : ""}`));
+        el("div", { class: "muted" }, `${g.variant}, ply ${f.ply}${f.last_move ? `: ${f.last_move}` : ""}`),
+        (f.clocks || []).some((c) => c !== null) ? el("div", { class: "muted" }, f.clocks.map(formatClock).join(" · ")) : null);
     }))]));
   let played = null;
   const refresh = async () => {
@@ -535,8 +536,9 @@ async function playPage(id, query) {
           loose.length ? el("div", { class: "controls", id: "other-moves" }, loose.map((m) => el("button", { class: "choice", onclick: () => act("move", m.id) }, m.text))) : null,
           allMoves,
           s.you !== null && !s.result ? el("div", { class: "controls" },
-            el("button", { id: "resign", onclick: () => confirm("Resign?") && act("resign") }, "Resign"),
-            el("button", { id: "offer-draw", onclick: () => act("offer_draw") }, "Offer draw"),
+            // The referee hears a player at its turn: said earlier, these wait for it.
+            el("button", { id: "resign", onclick: () => confirm("Resign?") && act("resign") }, s.to_move === s.you ? "Resign" : "Resign (at your turn)"),
+            el("button", { id: "offer-draw", onclick: () => act("offer_draw") }, s.to_move === s.you ? "Offer draw" : "Offer draw (at your turn)"),
             el("button", { id: "flip", onclick: () => { ui.flipped = !ui.flipped; render(); } }, "Flip")) : null,
           el("p", { class: "error", id: "play-error" }, s.error || ""))),
       ui.chooser ? el("div", { class: "chooser", onclick: (e) => { if (e.target === e.currentTarget) { ui.chooser = null; render(); } } },
