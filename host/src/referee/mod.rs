@@ -341,7 +341,7 @@ struct Referee<'a, 'w> {
     info: &'a VariantInfo,
     config: &'a GameConfig,
     watch: Option<&'w mut dyn Watcher>,
-    /// The last move as each player and the spectator saw it.
+    /// The last move as each player and the spectator saw it (watched games only).
     last_seen: Vec<String>,
     clocks: Vec<Clock>,
     plies: Vec<PlyRecord>,
@@ -495,16 +495,20 @@ impl<'a, 'w> Referee<'a, 'w> {
         score: Option<i32>,
     ) -> Result<(), Error> {
         let text = self.game.move_text(mv, Viewer::Referee)?;
-        let viewers = (0..players.len() as u32).map(Viewer::Player).chain([Viewer::Spectator]);
-        let views: Vec<String> = viewers.map(|v| self.game.move_text(mv, v)).collect::<Result<_, _>>()?;
+        let views: Vec<String> =
+            (0..players.len() as u32).map(|q| self.game.move_text(mv, Viewer::Player(q))).collect::<Result<_, _>>()?;
+        // Only a watched game needs the move as the spectator saw it.
+        let spectator = self.watch.is_some().then(|| self.game.move_text(mv, Viewer::Spectator)).transpose()?;
         let before = (!self.hidden()).then(|| self.game.clone());
         self.game.apply(mv)?;
         let clock_ms = self.clocks[player as usize].remaining_ms();
         self.plies.push(PlyRecord { player, mv, text, used_us, reported_ms, clock_ms, score });
-        for (p, view) in players.iter_mut().zip(&views) {
-            p.notify(&Seen { player, text: view.clone(), before: before.as_ref().map(|g| (g, mv)) });
+        if let Some(spectator) = spectator {
+            self.last_seen = views.iter().cloned().chain([spectator]).collect();
         }
-        self.last_seen = views;
+        for (p, view) in players.iter_mut().zip(views) {
+            p.notify(&Seen { player, text: view, before: before.as_ref().map(|g| (g, mv)) });
+        }
         self.show(players.len(), None);
         Ok(())
     }

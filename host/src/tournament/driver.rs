@@ -175,6 +175,12 @@ impl Tournament {
 
     /// The results so far, for standings.
     pub fn results(&self, store: &Store) -> anyhow::Result<(Vec<GameResultRow>, Vec<f64>)> {
+        self.results_and_expected(store).map(|(rows, byes, _)| (rows, byes))
+    }
+
+    /// [`Tournament::results`], and the number of games the whole tournament
+    /// is expected to play (one planning of the schedule for both).
+    pub fn results_and_expected(&self, store: &Store) -> anyhow::Result<(Vec<GameResultRow>, Vec<f64>, usize)> {
         let (rounds, stored) = self.rounds(store)?;
         let mut byes = vec![0.0; self.entrants.len()];
         let per_pairing = (self.definition.config.games_per_pairing as usize * self.variants.len()) as f64;
@@ -195,11 +201,11 @@ impl Tournament {
                 pair: g.pair,
             })
             .collect();
-        Ok((rows, byes))
+        Ok((rows, byes, self.expected_games(&rounds)))
     }
 
     /// An estimate of the number of games the whole tournament plays.
-    pub fn expected_games(&self, known: &[Round]) -> usize {
+    fn expected_games(&self, known: &[Round]) -> usize {
         let cfg = &self.definition.config;
         let per_pairing = cfg.games_per_pairing as usize * self.variants.len();
         let n = self.entrants.len();

@@ -56,8 +56,7 @@ pub(super) async fn tournament(State(app): State<Shared>, Path(id): Path<i64>) -
         let stored =
             app.store.tournament(Some(id))?.ok_or_else(|| ApiError::not_found(format!("no tournament {id}")))?;
         let t = Tournament::resume(&app.registry, &app.store, Some(id))?;
-        let (rounds, _) = t.rounds(&app.store)?;
-        let (games, byes) = t.results(&app.store)?;
+        let (games, byes, expected) = t.results_and_expected(&app.store)?;
         let names = t.names();
         let mut tables = vec![table_json("overall", &names, &games.iter().collect::<Vec<_>>(), &byes)];
         if t.definition.variants.len() > 1 {
@@ -75,7 +74,7 @@ pub(super) async fn tournament(State(app): State<Shared>, Path(id): Path<i64>) -
             "players": names,
             "finished": stored.finished_at.is_some(),
             "played": games.len(),
-            "expected": t.expected_games(&rounds).max(games.len()),
+            "expected": expected.max(games.len()),
             "tables": tables,
         })))
     })
