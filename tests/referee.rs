@@ -79,7 +79,7 @@ fn stockfish_games_are_legal_for_python_chess_and_match_the_store() {
         assert_eq!(g["white"].as_str().unwrap(), s.summary.players[0]);
         assert!(pgn_text.contains(&s.pgn), "the store holds the same PGN as the file");
         // Decisive games by the rules agree with python-chess's own verdict.
-        if s.summary.termination == "checkmate" {
+        if s.summary.termination.to_string() == "checkmate" {
             assert_eq!(g["outcome"].as_str().unwrap(), s.summary.result);
         }
     }
@@ -117,7 +117,7 @@ fn misbehaving_engines_lose_with_the_right_termination_and_the_match_goes_on() {
         ("sleep", "{time forfeit}"),
         ("exit", "{engine crashed: "),
         ("illegal", "{illegal move: Ke8-h1}"),
-        ("garbage", "{protocol error: not JSON: I think therefore I move}"),
+        ("garbage", "{engine protocol error: not JSON: I think therefore I move}"),
     ] {
         let run = arbiter(&[
             "match",

@@ -193,10 +193,19 @@ fn plugins_that_panic_abort_or_hang_cost_one_game_each() {
                 "plugin crashed: plugin fixture-plugin panicked in legal_moves: fixture: deliberate panic at ply 3"
             }
             "fixture-abort" => "plugin crashed: worker exited (signal: 6 (SIGABRT))",
-            _ => "plugin hung: no progress for 1 s",
+            _ => "plugin hung: no progress for 1 s (the watchdog)",
         };
-        assert_eq!(g.termination, expected, "{}", g.variant);
+        assert_eq!(g.termination.to_string(), expected, "{}", g.variant);
         assert_eq!(g.result == "*", g.variant != "fixture-race");
+        assert_eq!(g.termination.is_plugin_fault(), g.variant != "fixture-race");
+    }
+    // A faulted game keeps every ply played before the fault (each fixture
+    // faults at ply 3), and the position they lead to.
+    for g in Store::open(&db).unwrap().games(None).unwrap() {
+        if g.summary.variant != "fixture-race" {
+            assert_eq!(g.summary.plies, 3, "{}: {}", g.summary.variant, g.summary.termination);
+            assert!(g.json["final_position"].as_str().unwrap().ends_with(" 3"), "{}", g.json);
+        }
     }
 }
 

@@ -7,14 +7,19 @@ use clap::Parser;
 use tracing_subscriber::EnvFilter;
 
 fn main() {
-    // Exit quietly when stdout is a closed pipe (`arbiter play chess | head`)
-    // instead of failing on every later print.
-    #[cfg(unix)]
-    // SAFETY: restoring the default disposition of a signal is async-signal-safe
-    // and happens before any other thread exists.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-    }
+    // SIGPIPE stays ignored (Rust's default), so writing to an engine that
+    // has exited is an error value, never the death of arbiter. A closed
+    // stdout of our own (`arbiter play chess | head`) makes `println!`
+    // panic: that ends the program quietly and successfully, as ripgrep does.
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload.downcast_ref::<String>().map(String::as_str).or(payload.downcast_ref::<&str>().copied());
+        if message.is_some_and(|m| m.starts_with("failed printing to stdout") && m.contains("Broken pipe")) {
+            std::process::exit(0);
+        }
+        default_hook(info)
+    }));
     let cli = arbiter::cli::Cli::parse();
     let default_level = match cli.verbose {
         0 => "warn",

@@ -1,78 +1,247 @@
 //! A child process spoken to by lines on stdin/stdout (engines, tournament
-//! workers): stdout is read through a thread so that every wait has a
-//! deadline, and the process is killed and reaped when dropped.
+//! workers). Stdout is read by a thread into a small bounded queue, so every
+//! wait has a deadline and a flooding child costs bounded memory (a line
+//! longer than the cap is an error); the child runs in its own process group,
+//! is told to end when its parent dies (Linux), and its whole group is killed
+//! and reaped when the handle is dropped. A worker process records the groups
+//! of the engines it started, so that when it is stopped (SIGTERM) it ends
+//! them first ([`end_engines_on_sigterm`]). It does not own what its errors
+//! mean to a game: players turn a [`ProcessError`] into their own error.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, ErrorKind, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use crate::players::PlayerError;
-
-/// A running engine process.
-pub struct EngineProcess {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-    command: String,
+/// Why talking to a child process failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProcessError {
+    /// The program could not be started.
+    #[error("cannot start '{command}': {reason}")]
+    Start {
+        /// The command line.
+        command: String,
+        /// What the OS said.
+        reason: String,
+    },
+    /// The process exited, or closed its end of a pipe.
+    #[error("'{command}' exited ({status})")]
+    Exited {
+        /// The command line.
+        command: String,
+        /// Its exit status, or how its pipe closed.
+        status: String,
+    },
+    /// Nothing arrived before the deadline.
+    #[error("no answer in time")]
+    Timeout,
+    /// A line longer than the cap arrived.
+    #[error("'{command}' wrote a line longer than {limit} bytes")]
+    LineTooLong {
+        /// The command line.
+        command: String,
+        /// The cap.
+        limit: usize,
+    },
 }
 
-impl EngineProcess {
-    /// Starts `command` (split on whitespace; the first word is the program).
-    pub fn start(command: &str) -> Result<EngineProcess, PlayerError> {
+/// What kind of child: limits on what it may send, and how it is ended.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// The longest line accepted, in bytes.
+    pub max_line: usize,
+    /// Lines queued before the reader stops reading (the child then blocks
+    /// on its own writes).
+    pub queue: usize,
+    /// A worker: told SIGTERM (when its parent dies, or before it is killed)
+    /// so that it ends its engines; engines get SIGKILL.
+    pub worker: bool,
+}
+
+impl Limits {
+    /// Engines: 1 MiB lines (a UCI `info` line is a few hundred bytes), 64 queued.
+    pub const ENGINE: Limits = Limits { max_line: 1 << 20, queue: 64, worker: false };
+    /// Tournament workers: whole game records on one line.
+    pub const WORKER: Limits = Limits { max_line: 256 << 20, queue: 16, worker: true };
+}
+
+/// The process groups of the engines this process has running (0: a free
+/// slot), readable from a signal handler.
+static ENGINE_GROUPS: [AtomicI32; 256] = [const { AtomicI32::new(0) }; 256];
+
+fn register_group(pgid: i32) {
+    for slot in &ENGINE_GROUPS {
+        if slot.compare_exchange(0, pgid, Ordering::SeqCst, Ordering::SeqCst).is_ok() {
+            return;
+        }
+    }
+}
+
+fn forget_group(pgid: i32) {
+    for slot in &ENGINE_GROUPS {
+        if slot.compare_exchange(pgid, 0, Ordering::SeqCst, Ordering::SeqCst).is_ok() {
+            return;
+        }
+    }
+}
+
+/// Makes SIGTERM end every engine group this process started, then the
+/// process itself, even while its main thread is stuck in a plugin call
+/// (what a worker does when its parent dies or stops it).
+#[cfg(unix)]
+pub fn end_engines_on_sigterm() {
+    extern "C" fn on_sigterm(_: libc::c_int) {
+        for slot in &ENGINE_GROUPS {
+            let pgid = slot.load(Ordering::SeqCst);
+            if pgid > 0 {
+                // SAFETY: killpg and _exit are async-signal-safe.
+                unsafe {
+                    libc::killpg(pgid, libc::SIGKILL);
+                }
+            }
+        }
+        // SAFETY: as above.
+        unsafe { libc::_exit(143) }
+    }
+    // SAFETY: the handler only reads atomics and makes async-signal-safe calls.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = on_sigterm as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaction(libc::SIGTERM, &action, std::ptr::null_mut());
+    }
+}
+
+/// What the reader thread hands over.
+enum Incoming {
+    Line(String),
+    TooLong,
+}
+
+/// How often a wait checks whether the process itself has exited (a
+/// grandchild may keep its stdout open after it died).
+const EXIT_POLL: Duration = Duration::from_millis(100);
+
+/// A running child process.
+pub struct ChildProcess {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<Incoming>,
+    command: String,
+    limits: Limits,
+}
+
+impl ChildProcess {
+    /// Starts `command` (split on whitespace; the first word is the program),
+    /// its stderr discarded.
+    pub fn start(command: &str, limits: Limits) -> Result<ChildProcess, ProcessError> {
         let mut words = command.split_whitespace();
-        let program = words.next().ok_or_else(|| PlayerError::Crashed("empty engine command".into()))?;
+        let program = words
+            .next()
+            .ok_or_else(|| ProcessError::Start { command: command.into(), reason: "empty command".into() })?;
         let mut cmd = Command::new(program);
         cmd.args(words).stderr(Stdio::null());
-        Self::spawn(cmd, command)
+        Self::spawn(cmd, command, limits)
     }
 
-    /// Starts a prepared command, with piped stdin and stdout; `label` names
-    /// it in messages.
-    pub fn spawn(mut cmd: Command, label: &str) -> Result<EngineProcess, PlayerError> {
-        let command = label;
-        let mut child = cmd
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .map_err(|e| PlayerError::Crashed(format!("cannot start '{command}': {e}")))?;
+    /// Starts a prepared command with piped stdin and stdout, in a process
+    /// group of its own; `label` names it in messages.
+    pub fn spawn(mut cmd: Command, label: &str, limits: Limits) -> Result<ChildProcess, ProcessError> {
+        cmd.stdin(Stdio::piped()).stdout(Stdio::piped());
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            // Its own group: a Ctrl-C at the terminal reaches only arbiter,
+            // and the whole group (grandchildren too) can be ended at once.
+            cmd.process_group(0);
+            #[cfg(target_os = "linux")]
+            // SAFETY: prctl is async-signal-safe; nothing else runs between fork and exec.
+            unsafe {
+                let signal = if limits.worker { libc::SIGTERM } else { libc::SIGKILL };
+                cmd.pre_exec(move || {
+                    // End with the thread that started us, even if it is killed.
+                    libc::prctl(libc::PR_SET_PDEATHSIG, signal);
+                    Ok(())
+                });
+            }
+        }
+        let mut child =
+            cmd.spawn().map_err(|e| ProcessError::Start { command: label.to_string(), reason: e.to_string() })?;
+        if !limits.worker {
+            register_group(child.id() as i32);
+        }
         let stdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
-        let (tx, lines) = mpsc::channel();
+        let (tx, lines) = mpsc::sync_channel(limits.queue);
         std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
+            let mut reader = BufReader::with_capacity(64 << 10, stdout);
+            loop {
+                match read_line(&mut reader, limits.max_line) {
+                    Ok(Some(line)) => {
+                        if tx.send(Incoming::Line(line)).is_err() {
+                            break;
+                        }
+                    }
+                    Ok(None) => break,
+                    Err(()) => {
+                        let _ = tx.send(Incoming::TooLong);
+                        break;
+                    }
                 }
             }
         });
-        Ok(EngineProcess { child, stdin, lines, command: command.to_string() })
+        Ok(ChildProcess { child, stdin, lines, command: label.to_string(), limits })
     }
 
-    /// Sends one line.
-    pub fn send(&mut self, line: &str) -> Result<(), PlayerError> {
+    /// The command line, as messages name it.
+    pub fn command(&self) -> &str {
+        &self.command
+    }
+
+    /// Sends one line. A closed pipe (the child exited) is an error value,
+    /// never a signal.
+    pub fn send(&mut self, line: &str) -> Result<(), ProcessError> {
         tracing::trace!(engine = %self.command, "> {line}");
-        writeln!(self.stdin, "{line}")
-            .and_then(|_| self.stdin.flush())
-            .map_err(|_| PlayerError::Crashed(format!("'{}' closed its input", self.command)))
+        let sent = self.stdin.write_all(line.as_bytes()).and_then(|_| self.stdin.write_all(b"\n"));
+        match sent.and_then(|_| self.stdin.flush()) {
+            Ok(()) => Ok(()),
+            Err(e) => Err(self.exited(if e.kind() == ErrorKind::BrokenPipe { "its input closed" } else { "" })),
+        }
     }
 
-    /// The next line, waiting until `deadline` (`None`: forever).
-    pub fn recv(&mut self, deadline: Option<Instant>) -> Result<String, PlayerError> {
-        let line = match deadline {
-            None => self.lines.recv().map_err(|_| RecvTimeoutError::Disconnected),
-            Some(d) => self.lines.recv_timeout(d.saturating_duration_since(Instant::now())),
-        };
-        match line {
-            Ok(line) => {
-                tracing::trace!(engine = %self.command, "< {line}");
-                Ok(line)
-            }
-            Err(RecvTimeoutError::Timeout) => Err(PlayerError::Timeout),
-            Err(RecvTimeoutError::Disconnected) => {
-                let status = self.child.wait().map(|s| s.to_string()).unwrap_or_else(|e| e.to_string());
-                Err(PlayerError::Crashed(format!("'{}' exited ({status})", self.command)))
+    /// The next line, waiting until `deadline` (`None`: until it exits).
+    pub fn recv(&mut self, deadline: Option<Instant>) -> Result<String, ProcessError> {
+        loop {
+            let wait = match deadline {
+                None => EXIT_POLL,
+                Some(d) => d.saturating_duration_since(Instant::now()).min(EXIT_POLL),
+            };
+            match self.lines.recv_timeout(wait) {
+                Ok(Incoming::Line(line)) => {
+                    tracing::trace!(engine = %self.command, "< {line}");
+                    return Ok(line);
+                }
+                Ok(Incoming::TooLong) => {
+                    return Err(ProcessError::LineTooLong {
+                        command: self.command.clone(),
+                        limit: self.limits.max_line,
+                    })
+                }
+                Err(RecvTimeoutError::Disconnected) => return Err(self.exited("")),
+                Err(RecvTimeoutError::Timeout) => {
+                    if deadline.is_some_and(|d| Instant::now() >= d) {
+                        return Err(ProcessError::Timeout);
+                    }
+                    // Exited, though a grandchild may still hold stdout open:
+                    // take what it wrote before it went, then report it.
+                    if let Ok(Some(_)) = self.child.try_wait() {
+                        if let Ok(Incoming::Line(line)) = self.lines.recv_timeout(Duration::from_millis(20)) {
+                            return Ok(line);
+                        }
+                        return Err(self.exited(""));
+                    }
+                }
             }
         }
     }
@@ -82,7 +251,7 @@ impl EngineProcess {
         &mut self,
         deadline: Option<Instant>,
         mut want: impl FnMut(&str) -> Option<T>,
-    ) -> Result<T, PlayerError> {
+    ) -> Result<T, ProcessError> {
         loop {
             let line = self.recv(deadline)?;
             if let Some(v) = want(&line) {
@@ -90,16 +259,130 @@ impl EngineProcess {
             }
         }
     }
-}
 
-impl Drop for EngineProcess {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+    /// The child exited (or is about to): its status, reaped, as an error.
+    fn exited(&mut self, how: &str) -> ProcessError {
+        // A child that closed its pipes may take a moment to be reapable.
+        let until = Instant::now() + Duration::from_millis(200);
+        let status = loop {
+            match self.child.try_wait() {
+                Ok(Some(s)) => break s.to_string(),
+                Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(5)),
+                Ok(None) if !how.is_empty() => break how.to_string(),
+                Ok(None) => break "closed its output".to_string(),
+                Err(e) => break e.to_string(),
+            }
+        };
+        ProcessError::Exited { command: self.command.clone(), status }
     }
 }
 
-/// A deadline `ms` from now plus a grace period for start-up chatter.
+impl Drop for ChildProcess {
+    fn drop(&mut self) {
+        let pgid = self.child.id() as i32;
+        #[cfg(unix)]
+        if self.limits.worker {
+            // A worker ends its engines on SIGTERM: give it a moment.
+            // SAFETY: kill only sends a signal to our own child.
+            unsafe {
+                libc::kill(pgid, libc::SIGTERM);
+            }
+            let until = Instant::now() + Duration::from_millis(500);
+            while matches!(self.child.try_wait(), Ok(None)) && Instant::now() < until {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+        }
+        #[cfg(unix)]
+        // SAFETY: killpg only sends a signal; the group is the child's own
+        // (process_group(0) made its pid the group id).
+        unsafe {
+            libc::killpg(pgid, libc::SIGKILL);
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        forget_group(pgid);
+    }
+}
+
+/// Reads one line of at most `max` bytes (without its newline); `Ok(None)`
+/// at the end of input, `Err` past the cap.
+fn read_line(reader: &mut impl BufRead, max: usize) -> Result<Option<String>, ()> {
+    let mut line = Vec::new();
+    loop {
+        let (done, used) = {
+            let buf = match reader.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(_) => &[][..],
+            };
+            if buf.is_empty() {
+                return Ok((!line.is_empty()).then(|| String::from_utf8_lossy(&line).into_owned()));
+            }
+            match buf.iter().position(|&b| b == b'\n') {
+                Some(i) => {
+                    line.extend_from_slice(&buf[..i]);
+                    (true, i + 1)
+                }
+                None => {
+                    line.extend_from_slice(buf);
+                    (false, buf.len())
+                }
+            }
+        };
+        reader.consume(used);
+        if line.len() > max {
+            return Err(());
+        }
+        if done {
+            if line.last() == Some(&b'\r') {
+                line.pop();
+            }
+            return Ok(Some(String::from_utf8_lossy(&line).into_owned()));
+        }
+    }
+}
+
+/// A deadline `ms` from now.
 pub fn deadline_after(ms: u64) -> Instant {
     Instant::now() + Duration::from_millis(ms)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_read_and_capped() {
+        let mut input: &[u8] = b"short\r\nsecond\nlast";
+        assert_eq!(read_line(&mut input, 10), Ok(Some("short".into())));
+        assert_eq!(read_line(&mut input, 10), Ok(Some("second".into())));
+        assert_eq!(read_line(&mut input, 10), Ok(Some("last".into())));
+        assert_eq!(read_line(&mut input, 10), Ok(None));
+        let long = vec![b'x'; 100];
+        assert_eq!(read_line(&mut &long[..], 10), Err(()));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn writing_to_an_exited_child_is_an_error_not_a_signal() {
+        let mut p = ChildProcess::start("true", Limits::ENGINE).unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+        let big = "x".repeat(1 << 17);
+        let mut failed = false;
+        for _ in 0..4 {
+            failed |= p.send(&big).is_err();
+        }
+        assert!(failed, "a write to a dead child must fail");
+        assert!(matches!(p.recv(None), Err(ProcessError::Exited { .. })));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_exit_is_noticed_while_a_grandchild_holds_stdout() {
+        let mut p = ChildProcess::start("sh -c 'sleep 30 & exit 3'", Limits::ENGINE).unwrap();
+        let t0 = Instant::now();
+        let e = p.recv(None).unwrap_err();
+        assert!(matches!(e, ProcessError::Exited { .. }), "{e}");
+        assert!(t0.elapsed() < Duration::from_secs(5));
+    }
 }

@@ -5,6 +5,8 @@
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::Args;
@@ -15,6 +17,7 @@ use crate::players::PlayerSpec;
 use crate::plugin::Registry;
 use crate::record::{jsonl, pgn, redact, store::Store, EventInfo};
 use crate::stats::Score;
+use crate::tournament::config::DEFAULT_WATCHDOG_SECS;
 use crate::tournament::{run_games, Entrant, Isolation, RunConfig, ScheduledGame};
 use crate::{Outcome, Viewer};
 
@@ -49,7 +52,7 @@ pub struct MatchArgs {
     #[arg(long)]
     tc2: Option<String>,
     /// Overrun tolerated before a flag falls, in ms.
-    #[arg(long, default_value_t = 50)]
+    #[arg(long, default_value_t = crate::tournament::config::DEFAULT_MARGIN_MS)]
     margin: u64,
     /// Games played at once.
     #[arg(long, default_value_t = 1)]
@@ -126,6 +129,7 @@ pub(super) fn run(registry: &Registry, args: &MatchArgs) -> Result<()> {
         margin_ms: args.margin,
         max_plies: args.game.max_plies,
         claim_draws: !args.no_claim,
+        watchdog: Duration::from_secs(DEFAULT_WATCHDOG_SECS),
         isolation: Isolation::InProcess,
         stop: Default::default(),
     };
@@ -133,6 +137,7 @@ pub(super) fn run(registry: &Registry, args: &MatchArgs) -> Result<()> {
     let mut score = Score::default();
     let mut failures = Vec::new();
     let mut done = 0;
+    let mut store_failure = None;
     run_games(&entrants, &schedule, &config, None, |i, result| {
         done += 1;
         let event = EventInfo { event: event_name.clone(), round: schedule[i].round, tournament: None };
@@ -144,33 +149,44 @@ pub(super) fn run(registry: &Registry, args: &MatchArgs) -> Result<()> {
                 return;
             }
         };
-        let mut write = || -> Result<()> {
-            if let Some(s) = &store {
-                s.add_game(&record, &event)?;
+        // Every requested record is written on its own: one that fails
+        // does not keep the game from the others.
+        if let Some(s) = &store {
+            if let Err(e) = s.add_game(&record, &event) {
+                // A store that fails will fail again: no new game starts.
+                config.stop.store(true, Ordering::SeqCst);
+                if store_failure.is_none() {
+                    eprintln!("game {}: not stored: {e}", i + 1);
+                    store_failure = Some(e);
+                }
             }
-            let export = match args.as_player {
-                Some(p) => redact::record_as_seen_by(variant, &record, Viewer::Player(p))?,
-                None => record.clone(),
-            };
-            if let Some(f) = &mut pgn_file {
-                f.write_all(pgn::write_game(&export, &event).as_bytes())?;
-                f.flush()?;
-            }
-            if let Some(f) = &mut jsonl_file {
-                writeln!(f, "{}", jsonl::game_json(&export, &event))?;
-                f.flush()?;
-            }
-            Ok(())
+        }
+        let export = match args.as_player {
+            Some(p) => redact::record_as_seen_by(variant, &record, Viewer::Player(p)),
+            None => Ok(record.clone()),
         };
-        if let Err(e) = write() {
-            eprintln!("game {}: not recorded: {e:#}", i + 1);
-            failures.push(format!("{e:#}"));
+        let mut exports = Vec::new();
+        if let Some(f) = &mut pgn_file {
+            let text = export.as_ref().map(|r| pgn::write_game(r, &event));
+            exports.push(("PGN", text.map_err(|e| e.to_string()).and_then(|t| write_flushed(f, &t))));
+        }
+        if let Some(f) = &mut jsonl_file {
+            let text = export.as_ref().map(|r| format!("{}\n", jsonl::game_json(r, &event)));
+            exports.push(("JSON lines", text.map_err(|e| e.to_string()).and_then(|t| write_flushed(f, &t))));
+        }
+        for (what, written) in exports {
+            if let Err(e) = written {
+                eprintln!("game {}: not written to the {what} file: {e}", i + 1);
+                failures.push(e);
+            }
         }
         let p1_seat = schedule[i].seats.iter().position(|&e| e == 0).unwrap_or(0) as u32;
         match record.result.outcome {
             Outcome::Win(p) if p == p1_seat => score.wins += 1,
             Outcome::Win(_) => score.losses += 1,
-            _ => score.draws += 1,
+            Outcome::Draw => score.draws += 1,
+            // A game the plugin voided is no one's result.
+            _ => {}
         }
         println!(
             "Game {} ({} vs {}): {} {{{}}}",
@@ -194,10 +210,18 @@ pub(super) fn run(registry: &Registry, args: &MatchArgs) -> Result<()> {
     });
     println!();
     println!("{}", summary(&score));
+    if let Some(e) = store_failure {
+        anyhow::bail!("{e} (the games played are in the other records asked for; none started after the failure)");
+    }
     if !failures.is_empty() {
         anyhow::bail!("{} game(s) failed: {}", failures.len(), failures[0]);
     }
     Ok(())
+}
+
+/// Appends `text` to a record file and flushes it.
+fn write_flushed(file: &mut File, text: &str) -> Result<(), String> {
+    file.write_all(text.as_bytes()).and_then(|_| file.flush()).map_err(|e| e.to_string())
 }
 
 /// The closing lines: Elo difference with its 95% error, LOS and draw ratio.

@@ -131,7 +131,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Match(args) => matches::run(&registry, &args),
         Command::Replay(args) => replay::run(&registry, &args),
         Command::Tournament(args) => tournament::run(&registry, &args, &cli.plugin_dirs),
-        Command::Results(args) => results::run(&registry, &args),
+        Command::Results(args) => results::run(&args),
         Command::Sprt(args) => sprt::run(&registry, &args),
         Command::Serve(args) => serve::run(registry, &args),
         Command::Worker => crate::tournament::worker::serve(&registry),

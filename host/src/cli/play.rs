@@ -45,7 +45,7 @@ pub(super) fn run(registry: &Registry, args: &PlayArgs) -> Result<()> {
         .collect();
     let config = GameConfig {
         time_controls: vec![tc.clone(), tc],
-        margin_ms: 50,
+        margin_ms: crate::tournament::config::DEFAULT_MARGIN_MS,
         max_plies: args.game.max_plies,
         claim_draws: true,
     };

@@ -7,9 +7,8 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
-use crate::plugin::Registry;
 use crate::record::store::Store;
-use crate::tournament::driver::Tournament;
+use crate::tournament::driver::TournamentView;
 use crate::tournament::standings;
 
 /// Arguments of `arbiter results`.
@@ -28,9 +27,9 @@ pub struct ResultsArgs {
     jsonl: Option<PathBuf>,
 }
 
-pub(super) fn run(registry: &Registry, args: &ResultsArgs) -> Result<()> {
+pub(super) fn run(args: &ResultsArgs) -> Result<()> {
     let store = Store::open(&args.db)?;
-    let t = Tournament::resume(registry, &store, args.id)?;
+    let t = TournamentView::load(&store, args.id)?;
     let stored = store.tournament(Some(t.id))?.expect("just loaded");
     let (games, byes) = t.results(&store)?;
     let state = if stored.finished_at.is_some() {

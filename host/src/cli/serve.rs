@@ -24,11 +24,24 @@ pub struct ServeArgs {
     /// Let browser games start engine processes (uci:, engine:, hub:).
     #[arg(long)]
     allow_engines: bool,
+    /// A host name requests may use besides IP addresses and localhost
+    /// (repeatable); others are refused, against DNS rebinding.
+    #[arg(long = "allow-host", value_name = "NAME")]
+    allow_hosts: Vec<String>,
+    /// The most browser games in progress at once.
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    max_games: u32,
 }
 
 pub(super) fn run(registry: Registry, args: &ServeArgs) -> Result<()> {
-    let config =
-        ServeConfig { db: args.db.clone(), bind: args.bind, reveal: args.reveal, allow_engines: args.allow_engines };
+    let config = ServeConfig {
+        db: args.db.clone(),
+        bind: args.bind,
+        reveal: args.reveal,
+        allow_engines: args.allow_engines,
+        allow_hosts: args.allow_hosts.clone(),
+        max_games: args.max_games as usize,
+    };
     let db = args.db.display().to_string();
     web::serve(registry, config, |addr| println!("arbiter serve: http://{addr}/ (store {db})"))
 }

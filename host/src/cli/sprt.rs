@@ -2,6 +2,7 @@
 //! pentanomial GSPRT as fishtest and fastchess run it).
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::Args;
@@ -12,6 +13,7 @@ use crate::players::PlayerSpec;
 use crate::plugin::Registry;
 use crate::record::store::Store;
 use crate::stats::sprt::{Sprt, Verdict};
+use crate::tournament::config::{DEFAULT_MARGIN_MS, DEFAULT_WATCHDOG_SECS};
 use crate::tournament::sprt_match::run_sprt;
 use crate::tournament::{Entrant, Isolation, RunConfig};
 
@@ -97,9 +99,10 @@ pub(super) fn run(registry: &Registry, args: &SprtArgs) -> Result<()> {
     let store = Store::open(&args.db)?;
     let config = RunConfig {
         concurrency: args.concurrency,
-        margin_ms: 50,
+        margin_ms: DEFAULT_MARGIN_MS,
         max_plies: args.max_plies,
         claim_draws: true,
+        watchdog: Duration::from_secs(DEFAULT_WATCHDOG_SECS),
         isolation: Isolation::InProcess,
         stop: Default::default(),
     };

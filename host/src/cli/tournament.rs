@@ -5,7 +5,6 @@
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -65,7 +64,8 @@ pub struct TournamentArgs {
     /// Use the openings in random order (seeded) instead of file order.
     #[arg(long)]
     random_openings: bool,
-    /// Play on threads of this process instead of worker processes.
+    /// Play on threads of this process instead of worker processes (not
+    /// kept for --resume, which uses worker processes unless given again).
     #[arg(long)]
     in_process: bool,
     /// Seconds a game may make no progress beyond a move's budget before it is recorded as hung.
@@ -191,11 +191,11 @@ pub(super) fn run(registry: &Registry, args: &TournamentArgs, plugin_dirs: &[Pat
         }
         eprintln!("\nstopping after the games in progress (Ctrl-C again to abandon them)");
     });
-    let isolation = if cfg.in_process {
-        Isolation::InProcess
-    } else {
-        Isolation::Workers { plugin_dirs: plugin_dirs.to_vec(), grace: Duration::from_secs(cfg.watchdog_secs) }
-    };
+    // A resumed run plays in worker processes unless told again: the run
+    // before it may have died in-process.
+    let in_process = if args.resume.is_some() { args.in_process } else { cfg.in_process };
+    let isolation =
+        if in_process { Isolation::InProcess } else { Isolation::Workers { plugin_dirs: plugin_dirs.to_vec() } };
     let bar = ProgressBar::new(0);
     bar.set_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} games  {elapsed_precise} ETA {eta}  {msg}")
@@ -207,13 +207,19 @@ pub(super) fn run(registry: &Registry, args: &TournamentArgs, plugin_dirs: &[Pat
     let (games, byes) = tournament.results(&store)?;
     println!();
     print!("{}", standings::render(&tournament.names(), &tournament.definition.variants, &games, &byes));
-    if end == RunEnd::Interrupted {
-        println!(
-            "Interrupted with {} games saved. Resume with: arbiter tournament --resume {} --db {}",
-            games.len(),
-            tournament.id,
-            args.db.display()
-        );
+    let resume = format!("arbiter tournament --resume {} --db {}", tournament.id, args.db.display());
+    match end {
+        RunEnd::Finished => Ok(()),
+        RunEnd::Interrupted => {
+            println!("Interrupted with {} games saved. Resume with: {resume}", games.len());
+            // As shells expect of a program stopped by Ctrl-C.
+            std::process::exit(130)
+        }
+        RunEnd::PluginHungInProcess { index } => bail!(
+            "game {} hung inside a plugin in this process: it is stored as 'plugin hung' and the run stopped \
+             with {} games saved. Resume in worker processes, where a hang costs one game: {resume}",
+            index + 1,
+            games.len()
+        ),
     }
-    Ok(())
 }

@@ -13,7 +13,9 @@
 //! - `hg=60`: hourglass: time one side uses is added to the other.
 //! - modifiers after commas: `nodes=N`, `depth=N` (passed to engines that
 //!   support them), `cap=SECONDS` (the whole game ends as a draw when both
-//!   sides together have used that much time).
+//!   sides together have used that much time), `hang=SECONDS` (the longest an
+//!   engine may think on one move when no clock limits it; default 60).
+//! - every number of seconds is at most [`MAX_SECONDS`].
 
 use std::fmt;
 
@@ -73,12 +75,25 @@ pub struct TimeControl {
     pub depth: Option<u32>,
     /// Total game time (both sides) after which the game is drawn.
     pub cap_ms: Option<u64>,
+    /// The longest an engine may think on one move when no clock limits it
+    /// (`None`: [`DEFAULT_HANG_MS`]); UCI and Hub engines are told to stop
+    /// then, others lose as hung.
+    pub hang_ms: Option<u64>,
     text: String,
 }
 
+/// The largest number of seconds any value of a time control may hold
+/// (about 115 days); larger values are refused rather than overflowing the
+/// clock's millisecond arithmetic.
+pub const MAX_SECONDS: f64 = 10_000_000.0;
+
+/// How long an engine may think on one move when no clock limits it (`inf`,
+/// or a node or depth limit alone), unless the `hang=` modifier says otherwise.
+pub const DEFAULT_HANG_MS: u64 = 60_000;
+
 fn seconds(s: &str) -> Option<u64> {
     let v: f64 = s.parse().ok()?;
-    (v.is_finite() && v >= 0.0).then(|| (v * 1000.0).round() as u64)
+    (v.is_finite() && (0.0..=MAX_SECONDS).contains(&v)).then(|| (v * 1000.0).round() as u64)
 }
 
 impl TimeControl {
@@ -107,7 +122,8 @@ impl TimeControl {
             }
             Limit::Periods(periods)
         };
-        let mut tc = TimeControl { limit, nodes: None, depth: None, cap_ms: None, text: text.trim().to_string() };
+        let mut tc =
+            TimeControl { limit, nodes: None, depth: None, cap_ms: None, hang_ms: None, text: text.trim().to_string() };
         for modifier in parts {
             let (key, value) =
                 modifier.trim().split_once('=').ok_or_else(|| err("modifiers have the form key=value"))?;
@@ -115,7 +131,14 @@ impl TimeControl {
                 "nodes" => tc.nodes = Some(value.parse().map_err(|_| err("nodes= needs a whole number"))?),
                 "depth" => tc.depth = Some(value.parse().map_err(|_| err("depth= needs a whole number"))?),
                 "cap" => tc.cap_ms = Some(seconds(value).ok_or_else(|| err("cap= needs a number of seconds"))?),
-                other => return Err(err(&format!("unknown modifier '{other}' (known: nodes, depth, cap)"))),
+                "hang" => {
+                    tc.hang_ms = Some(
+                        seconds(value)
+                            .filter(|&ms| ms > 0)
+                            .ok_or_else(|| err("hang= needs a positive number of seconds"))?,
+                    )
+                }
+                other => return Err(err(&format!("unknown modifier '{other}' (known: nodes, depth, cap, hang)"))),
             }
         }
         Ok(tc)
@@ -172,7 +195,7 @@ fn parse_period(p: &str) -> Result<Period, String> {
     if base.is_empty() {
         return Err("missing the base time before '+'".into());
     }
-    let base_ms = seconds(base).ok_or(format!("'{base}' is not a number of seconds"))?;
+    let base_ms = seconds(base).ok_or(format!("'{base}' is not a number of seconds (0 to {MAX_SECONDS})"))?;
     let bonus = match bonus {
         None => Bonus::None,
         Some(b) => {
@@ -183,10 +206,10 @@ fn parse_period(p: &str) -> Result<Period, String> {
             } else {
                 (Bonus::Increment, b)
             };
-            make(seconds(v).ok_or(format!("'{b}' is not an increment or delay in seconds"))?)
+            make(seconds(v).ok_or(format!("'{b}' is not an increment or delay in seconds (0 to {MAX_SECONDS})"))?)
         }
     };
-    if base_ms == 0 && matches!(bonus, Bonus::None) {
+    if base_ms == 0 && matches!(bonus, Bonus::None | Bonus::Increment(0) | Bonus::Delay(0) | Bonus::Bronstein(0)) {
         return Err("a period needs some time".into());
     }
     Ok(Period { moves, base_ms, bonus })

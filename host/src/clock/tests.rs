@@ -46,16 +46,16 @@ fn malformed_strings_get_clear_errors() {
     let e = |s: &str| TimeControl::parse(s).unwrap_err().to_string();
     assert_eq!(e("40/"), "time control '40/': missing the base time before '+'");
     assert_eq!(e("+5"), "time control '+5': missing the base time before '+'");
-    assert_eq!(e("abc"), "time control 'abc': 'abc' is not a number of seconds");
+    assert_eq!(e("abc"), "time control 'abc': 'abc' is not a number of seconds (0 to 10000000)");
     assert_eq!(e(""), "time control '': empty");
     assert_eq!(e("x/60"), "time control 'x/60': 'x' is not a move count");
-    assert_eq!(e("60+y"), "time control '60+y': 'y' is not an increment or delay in seconds");
+    assert_eq!(e("60+y"), "time control '60+y': 'y' is not an increment or delay in seconds (0 to 10000000)");
     assert_eq!(e("st=0"), "time control 'st=0': st= needs a positive number of seconds");
     assert_eq!(e("60:40/60"), "time control '60:40/60': only the last period may cover the rest of the game");
-    assert_eq!(e("60,foo=1"), "time control '60,foo=1': unknown modifier 'foo' (known: nodes, depth, cap)");
+    assert_eq!(e("60,foo=1"), "time control '60,foo=1': unknown modifier 'foo' (known: nodes, depth, cap, hang)");
     assert_eq!(e("60,nodes"), "time control '60,nodes': modifiers have the form key=value");
     assert_eq!(e("0"), "time control '0': a period needs some time");
-    assert_eq!(e("-5"), "time control '-5': '-5' is not a number of seconds");
+    assert_eq!(e("-5"), "time control '-5': '-5' is not a number of seconds (0 to 10000000)");
 }
 
 #[test]
@@ -144,4 +144,28 @@ fn pgn_tag_follows_the_pgn_standard() {
     assert_eq!(tc("60+0.6").pgn_tag(), "60+0.6");
     assert_eq!(tc("st=2").pgn_tag(), "*2");
     assert_eq!(tc("inf").pgn_tag(), "-");
+}
+
+#[test]
+fn values_beyond_the_maximum_are_refused_not_wrapped() {
+    for text in ["1.8e16", "1e300+0", "60+1e300", "st=1e9", "hg=1e12", "60,cap=1e20", "inf,hang=1e30"] {
+        assert!(TimeControl::parse(text).is_err(), "{text} must be refused");
+    }
+    assert!(TimeControl::parse("10000000+0").is_ok(), "the maximum itself is accepted");
+}
+
+#[test]
+fn a_period_with_no_time_at_all_is_refused() {
+    for text in ["0+0", "0", "40/0+0", "0+d0"] {
+        let e = TimeControl::parse(text).unwrap_err().to_string();
+        assert!(e.contains("needs some time"), "{text}: {e}");
+    }
+    assert!(TimeControl::parse("0+0.1").is_ok(), "an increment alone is a time control");
+}
+
+#[test]
+fn hang_sets_the_limit_for_engines_without_a_clock() {
+    assert_eq!(tc("inf,hang=2.5").hang_ms, Some(2500));
+    assert_eq!(tc("inf").hang_ms, None);
+    assert!(TimeControl::parse("inf,hang=0").is_err());
 }

@@ -5,9 +5,9 @@
 
 use serde_json::{json, Value};
 
-use super::{Answer, Player, PlayerError, Reply};
+use super::{handshake, Answer, MoveWait, Player, PlayerError, Reply};
 use crate::clock::TurnTime;
-use crate::process::{deadline_after, EngineProcess};
+use crate::process::{deadline_after, ChildProcess, Limits};
 use crate::referee::{GameResult, Seen, Start, Turn};
 
 /// The protocol version this host speaks.
@@ -19,38 +19,58 @@ const HANDSHAKE_MS: u64 = 10_000;
 /// An engine speaking the JSON-lines protocol.
 pub struct JsonEngine {
     command: String,
-    process: Option<EngineProcess>,
+    process: Option<ChildProcess>,
     name: String,
+    /// A failure met while telling the engine about a move, reported when it
+    /// is next asked to move.
+    failed: Option<PlayerError>,
 }
 
 impl JsonEngine {
     /// A player for the engine started by `command`; the process starts with the first game.
     pub fn new(command: String) -> Self {
         let name = command.split_whitespace().last().and_then(|w| w.rsplit('/').next()).unwrap_or("engine").to_string();
-        JsonEngine { command, process: None, name }
+        JsonEngine { command, process: None, name, failed: None }
     }
 
-    fn process(&mut self) -> Result<&mut EngineProcess, PlayerError> {
-        if self.process.is_none() {
-            let mut p = EngineProcess::start(&self.command)?;
-            p.send(&json!({"type": "hello", "protocol": PROTOCOL}).to_string())?;
-            let ready = p.recv_until(Some(deadline_after(HANDSHAKE_MS)), |l| {
+    /// Starts the engine: `hello` until `ready`.
+    fn start(&mut self) -> Result<ChildProcess, PlayerError> {
+        let mut p = ChildProcess::start(&self.command, Limits::ENGINE)?;
+        p.send(&json!({"type": "hello", "protocol": PROTOCOL}).to_string())?;
+        let ready = p
+            .recv_until(Some(deadline_after(HANDSHAKE_MS)), |l| {
                 serde_json::from_str::<Value>(l).ok().filter(|v| v["type"] == "ready")
-            })?;
-            if let Some(n) = ready["name"].as_str() {
-                self.name = n.to_string();
-            }
-            self.process = Some(p);
+            })
+            .map_err(|e| handshake(e, "ready"))?;
+        if let Some(n) = ready["name"].as_str() {
+            self.name = n.to_string();
         }
-        Ok(self.process.as_mut().expect("just started"))
+        Ok(p)
     }
 
-    fn send(&mut self, msg: Value) -> Result<(), PlayerError> {
-        let r = self.process()?.send(&msg.to_string());
-        if r.is_err() {
+    /// Runs `talk` on the engine process (started first if `start` and it
+    /// is not running); on failure the process is dropped, so the next game
+    /// starts a fresh one.
+    fn with_engine<T>(
+        &mut self,
+        start: bool,
+        talk: impl FnOnce(&mut ChildProcess) -> Result<T, PlayerError>,
+    ) -> Result<Option<T>, PlayerError> {
+        if self.process.is_none() {
+            if !start {
+                return Ok(None);
+            }
+            self.process = Some(self.start()?);
+        }
+        let result = talk(self.process.as_mut().expect("started above"));
+        if result.is_err() {
             self.process = None;
         }
-        r
+        result.map(Some)
+    }
+
+    fn send(&mut self, start: bool, msg: Value) -> Result<(), PlayerError> {
+        self.with_engine(start, |p| Ok(p.send(&msg.to_string())?)).map(|_| ())
     }
 }
 
@@ -69,30 +89,39 @@ impl Player for JsonEngine {
     }
 
     fn new_game(&mut self, start: &Start<'_>) -> Result<(), PlayerError> {
-        self.send(json!({
-            "type": "new_game",
-            "variant": start.info.id,
-            "player": start.player,
-            "info": start.info,
-            "observation": {"text": start.observation.text, "view": start.observation.view},
-        }))
+        self.failed = None;
+        self.send(
+            true,
+            json!({
+                "type": "new_game",
+                "variant": start.info.id,
+                "player": start.player,
+                "info": start.info,
+                "observation": {"text": start.observation.text, "view": start.observation.view},
+            }),
+        )
     }
 
     fn notify(&mut self, seen: &Seen<'_>) {
-        let _ = self.send(json!({"type": "moved", "player": seen.player, "move": seen.text}));
+        if let Err(e) = self.send(false, json!({"type": "moved", "player": seen.player, "move": seen.text})) {
+            self.failed.get_or_insert(e);
+        }
     }
 
     fn choose(&mut self, turn: &Turn<'_>) -> Result<Reply, PlayerError> {
-        let observation = turn.observe().map_err(|e| PlayerError::Crashed(e.to_string()))?;
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
+        let observation = turn.observe().map_err(PlayerError::Plugin)?;
         let legal: Vec<Value> = turn
             .legal_moves()
             .iter()
             .map(|&m| turn.move_text(m).map(|t| json!({"id": m, "text": t})))
             .collect::<Result<_, _>>()
-            .map_err(|e| PlayerError::Crashed(e.to_string()))?;
+            .map_err(PlayerError::Plugin)?;
         let tc = turn.time_control();
         let clocks: Vec<Value> = (0..2).map(|p| clock_json(turn.clock(p))).collect();
-        self.send(json!({
+        let go = json!({
             "type": "go",
             "ply": turn.ply(),
             "observation": {"text": observation.text, "view": observation.view},
@@ -102,35 +131,32 @@ impl Player for JsonEngine {
             "budget_ms": turn.budget_ms(),
             "nodes": tc.nodes,
             "depth": tc.depth,
-        }))?;
-        let deadline = turn.budget_ms().map(deadline_after);
-        let p = self.process()?;
-        let answer = loop {
-            let line = match p.recv(deadline) {
-                Ok(l) => l,
-                Err(e) => {
-                    self.process = None;
-                    return Err(e);
+        });
+        let wait = MoveWait::of(turn);
+        let answer = self.with_engine(false, |p| {
+            p.send(&go.to_string())?;
+            loop {
+                let line = p.recv(Some(wait.deadline)).map_err(|e| wait.blame(e.into()))?;
+                if line.trim().is_empty() {
+                    continue;
                 }
-            };
-            if line.trim().is_empty() {
-                continue;
-            }
-            let Ok(v) = serde_json::from_str::<Value>(&line) else {
-                self.process = None;
-                return Err(PlayerError::Protocol(format!("not JSON: {}", line.chars().take(80).collect::<String>())));
-            };
-            match v["type"].as_str() {
-                Some("log") => continue,
-                Some("move") | Some("resign") => break v,
-                _ => {
-                    return Err(PlayerError::Protocol(format!(
-                        "expected a move, got {}",
-                        line.chars().take(80).collect::<String>()
-                    )))
+                let v = serde_json::from_str::<Value>(&line).map_err(|_| {
+                    PlayerError::Protocol(format!("not JSON: {}", line.chars().take(80).collect::<String>()))
+                })?;
+                match v["type"].as_str() {
+                    Some("log") => continue,
+                    Some("move") | Some("resign") => return Ok(v),
+                    _ => {
+                        return Err(PlayerError::Protocol(format!(
+                            "expected a move, got {}",
+                            line.chars().take(80).collect::<String>()
+                        )))
+                    }
                 }
             }
-        };
+        })?;
+        let not_running = || format!("'{}' is not running (it failed earlier in this game)", self.command);
+        let answer = answer.ok_or_else(|| PlayerError::Crashed(not_running()))?;
         let reported_ms = answer["time_ms"].as_u64();
         let score = answer["score"].as_i64().map(|s| s as i32);
         let action = if answer["type"] == "resign" {
@@ -146,7 +172,13 @@ impl Player for JsonEngine {
     }
 
     fn game_over(&mut self, result: &GameResult, me: u32) {
-        let _ = self
-            .send(json!({"type": "game_over", "result": result.pgn(), "termination": result.termination, "you": me}));
+        let over = json!({
+            "type": "game_over",
+            "result": result.pgn(),
+            "termination": result.termination.to_string(),
+            "you": me,
+        });
+        // A dead engine is not restarted just to be told the game is over.
+        let _ = self.send(false, over);
     }
 }

@@ -5,18 +5,22 @@
 //! travel in Hub notation through the draughts plugin's `hub_move` and
 //! `hub_position` calls; `info ... score=` is kept (in hundredths of a man).
 
-use super::{Answer, Player, PlayerError, Reply};
+use super::{handshake, Answer, MoveWait, Player, PlayerError, Reply};
 use crate::clock::fmt_secs;
-use crate::process::{deadline_after, EngineProcess};
+use crate::process::{deadline_after, ChildProcess, Limits, ProcessError};
 use crate::referee::{GameResult, Seen, Start, Turn};
 
 /// How long an engine may take to answer `hub` and `init`.
 const HANDSHAKE_MS: u64 = 30_000;
 
+/// How long an engine told to `stop` (at its hang limit, with no clock) may
+/// take to answer `done`.
+const STOP_GRACE_MS: u64 = 1_000;
+
 /// A Hub engine.
 pub struct HubPlayer {
     command: String,
-    process: Option<EngineProcess>,
+    process: Option<ChildProcess>,
     name: String,
     start: String,
     moves: Vec<String>,
@@ -29,29 +33,41 @@ impl HubPlayer {
         HubPlayer { command, process: None, name, start: String::new(), moves: Vec::new() }
     }
 
-    fn ensure_started(&mut self) -> Result<&mut EngineProcess, PlayerError> {
-        if self.process.is_none() {
-            let mut p = EngineProcess::start(&self.command)?;
-            p.send("hub")?;
-            let mut name = None;
-            p.recv_until(Some(deadline_after(HANDSHAKE_MS)), |l| {
-                if let Some(rest) = l.strip_prefix("id ") {
-                    name = field(rest, "name");
-                }
-                (l.trim() == "wait").then_some(())
-            })
-            .map_err(|e| match e {
-                PlayerError::Timeout => PlayerError::Protocol("no 'wait' after 'hub'".into()),
-                e => e,
-            })?;
-            if let Some(n) = name {
-                self.name = n;
+    /// Starts the engine: `hub` until `wait`, then `init` until `ready`.
+    fn start(&mut self) -> Result<ChildProcess, PlayerError> {
+        let mut p = ChildProcess::start(&self.command, Limits::ENGINE)?;
+        p.send("hub")?;
+        let mut name = None;
+        p.recv_until(Some(deadline_after(HANDSHAKE_MS)), |l| {
+            if let Some(rest) = l.strip_prefix("id ") {
+                name = field(rest, "name");
             }
-            p.send("init")?;
-            p.recv_until(Some(deadline_after(HANDSHAKE_MS)), |l| (l.trim() == "ready").then_some(()))?;
-            self.process = Some(p);
+            (l.trim() == "wait").then_some(())
+        })
+        .map_err(|e| handshake(e, "wait"))?;
+        if let Some(n) = name {
+            self.name = n;
         }
-        Ok(self.process.as_mut().expect("just started"))
+        p.send("init")?;
+        p.recv_until(Some(deadline_after(HANDSHAKE_MS)), |l| (l.trim() == "ready").then_some(()))
+            .map_err(|e| handshake(e, "ready"))?;
+        Ok(p)
+    }
+
+    /// Runs `talk` on the engine process, starting it first if needed; on
+    /// failure the process is dropped, so the next game starts a fresh one.
+    fn with_engine<T>(
+        &mut self,
+        talk: impl FnOnce(&mut ChildProcess) -> Result<T, PlayerError>,
+    ) -> Result<T, PlayerError> {
+        if self.process.is_none() {
+            self.process = Some(self.start()?);
+        }
+        let result = talk(self.process.as_mut().expect("started above"));
+        if result.is_err() {
+            self.process = None;
+        }
+        result
     }
 }
 
@@ -84,7 +100,7 @@ impl Player for HubPlayer {
             PlayerError::Protocol(format!("variant {} has no Hub position (hub_position)", start.info.id))
         })?;
         self.moves.clear();
-        self.ensure_started()?.send("new-game")
+        self.with_engine(|p| Ok(p.send("new-game")?))
     }
 
     fn notify(&mut self, seen: &Seen<'_>) {
@@ -114,13 +130,10 @@ impl Player for HubPlayer {
         } else {
             format!("pos pos={} moves=\"{}\"", self.start, self.moves.join(" "))
         };
-        let deadline = turn.budget_ms().map(deadline_after);
-        let p = self.ensure_started()?;
-        p.send(&pos)?;
-        p.send(&level)?;
-        p.send("go think")?;
+        let wait = MoveWait::of(turn);
+        let infinite = level == "level infinite";
         let mut score = None;
-        let best = p.recv_until(deadline, |line| {
+        let mut read = |line: &str| {
             if line.starts_with("info") {
                 if let Some(s) = field(line, "score").and_then(|s| s.parse::<f64>().ok()) {
                     score = Some((s * 100.0).round() as i32);
@@ -131,14 +144,21 @@ impl Player for HubPlayer {
             } else {
                 None
             }
-        });
-        match best {
-            Ok(mv) => Ok(Reply { answer: Answer::Text(mv), reported_ms: None, score }),
-            Err(e) => {
-                self.process = None;
-                Err(e)
+        };
+        let mv = self.with_engine(|p| {
+            p.send(&pos)?;
+            p.send(&level)?;
+            p.send("go think")?;
+            match p.recv_until(Some(wait.deadline), &mut read) {
+                // No limit at all: the engine is told to stop at the hang limit.
+                Err(ProcessError::Timeout) if infinite => {
+                    p.send("stop")?;
+                    p.recv_until(Some(deadline_after(STOP_GRACE_MS)), &mut read).map_err(|e| wait.blame(e.into()))
+                }
+                r => r.map_err(|e| wait.blame(e.into())),
             }
-        }
+        })?;
+        Ok(Reply { answer: Answer::Text(mv), reported_ms: None, score })
     }
 
     fn game_over(&mut self, _result: &GameResult, _me: u32) {

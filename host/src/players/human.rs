@@ -52,7 +52,7 @@ impl Player for HumanPlayer {
     }
 
     fn choose(&mut self, turn: &Turn<'_>) -> Result<Reply, PlayerError> {
-        let obs = turn.observe().map_err(|e| PlayerError::Crashed(e.to_string()))?;
+        let obs = turn.observe().map_err(PlayerError::Plugin)?;
         println!();
         print!("{}", obs.text);
         let clocks: Vec<String> = self

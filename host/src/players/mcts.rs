@@ -92,7 +92,7 @@ impl Player for MctsPlayer {
     fn choose(&mut self, turn: &Turn<'_>) -> Result<Reply, PlayerError> {
         let moves = turn.legal_moves();
         match moves {
-            [] => return Err(PlayerError::NoMove),
+            [] => return Err(PlayerError::Plugin(arbiter_api::Error::unsupported("no legal move offered"))),
             [only] => return Ok(Reply::mv(*only)),
             _ => {}
         }
@@ -118,8 +118,9 @@ impl Player for MctsPlayer {
             if done && iterations > 0 {
                 break;
             }
-            let world = turn.sample_world(self.rng.random()).map_err(|e| PlayerError::Crashed(e.to_string()))?;
-            self.iterate(&mut tree, world, &mut buf).map_err(|e| PlayerError::Crashed(e.to_string()))?;
+            // A failing plugin call is the plugin's fault, never this player's.
+            let world = turn.sample_world(self.rng.random()).map_err(PlayerError::Plugin)?;
+            self.iterate(&mut tree, world, &mut buf).map_err(PlayerError::Plugin)?;
             iterations += 1;
         }
         let best = tree[0]

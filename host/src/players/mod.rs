@@ -12,6 +12,9 @@ pub mod uci;
 
 pub use random::RandomPlayer;
 
+use std::time::Instant;
+
+use crate::process::ProcessError;
 use crate::referee::{GameResult, Seen, Start, Turn};
 
 /// What a player answers when asked to move.
@@ -48,21 +51,83 @@ impl Reply {
     }
 }
 
-/// Why a player failed to produce a move. Each becomes the game's termination.
+/// Why a player failed to produce a move. Each becomes the game's
+/// termination, and says who is to blame: the player, or (for
+/// [`PlayerError::Plugin`]) the plugin it was calling.
 #[derive(Debug, thiserror::Error)]
 pub enum PlayerError {
-    /// No answer within the time the clock allowed.
+    /// No answer before its clock ran out.
     #[error("time forfeit")]
     Timeout,
     /// The engine process exited or could not be started.
     #[error("engine crashed: {0}")]
     Crashed(String),
-    /// The engine broke its protocol (a garbage line where an answer was due).
-    #[error("protocol error: {0}")]
+    /// The engine broke its protocol (a garbage line where an answer was due,
+    /// a missing handshake, a line over the length cap).
+    #[error("engine protocol error: {0}")]
     Protocol(String),
-    /// The player has no move to offer.
-    #[error("no legal move to choose from")]
-    NoMove,
+    /// The engine gave no answer within its hang limit, with no clock running.
+    #[error("engine hung: {0}")]
+    Hung(String),
+    /// A call into the plugin failed while the player was using it (a
+    /// searching player's playouts): the plugin's fault, not the player's.
+    #[error("plugin failed: {0}")]
+    Plugin(arbiter_api::Error),
+}
+
+impl From<ProcessError> for PlayerError {
+    fn from(e: ProcessError) -> PlayerError {
+        match e {
+            ProcessError::Timeout => PlayerError::Timeout,
+            ProcessError::LineTooLong { .. } => PlayerError::Protocol(e.to_string()),
+            ProcessError::Start { .. } | ProcessError::Exited { .. } => PlayerError::Crashed(e.to_string()),
+        }
+    }
+}
+
+/// How long an engine may take over a move: its clock's budget, or without
+/// one, its hang limit (the time control's `hang=`, else
+/// [`crate::clock::DEFAULT_HANG_MS`]).
+#[derive(Clone, Copy, Debug)]
+pub struct MoveWait {
+    /// When the answer is due.
+    pub deadline: Instant,
+    /// The limit in ms.
+    pub limit_ms: u64,
+    /// Whether a clock set it (past it: time forfeit) or the hang limit (engine hung).
+    pub clocked: bool,
+}
+
+impl MoveWait {
+    /// The wait for the move `turn` asks for.
+    pub fn of(turn: &Turn<'_>) -> MoveWait {
+        let (limit_ms, clocked) = match turn.budget_ms() {
+            Some(b) => (b, true),
+            None => (turn.time_control().hang_ms.unwrap_or(crate::clock::DEFAULT_HANG_MS), false),
+        };
+        MoveWait { deadline: crate::process::deadline_after(limit_ms), limit_ms, clocked }
+    }
+
+    /// What running past the wait means: a time forfeit on a clock, a hung
+    /// engine without one; other errors pass through.
+    pub fn blame(&self, e: PlayerError) -> PlayerError {
+        match e {
+            PlayerError::Timeout if !self.clocked => PlayerError::Hung(format!(
+                "no move within {} s with no clock running (set the time control's hang=SECONDS)",
+                crate::clock::fmt_secs(self.limit_ms)
+            )),
+            e => e,
+        }
+    }
+}
+
+/// A handshake step that timed out is a protocol error (the engine never
+/// said what the protocol requires), not a time forfeit.
+pub fn handshake(e: ProcessError, expected: &str) -> PlayerError {
+    match e {
+        ProcessError::Timeout => PlayerError::Protocol(format!("no '{expected}' within the handshake time")),
+        e => e.into(),
+    }
 }
 
 /// Something that plays games.
@@ -160,6 +225,11 @@ impl PlayerSpec {
             "human" => Ok(PlayerSpec::Human),
             other => Err(err(format!("unknown player kind '{other}' (random, mcts, uci, hub, engine, human)"))),
         }
+    }
+
+    /// Whether this is an engine (a process of its own, kept between games).
+    pub fn is_engine(&self) -> bool {
+        matches!(self, PlayerSpec::Uci(_) | PlayerSpec::Engine { .. } | PlayerSpec::Hub { .. })
     }
 
     /// Checks that an engine's program can be found, so that a typo fails

@@ -26,7 +26,7 @@ impl Player for RandomPlayer {
     fn choose(&mut self, turn: &Turn<'_>) -> Result<Reply, PlayerError> {
         let moves = turn.legal_moves();
         if moves.is_empty() {
-            return Err(PlayerError::NoMove);
+            return Err(PlayerError::Plugin(arbiter_api::Error::unsupported("no legal move offered")));
         }
         Ok(Reply::mv(moves[self.rng.random_range(0..moves.len())]))
     }

@@ -6,8 +6,8 @@
 //! Moves reach the engine in UCI notation through the chess plugin's
 //! `uci_move` call. A process that dies or hangs is restarted for the next game.
 
-use super::{Answer, Player, PlayerError, Reply};
-use crate::process::{deadline_after, EngineProcess};
+use super::{handshake, Answer, MoveWait, Player, PlayerError, Reply};
+use crate::process::{deadline_after, ChildProcess, Limits, ProcessError};
 use crate::referee::{GameResult, Seen, Start, Turn};
 
 /// Settings of a UCI engine player.
@@ -41,10 +41,14 @@ impl UciConfig {
 /// How long an engine may take to answer `uci` and `isready`.
 const HANDSHAKE_MS: u64 = 10_000;
 
+/// How long an engine told to `stop` (at its hang limit, with no clock) may
+/// take to send its `bestmove`.
+const STOP_GRACE_MS: u64 = 1_000;
+
 /// A UCI engine.
 pub struct UciPlayer {
     cfg: UciConfig,
-    process: Option<EngineProcess>,
+    process: Option<ChildProcess>,
     name: String,
     start_fen: String,
     moves: Vec<String>,
@@ -57,36 +61,52 @@ impl UciPlayer {
         UciPlayer { cfg, process: None, name, start_fen: String::new(), moves: Vec::new() }
     }
 
-    fn ensure_started(&mut self) -> Result<&mut EngineProcess, PlayerError> {
+    /// Runs `talk` on the engine process, starting it first if needed; on
+    /// any failure the process is dropped (its whole group killed), so the
+    /// next game starts a fresh one.
+    fn with_engine<T>(
+        &mut self,
+        talk: impl FnOnce(&mut ChildProcess) -> Result<T, PlayerError>,
+    ) -> Result<T, PlayerError> {
         if self.process.is_none() {
-            let mut p = EngineProcess::start(&self.cfg.command)?;
-            p.send("uci")?;
-            let mut name = None;
-            p.recv_until(Some(deadline_after(HANDSHAKE_MS)), |l| {
-                if let Some(n) = l.strip_prefix("id name ") {
-                    name = Some(n.trim().to_string());
-                }
-                (l.trim() == "uciok").then_some(())
-            })
-            .map_err(|e| match e {
-                PlayerError::Timeout => PlayerError::Protocol("no 'uciok' after 'uci'".into()),
-                e => e,
-            })?;
-            if let Some(n) = name {
-                self.name = n;
-            }
-            for (k, v) in &self.cfg.options {
-                p.send(&format!("setoption name {k} value {v}"))?;
-            }
-            self.process = Some(p);
+            self.process = Some(self.start()?);
         }
-        Ok(self.process.as_mut().expect("just started"))
+        let result = talk(self.process.as_mut().expect("started above"));
+        if result.is_err() {
+            self.process = None;
+        }
+        result
     }
 
-    fn is_ready(&mut self) -> Result<(), PlayerError> {
-        let p = self.ensure_started()?;
-        p.send("isready")?;
-        p.recv_until(Some(deadline_after(HANDSHAKE_MS)), |l| (l.trim() == "readyok").then_some(()))
+    /// Starts the engine: `uci` until `uciok` (its name and options noted),
+    /// then the configured `setoption`s.
+    fn start(&mut self) -> Result<ChildProcess, PlayerError> {
+        let mut p = ChildProcess::start(&self.cfg.command, Limits::ENGINE)?;
+        p.send("uci")?;
+        let (mut name, mut known) = (None, Vec::new());
+        p.recv_until(Some(deadline_after(HANDSHAKE_MS)), |l| {
+            if let Some(n) = l.strip_prefix("id name ") {
+                name = Some(n.trim().to_string());
+            } else if let Some(rest) = l.strip_prefix("option name ") {
+                known.push(rest.split(" type ").next().unwrap_or(rest).trim().to_string());
+            }
+            (l.trim() == "uciok").then_some(())
+        })
+        .map_err(|e| handshake(e, "uciok"))?;
+        if let Some(n) = name {
+            self.name = n;
+        }
+        for (k, v) in &self.cfg.options {
+            if !known.iter().any(|o| o.eq_ignore_ascii_case(k)) {
+                tracing::warn!(
+                    "engine '{}' has no UCI option '{k}' (it offers: {})",
+                    self.cfg.command,
+                    if known.is_empty() { "none".to_string() } else { known.join(", ") }
+                );
+            }
+            p.send(&format!("setoption name {k} value {v}"))?;
+        }
+        Ok(p)
     }
 }
 
@@ -106,8 +126,12 @@ impl Player for UciPlayer {
         })?;
         self.start_fen = state.position_text();
         self.moves.clear();
-        self.ensure_started()?.send("ucinewgame")?;
-        self.is_ready()
+        self.with_engine(|p| {
+            p.send("ucinewgame")?;
+            p.send("isready")?;
+            p.recv_until(Some(deadline_after(HANDSHAKE_MS)), |l| (l.trim() == "readyok").then_some(()))
+                .map_err(|e| handshake(e, "readyok"))
+        })
     }
 
     fn notify(&mut self, seen: &Seen<'_>) {
@@ -135,7 +159,9 @@ impl Player for UciPlayer {
         if let Some(d) = tc.depth {
             go.push_str(&format!(" depth {d}"));
         }
-        if go == "go" {
+        // No limit at all: search until told to stop, at the hang limit.
+        let infinite = go == "go";
+        if infinite {
             go.push_str(" infinite");
         }
         let position = if self.moves.is_empty() {
@@ -143,50 +169,54 @@ impl Player for UciPlayer {
         } else {
             format!("position fen {} moves {}", self.start_fen, self.moves.join(" "))
         };
-        let deadline = turn.budget_ms().map(deadline_after);
-        let p = self.ensure_started()?;
-        p.send(&position)?;
-        p.send(&go)?;
+        let wait = MoveWait::of(turn);
         let (mut score, mut reported) = (None, None);
-        let best = p.recv_until(deadline, |line| {
-            let mut words = line.split_whitespace();
-            match words.next() {
-                Some("info") => {
-                    let w: Vec<&str> = line.split_whitespace().collect();
-                    for i in 0..w.len() {
-                        match w[i] {
-                            "time" => reported = w.get(i + 1).and_then(|t| t.parse().ok()).or(reported),
-                            "cp" if i > 0 && w[i - 1] == "score" => score = w.get(i + 1).and_then(|t| t.parse().ok()),
-                            "mate" if i > 0 && w[i - 1] == "score" => {
-                                score = w.get(i + 1).and_then(|t| t.parse::<i32>().ok()).map(|m| {
-                                    if m > 0 {
-                                        30000 - m
-                                    } else {
-                                        -30000 - m
-                                    }
-                                })
-                            }
-                            _ => {}
-                        }
-                    }
-                    None
+        let best = self.with_engine(|p| {
+            p.send(&position)?;
+            p.send(&go)?;
+            let mut read = |line: &str| read_search_line(line, &mut score, &mut reported);
+            match p.recv_until(Some(wait.deadline), &mut read) {
+                Err(ProcessError::Timeout) if infinite => {
+                    p.send("stop")?;
+                    p.recv_until(Some(deadline_after(STOP_GRACE_MS)), read).map_err(|e| wait.blame(e.into()))
                 }
-                Some("bestmove") => Some(words.next().unwrap_or("").to_string()),
-                _ => None,
+                r => r.map_err(|e| wait.blame(e.into())),
             }
-        });
-        let best = match best {
-            Ok(b) => b,
-            Err(e) => {
-                // A hung or dead engine is restarted for the next game.
-                self.process = None;
-                return Err(e);
-            }
-        };
+        })?;
         Ok(Reply { answer: Answer::Text(best), reported_ms: reported, score })
     }
 
     fn game_over(&mut self, _result: &GameResult, _me: u32) {
         self.moves.clear();
+    }
+}
+
+/// Reads one line of an engine's search: `info` updates the score (mate
+/// scores as ±30000 less the distance) and the time it reports; `bestmove`
+/// gives the move.
+fn read_search_line(line: &str, score: &mut Option<i32>, reported: &mut Option<u64>) -> Option<String> {
+    let w: Vec<&str> = line.split_whitespace().collect();
+    match w.first() {
+        Some(&"info") => {
+            for i in 1..w.len() {
+                match (w[i - 1], w[i]) {
+                    (_, "time") => *reported = w.get(i + 1).and_then(|t| t.parse().ok()).or(*reported),
+                    ("score", "cp") => *score = w.get(i + 1).and_then(|t| t.parse().ok()),
+                    ("score", "mate") => {
+                        *score = w.get(i + 1).and_then(|t| t.parse::<i32>().ok()).map(|m| {
+                            if m > 0 {
+                                30000 - m
+                            } else {
+                                -30000 - m
+                            }
+                        })
+                    }
+                    _ => {}
+                }
+            }
+            None
+        }
+        Some(&"bestmove") => Some(w.get(1).unwrap_or(&"").to_string()),
+        _ => None,
     }
 }

@@ -23,7 +23,8 @@ pub fn game_json(record: &GameRecord, event: &EventInfo) -> Value {
         "start_position": record.start_position,
         "result": record.result.pgn(),
         "winner": winner,
-        "termination": record.result.termination,
+        "termination": record.result.termination.to_string(),
+        "termination_kind": record.result.termination.kind(),
         "plies": record.plies.len(),
         "moves": record.plies.iter().map(|p| json!({
             "player": p.player,

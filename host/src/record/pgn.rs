@@ -21,23 +21,6 @@ pub fn clock_text(ms: u64) -> String {
     }
 }
 
-/// The PGN standard's termination category for a referee termination.
-pub fn termination_category(termination: &str) -> &'static str {
-    if termination.starts_with("time forfeit") {
-        "time forfeit"
-    } else if termination.starts_with("illegal move") || termination.starts_with("protocol error") {
-        "rules infraction"
-    } else if termination.starts_with("engine crashed") {
-        "abandoned"
-    } else if termination.starts_with("adjudication") || termination == "game time cap" {
-        "adjudication"
-    } else if termination.starts_with("plugin") {
-        "emergency"
-    } else {
-        "normal"
-    }
-}
-
 fn escape(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")
 }
@@ -91,7 +74,7 @@ pub fn write_game(record: &GameRecord, event: &EventInfo) -> String {
         tag("WhiteTimeControl", &tcs[0]);
         tag("BlackTimeControl", tcs.get(1).map(String::as_str).unwrap_or("-"));
     }
-    tag("Termination", termination_category(&record.result.termination));
+    tag("Termination", record.result.termination.pgn_category());
     tag("PlyCount", &plies.len().to_string());
     tag("Plugin", &record.plugin);
     if !record.options.is_empty() {
@@ -119,7 +102,7 @@ pub fn write_game(record: &GameRecord, event: &EventInfo) -> String {
         wrap(&mut out, &mut line, &text);
         text.clear();
     }
-    let _ = write!(text, "{{{}}} {}", record.result.termination.replace('}', ")"), record.result.pgn());
+    let _ = write!(text, "{{{}}} {}", record.result.termination.to_string().replace('}', ")"), record.result.pgn());
     wrap(&mut out, &mut line, &text);
     out.push_str(line.trim_end());
     out.push_str("\n\n");

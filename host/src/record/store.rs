@@ -6,13 +6,16 @@
 use std::path::Path;
 use std::sync::Mutex;
 
-use rusqlite::{params, Connection};
+use rusqlite::{params, Connection, OptionalExtension};
+
+use rusqlite_migration::{Migrations, M};
 
 use super::{jsonl, pgn, EventInfo, TournamentSlot};
-use crate::referee::GameRecord;
+use crate::referee::{GameRecord, Termination};
 
-/// The schema; `IF NOT EXISTS` makes opening an existing store harmless.
-const SCHEMA: &str = "
+/// The first schema. Stores made before versioned migrations hold it already
+/// (at user_version 0), so it keeps `IF NOT EXISTS`.
+const SCHEMA_V1: &str = "
 CREATE TABLE IF NOT EXISTS games (
     id             INTEGER PRIMARY KEY,
     event          TEXT NOT NULL,
@@ -58,17 +61,47 @@ CREATE TABLE IF NOT EXISTS tournaments (
 );
 ";
 
+/// The schema's versions, applied in order when a store is opened for
+/// writing (rusqlite_migration keeps the version in `PRAGMA user_version`).
+fn migration_steps() -> Vec<M<'static>> {
+    vec![
+        M::up(SCHEMA_V1),
+        // Typed terminations; a lease per tournament run.
+        M::up(
+            "ALTER TABLE games ADD COLUMN termination_kind TEXT;
+             CREATE TABLE tournament_leases (
+                 tournament_id INTEGER PRIMARY KEY,
+                 holder        TEXT NOT NULL,
+                 pid           INTEGER NOT NULL,
+                 heartbeat     INTEGER NOT NULL,
+                 in_process    INTEGER NOT NULL DEFAULT 0
+             );",
+        ),
+    ]
+}
+
 /// A store failure, naming the file.
 #[derive(Debug, thiserror::Error)]
 #[error("store {path}: {source}")]
 pub struct StoreError {
     path: String,
-    source: rusqlite::Error,
+    source: StoreFailure,
+}
+
+/// What went wrong in a store.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreFailure {
+    /// SQLite said no.
+    #[error(transparent)]
+    Sqlite(#[from] rusqlite::Error),
+    /// The schema could not be brought up to date, or read.
+    #[error("{0}")]
+    Schema(String),
 }
 
 /// The columns of a [`GameSummary`], first in every query that reads one.
 const SUMMARY_COLUMNS: &str =
-    "id, variant, players, result, winner, termination, plies, event, round, started_at, tournament_id";
+    "id, variant, players, result, winner, termination, plies, event, round, started_at, tournament_id, termination_kind";
 
 /// A [`GameSummary`] from the first columns of a row (see [`SUMMARY_COLUMNS`]).
 fn summary_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameSummary> {
@@ -78,7 +111,7 @@ fn summary_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameSummary> {
         players: serde_json::from_str(&r.get::<_, String>(2)?).unwrap_or_default(),
         result: r.get(3)?,
         winner: r.get(4)?,
-        termination: r.get(5)?,
+        termination: Termination::from_stored(r.get::<_, Option<String>>(11)?.as_deref(), &r.get::<_, String>(5)?),
         plies: r.get(6)?,
         event: r.get(7)?,
         round: r.get(8)?,
@@ -134,8 +167,9 @@ pub struct GameSummary {
     pub result: String,
     /// The winner's seat, if any.
     pub winner: Option<u32>,
-    /// Why the game ended.
-    pub termination: String,
+    /// Why the game ended (shown as its text).
+    #[serde(serialize_with = "as_text")]
+    pub termination: Termination,
     /// Plies played.
     pub plies: u32,
     /// Event name.
@@ -165,6 +199,19 @@ pub struct SlotResult {
     pub winner: Option<u32>,
 }
 
+/// Who runs a tournament: one run at a time holds its lease.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lease {
+    /// `host:pid` of the run.
+    pub holder: String,
+    /// Its process id.
+    pub pid: i64,
+    /// Unix time it last said it was alive.
+    pub heartbeat: i64,
+    /// Whether it plays games in its own process (a plugin abort kills it).
+    pub in_process: bool,
+}
+
 /// A tournament's row: its definition and whether it finished.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StoredTournament {
@@ -179,20 +226,67 @@ pub struct StoredTournament {
 }
 
 impl Store {
-    /// Opens (creating if needed) the store at `path`.
+    /// Opens (creating if needed) the store at `path`, bringing its schema
+    /// up to date. A store that cannot be written (read-only media) is
+    /// opened for reading, if its schema is current: reading never needs to
+    /// write.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         let p = path.display().to_string();
-        let err = |source| StoreError { path: p.clone(), source };
-        let conn = Connection::open(path).map_err(err)?;
-        conn.pragma_update(None, "journal_mode", "WAL").map_err(err)?;
-        conn.pragma_update(None, "synchronous", "NORMAL").map_err(err)?;
-        conn.busy_timeout(std::time::Duration::from_secs(10)).map_err(err)?;
-        conn.execute_batch(SCHEMA).map_err(err)?;
-        Ok(Store { conn: Mutex::new(conn), path: p })
+        let err = |source: StoreFailure| StoreError { path: p.clone(), source };
+        match Self::open_writable(path) {
+            Ok(conn) => Ok(Store { conn: Mutex::new(conn), path: p }),
+            Err(StoreFailure::Sqlite(e)) if path.exists() && is_read_only(&e) => {
+                let conn = Self::open_read_only(path).map_err(err)?;
+                Ok(Store { conn: Mutex::new(conn), path: p })
+            }
+            Err(e) => Err(err(e)),
+        }
+    }
+
+    fn open_writable(path: &Path) -> Result<Connection, StoreFailure> {
+        let mut conn = Connection::open(path)?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        // Two processes opening a new store at once race to migrate it: the
+        // loser's transaction rolls back, and a second try finds it done.
+        let mut tries = 0;
+        loop {
+            match Migrations::new(migration_steps()).to_latest(&mut conn) {
+                Ok(()) => return Ok(conn),
+                Err(rusqlite_migration::Error::RusqliteError { err, .. }) if is_read_only(&err) => {
+                    return Err(StoreFailure::Sqlite(err))
+                }
+                Err(_) if tries < 20 => {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(25 * tries));
+                }
+                Err(rusqlite_migration::Error::RusqliteError { err, .. }) => return Err(StoreFailure::Sqlite(err)),
+                Err(other) => return Err(StoreFailure::Schema(other.to_string())),
+            }
+        }
+    }
+
+    /// Opens a store that cannot be written: as an immutable file, so that
+    /// SQLite needs no lock or shared-memory file beside it.
+    fn open_read_only(path: &Path) -> Result<Connection, StoreFailure> {
+        use rusqlite::OpenFlags;
+        let uri = format!("file:{}?immutable=1", percent_path(path));
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(uri, flags)?;
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        let latest = migration_steps().len() as i64;
+        if version < latest {
+            return Err(StoreFailure::Schema(format!(
+                "the store is read-only and was written by an older arbiter (schema {version}, this one reads \
+                 {latest}): open it once where it can be written, or copy it to writable storage"
+            )));
+        }
+        Ok(conn)
     }
 
     fn err(&self, source: rusqlite::Error) -> StoreError {
-        StoreError { path: self.path.clone(), source }
+        StoreError { path: self.path.clone(), source: source.into() }
     }
 
     /// Commits one finished game in its own transaction; returns its id.
@@ -204,9 +298,9 @@ impl Store {
         tx.execute(
             "INSERT INTO games (event, round, variant, plugin, white, black, players, time_controls, options,
                 start_position, result, winner, termination, plies, moves, final_position, started_at, duration_ms, pgn,
-                tournament_id, game_index, pair_id, seats)
+                tournament_id, game_index, pair_id, seats, termination_kind)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,
-                ?20, ?21, ?22, ?23)",
+                ?20, ?21, ?22, ?23, ?24)",
             params![
                 event.event,
                 event.round,
@@ -220,7 +314,7 @@ impl Store {
                 record.start_position,
                 record.result.pgn(),
                 j["winner"].as_u64(),
-                record.result.termination,
+                record.result.termination.to_string(),
                 record.plies.len() as i64,
                 j["moves"].to_string(),
                 record.final_position,
@@ -231,6 +325,7 @@ impl Store {
                 event.tournament.as_ref().map(|t| t.index),
                 event.tournament.as_ref().and_then(|t| t.pair),
                 event.tournament.as_ref().map(|t| serde_json::json!(t.seats).to_string()),
+                record.result.termination.kind(),
             ],
         )
         .map_err(|e| self.err(e))?;
@@ -272,10 +367,10 @@ impl Store {
                 let slot = match summary.tournament {
                     Some(id) => Some(TournamentSlot {
                         id,
-                        index: r.get(19)?,
-                        pair: r.get(20)?,
+                        index: r.get(20)?,
+                        pair: r.get(21)?,
                         seats: r
-                            .get::<_, Option<String>>(21)?
+                            .get::<_, Option<String>>(22)?
                             .and_then(|s| serde_json::from_str(&s).ok())
                             .unwrap_or_default(),
                     }),
@@ -285,21 +380,22 @@ impl Store {
                     "event": summary.event,
                     "round": summary.round,
                     "variant": summary.variant,
-                    "plugin": r.get::<_, String>(12)?,
+                    "plugin": r.get::<_, String>(13)?,
                     "players": summary.players,
-                    "time_controls": json_col(13)?,
-                    "options": json_col(14)?,
-                    "start_position": r.get::<_, String>(15)?,
+                    "time_controls": json_col(14)?,
+                    "options": json_col(15)?,
+                    "start_position": r.get::<_, String>(16)?,
                     "result": summary.result,
                     "winner": summary.winner,
-                    "termination": summary.termination,
+                    "termination": summary.termination.to_string(),
+                    "termination_kind": summary.termination.kind(),
                     "plies": summary.plies,
-                    "moves": json_col(16)?,
-                    "final_position": r.get::<_, String>(17)?,
+                    "moves": json_col(17)?,
+                    "final_position": r.get::<_, String>(18)?,
                     "started_at": summary.started_at,
-                    "duration_ms": r.get::<_, i64>(18)?,
+                    "duration_ms": r.get::<_, i64>(19)?,
                 });
-                Ok(StoredGame { summary, pgn: r.get(11)?, json, slot })
+                Ok(StoredGame { summary, pgn: r.get(12)?, json, slot })
             })
             .map_err(|e| self.err(e))?;
         rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
@@ -439,6 +535,58 @@ impl Store {
         rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
     }
 
+    /// Takes the lease on running tournament `id` for `lease`'s holder. A
+    /// lease held by another holder that `stale` does not call stale is
+    /// refused (`Err(held)`); otherwise the old lease, if any, is returned.
+    /// One transaction, so two runs cannot both take it.
+    pub fn take_lease(
+        &self,
+        id: i64,
+        lease: &Lease,
+        stale: impl Fn(&Lease) -> bool,
+    ) -> Result<Result<Option<Lease>, Lease>, StoreError> {
+        let mut conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).map_err(|e| self.err(e))?;
+        let old = tx
+            .query_row(
+                "SELECT holder, pid, heartbeat, in_process FROM tournament_leases WHERE tournament_id = ?1",
+                params![id],
+                |r| Ok(Lease { holder: r.get(0)?, pid: r.get(1)?, heartbeat: r.get(2)?, in_process: r.get(3)? }),
+            )
+            .optional()
+            .map_err(|e| self.err(e))?;
+        if let Some(old) = old.as_ref().filter(|o| !stale(o)) {
+            return Ok(Err(old.clone()));
+        }
+        tx.execute(
+            "INSERT OR REPLACE INTO tournament_leases (tournament_id, holder, pid, heartbeat, in_process)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![id, lease.holder, lease.pid, lease.heartbeat, lease.in_process],
+        )
+        .map_err(|e| self.err(e))?;
+        tx.commit().map_err(|e| self.err(e))?;
+        Ok(Ok(old))
+    }
+
+    /// Renews `holder`'s lease on tournament `id` (its heartbeat, now).
+    pub fn renew_lease(&self, id: i64, holder: &str, now: i64) -> Result<(), StoreError> {
+        let conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        conn.execute(
+            "UPDATE tournament_leases SET heartbeat = ?3 WHERE tournament_id = ?1 AND holder = ?2",
+            params![id, holder, now],
+        )
+        .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// Gives up `holder`'s lease on tournament `id`.
+    pub fn release_lease(&self, id: i64, holder: &str) -> Result<(), StoreError> {
+        let conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        conn.execute("DELETE FROM tournament_leases WHERE tournament_id = ?1 AND holder = ?2", params![id, holder])
+            .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
     /// Records a new tournament's definition; returns its id.
     pub fn add_tournament(&self, name: &str, config_json: &str) -> Result<i64, StoreError> {
         let conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
@@ -476,4 +624,23 @@ impl Store {
             .map_err(|e| self.err(e))?;
         rows.next().transpose().map_err(|e| self.err(e))
     }
+}
+
+/// Whether opening failed because the file or its folder cannot be written.
+fn is_read_only(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::ReadOnly | rusqlite::ErrorCode::CannotOpen | rusqlite::ErrorCode::PermissionDenied)
+    )
+}
+
+/// A path as an SQLite URI path (`%`, `?` and `#` escaped).
+fn percent_path(path: &Path) -> String {
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    abs.display().to_string().replace('%', "%25").replace('?', "%3f").replace('#', "%23")
+}
+
+/// Serializes a value as its display text.
+fn as_text<S: serde::Serializer>(value: &impl std::fmt::Display, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(value)
 }

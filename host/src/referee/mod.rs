@@ -14,6 +14,9 @@ use arbiter_api::{Error, Outcome, Viewer};
 use crate::clock::{Clock, TimeControl, TurnTime};
 use crate::players::{Answer, Player, PlayerError, Reply};
 
+mod termination;
+pub use termination::Termination;
+
 /// How one game is to be played.
 #[derive(Clone, Debug)]
 pub struct GameConfig {
@@ -149,8 +152,8 @@ pub struct PlyRecord {
 pub struct GameResult {
     /// Win, draw, or `Ongoing` for a game stopped without a result.
     pub outcome: Outcome,
-    /// Why: the plugin's reason ("checkmate") or the referee's ("time forfeit").
-    pub termination: String,
+    /// Why, and so who is to blame.
+    pub termination: Termination,
 }
 
 impl GameResult {
@@ -232,6 +235,9 @@ pub trait Watcher {
     }
     /// The frame of the moment.
     fn frame(&mut self, frame: LiveFrame);
+    /// A ply was played (the referee's record of it), before the frame that
+    /// shows it; called for every ply, so it must be cheap.
+    fn ply(&mut self, _ply: &PlyRecord) {}
 }
 
 impl<F: FnMut(LiveFrame)> Watcher for F {
@@ -246,7 +252,10 @@ impl LiveFrame {
     /// result; `None` when the frame holds no view for `viewer`.
     pub fn seen_by(&self, viewer: Viewer) -> Option<serde_json::Value> {
         let view = self.views.iter().find(|v| v.viewer == viewer)?;
-        let result = self.result.as_ref().map(|r| serde_json::json!({"result": r.pgn(), "termination": r.termination}));
+        let result = self
+            .result
+            .as_ref()
+            .map(|r| serde_json::json!({"result": r.pgn(), "termination": r.termination.to_string()}));
         Some(serde_json::json!({
             "ply": self.ply,
             "to_move": self.to_move,
@@ -318,6 +327,11 @@ fn play(
         p.game_over(&result, i as u32);
     }
     let plugin = variant.plugin();
+    // A faulted state tells nothing: replay the plies on a fresh one.
+    let final_position = match referee.game.status().outcome {
+        Outcome::Faulted => position_after(variant, options, &start_position, &referee.plies).unwrap_or_default(),
+        _ => referee.game.position_text(),
+    };
     Ok(GameRecord {
         variant: info.id.clone(),
         plugin: format!("{} {}", plugin.name, plugin.version),
@@ -328,12 +342,27 @@ fn play(
         start_position,
         plies: referee.plies,
         result,
-        final_position: referee.game.position_text(),
+        final_position,
         started_at,
         duration_ms: t0.elapsed().as_millis() as u64,
         viewer: None,
         record_tags: info.record_tags.clone(),
     })
+}
+
+/// The position `plies` lead to from `start` (they were all legal where
+/// they were played), or `None` if the plugin refuses.
+pub fn position_after(
+    variant: &VariantHandle,
+    options: &serde_json::Map<String, serde_json::Value>,
+    start: &str,
+    plies: &[PlyRecord],
+) -> Option<String> {
+    let mut game = variant.from_position(start, options).ok()?;
+    for p in plies {
+        game.apply(p.mv).ok()?;
+    }
+    Some(game.position_text())
 }
 
 struct Referee<'a, 'w> {
@@ -348,8 +377,13 @@ struct Referee<'a, 'w> {
     used_total_ms: u64,
 }
 
-fn end(outcome: Outcome, termination: impl Into<String>) -> GameResult {
-    GameResult { outcome, termination: termination.into() }
+fn end(outcome: Outcome, termination: Termination) -> GameResult {
+    GameResult { outcome, termination }
+}
+
+/// A game the plugin is to blame for: no result.
+fn void(termination: Termination) -> GameResult {
+    end(Outcome::Ongoing, termination)
 }
 
 impl<'a, 'w> Referee<'a, 'w> {
@@ -361,9 +395,13 @@ impl<'a, 'w> Referee<'a, 'w> {
     /// Hands the watcher, if any, each player's and the spectator's view.
     fn show(&mut self, players: usize, result: Option<GameResult>) {
         let last = result.is_some();
-        if !self.watch.as_mut().is_some_and(|w| w.wants(last)) {
-            return;
+        if self.watch.as_mut().is_some_and(|w| w.wants(last)) {
+            self.frame(players, result);
         }
+    }
+
+    /// Hands the watcher each player's and the spectator's view.
+    fn frame(&mut self, players: usize, result: Option<GameResult>) {
         let viewers = (0..players as u32).map(Viewer::Player).chain([Viewer::Spectator]);
         let views = viewers
             .enumerate()
@@ -389,7 +427,7 @@ impl<'a, 'w> Referee<'a, 'w> {
     }
 
     /// `player` loses (two-player games): the other side wins.
-    fn loss(&self, player: u32, termination: impl Into<String>) -> GameResult {
+    fn loss(&self, player: u32, termination: Termination) -> GameResult {
         let n = self.info.players.len() as u32;
         if n == 2 {
             end(Outcome::Win(1 - player.min(1)), termination)
@@ -402,12 +440,12 @@ impl<'a, 'w> Referee<'a, 'w> {
         for (i, p) in players.iter_mut().enumerate() {
             let observation = match self.game.observe(Viewer::Player(i as u32)) {
                 Ok(o) => o,
-                Err(e) => return end(Outcome::Ongoing, format!("plugin error: {e}")),
+                Err(e) => return plugin_failure(e),
             };
             let start =
                 Start { player: i as u32, info: self.info, observation, state: (!self.hidden()).then_some(&self.game) };
             if let Err(e) = p.new_game(&start) {
-                return self.loss(i as u32, failure(&e));
+                return self.failed(i as u32, e);
             }
         }
         self.show(players.len(), None);
@@ -420,8 +458,13 @@ impl<'a, 'w> Referee<'a, 'w> {
             if let Err(e) = self.game.legal_moves(&mut moves) {
                 return plugin_failure(e);
             }
+            if moves.is_empty() {
+                return void(Termination::PluginContract(format!(
+                    "the game is ongoing but player {player} has no legal move"
+                )));
+            }
             let Some(seat) = players.get_mut(player as usize) else {
-                return end(Outcome::Ongoing, format!("plugin error: player {player} to move does not exist"));
+                return void(Termination::PluginContract(format!("player {player} to move does not exist")));
             };
             let tc = &self.config.time_controls[player as usize];
             let clock = &self.clocks[player as usize];
@@ -441,7 +484,7 @@ impl<'a, 'w> Referee<'a, 'w> {
             while let Ok(Reply { answer: Answer::OfferDraw, .. }) = reply {
                 // One offer a turn; a repeated one is declined unasked.
                 if !offered && self.draw_agreed(players, player) {
-                    return end(Outcome::Draw, "draw agreed");
+                    return end(Outcome::Draw, Termination::DrawAgreed);
                 }
                 offered = true;
                 reply = players[player as usize].choose(&turn);
@@ -450,22 +493,22 @@ impl<'a, 'w> Referee<'a, 'w> {
             let used_ms = used_us / 1000;
             let reply = match reply {
                 Ok(r) => r,
-                Err(PlayerError::Timeout) => return self.flag(player),
-                Err(e) => return self.loss(player, failure(&e)),
+                Err(e) => return self.failed(player, e),
             };
             let Reply { answer, reported_ms, score } = reply;
+            let illegal = |what: String| Termination::IllegalMove(what);
             let mv = match answer {
-                Answer::Resign => return self.loss(player, "resignation"),
+                Answer::Resign => return self.loss(player, Termination::Resignation),
                 Answer::OfferDraw => unreachable!("offers are answered above"),
                 Answer::ClaimDraw => match self.game.status().claimable {
-                    "" => return self.loss(player, "illegal move: a draw claim with nothing to claim"),
-                    claim => return end(Outcome::Draw, format!("{claim} (claimed)")),
+                    "" => return self.loss(player, illegal("a draw claim with nothing to claim".into())),
+                    claim => return end(Outcome::Draw, Termination::DrawClaimed(claim.to_string())),
                 },
                 Answer::Move(mv) if moves.contains(&mv) => mv,
-                Answer::Move(mv) => return self.loss(player, format!("illegal move: id {mv:#x}")),
+                Answer::Move(mv) => return self.loss(player, illegal(format!("id {mv:#x}"))),
                 Answer::Text(text) => match self.game.parse_move(&text) {
                     Ok(mv) if moves.contains(&mv) => mv,
-                    _ => return self.loss(player, format!("illegal move: {text}")),
+                    _ => return self.loss(player, illegal(text)),
                 },
             };
             match self.clocks[player as usize].charge(used_ms, self.config.margin_ms) {
@@ -497,19 +540,25 @@ impl<'a, 'w> Referee<'a, 'w> {
         let text = self.game.move_text(mv, Viewer::Referee)?;
         let views: Vec<String> =
             (0..players.len() as u32).map(|q| self.game.move_text(mv, Viewer::Player(q))).collect::<Result<_, _>>()?;
-        // Only a watched game needs the move as the spectator saw it.
-        let spectator = self.watch.is_some().then(|| self.game.move_text(mv, Viewer::Spectator)).transpose()?;
+        // Only a frame needs the move as the spectator saw it.
+        let framed = self.watch.as_mut().is_some_and(|w| w.wants(false));
+        let spectator = framed.then(|| self.game.move_text(mv, Viewer::Spectator)).transpose()?;
         let before = (!self.hidden()).then(|| self.game.clone());
         self.game.apply(mv)?;
         let clock_ms = self.clocks[player as usize].remaining_ms();
         self.plies.push(PlyRecord { player, mv, text, used_us, reported_ms, clock_ms, score });
+        if let (Some(watch), Some(ply)) = (self.watch.as_mut(), self.plies.last()) {
+            watch.ply(ply);
+        }
         if let Some(spectator) = spectator {
             self.last_seen = views.iter().cloned().chain([spectator]).collect();
         }
         for (p, view) in players.iter_mut().zip(views) {
             p.notify(&Seen { player, text: view, before: before.as_ref().map(|g| (g, mv)) });
         }
-        self.show(players.len(), None);
+        if framed {
+            self.frame(players.len(), None);
+        }
         Ok(())
     }
 
@@ -522,9 +571,21 @@ impl<'a, 'w> Referee<'a, 'w> {
     fn flag(&self, player: u32) -> GameResult {
         let others_can_win = (0..self.info.players.len() as u32).filter(|&q| q != player).any(|q| self.game.can_win(q));
         if others_can_win {
-            self.loss(player, "time forfeit")
+            self.loss(player, Termination::TimeForfeit)
         } else {
-            end(Outcome::Draw, "time forfeit against insufficient material")
+            end(Outcome::Draw, Termination::TimeForfeitInsufficientMaterial)
+        }
+    }
+
+    /// `player` failed to move: its loss, unless the plugin it was calling
+    /// failed (then the game is void).
+    fn failed(&self, player: u32, e: PlayerError) -> GameResult {
+        match e {
+            PlayerError::Timeout => self.flag(player),
+            PlayerError::Crashed(d) => self.loss(player, Termination::EngineCrashed(d)),
+            PlayerError::Protocol(d) => self.loss(player, Termination::EngineProtocol(d)),
+            PlayerError::Hung(d) => self.loss(player, Termination::EngineHung(d)),
+            PlayerError::Plugin(e) => plugin_failure(e),
         }
     }
 
@@ -532,31 +593,30 @@ impl<'a, 'w> Referee<'a, 'w> {
         let status = self.game.status();
         match status.outcome {
             Outcome::Ongoing => {}
-            Outcome::Faulted => return Some(end(Outcome::Ongoing, "plugin crashed: the game state faulted")),
-            outcome => return Some(end(outcome, status.reason)),
+            Outcome::Faulted => return Some(void(Termination::PluginCrashed("the game state faulted".into()))),
+            outcome => return Some(end(outcome, Termination::Rules(status.reason.to_string()))),
         }
         if self.config.claim_draws && !status.claimable.is_empty() {
-            return Some(end(Outcome::Draw, format!("{} (claimed)", status.claimable)));
+            return Some(end(Outcome::Draw, Termination::DrawClaimed(status.claimable.to_string())));
         }
         if self.config.max_plies.is_some_and(|m| self.plies.len() as u32 >= m) {
-            return Some(end(Outcome::Draw, "adjudication: ply limit"));
+            return Some(end(Outcome::Draw, Termination::Adjudication("ply limit".into())));
         }
         let cap = self.config.time_controls.iter().filter_map(|tc| tc.cap_ms).min();
         if cap.is_some_and(|c| self.used_total_ms >= c) {
-            return Some(end(Outcome::Draw, "game time cap"));
+            return Some(end(Outcome::Draw, Termination::Adjudication("game time cap".into())));
         }
         None
     }
 }
 
-fn failure(e: &PlayerError) -> String {
-    match e {
-        PlayerError::Timeout => "time forfeit".into(),
-        other => other.to_string(),
-    }
-}
-
+/// A plugin call failed: a panic or faulted state is a crash, any other
+/// error on a call the host made in good faith breaks the contract.
 fn plugin_failure(e: Error) -> GameResult {
-    let what = if e.kind == arbiter_api::ErrorKind::Panic { "plugin crashed" } else { "plugin error" };
-    end(Outcome::Ongoing, format!("{what}: {e}"))
+    match e.kind {
+        arbiter_api::ErrorKind::Panic | arbiter_api::ErrorKind::Faulted => {
+            void(Termination::PluginCrashed(e.to_string()))
+        }
+        _ => void(Termination::PluginContract(e.to_string())),
+    }
 }

@@ -66,11 +66,32 @@ fn two() -> u32 {
 fn yes() -> bool {
     true
 }
+/// The overrun tolerated before a flag falls, in ms, unless configured.
+pub const DEFAULT_MARGIN_MS: u64 = 50;
+/// The silence tolerated beyond a player's time budget before a game is
+/// recorded as "plugin hung", in seconds, unless configured.
+pub const DEFAULT_WATCHDOG_SECS: u64 = 30;
+
+/// The most rounds (cycles, Swiss rounds) a tournament may have.
+pub const MAX_ROUNDS: u64 = 10_000;
+/// The most games one pairing may play per variant and round.
+pub const MAX_GAMES_PER_PAIRING: u64 = 100_000;
+/// The most players one tournament may have.
+pub const MAX_PLAYERS: u64 = 1_000;
+/// The most games played at once.
+pub const MAX_CONCURRENCY: u64 = 1_024;
+/// The longest watchdog, in seconds (a day).
+pub const MAX_WATCHDOG_SECS: u64 = 86_400;
+/// The largest overrun margin, in ms (an hour).
+pub const MAX_MARGIN_MS: u64 = 3_600_000;
+/// The most games a tournament may plan per variant.
+pub const MAX_GAMES: u64 = 10_000_000;
+
 fn margin() -> u64 {
-    50
+    DEFAULT_MARGIN_MS
 }
 fn watchdog() -> u64 {
-    30
+    DEFAULT_WATCHDOG_SECS
 }
 fn all() -> Vec<String> {
     vec!["all".into()]
@@ -179,11 +200,28 @@ impl TournamentConfig {
                 return bad(format!("two players are named '{}'", p.name));
             }
         }
-        if self.rounds == 0 {
-            return bad("rounds must be at least 1".into());
+        let within = |name: &str, value: u64, max: u64| -> Result<(), ConfigError> {
+            if value == 0 || value > max {
+                return Err(ConfigError::Invalid(format!("{name} is {value}: it must be from 1 to {max}")));
+            }
+            Ok(())
+        };
+        within("rounds", self.rounds.into(), MAX_ROUNDS)?;
+        within("games_per_pairing", self.games_per_pairing.into(), MAX_GAMES_PER_PAIRING)?;
+        within("the number of players", self.players.len() as u64, MAX_PLAYERS)?;
+        within("concurrency", self.concurrency as u64, MAX_CONCURRENCY)?;
+        within("watchdog_secs", self.watchdog_secs, MAX_WATCHDOG_SECS)?;
+        if self.margin_ms > MAX_MARGIN_MS {
+            return bad(format!("margin_ms is {}: it must be at most {MAX_MARGIN_MS}", self.margin_ms));
         }
-        if self.games_per_pairing == 0 {
-            return bad("games_per_pairing must be at least 1".into());
+        // Each cycle plays every pairing (a round-robin's is the largest).
+        let n = self.players.len() as u64;
+        let games = self.rounds as u64 * self.games_per_pairing as u64 * n * (n - 1) / 2;
+        if games > MAX_GAMES {
+            return bad(format!(
+                "{games} games per variant ({} rounds of {n} players, {} games per pairing): at most {MAX_GAMES}",
+                self.rounds, self.games_per_pairing
+            ));
         }
         if self.variants.is_empty() {
             return bad("no variants listed (use [\"all\"] for every installed one)".into());

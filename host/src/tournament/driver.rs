@@ -13,6 +13,7 @@ use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
 
 use super::config::{OpeningOrder, TournamentConfig};
+use super::lease::{PreviousRun, RunLease};
 use super::runner::{run_games, Entrant, Isolation, RunConfig, ScheduledGame};
 use super::schedule::{plan, Finished, Round};
 use super::standings::GameResultRow;
@@ -36,16 +37,31 @@ pub struct StoredDefinition {
     pub openings: HashMap<String, Vec<String>>,
 }
 
-/// A tournament ready to run.
-pub struct Tournament {
+/// A tournament as the store holds it: enough to read its schedule and
+/// standings, with no plugin loaded and no engine looked for.
+pub struct TournamentView {
     /// Id in the store.
     pub id: i64,
     /// The definition and what was resolved from it.
     pub definition: StoredDefinition,
+}
+
+/// A tournament ready to run: its view, with the players and variants that
+/// play it.
+pub struct Tournament {
+    /// What the store holds of it (reachable through `Deref` too).
+    pub view: TournamentView,
     /// Participants, in seeding order.
     pub entrants: Vec<Entrant>,
     /// The variants, in definition order.
     pub variants: Vec<VariantHandle>,
+}
+
+impl std::ops::Deref for Tournament {
+    type Target = TournamentView;
+    fn deref(&self) -> &TournamentView {
+        &self.view
+    }
 }
 
 /// What running ended with.
@@ -55,6 +71,14 @@ pub enum RunEnd {
     Finished,
     /// Stopped on request; `--resume` continues.
     Interrupted,
+    /// A plugin hung in this process (`--in-process`): that game is stored
+    /// as "plugin hung", the others in progress finished, and the run
+    /// stopped (the stuck thread ends with the process); `--resume` in
+    /// worker processes continues.
+    PluginHungInProcess {
+        /// The hung game's index in the schedule.
+        index: u32,
+    },
 }
 
 /// Reports progress while a tournament runs.
@@ -107,6 +131,86 @@ fn load_openings(variant: &VariantHandle, cfg: &TournamentConfig) -> anyhow::Res
     Ok(positions)
 }
 
+impl TournamentView {
+    /// Reads tournament `id` (the latest if `None`) from the store. A stored
+    /// definition beyond today's limits is refused, never planned.
+    pub fn load(store: &Store, id: Option<i64>) -> anyhow::Result<TournamentView> {
+        let stored = store.tournament(id)?.ok_or_else(|| match id {
+            Some(id) => anyhow::anyhow!("no tournament {id} in the store"),
+            None => anyhow::anyhow!("no tournament in the store"),
+        })?;
+        let definition: StoredDefinition = serde_json::from_str(&stored.config)
+            .map_err(|e| anyhow::anyhow!("tournament {}: unreadable definition in the store: {e}", stored.id))?;
+        definition
+            .config
+            .validate()
+            .map_err(|e| anyhow::anyhow!("tournament {}: the stored definition is refused: {e}", stored.id))?;
+        Ok(TournamentView { id: stored.id, definition })
+    }
+
+    /// The entrants' names.
+    pub fn names(&self) -> Vec<String> {
+        self.definition.config.players.iter().map(|p| p.name.clone()).collect()
+    }
+
+    /// The schedule as far as it is known, and the finished games by index.
+    pub fn rounds(&self, store: &Store) -> anyhow::Result<(Vec<Round>, HashMap<u32, SlotResult>)> {
+        let stored: HashMap<u32, SlotResult> =
+            store.tournament_results(self.id)?.into_iter().map(|g| (g.index, g)).collect();
+        let finished = |index: u32| {
+            let g = stored.get(&index)?;
+            Some(Finished { seats: [*g.seats.first()?, *g.seats.get(1)?], winner: g.winner.map(|w| w as usize) })
+        };
+        let counts: Vec<usize> =
+            self.definition.variants.iter().map(|v| self.definition.openings.get(v).map_or(0, Vec::len)).collect();
+        let rounds = plan(&self.definition.config, self.definition.variants.len(), &counts, &finished);
+        Ok((rounds, stored))
+    }
+
+    /// The results so far, for standings.
+    pub fn results(&self, store: &Store) -> anyhow::Result<(Vec<GameResultRow>, Vec<f64>)> {
+        self.results_and_expected(store).map(|(rows, byes, _)| (rows, byes))
+    }
+
+    /// [`TournamentView::results`], and the number of games the whole
+    /// tournament is expected to play (one planning of the schedule for both).
+    pub fn results_and_expected(&self, store: &Store) -> anyhow::Result<(Vec<GameResultRow>, Vec<f64>, usize)> {
+        let (rounds, stored) = self.rounds(store)?;
+        let mut byes = vec![0.0; self.definition.config.players.len()];
+        let per_pairing = (self.definition.config.games_per_pairing as usize * self.definition.variants.len()) as f64;
+        for r in &rounds {
+            for &b in &r.byes {
+                byes[b] += per_pairing;
+            }
+        }
+        let mut games: Vec<&SlotResult> = stored.values().collect();
+        games.sort_by_key(|g| g.index);
+        let rows = games
+            .into_iter()
+            .map(|g| GameResultRow {
+                variant: g.variant.clone(),
+                seats: g.seats.clone(),
+                winner: g.winner,
+                decided: g.result != "*",
+                pair: g.pair,
+            })
+            .collect();
+        Ok((rows, byes, self.expected_games(&rounds)))
+    }
+
+    /// An estimate of the number of games the whole tournament plays.
+    fn expected_games(&self, known: &[Round]) -> usize {
+        let cfg = &self.definition.config;
+        let per_pairing = cfg.games_per_pairing as usize * self.definition.variants.len();
+        let n = cfg.players.len();
+        match cfg.format {
+            super::config::Format::Swiss => cfg.rounds as usize * (n / 2) * per_pairing,
+            super::config::Format::Knockout => (n - 1) * per_pairing,
+            _ => known.iter().map(|r| r.games.len()).sum(),
+        }
+    }
+}
+
 impl Tournament {
     /// Validates `config` against the installed variants, stores it, and
     /// returns the tournament ready to run.
@@ -135,85 +239,21 @@ impl Tournament {
         entrants(&config)?;
         let definition = StoredDefinition { config, variants: ids, openings };
         let id = store.add_tournament(&definition.config.name, &serde_json::to_string(&definition)?)?;
-        Self::from_definition(registry, id, definition)
+        Self::from_view(registry, TournamentView { id, definition })
     }
 
-    /// Loads tournament `id` (the latest if `None`) from the store.
+    /// Loads tournament `id` (the latest if `None`) from the store, ready
+    /// to run: its variants loaded and its engines found.
     pub fn resume(registry: &Registry, store: &Store, id: Option<i64>) -> anyhow::Result<Tournament> {
-        let stored = store.tournament(id)?.ok_or_else(|| match id {
-            Some(id) => anyhow::anyhow!("no tournament {id} in the store"),
-            None => anyhow::anyhow!("no tournament in the store"),
-        })?;
-        let definition: StoredDefinition = serde_json::from_str(&stored.config)?;
-        Self::from_definition(registry, stored.id, definition)
+        let view = TournamentView::load(store, id)?;
+        Self::from_view(registry, view)
     }
 
-    fn from_definition(registry: &Registry, id: i64, definition: StoredDefinition) -> anyhow::Result<Tournament> {
-        let variants = definition.variants.iter().map(|v| registry.get(v).cloned()).collect::<Result<Vec<_>, _>>()?;
-        let entrants = entrants(&definition.config)?;
-        Ok(Tournament { id, definition, entrants, variants })
-    }
-
-    /// The entrants' names.
-    pub fn names(&self) -> Vec<String> {
-        self.entrants.iter().map(|e| e.name.clone()).collect()
-    }
-
-    /// The schedule as far as it is known, and the finished games by index.
-    pub fn rounds(&self, store: &Store) -> anyhow::Result<(Vec<Round>, HashMap<u32, SlotResult>)> {
-        let stored: HashMap<u32, SlotResult> =
-            store.tournament_results(self.id)?.into_iter().map(|g| (g.index, g)).collect();
-        let finished = |index: u32| {
-            let g = stored.get(&index)?;
-            Some(Finished { seats: [*g.seats.first()?, *g.seats.get(1)?], winner: g.winner.map(|w| w as usize) })
-        };
-        let counts: Vec<usize> =
-            self.definition.variants.iter().map(|v| self.definition.openings.get(v).map_or(0, Vec::len)).collect();
-        let rounds = plan(&self.definition.config, self.variants.len(), &counts, &finished);
-        Ok((rounds, stored))
-    }
-
-    /// The results so far, for standings.
-    pub fn results(&self, store: &Store) -> anyhow::Result<(Vec<GameResultRow>, Vec<f64>)> {
-        self.results_and_expected(store).map(|(rows, byes, _)| (rows, byes))
-    }
-
-    /// [`Tournament::results`], and the number of games the whole tournament
-    /// is expected to play (one planning of the schedule for both).
-    pub fn results_and_expected(&self, store: &Store) -> anyhow::Result<(Vec<GameResultRow>, Vec<f64>, usize)> {
-        let (rounds, stored) = self.rounds(store)?;
-        let mut byes = vec![0.0; self.entrants.len()];
-        let per_pairing = (self.definition.config.games_per_pairing as usize * self.variants.len()) as f64;
-        for r in &rounds {
-            for &b in &r.byes {
-                byes[b] += per_pairing;
-            }
-        }
-        let mut games: Vec<&SlotResult> = stored.values().collect();
-        games.sort_by_key(|g| g.index);
-        let rows = games
-            .into_iter()
-            .map(|g| GameResultRow {
-                variant: g.variant.clone(),
-                seats: g.seats.clone(),
-                winner: g.winner,
-                decided: g.result != "*",
-                pair: g.pair,
-            })
-            .collect();
-        Ok((rows, byes, self.expected_games(&rounds)))
-    }
-
-    /// An estimate of the number of games the whole tournament plays.
-    fn expected_games(&self, known: &[Round]) -> usize {
-        let cfg = &self.definition.config;
-        let per_pairing = cfg.games_per_pairing as usize * self.variants.len();
-        let n = self.entrants.len();
-        match cfg.format {
-            super::config::Format::Swiss => cfg.rounds as usize * (n / 2) * per_pairing,
-            super::config::Format::Knockout => (n - 1) * per_pairing,
-            _ => known.iter().map(|r| r.games.len()).sum(),
-        }
+    fn from_view(registry: &Registry, view: TournamentView) -> anyhow::Result<Tournament> {
+        let variants =
+            view.definition.variants.iter().map(|v| registry.get(v).cloned()).collect::<Result<Vec<_>, _>>()?;
+        let entrants = entrants(&view.definition.config)?;
+        Ok(Tournament { view, entrants, variants })
     }
 
     /// Plays every game not yet in the store, round by round, committing each
@@ -233,11 +273,48 @@ impl Tournament {
             margin_ms: cfg.margin_ms,
             max_plies: cfg.max_plies,
             claim_draws: cfg.claim_draws,
+            watchdog: std::time::Duration::from_secs(cfg.watchdog_secs),
             isolation: if human { Isolation::InProcess } else { isolation },
             stop: stop.clone(),
         };
+        let in_process = matches!(run_config.isolation, Isolation::InProcess);
+        let (lease, previous) = RunLease::take(store, self.id, in_process)?;
+        if previous == (PreviousRun::Died { in_process: true }) && in_process && !human {
+            anyhow::bail!(
+                "the last run of tournament {} died in its own process (a plugin that aborts takes it down, as \
+                 can a kill): resume without --in-process, so that a crash costs one game",
+                self.id
+            );
+        }
         // Games in progress of an earlier, killed run are gone.
         store.clear_live(self.id)?;
+        let running = AtomicBool::new(true);
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                let mut ticks = 0;
+                while running.load(Ordering::SeqCst) {
+                    std::thread::sleep(std::time::Duration::from_millis(100));
+                    ticks += 1;
+                    if ticks % (super::lease::RENEW_EVERY_SECS * 10) == 0 {
+                        lease.renew();
+                    }
+                }
+            });
+            let end = self.play_rounds(store, &run_config, &stop, progress);
+            running.store(false, Ordering::SeqCst);
+            end
+        })
+    }
+
+    /// Plays round after round until the schedule is done, stopped or broken.
+    fn play_rounds(
+        &self,
+        store: &Store,
+        run_config: &RunConfig,
+        stop: &AtomicBool,
+        progress: &mut dyn Progress,
+    ) -> anyhow::Result<RunEnd> {
+        let cfg = &self.definition.config;
         loop {
             let (rounds, stored) = self.rounds(store)?;
             let total = self.expected_games(&rounds);
@@ -280,7 +357,7 @@ impl Tournament {
                     tracing::warn!("live view of game {}: {e}", g.index);
                 }
             };
-            run_games(&self.entrants, &schedule, &run_config, Some(&live), |i, result| {
+            let report = run_games(&self.entrants, &schedule, run_config, Some(&live), |i, result| {
                 let g = batch[i];
                 let record = match result {
                     Ok(r) => r,
@@ -316,6 +393,9 @@ impl Tournament {
             }
             if let Some(e) = failure {
                 return Err(e);
+            }
+            if let Some(i) = report.hung_in_process {
+                return Ok(RunEnd::PluginHungInProcess { index: batch[i].index });
             }
             if stopped {
                 return Ok(RunEnd::Interrupted);

@@ -5,10 +5,12 @@
 
 pub mod config;
 pub mod driver;
+pub mod lease;
+pub mod pulse;
 pub mod runner;
 pub mod schedule;
 pub mod sprt_match;
 pub mod standings;
 pub mod worker;
 
-pub use runner::{run_games, Entrant, Isolation, RunConfig, ScheduledGame};
+pub use runner::{run_games, Entrant, Isolation, RunConfig, RunReport, ScheduledGame};

@@ -7,16 +7,19 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{mpsc, Arc};
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use arbiter_api::host::VariantHandle;
 use serde_json::{Map, Value};
 
-use super::worker::{job_json, WorkerHandle};
+use super::pulse::{Paced, Pulse, SharedPulse};
+use super::worker::{faulted_record, Job, WorkerHandle};
 use crate::clock::TimeControl;
 use crate::players::{Player, PlayerSpec};
-use crate::referee::{play_game, play_game_watched, GameConfig, GameRecord, LiveFrame, StartFrom, Watcher};
+use crate::referee::{
+    play_game_watched, GameConfig, GameRecord, LiveFrame, PlyRecord, StartFrom, Termination, Watcher,
+};
 use crate::Viewer;
 
 /// A participant: a name for standings, how to create it, its time control.
@@ -60,25 +63,26 @@ pub struct RunConfig {
     pub max_plies: Option<u32>,
     /// Claim claimable draws at once.
     pub claim_draws: bool,
+    /// Silence tolerated beyond a player's time budget before a game is
+    /// recorded as "plugin hung".
+    pub watchdog: Duration,
     /// Where games run.
     pub isolation: Isolation,
-    /// Set to stop between games (Ctrl-C); games in progress in worker
-    /// processes are abandoned, unrecorded.
+    /// Set to stop between games (Ctrl-C): the games in progress finish and
+    /// are reported, no new one starts.
     pub stop: Arc<AtomicBool>,
 }
 
 /// Where games run.
 #[derive(Clone, Debug)]
 pub enum Isolation {
-    /// On threads of this process.
+    /// On threads of this process: a plugin that aborts ends the run, and
+    /// one that hangs ends it once the watchdog has recorded the game.
     InProcess,
-    /// In `arbiter worker` processes loading plugins from these directories,
-    /// with this grace period for the watchdog.
+    /// In `arbiter worker` processes loading plugins from these directories.
     Workers {
         /// Plugin directories passed to the workers.
         plugin_dirs: Vec<PathBuf>,
-        /// Silence tolerated beyond a move's time budget.
-        grace: Duration,
     },
 }
 
@@ -92,13 +96,13 @@ const LIVE_EVERY: Duration = Duration::from_millis(250);
 /// Hands a game's spectator view to `sink` every [`LIVE_EVERY`] from its
 /// start: a game over sooner is never shown live (nor costs anything), and
 /// the last frame is not needed (the stored game replaces it).
-pub(super) struct LiveRelay<'a> {
+pub struct LiveRelay<'a> {
     sink: &'a dyn Fn(&Value),
     last: Instant,
 }
 
 impl<'a> LiveRelay<'a> {
-    pub(super) fn new(sink: &'a dyn Fn(&Value)) -> Self {
+    pub fn new(sink: &'a dyn Fn(&Value)) -> Self {
         LiveRelay { sink, last: Instant::now() }
     }
 }
@@ -115,6 +119,14 @@ impl Watcher for LiveRelay<'_> {
     }
 }
 
+/// How a run of games ended, beyond the games themselves.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct RunReport {
+    /// A game whose plugin hung in this process (in-process runs): it is
+    /// recorded, and the run stopped, since the stuck thread cannot be ended.
+    pub hung_in_process: Option<usize>,
+}
+
 /// Plays `schedule`, calling `on_game(index, result)` on the calling thread
 /// as each game ends (in completion order), and showing games in progress to
 /// `live` if given. A game that cannot be set up (a bad start position) is
@@ -125,18 +137,18 @@ pub fn run_games(
     config: &RunConfig,
     live: Option<LiveSink<'_>>,
     mut on_game: impl FnMut(usize, Result<GameRecord, arbiter_api::Error>),
-) {
+) -> RunReport {
     let next = AtomicUsize::new(0);
+    let hung = Mutex::new(None);
+    let shared: Arc<[Entrant]> = entrants.into();
     let (tx, rx) = mpsc::channel();
     std::thread::scope(|scope| {
         for _ in 0..config.concurrency.max(1).min(schedule.len().max(1)) {
-            let tx = tx.clone();
-            let next = &next;
+            let (tx, next, hung, shared) = (tx.clone(), &next, &hung, shared.clone());
             scope.spawn(move || {
-                let mut pool: HashMap<usize, Box<dyn Player>> = HashMap::new();
-                let mut worker = match &config.isolation {
-                    Isolation::Workers { plugin_dirs, grace } => Some(WorkerHandle::new(plugin_dirs.clone(), *grace)),
-                    Isolation::InProcess => None,
+                let mut slot = match &config.isolation {
+                    Isolation::Workers { plugin_dirs } => Slot::Worker(WorkerHandle::new(plugin_dirs.clone())),
+                    Isolation::InProcess => Slot::Thread(GameThread::start(shared)),
                 };
                 loop {
                     if config.stop.load(Ordering::SeqCst) {
@@ -150,26 +162,27 @@ pub fn run_games(
                         }
                     };
                     let sink = live.map(|_| &sink as &dyn Fn(&Value));
-                    let result = match &mut worker {
-                        Some(w) => {
-                            let grace = match &config.isolation {
-                                Isolation::Workers { grace, .. } => *grace,
-                                Isolation::InProcess => Duration::ZERO,
-                            };
-                            let mut job =
-                                job_json(entrants, game, config.margin_ms, config.max_plies, config.claim_draws, grace);
-                            job["live"] = sink.is_some().into();
-                            w.play(entrants, game, &job, sink).map(|mut r| {
-                                r.players = game.seats.iter().map(|&e| entrants[e].name.clone()).collect();
-                                r
-                            })
+                    let result = match &mut slot {
+                        Slot::Worker(w) => {
+                            let job = Job::new(entrants, game, config, sink.is_some());
+                            w.play(entrants, game, &job, sink)
                         }
-                        None => play_one(entrants, game, config, &mut pool, sink),
-                    };
-                    // A game cut short by a stop request is not a result.
-                    if config.stop.load(Ordering::SeqCst) {
-                        break;
+                        Slot::Thread(t) => match t.play(entrants, game, config, sink) {
+                            Played::Finished(result) => result,
+                            Played::Hung(record) => {
+                                // The stuck thread cannot be ended: record the
+                                // game, then stop the run.
+                                *hung.lock().unwrap_or_else(|e| e.into_inner()) = Some(i);
+                                config.stop.store(true, Ordering::SeqCst);
+                                let _ = tx.send((i, Ok(*record)));
+                                break;
+                            }
+                        },
                     }
+                    .map(|mut r| {
+                        r.players = game.seats.iter().map(|&e| entrants[e].name.clone()).collect();
+                        r
+                    });
                     if tx.send((i, result)).is_err() {
                         break;
                     }
@@ -181,49 +194,167 @@ pub fn run_games(
             on_game(i, result);
         }
     });
+    RunReport { hung_in_process: hung.into_inner().unwrap_or_else(|e| e.into_inner()) }
+}
+
+/// Where one runner thread plays its games.
+enum Slot {
+    Worker(WorkerHandle),
+    Thread(GameThread),
+}
+
+/// What a game thread reports.
+enum Event {
+    Live(Value),
+    Done(Result<GameRecord, arbiter_api::Error>),
+}
+
+/// A game for a [`GameThread`].
+struct ThreadJob {
+    game: ScheduledGame,
+    config: GameConfig,
+    live: bool,
+}
+
+/// A thread of this process that plays games one at a time, keeping its
+/// players (engine processes live across games), watched over by the
+/// runner thread that feeds it.
+struct GameThread {
+    jobs: mpsc::Sender<ThreadJob>,
+    events: mpsc::Receiver<Event>,
+    pulse: SharedPulse,
+}
+
+/// How a game on a [`GameThread`] ended.
+enum Played {
+    Finished(Result<GameRecord, arbiter_api::Error>),
+    /// The plugin hung: the record of what was played; the thread is lost.
+    Hung(Box<GameRecord>),
+}
+
+impl GameThread {
+    fn start(entrants: Arc<[Entrant]>) -> GameThread {
+        let (jobs, job_rx) = mpsc::channel::<ThreadJob>();
+        let (event_tx, events) = mpsc::channel();
+        let pulse = Pulse::shared(Duration::from_secs(30));
+        let thread_pulse = pulse.clone();
+        std::thread::spawn(move || {
+            let mut pool: HashMap<usize, Box<dyn Player>> = HashMap::new();
+            for job in job_rx {
+                let relay_tx = event_tx.clone();
+                let sink = move |frame: &Value| {
+                    let _ = relay_tx.send(Event::Live(frame.clone()));
+                };
+                let result = play_one(&entrants, &job, &mut pool, &thread_pulse, &sink);
+                if event_tx.send(Event::Done(result)).is_err() {
+                    break;
+                }
+            }
+        });
+        GameThread { jobs, events, pulse }
+    }
+
+    fn play(
+        &mut self,
+        entrants: &[Entrant],
+        game: &ScheduledGame,
+        config: &RunConfig,
+        live: Option<&dyn Fn(&Value)>,
+    ) -> Played {
+        let started = (super::worker::unix_now(), Instant::now());
+        Pulse::lock(&self.pulse).restart(config.watchdog);
+        let game_config = GameConfig {
+            time_controls: game.seats.iter().map(|&e| entrants[e].tc.clone()).collect(),
+            margin_ms: config.margin_ms,
+            max_plies: config.max_plies,
+            claim_draws: config.claim_draws,
+        };
+        let job = ThreadJob { game: game.clone(), config: game_config, live: live.is_some() };
+        if self.jobs.send(job).is_err() {
+            return Played::Finished(Err(arbiter_api::Error::unsupported("the game thread has ended")));
+        }
+        loop {
+            match self.events.recv_timeout(Duration::from_millis(100)) {
+                Ok(Event::Live(frame)) => {
+                    if let Some(sink) = live {
+                        sink(&frame);
+                    }
+                }
+                Ok(Event::Done(result)) => return Played::Finished(result),
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    let mut pulse = Pulse::lock(&self.pulse);
+                    if pulse.stalled() {
+                        let plies = pulse.take_plies();
+                        let why = format!("no progress for {} s (the watchdog, in-process)", config.watchdog.as_secs());
+                        let record = faulted_record(entrants, game, plies, started, Termination::PluginHung(why));
+                        return Played::Hung(Box::new(record));
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    let plies = Pulse::lock(&self.pulse).take_plies();
+                    let why = "the game thread panicked".to_string();
+                    let record = faulted_record(entrants, game, plies, started, Termination::PluginCrashed(why));
+                    *self = GameThread::start(entrants.into());
+                    return Played::Finished(Ok(record));
+                }
+            }
+        }
+    }
+}
+
+/// The referee's watcher on a game thread: plies to the pulse, live frames
+/// (when wanted) through the relay.
+struct ThreadWatch<'a> {
+    pulse: &'a SharedPulse,
+    live: Option<LiveRelay<'a>>,
+}
+
+impl Watcher for ThreadWatch<'_> {
+    fn wants(&mut self, last: bool) -> bool {
+        self.live.as_mut().is_some_and(|l| l.wants(last))
+    }
+    fn frame(&mut self, frame: LiveFrame) {
+        if let Some(l) = self.live.as_mut() {
+            l.frame(frame);
+        }
+    }
+    fn ply(&mut self, ply: &PlyRecord) {
+        Pulse::lock(self.pulse).ply(ply);
+    }
 }
 
 fn play_one(
     entrants: &[Entrant],
-    game: &ScheduledGame,
-    config: &RunConfig,
+    job: &ThreadJob,
     pool: &mut HashMap<usize, Box<dyn Player>>,
-    live: Option<&dyn Fn(&Value)>,
+    pulse: &SharedPulse,
+    sink: &dyn Fn(&Value),
 ) -> Result<GameRecord, arbiter_api::Error> {
+    let game = &job.game;
     let mut players: Vec<Box<dyn Player>> = game
         .seats
         .iter()
         .enumerate()
         .map(|(seat, &e)| {
             // Seeded players get a fresh seed per game; engines are reused.
-            match (&entrants[e].spec, pool.remove(&e)) {
-                (PlayerSpec::Uci(_) | PlayerSpec::Engine { .. } | PlayerSpec::Hub { .. }, Some(p)) => p,
-                (spec, _) => spec.create(game.seed.wrapping_mul(31).wrapping_add(seat as u64)),
+            match (entrants[e].spec.is_engine(), pool.remove(&e)) {
+                (true, Some(p)) => p,
+                _ => {
+                    let inner = entrants[e].spec.create(game.seed.wrapping_mul(31).wrapping_add(seat as u64));
+                    let person = entrants[e].spec == PlayerSpec::Human;
+                    Box::new(Paced { inner, pulse: pulse.clone(), person }) as Box<dyn Player>
+                }
             }
         })
         .collect();
-    let game_config = GameConfig {
-        time_controls: game.seats.iter().map(|&e| entrants[e].tc.clone()).collect(),
-        margin_ms: config.margin_ms,
-        max_plies: config.max_plies,
-        claim_draws: config.claim_draws,
-    };
     let start = match &game.position {
         Some(p) => StartFrom::Position(p),
         None => StartFrom::Standard,
     };
-    let result = match live {
-        Some(sink) => {
-            let relay = &mut LiveRelay::new(sink);
-            play_game_watched(&game.variant, &game.options, start, &mut players, &game_config, relay)
-        }
-        None => play_game(&game.variant, &game.options, start, &mut players, &game_config),
-    };
+    let mut watch = ThreadWatch { pulse, live: job.live.then(|| LiveRelay::new(sink)) };
+    let result = play_game_watched(&game.variant, &game.options, start, &mut players, &job.config, &mut watch);
     for (&e, p) in game.seats.iter().zip(players) {
         pool.insert(e, p);
     }
-    result.map(|mut record| {
-        record.players = game.seats.iter().map(|&e| entrants[e].name.clone()).collect();
-        record
-    })
+    result
 }

@@ -2,103 +2,158 @@
 //! `arbiter worker` child, so a plugin that panics, aborts, segfaults, loops
 //! forever or runs out of memory costs one game, not the tournament.
 //!
-//! Protocol, one JSON object per line. Parent to worker: a game to play
-//! (variant, options, position, seats with name/spec/time control, seed,
-//! referee settings, the watchdog's grace). Worker to parent:
-//! `{"thinking": BUDGET_MS}` before a move whose budget exceeds half the grace,
-//! `{"moved": PLY}` after moves (at most every 100 ms), `{"live": FRAME}` (the
-//! spectator's view of the game, at most every 250 ms, if the job asks), then
-//! `{"record": GAME}` (the game in a compact form, [`WireRecord`]) or
-//! `{"error": MESSAGE}`.
-//! The parent's watchdog allows a thinking player its budget plus a grace
-//! period, and any other step the grace period; past that the game is
-//! recorded as "plugin hung" and the worker is killed and replaced. A worker
-//! that exits mid-game gives "plugin crashed".
+//! Protocol, one JSON object per line, both directions typed here: the parent
+//! sends a [`Job`]; the worker answers with [`WorkerMessage`]s: `progress`
+//! (the plies played since the last one and the silence the watchdog may
+//! allow from now: a thinking player's budget plus the grace), sent at most
+//! every [`FLUSH_EVERY`] by a thread of its own while the game moves, `live`
+//! frames when the job asks, then `record` (the finished game) or `error`.
+//! Engine faults never end a worker: an engine that crashes, hangs or breaks
+//! its protocol loses its game inside the worker, which says so in the
+//! record. So a worker that goes silent past its allowance is a hung plugin,
+//! and one that dies is a crashed plugin; either way the game keeps every ply
+//! reported before the fault.
 
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 use std::process::Command;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use arbiter_api::{Error, Outcome};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::{Map, Value};
 
-use super::runner::LiveRelay;
-use super::runner::{Entrant, ScheduledGame};
+use super::pulse::{Paced, Pulse, SharedPulse};
+use super::runner::{Entrant, LiveRelay, ScheduledGame};
 use crate::clock::TimeControl;
-use crate::players::{Player, PlayerError, PlayerSpec, Reply};
+use crate::players::{Player, PlayerSpec};
 use crate::plugin::Registry;
-use crate::process::EngineProcess;
-use crate::referee::{play_game, play_game_watched, GameConfig, GameRecord, GameResult, Seen, Start, StartFrom, Turn};
+use crate::process::{ChildProcess, Limits, ProcessError};
+use crate::referee::{
+    play_game_watched, GameConfig, GameRecord, GameResult, LiveFrame, PlyRecord, StartFrom, Termination, Watcher,
+};
 
-/// The job line for one game.
-pub fn job_json(
-    entrants: &[Entrant],
-    game: &ScheduledGame,
-    margin_ms: u64,
-    max_plies: Option<u32>,
-    claim_draws: bool,
-    grace: Duration,
-) -> Value {
-    let seats: Vec<Value> = game
-        .seats
-        .iter()
-        .map(|&e| json!({"name": entrants[e].name, "spec": entrants[e].spec_text, "tc": entrants[e].tc.to_string()}))
-        .collect();
-    json!({
-        "variant": game.variant.info().id,
-        "options": game.options,
-        "position": game.position,
-        "seats": seats,
-        "seed": game.seed,
-        "margin_ms": margin_ms,
-        "max_plies": max_plies,
-        "claim_draws": claim_draws,
-        "grace_ms": grace.as_millis() as u64,
-    })
+/// How often the worker reports progress while a game moves.
+pub const FLUSH_EVERY: Duration = Duration::from_millis(20);
+
+/// One seat of a [`Job`].
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct JobSeat {
+    /// The entrant's name.
+    pub name: String,
+    /// Its player spec, parsed again by the worker.
+    pub spec: String,
+    /// Its time control.
+    pub tc: String,
 }
 
-/// One ply on the wire: (player, move id, text, used µs, reported ms, clock ms, score).
+/// One game for a worker to play.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Job {
+    /// Variant id.
+    pub variant: String,
+    /// Variant options.
+    pub options: Map<String, Value>,
+    /// A start position, or the variant's start.
+    pub position: Option<String>,
+    /// The seats in turn order.
+    pub seats: Vec<JobSeat>,
+    /// Seed for seeded players.
+    pub seed: u64,
+    /// Referee settings.
+    pub margin_ms: u64,
+    /// Adjudicate a draw after this many plies.
+    pub max_plies: Option<u32>,
+    /// Claim claimable draws at once.
+    pub claim_draws: bool,
+    /// Silence tolerated beyond a player's time budget.
+    pub grace_ms: u64,
+    /// Whether to send `live` frames of the game.
+    pub live: bool,
+}
+
+impl Job {
+    /// The job for `game`.
+    pub fn new(entrants: &[Entrant], game: &ScheduledGame, config: &super::RunConfig, live: bool) -> Job {
+        Job {
+            variant: game.variant.info().id.clone(),
+            options: game.options.clone(),
+            position: game.position.clone(),
+            seats: game
+                .seats
+                .iter()
+                .map(|&e| JobSeat {
+                    name: entrants[e].name.clone(),
+                    spec: entrants[e].spec_text.clone(),
+                    tc: entrants[e].tc.to_string(),
+                })
+                .collect(),
+            seed: game.seed,
+            margin_ms: config.margin_ms,
+            max_plies: config.max_plies,
+            claim_draws: config.claim_draws,
+            grace_ms: config.watchdog.as_millis() as u64,
+            live,
+        }
+    }
+}
+
+/// One ply on the wire: (player, move id, text, used µs, reported ms, clock
+/// ms, score), a tuple so that transfer costs little next to a fast game.
 type WirePly = (u32, u64, String, u64, Option<u64>, Option<u64>, Option<i32>);
 
-/// A game record as the worker sends it: plain fields, plies as tuples, so
-/// that the transfer costs little next to a fast game.
+fn wire_ply(p: PlyRecord) -> WirePly {
+    (p.player, p.mv, p.text, p.used_us, p.reported_ms, p.clock_ms, p.score)
+}
+
+fn ply_of((player, mv, text, used_us, reported_ms, clock_ms, score): WirePly) -> PlyRecord {
+    PlyRecord { player, mv, text, used_us, reported_ms, clock_ms, score }
+}
+
+/// What a worker says.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WorkerMessage {
+    /// The game moves: plies played since the last report, and the silence
+    /// allowed from now on.
+    Progress {
+        /// Allowed silence from now, in ms.
+        allowance_ms: u64,
+        /// New plies.
+        plies: Vec<WirePly>,
+    },
+    /// The spectator's view of the game in progress.
+    Live(Value),
+    /// The finished game.
+    Record(Box<WireRecord>),
+    /// The game could not be set up.
+    Error(String),
+}
+
+/// A finished game as the worker sends it.
 #[derive(Serialize, Deserialize)]
 pub struct WireRecord {
-    variant: String,
     plugin: String,
     players: Vec<String>,
-    time_controls: Vec<String>,
-    options: serde_json::Map<String, Value>,
     start_position: String,
     standard_start: bool,
     plies: Vec<WirePly>,
     winner: Option<u32>,
     drawn: bool,
-    termination: String,
+    termination: Termination,
     final_position: String,
     started_at: u64,
     duration_ms: u64,
-    record_tags: Vec<(String, String)>,
 }
 
 impl WireRecord {
     fn from_record(r: GameRecord) -> WireRecord {
         WireRecord {
-            variant: r.variant,
             plugin: r.plugin,
             players: r.players,
-            time_controls: r.time_controls.iter().map(|t| t.to_string()).collect(),
-            options: r.options,
             start_position: r.start_position,
             standard_start: r.standard_start,
-            plies: r
-                .plies
-                .into_iter()
-                .map(|p| (p.player, p.mv, p.text, p.used_us, p.reported_ms, p.clock_ms, p.score))
-                .collect(),
+            plies: r.plies.into_iter().map(wire_ply).collect(),
             winner: match r.result.outcome {
                 Outcome::Win(p) => Some(p),
                 _ => None,
@@ -108,246 +163,225 @@ impl WireRecord {
             final_position: r.final_position,
             started_at: r.started_at,
             duration_ms: r.duration_ms,
-            record_tags: r.record_tags,
         }
     }
 
-    fn into_record(self) -> Option<GameRecord> {
+    /// The record, completed with what the parent knows of the game.
+    fn into_record(self, entrants: &[Entrant], game: &ScheduledGame) -> GameRecord {
         let outcome = match (self.winner, self.drawn) {
             (Some(p), _) => Outcome::Win(p),
             (None, true) => Outcome::Draw,
             _ => Outcome::Ongoing,
         };
-        Some(GameRecord {
-            variant: self.variant,
+        GameRecord {
+            variant: game.variant.info().id.clone(),
             plugin: self.plugin,
             players: self.players,
-            time_controls: self.time_controls.iter().map(|t| TimeControl::parse(t).ok()).collect::<Option<_>>()?,
-            options: self.options,
+            time_controls: game.seats.iter().map(|&e| entrants[e].tc.clone()).collect(),
+            options: game.options.clone(),
             start_position: self.start_position,
             standard_start: self.standard_start,
-            plies: self
-                .plies
-                .into_iter()
-                .map(|(player, mv, text, used_us, reported_ms, clock_ms, score)| crate::referee::PlyRecord {
-                    player,
-                    mv,
-                    text,
-                    used_us,
-                    reported_ms,
-                    clock_ms,
-                    score,
-                })
-                .collect(),
+            plies: self.plies.into_iter().map(ply_of).collect(),
             result: GameResult { outcome, termination: self.termination },
             final_position: self.final_position,
             started_at: self.started_at,
             duration_ms: self.duration_ms,
             viewer: None,
-            record_tags: self.record_tags,
-        })
+            record_tags: game.variant.info().record_tags.clone(),
+        }
     }
 }
 
-/// What the worker answers for one game.
-#[derive(Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-enum Answer {
-    Record(Box<WireRecord>),
-    Error(String),
-}
-
-/// A record for a game the worker could not finish: the seat to move is not
-/// to blame, so it has no result (`*`), only the reason.
-fn failed_record(entrants: &[Entrant], game: &ScheduledGame, termination: String) -> GameRecord {
+/// The record of a game that ended in a plugin fault (no result): every ply
+/// reported before the fault, and the position they lead to.
+pub fn faulted_record(
+    entrants: &[Entrant],
+    game: &ScheduledGame,
+    plies: Vec<PlyRecord>,
+    started: (u64, Instant),
+    termination: Termination,
+) -> GameRecord {
     let plugin = game.variant.plugin();
+    let info = game.variant.info();
+    let start_position = game.position.clone().unwrap_or_else(|| info.start_position.clone());
     GameRecord {
-        variant: game.variant.info().id.clone(),
+        variant: info.id.clone(),
         plugin: format!("{} {}", plugin.name, plugin.version),
         players: game.seats.iter().map(|&e| entrants[e].name.clone()).collect(),
         time_controls: game.seats.iter().map(|&e| entrants[e].tc.clone()).collect(),
         options: game.options.clone(),
-        start_position: game.position.clone().unwrap_or_else(|| game.variant.info().start_position.clone()),
         standard_start: game.position.is_none(),
-        plies: Vec::new(),
+        final_position: crate::referee::position_after(&game.variant, &game.options, &start_position, &plies).unwrap_or_default(),
+        start_position,
+        plies,
         result: GameResult { outcome: Outcome::Ongoing, termination },
-        final_position: String::new(),
-        started_at: std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs())
-            .unwrap_or(0),
-        duration_ms: 0,
+        started_at: started.0,
+        duration_ms: started.1.elapsed().as_millis() as u64,
         viewer: None,
-        record_tags: game.variant.info().record_tags.clone(),
+        record_tags: info.record_tags.clone(),
     }
+}
+
+/// Seconds since the Unix epoch.
+pub fn unix_now() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
 }
 
 /// The parent's handle on one worker process.
 pub struct WorkerHandle {
-    process: Option<EngineProcess>,
+    process: Option<ChildProcess>,
     plugin_dirs: Vec<PathBuf>,
-    grace: Duration,
 }
 
 impl WorkerHandle {
     /// A handle that starts `arbiter worker` on first use.
-    pub fn new(plugin_dirs: Vec<PathBuf>, grace: Duration) -> Self {
-        WorkerHandle { process: None, plugin_dirs, grace }
+    pub fn new(plugin_dirs: Vec<PathBuf>) -> Self {
+        WorkerHandle { process: None, plugin_dirs }
     }
 
-    fn process(&mut self) -> Result<&mut EngineProcess, PlayerError> {
+    fn process(&mut self) -> Result<&mut ChildProcess, ProcessError> {
         if self.process.is_none() {
-            let exe = std::env::current_exe().map_err(|e| PlayerError::Crashed(e.to_string()))?;
+            let exe = std::env::current_exe()
+                .map_err(|e| ProcessError::Start { command: "arbiter worker".into(), reason: e.to_string() })?;
             let mut cmd = Command::new(exe);
             for d in &self.plugin_dirs {
                 cmd.arg("--plugin-dir").arg(d);
             }
             cmd.arg("worker");
-            // Its own process group: a Ctrl-C at the terminal reaches only the
-            // parent, which then stops the workers itself.
-            #[cfg(unix)]
-            std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-            self.process = Some(EngineProcess::spawn(cmd, "arbiter worker")?);
+            self.process = Some(ChildProcess::spawn(cmd, "arbiter worker", Limits::WORKER)?);
         }
         Ok(self.process.as_mut().expect("just started"))
     }
 
-    /// Plays one game in the worker. Failures of the worker itself become a
-    /// record with the termination "plugin crashed: ..." or "plugin hung: ...".
-    /// Frames of the game in progress (`{"live": FRAME}` lines, sent when the
-    /// job asks for them) go to `live`.
+    /// Plays one game in the worker. A worker that dies or goes silent past
+    /// its allowance gives a record with no result ("plugin crashed" or
+    /// "plugin hung") and every ply it reported; a fresh worker plays the
+    /// next game. Frames of the game in progress go to `live`.
     pub fn play(
         &mut self,
         entrants: &[Entrant],
         game: &ScheduledGame,
-        job: &Value,
+        job: &Job,
         live: Option<&dyn Fn(&Value)>,
     ) -> Result<GameRecord, Error> {
-        let grace = self.grace;
-        let outcome = (|| -> Result<Result<GameRecord, Error>, PlayerError> {
+        let started = (unix_now(), Instant::now());
+        let grace = Duration::from_millis(job.grace_ms);
+        let mut plies = Vec::new();
+        let outcome = (|| -> Result<WorkerMessage, ProcessError> {
             let p = self.process()?;
-            p.send(&job.to_string())?;
+            p.send(&serde_json::to_string(job).expect("a job serializes"))?;
             let mut allowance = grace;
             loop {
                 let line = p.recv(Some(Instant::now() + allowance))?;
-                if line.starts_with("{\"thinking\"") {
-                    let budget =
-                        serde_json::from_str::<Value>(&line).ok().and_then(|v| v["thinking"].as_u64()).unwrap_or(0);
-                    allowance = grace + Duration::from_millis(budget);
-                } else if line.starts_with("{\"moved\"") {
-                    allowance = grace;
-                } else if line.starts_with("{\"live\"") {
-                    allowance = grace;
-                    if let (Some(sink), Ok(v)) = (live, serde_json::from_str::<Value>(&line)) {
-                        sink(&v["live"]);
+                match serde_json::from_str::<WorkerMessage>(&line) {
+                    Ok(WorkerMessage::Progress { allowance_ms, plies: new }) => {
+                        allowance = Duration::from_millis(allowance_ms);
+                        plies.extend(new.into_iter().map(ply_of));
                     }
-                } else if let Ok(answer) = serde_json::from_str::<Answer>(&line) {
-                    return Ok(match answer {
-                        Answer::Record(r) => {
-                            r.into_record().ok_or_else(|| Error::unsupported("worker sent a malformed game record"))
+                    Ok(WorkerMessage::Live(frame)) => {
+                        if let Some(sink) = live {
+                            sink(&frame);
                         }
-                        Answer::Error(e) => Err(Error::bad_options(e)),
-                    });
+                    }
+                    Ok(done) => return Ok(done),
+                    Err(e) => {
+                        tracing::warn!("worker: unreadable line ({e}): {}", line.chars().take(80).collect::<String>())
+                    }
                 }
             }
         })();
         match outcome {
-            Ok(result) => result,
+            Ok(WorkerMessage::Record(r)) => Ok(r.into_record(entrants, game)),
+            Ok(WorkerMessage::Error(e)) => Err(Error::bad_options(e)),
+            Ok(_) => unreachable!("progress and live lines are read in the loop"),
             Err(e) => {
-                self.process = None; // kill and reap; a fresh worker plays the next game
+                self.process = None; // its whole group killed and reaped
                 let termination = match e {
-                    PlayerError::Timeout => format!("plugin hung: no progress for {} s", grace.as_secs()),
-                    PlayerError::Crashed(detail) => {
-                        format!("plugin crashed: {}", detail.replace("'arbiter worker' ", "worker "))
+                    ProcessError::Timeout => {
+                        Termination::PluginHung(format!("no progress for {} s (the watchdog)", grace.as_secs()))
                     }
-                    other => format!("plugin crashed: {other}"),
+                    ProcessError::Exited { status, .. } => {
+                        Termination::PluginCrashed(format!("worker exited ({status})"))
+                    }
+                    other => Termination::PluginCrashed(format!("worker: {other}")),
                 };
-                Ok(failed_record(entrants, game, termination))
+                Ok(faulted_record(entrants, game, plies, started, termination))
             }
         }
     }
 }
 
-/// Reports progress to the parent around calls into a player: always
-/// before a long think, otherwise at most every 100 ms.
-struct Heartbeat {
-    inner: Box<dyn Player>,
-    out: Arc<Mutex<BeatOut>>,
+/// The worker's stdout, shared by the game's thread and the progress
+/// thread; one line at a time.
+fn send(msg: &WorkerMessage) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer(&mut out, msg)?;
+    out.write_all(b"\n")?;
+    out.flush()
 }
 
-/// The worker's stdout and when it last carried a heartbeat.
-struct BeatOut {
-    last: Instant,
-    grace_ms: u64,
-}
-
-const BEAT_EVERY: Duration = Duration::from_millis(100);
-
-impl BeatOut {
-    /// Sends one line to the parent; it counts as a heartbeat.
-    fn send(&mut self, msg: &Value) {
-        self.last = Instant::now();
-        let mut stdout = std::io::stdout().lock();
-        let _ = writeln!(stdout, "{msg}");
-        let _ = stdout.flush();
-    }
-}
-
-impl Heartbeat {
-    fn beat(&self, msg: Value, force: bool) {
-        let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
-        if force || out.last.elapsed() >= BEAT_EVERY {
-            out.send(&msg);
+/// Reports the game's progress every [`FLUSH_EVERY`] while it changes.
+fn report_progress(pulse: SharedPulse) {
+    loop {
+        std::thread::sleep(FLUSH_EVERY);
+        let mut p = Pulse::lock(&pulse);
+        if !p.take_changed() {
+            continue;
+        }
+        let allowance_ms = p.allowance.saturating_sub(p.last.elapsed()).as_millis() as u64;
+        let plies = p.take_plies().into_iter().map(wire_ply).collect();
+        // Sent under the lock, so a record never overtakes its plies.
+        if send(&WorkerMessage::Progress { allowance_ms, plies }).is_err() {
+            return; // the parent is gone
         }
     }
 }
 
-impl Player for Heartbeat {
-    fn name(&self) -> String {
-        self.inner.name()
+/// The referee's watcher in a worker: every ply to the pulse, and live
+/// frames to the parent when the job asks.
+struct WorkerWatch<'a> {
+    pulse: &'a SharedPulse,
+    live: Option<LiveRelay<'a>>,
+}
+
+impl Watcher for WorkerWatch<'_> {
+    fn wants(&mut self, last: bool) -> bool {
+        self.live.as_mut().is_some_and(|l| l.wants(last))
     }
-    fn new_game(&mut self, start: &Start<'_>) -> Result<(), PlayerError> {
-        self.inner.new_game(start)
+    fn frame(&mut self, frame: LiveFrame) {
+        if let Some(l) = self.live.as_mut() {
+            l.frame(frame);
+        }
     }
-    fn choose(&mut self, turn: &Turn<'_>) -> Result<Reply, PlayerError> {
-        let budget = turn.budget_ms().unwrap_or(0);
-        let long = budget * 2 > self.out.lock().map(|o| o.grace_ms).unwrap_or(0);
-        self.beat(json!({"thinking": budget}), long);
-        let r = self.inner.choose(turn);
-        self.beat(json!({"moved": turn.ply()}), long);
-        r
-    }
-    fn notify(&mut self, seen: &Seen<'_>) {
-        self.inner.notify(seen);
-        self.beat(json!({"moved": 0}), false);
-    }
-    fn game_over(&mut self, result: &GameResult, me: u32) {
-        self.inner.game_over(result, me);
+    fn ply(&mut self, ply: &PlyRecord) {
+        Pulse::lock(self.pulse).ply(ply);
     }
 }
 
 /// The worker's side: plays the games it is sent, one at a time, until its
 /// input closes. Engine players are kept between games.
 pub fn serve(registry: &Registry) -> anyhow::Result<()> {
-    let out = Arc::new(Mutex::new(BeatOut { last: Instant::now(), grace_ms: 0 }));
+    // Stopped or orphaned (SIGTERM): end the engines, even mid-plugin-call.
+    #[cfg(unix)]
+    crate::process::end_engines_on_sigterm();
+    let pulse = Pulse::shared(Duration::from_secs(30));
+    let reporter = pulse.clone();
+    std::thread::spawn(move || report_progress(reporter));
     let mut engines: std::collections::HashMap<String, Box<dyn Player>> = std::collections::HashMap::new();
     for line in std::io::stdin().lock().lines() {
         let line = line?;
         if line.trim().is_empty() {
             continue;
         }
-        let reply = match play_job(registry, &line, &out, &mut engines) {
-            Ok(record) => Answer::Record(Box::new(WireRecord::from_record(record))),
-            Err(e) => Answer::Error(format!("{e:#}")),
+        let reply = match play_job(registry, &line, &pulse, &mut engines) {
+            Ok(record) => WorkerMessage::Record(Box::new(WireRecord::from_record(record))),
+            Err(e) => WorkerMessage::Error(format!("{e:#}")),
         };
-        let mut o = std::io::stdout().lock();
-        // The parent is gone (killed): nothing is left to report to.
-        let sent = serde_json::to_writer(&mut o, &reply)
-            .map_err(std::io::Error::from)
-            .and_then(|_| writeln!(o))
-            .and_then(|_| o.flush());
-        if sent.is_err() {
-            break;
+        let mut p = Pulse::lock(&pulse);
+        p.take_plies(); // the record holds them all
+        p.take_changed();
+        if send(&reply).is_err() {
+            break; // the parent is gone: nothing is left to report to
         }
     }
     Ok(())
@@ -356,48 +390,43 @@ pub fn serve(registry: &Registry) -> anyhow::Result<()> {
 fn play_job(
     registry: &Registry,
     line: &str,
-    out: &Arc<Mutex<BeatOut>>,
+    pulse: &SharedPulse,
     engines: &mut std::collections::HashMap<String, Box<dyn Player>>,
 ) -> anyhow::Result<GameRecord> {
-    let job: Value = serde_json::from_str(line)?;
-    out.lock().unwrap_or_else(|e| e.into_inner()).grace_ms = job["grace_ms"].as_u64().unwrap_or(30_000);
-    let variant = registry.get(job["variant"].as_str().unwrap_or(""))?;
-    let options = job["options"].as_object().cloned().unwrap_or_default();
-    let seed = job["seed"].as_u64().unwrap_or(0);
-    let seats = job["seats"].as_array().cloned().unwrap_or_default();
+    let job: Job = serde_json::from_str(line)?;
+    Pulse::lock(pulse).restart(Duration::from_millis(job.grace_ms));
+    let variant = registry.get(&job.variant)?;
     let mut keys = Vec::new();
     let mut players: Vec<Box<dyn Player>> = Vec::new();
     let mut tcs = Vec::new();
-    for (i, s) in seats.iter().enumerate() {
-        let spec_text = s["spec"].as_str().unwrap_or("");
-        let spec = PlayerSpec::parse(spec_text)?;
-        let key = format!("{}\u{0}{spec_text}", s["name"].as_str().unwrap_or(""));
+    for (i, seat) in job.seats.iter().enumerate() {
+        let spec = PlayerSpec::parse(&seat.spec)?;
+        let key = format!("{}\u{0}{}", seat.name, seat.spec);
         // Engines (already wrapped) are reused; seeded players are made afresh.
-        let player = match (&spec, engines.remove(&key)) {
-            (PlayerSpec::Uci(_) | PlayerSpec::Engine { .. } | PlayerSpec::Hub { .. }, Some(p)) => p,
-            (spec, _) => {
-                let inner = spec.create(seed.wrapping_mul(31).wrapping_add(i as u64));
-                Box::new(Heartbeat { inner, out: out.clone() }) as Box<dyn Player>
+        let player = match (spec.is_engine(), engines.remove(&key)) {
+            (true, Some(p)) => p,
+            _ => {
+                let inner = spec.create(job.seed.wrapping_mul(31).wrapping_add(i as u64));
+                let person = spec == PlayerSpec::Human;
+                Box::new(Paced { inner, pulse: pulse.clone(), person }) as Box<dyn Player>
             }
         };
         players.push(player);
-        keys.push((key, matches!(spec, PlayerSpec::Uci(_) | PlayerSpec::Engine { .. } | PlayerSpec::Hub { .. })));
-        tcs.push(TimeControl::parse(s["tc"].as_str().unwrap_or("inf"))?);
+        keys.push((key, spec.is_engine()));
+        tcs.push(TimeControl::parse(&seat.tc)?);
     }
     let config = GameConfig {
         time_controls: tcs,
-        margin_ms: job["margin_ms"].as_u64().unwrap_or(50),
-        max_plies: job["max_plies"].as_u64().map(|m| m as u32),
-        claim_draws: job["claim_draws"].as_bool().unwrap_or(true),
+        margin_ms: job.margin_ms,
+        max_plies: job.max_plies,
+        claim_draws: job.claim_draws,
     };
-    let position = job["position"].as_str();
-    let start = position.map(StartFrom::Position).unwrap_or(StartFrom::Standard);
-    let result = if job["live"].as_bool() == Some(true) {
-        let sink = |frame: &Value| out.lock().unwrap_or_else(|e| e.into_inner()).send(&json!({ "live": frame }));
-        play_game_watched(variant, &options, start, &mut players, &config, &mut LiveRelay::new(&sink))
-    } else {
-        play_game(variant, &options, start, &mut players, &config)
+    let start = job.position.as_deref().map(StartFrom::Position).unwrap_or(StartFrom::Standard);
+    let sink = |frame: &Value| {
+        let _ = send(&WorkerMessage::Live(frame.clone()));
     };
+    let mut watch = WorkerWatch { pulse, live: job.live.then(|| LiveRelay::new(&sink)) };
+    let result = play_game_watched(variant, &job.options, start, &mut players, &config, &mut watch);
     // Keep engine processes for the next game.
     for ((key, keep), p) in keys.into_iter().zip(players) {
         if keep {

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use super::{blocking, ApiError, Reveal, Shared};
 use crate::clock::{Clock, TimeControl};
 use crate::record::store::{GameFilter, StoredGame};
-use crate::tournament::driver::Tournament;
+use crate::tournament::driver::TournamentView;
 use crate::tournament::standings::{self, GameResultRow};
 use crate::Viewer;
 
@@ -55,7 +55,7 @@ pub(super) async fn tournament(State(app): State<Shared>, Path(id): Path<i64>) -
     blocking(move || {
         let stored =
             app.store.tournament(Some(id))?.ok_or_else(|| ApiError::not_found(format!("no tournament {id}")))?;
-        let t = Tournament::resume(&app.registry, &app.store, Some(id))?;
+        let t = TournamentView::load(&app.store, Some(id))?;
         let (games, byes, expected) = t.results_and_expected(&app.store)?;
         let names = t.names();
         let mut tables = vec![table_json("overall", &names, &games.iter().collect::<Vec<_>>(), &byes)];
@@ -231,7 +231,7 @@ pub(super) async fn game(
             "sides": info.players,
             "players": g.summary.players,
             "result": g.summary.result,
-            "termination": g.summary.termination,
+            "termination": g.summary.termination.to_string(),
             "event": g.json["event"],
             "round": g.json["round"],
             "time_controls": g.json["time_controls"],

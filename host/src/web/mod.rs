@@ -46,6 +46,13 @@ pub struct ServeConfig {
     pub reveal: Reveal,
     /// Whether browser games may start engine processes (`uci:`, `engine:`, `hub:`).
     pub allow_engines: bool,
+    /// Host names besides IP addresses and `localhost` that requests may
+    /// name (`--allow-host`): any other `Host` is refused, so a page on a
+    /// name rebound to this address cannot reach the server.
+    pub allow_hosts: Vec<String>,
+    /// The most browser games in progress at once; past it `POST /api/play`
+    /// answers 503.
+    pub max_games: usize,
 }
 
 /// What every request handler shares.
@@ -125,24 +132,63 @@ fn router(app: Shared) -> Router {
         .route("/api/play/{id}", get(play::state))
         .route("/api/play/{id}/events", get(play::events))
         .route("/api/play/{id}/act", post(play::act))
-        .layer(axum::middleware::from_fn(same_origin_writes))
+        .layer(axum::middleware::from_fn_with_state(app.clone(), trusted_requests))
         .with_state(app)
 }
 
-/// Refuses a state-changing request sent by another site's page (the server
-/// listens on loopback, where any page the user opens could reach it).
-async fn same_origin_writes(
+/// Whether `host` (a `Host` header or an origin's authority, port optional)
+/// names this server: an IP address (no DNS name can be rebound behind it),
+/// `localhost`, or a name given with `--allow-host`.
+fn trusted_host(host: &str, allowed: &[String]) -> bool {
+    let name = if let Some(rest) = host.strip_prefix('[') {
+        rest.split_once(']').map_or(rest, |(ip, _)| ip)
+    } else {
+        host.rsplit_once(':').filter(|(_, port)| port.chars().all(|c| c.is_ascii_digit())).map_or(host, |(n, _)| n)
+    };
+    let name = name.trim_end_matches('.').to_ascii_lowercase();
+    !name.is_empty()
+        && (name.parse::<std::net::IpAddr>().is_ok()
+            || name == "localhost"
+            || allowed.iter().any(|a| a.eq_ignore_ascii_case(&name)))
+}
+
+/// Refuses requests that do not name this server (DNS rebinding), and
+/// state-changing requests sent by a page of another origin.
+async fn trusted_requests(
+    axum::extract::State(app): axum::extract::State<Shared>,
     headers: HeaderMap,
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
+    let allowed = &app.config.allow_hosts;
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
+    if !trusted_host(host, allowed) {
+        let why = format!("host '{host}' refused: this server answers to IP addresses, localhost and --allow-host names");
+        return ApiError::forbidden(why).into_response();
+    }
     if request.method() != Method::GET {
-        let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
         let origin = headers.get(header::ORIGIN).and_then(|h| h.to_str().ok());
-        let same = origin.is_none_or(|o| o.split_once("://").is_some_and(|(_, rest)| rest == host));
-        if !same {
+        let trusted = origin.is_none_or(|o| o.split_once("://").is_some_and(|(_, rest)| trusted_host(rest, allowed)));
+        if !trusted {
             return ApiError::forbidden("cross-origin request refused").into_response();
         }
     }
     next.run(request).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::trusted_host;
+
+    #[test]
+    fn only_addresses_localhost_and_allowed_names_are_trusted() {
+        let allowed = vec!["arbiter.lan".to_string()];
+        for host in ["127.0.0.1:8080", "127.0.0.1", "[::1]:8080", "localhost:8080", "LOCALHOST", "10.0.0.5:80"] {
+            assert!(trusted_host(host, &allowed), "{host}");
+        }
+        assert!(trusted_host("arbiter.lan:8080", &allowed));
+        for host in ["", "evil.example:8080", "localhost.evil.example", "127.0.0.1.evil.example", "arbiter.lan.evil"] {
+            assert!(!trusted_host(host, &allowed), "{host}");
+        }
+    }
 }

@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 use std::convert::Infallible;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -30,8 +30,9 @@ use crate::record::EventInfo;
 use crate::referee::{play_game_watched, GameConfig, LiveFrame, StartFrom, Turn};
 use crate::Viewer;
 
-/// A browser seat that does nothing this long has left the game.
-const IDLE_LIMIT: Duration = Duration::from_secs(30 * 60);
+/// A browser seat that does nothing this long has left the game (its
+/// thread and seat are freed).
+const IDLE_LIMIT: Duration = Duration::from_secs(10 * 60);
 /// How long a person has to answer a draw offer.
 const DRAW_ANSWER: Duration = Duration::from_secs(60);
 /// How long a finished game stays on the server's list of live games.
@@ -42,6 +43,17 @@ const KEEP_FINISHED: Duration = Duration::from_secs(60 * 60);
 pub(super) struct Sessions {
     map: Mutex<HashMap<u64, Arc<Session>>>,
     next: AtomicU64,
+    /// Games whose thread is running.
+    running: Arc<AtomicUsize>,
+}
+
+/// Counts a running game until dropped.
+struct Running(Arc<AtomicUsize>);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// What a browser seat asks the referee for.
@@ -344,6 +356,15 @@ fn start_game(app: &Shared, req: StartRequest) -> Result<Json<Value>, ApiError> 
         });
     }
     let config = GameConfig { time_controls: vec![tc; n], margin_ms: 200, max_plies: None, claim_draws: true };
+    let running = &app.sessions.running;
+    if running.fetch_add(1, Ordering::SeqCst) >= app.config.max_games {
+        running.fetch_sub(1, Ordering::SeqCst);
+        return Err(ApiError(
+            axum::http::StatusCode::SERVICE_UNAVAILABLE,
+            format!("{} games are in progress, the most this server plays at once: try again later", app.config.max_games),
+        ));
+    }
+    let slot = Running(running.clone());
     {
         let mut map = app.sessions.map.lock().unwrap_or_else(|e| e.into_inner());
         map.retain(|_, s| s.progress().finished_at.is_none_or(|t| t.elapsed() < KEEP_FINISHED));
@@ -351,6 +372,7 @@ fn start_game(app: &Shared, req: StartRequest) -> Result<Json<Value>, ApiError> 
     }
     let (store, options, game_session) = (app.store.clone(), req.options.clone(), session.clone());
     std::thread::Builder::new().name(format!("web-game-{id}")).spawn(move || {
+        let _slot = slot;
         let s = &game_session;
         let watch = &mut |frame: LiveFrame| {
             s.update(|p| {

@@ -1,0 +1,121 @@
+//! The watchdog's view of a game in progress: how long the game may go
+//! without progress before it is declared hung, and the plies played so far,
+//! so that a game lost to a hung or crashed plugin keeps its moves. Players
+//! are wrapped in [`Paced`], which widens the allowance while one thinks; the
+//! referee reports each ply to a [`Pulse`] through its watcher hook.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::players::{MoveWait, Player, PlayerError, Reply};
+use crate::referee::{GameResult, PlyRecord, Seen, Start, Turn};
+
+/// Progress of one game, shared between the thread playing it and whoever
+/// watches over it.
+#[derive(Debug)]
+pub struct Pulse {
+    /// When the game last made progress.
+    pub last: Instant,
+    /// How long it may go without progress from `last`.
+    pub allowance: Duration,
+    /// Plies not yet taken by [`Pulse::take_plies`].
+    pub plies: Vec<PlyRecord>,
+    /// Whether anything changed since the last [`Pulse::take_changed`].
+    pub changed: bool,
+    grace: Duration,
+}
+
+/// A [`Pulse`] shared between threads.
+pub type SharedPulse = Arc<Mutex<Pulse>>;
+
+impl Pulse {
+    /// A pulse allowing `grace` of silence outside a player's thinking time.
+    pub fn shared(grace: Duration) -> SharedPulse {
+        Arc::new(Mutex::new(Pulse { last: Instant::now(), allowance: grace, plies: Vec::new(), changed: false, grace }))
+    }
+
+    /// Locks a shared pulse (a panic elsewhere cannot poison progress reports).
+    pub fn lock(pulse: &SharedPulse) -> std::sync::MutexGuard<'_, Pulse> {
+        pulse.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Progress now, allowing `extra` beyond the grace until the next.
+    pub fn beat(&mut self, extra: Duration) {
+        self.last = Instant::now();
+        self.allowance = self.grace + extra;
+        self.changed = true;
+    }
+
+    /// A ply was played.
+    pub fn ply(&mut self, ply: &PlyRecord) {
+        self.plies.push(ply.clone());
+        self.beat(Duration::ZERO);
+    }
+
+    /// Whether the allowance has run out.
+    pub fn stalled(&self) -> bool {
+        self.last.elapsed() > self.allowance
+    }
+
+    /// The plies recorded since the last call.
+    pub fn take_plies(&mut self) -> Vec<PlyRecord> {
+        std::mem::take(&mut self.plies)
+    }
+
+    /// Whether anything changed since the last call.
+    pub fn take_changed(&mut self) -> bool {
+        std::mem::replace(&mut self.changed, false)
+    }
+
+    /// A new game starts, with `grace` of silence allowed: no plies yet.
+    pub fn restart(&mut self, grace: Duration) {
+        self.grace = grace;
+        self.plies.clear();
+        self.beat(Duration::ZERO);
+        self.changed = false;
+    }
+}
+
+/// A player whose thinking widens the watchdog's allowance: before each
+/// move by the time it may take ([`MoveWait`]: its clock, or its hang
+/// limit), or without bound for a person.
+pub struct Paced {
+    /// The player.
+    pub inner: Box<dyn Player>,
+    /// The game's pulse.
+    pub pulse: SharedPulse,
+    /// A person: the watchdog waits for them as long as it takes.
+    pub person: bool,
+}
+
+/// The allowance while a person thinks: the watchdog waits.
+const A_PERSON: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
+
+impl Player for Paced {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+    fn new_game(&mut self, start: &Start<'_>) -> Result<(), PlayerError> {
+        // Engines may take their handshake time to start.
+        Pulse::lock(&self.pulse).beat(Duration::from_secs(30));
+        let r = self.inner.new_game(start);
+        Pulse::lock(&self.pulse).beat(Duration::ZERO);
+        r
+    }
+    fn choose(&mut self, turn: &Turn<'_>) -> Result<Reply, PlayerError> {
+        let extra = if self.person { A_PERSON } else { Duration::from_millis(MoveWait::of(turn).limit_ms + 1_000) };
+        Pulse::lock(&self.pulse).beat(extra);
+        let r = self.inner.choose(turn);
+        Pulse::lock(&self.pulse).beat(Duration::ZERO);
+        r
+    }
+    fn notify(&mut self, seen: &Seen<'_>) {
+        self.inner.notify(seen);
+    }
+    fn accepts_draw(&mut self, from: u32) -> bool {
+        self.inner.accepts_draw(from)
+    }
+    fn game_over(&mut self, result: &GameResult, me: u32) {
+        self.inner.game_over(result, me);
+    }
+}

@@ -1,0 +1,314 @@
+//! The fault boundary end to end: engines that exit, hang, fork or flood at
+//! each step of each protocol (UCI with Stockfish, Hub with dame, JSON lines
+//! with the example engine, each behind `tests/fixtures/engines/dying-proxy.py`)
+//! lose their own games with the true reason, are restarted for the next
+//! game, and never take down `match`, tournaments (in-process or in workers)
+//! or leave a process behind.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use arbiter::record::store::Store;
+use arbiter_e2e::{arbiter, arbiter_bin, profile_dir, temp_dir, workspace};
+
+fn stockfish() -> &'static str {
+    ["/usr/games/stockfish", "/usr/bin/stockfish"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .expect("stockfish is not installed: apt-get install stockfish (CI does this in .ci/run)")
+}
+
+/// The proxy misbehaving as `how` (`MODE TOKEN N`) in front of `engine`.
+fn proxy(how: &str, engine: &str) -> String {
+    format!("python3 {} {how} -- {engine}", workspace().join("tests/fixtures/engines/dying-proxy.py").display())
+}
+
+fn example_engine() -> String {
+    format!("python3 {}", workspace().join("scripts/example-engine.py").display())
+}
+
+/// The "Game N (...): RESULT {TERMINATION}" lines of a run.
+fn game_lines(stdout: &str) -> Vec<String> {
+    stdout.lines().filter(|l| l.starts_with("Game ")).map(String::from).collect()
+}
+
+/// One protocol step at which an engine misbehaves, and the termination
+/// each of two games (the engine first, then second) must end with; `None`
+/// for a game the engine plays out normally.
+struct Case {
+    kind: &'static str,
+    how: &'static str,
+    games: [Option<&'static str>; 2],
+}
+
+fn cases() -> Vec<Case> {
+    let crashed = Some("engine crashed: ");
+    let both = [crashed, crashed];
+    let second = [None, crashed];
+    vec![
+        Case { kind: "uci", how: "on uci 1", games: both },
+        Case { kind: "uci", how: "on isready 2", games: second },
+        Case { kind: "uci", how: "on ucinewgame 2", games: second },
+        Case { kind: "uci", how: "on go 3", games: both },
+        Case { kind: "uci", how: "after go 2", games: both },
+        Case { kind: "uci", how: "fork go 2", games: both },
+        Case { kind: "hub", how: "on hub 1", games: both },
+        Case { kind: "hub", how: "on init 1", games: both },
+        Case { kind: "hub", how: "on new-game 2", games: second },
+        Case { kind: "hub", how: "on go 3", games: both },
+        Case { kind: "hub", how: "after go 2", games: both },
+        Case { kind: "engine", how: "on hello 1", games: both },
+        Case { kind: "engine", how: "on new_game 2", games: second },
+        Case { kind: "engine", how: "on go 3", games: both },
+        Case { kind: "engine", how: "after go 2", games: both },
+        Case { kind: "engine", how: "fork go 2", games: both },
+    ]
+}
+
+fn spec_of(kind: &str, how: &str) -> (String, &'static str) {
+    match kind {
+        "uci" => (format!("uci:{}", proxy(how, stockfish())), "chess"),
+        "hub" => (format!("hub:{}", proxy(how, "dame hub")), "international"),
+        _ => (format!("engine:{}", proxy(how, &example_engine())), "chess"),
+    }
+}
+
+#[test]
+fn an_engine_that_exits_at_any_protocol_step_loses_that_game_and_is_restarted() {
+    let failures: Vec<String> = std::thread::scope(|s| {
+        let runs: Vec<_> = cases()
+            .into_iter()
+            .map(|case| {
+                s.spawn(move || {
+                    let (spec, variant) = spec_of(case.kind, case.how);
+                    let t0 = Instant::now();
+                    // No clock (a node limit only): a missed exit would wait
+                    // out the 60 s hang limit.
+                    let run = arbiter(&[
+                        "match",
+                        variant,
+                        "--p1",
+                        &spec,
+                        "--p2",
+                        "random",
+                        "--games",
+                        "2",
+                        "--tc",
+                        "inf,nodes=2000",
+                        "--max-plies",
+                        "12",
+                        "--no-db",
+                    ]);
+                    let label = format!("{} {}", case.kind, case.how);
+                    if !run.ok {
+                        return Some(format!("{label}: arbiter failed: {}\n{}", run.stderr, run.stdout));
+                    }
+                    let games = game_lines(&run.stdout);
+                    if games.len() != 2 {
+                        return Some(format!("{label}: {} games:\n{}", games.len(), run.stdout));
+                    }
+                    // The engine has the first seat in game 1, the second in game 2.
+                    for ((line, want), lost) in games.iter().zip(case.games).zip(["0-1 {", "1-0 {"]) {
+                        match want {
+                            Some(w) if !line.contains(&format!("{lost}{w}")) => {
+                                return Some(format!("{label}: expected the engine to lose '{w}': {line}"))
+                            }
+                            None if line.contains("engine crashed") => {
+                                return Some(format!("{label}: the restarted engine should play: {line}"))
+                            }
+                            _ => {}
+                        }
+                    }
+                    if t0.elapsed() > Duration::from_secs(30) {
+                        return Some(format!("{label}: took {:?}: an exit went unnoticed", t0.elapsed()));
+                    }
+                    None
+                })
+            })
+            .collect();
+        runs.into_iter().filter_map(|r| r.join().unwrap()).collect()
+    });
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn a_json_engine_that_never_says_ready_is_a_protocol_error_not_a_time_forfeit() {
+    let (spec, _) = spec_of("engine", "hang hello 1");
+    let t0 = Instant::now();
+    let run = arbiter(&["match", "chess", "--p1", &spec, "--p2", "random", "--games", "1", "--tc", "60+1", "--no-db"]);
+    assert!(run.ok, "{}", run.stderr);
+    let games = game_lines(&run.stdout);
+    assert_eq!(games.len(), 1);
+    assert!(games[0].contains("0-1 {engine protocol error: no 'ready' within the handshake time}"), "{}", games[0]);
+    assert!(t0.elapsed() < Duration::from_secs(15), "one handshake wait per game, not two: {:?}", t0.elapsed());
+}
+
+/// A tournament of an engine that exits mid-game against `random`, stored
+/// in `db`; every game must be scored, the engine's faults as its losses.
+fn tournament_with_a_crashing_engine(db: &Path, extra: &[&str]) {
+    let (spec, _) = spec_of("uci", "after go 3");
+    let player = format!("sf={spec}");
+    let mut args = vec![
+        "tournament",
+        "--player",
+        &player,
+        "--player",
+        "r=random",
+        "--variant",
+        "chess",
+        "--games-per-pairing",
+        "4",
+        "--tc",
+        "inf,nodes=2000",
+        "--max-plies",
+        "12",
+        "--concurrency",
+        "2",
+        "--db",
+        db.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let run = arbiter(&args);
+    assert!(run.ok, "{extra:?}: {}\n{}", run.stderr, run.stdout);
+    let games = Store::open(db).unwrap().games(None).unwrap();
+    assert_eq!(games.len(), 4, "{extra:?}");
+    for g in games {
+        let s = g.summary;
+        assert_ne!(s.result, "*", "{extra:?}: the crashing engine escaped its loss: {}", s.termination);
+        assert!(s.termination.to_string().starts_with("engine crashed: "), "{extra:?}: {}", s.termination);
+        let engine_seat = s.players.iter().position(|p| p == "sf").unwrap() as u32;
+        assert_eq!(s.winner, Some(1 - engine_seat), "{extra:?}: the engine loses");
+    }
+}
+
+#[test]
+fn an_engine_that_exits_loses_its_games_in_worker_and_in_process_tournaments() {
+    let dir = temp_dir("crash-tournaments");
+    tournament_with_a_crashing_engine(&dir.join("workers.db"), &[]);
+    tournament_with_a_crashing_engine(&dir.join("threads.db"), &["--in-process"]);
+}
+
+#[test]
+fn an_engine_hung_without_a_clock_is_the_engines_fault_in_workers() {
+    let db = temp_dir("hung-engine").join("t.db");
+    let (spec, _) = spec_of("uci", "hang go 2");
+    let player = format!("sf={spec}");
+    let run = arbiter(&[
+        "tournament",
+        "--player",
+        &player,
+        "--player",
+        "r=random",
+        "--variant",
+        "chess",
+        "--games-per-pairing",
+        "2",
+        "--tc",
+        "inf,nodes=2000,hang=1",
+        "--watchdog",
+        "3",
+        "--db",
+        db.to_str().unwrap(),
+    ]);
+    assert!(run.ok, "{}", run.stderr);
+    for g in Store::open(&db).unwrap().games(None).unwrap() {
+        let s = g.summary;
+        assert!(s.termination.to_string().starts_with("engine hung: no move within 1 s"), "{}", s.termination);
+        assert_ne!(s.result, "*");
+    }
+}
+
+/// Runs `cmd` and returns its peak resident memory in KiB (polled) and its output.
+fn peak_rss_kib(cmd: &mut Command) -> (u64, std::process::Output) {
+    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut peak = 0;
+    while child.try_wait().unwrap().is_none() {
+        if let Ok(status) = std::fs::read_to_string(format!("/proc/{}/status", child.id())) {
+            if let Some(kib) = status.lines().find_map(|l| l.strip_prefix("VmRSS:")) {
+                peak = peak.max(kib.trim().trim_end_matches("kB").trim().parse().unwrap_or(0));
+            }
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    (peak, child.wait_with_output().unwrap())
+}
+
+#[test]
+fn a_flooding_engine_costs_bounded_memory() {
+    // 40 MB of chatter after every move; one line of 60 MB.
+    for (how, termination) in [("flood go 1 40", None), ("longline go 1 60", Some("0-1 {engine protocol error: "))] {
+        let spec = format!("uci:{}", proxy(how, stockfish()));
+        let (peak, out) = peak_rss_kib(
+            Command::new(arbiter_bin())
+                .args(["match", "chess", "--p1", &spec, "--p2", "random", "--games", "1", "--tc", "inf,nodes=500"])
+                .args(["--max-plies", "8", "--no-db"]),
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{how}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(peak < 64 * 1024, "{how}: arbiter grew to {peak} KiB against a flooding engine");
+        if let Some(t) = termination {
+            assert!(stdout.contains(t) && stdout.contains("longer than 1048576 bytes"), "{how}: {stdout}");
+        } else {
+            assert!(stdout.contains("{adjudication: ply limit}"), "{how}: the flood is read through: {stdout}");
+        }
+    }
+}
+
+/// Processes whose environment carries `mark` (all descendants of a run).
+fn marked_processes(mark: &str) -> Vec<String> {
+    let needle = format!("ARBITER_TEST_MARK={mark}");
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let env = std::fs::read(entry.path().join("environ")).unwrap_or_default();
+        if env.split(|&b| b == 0).any(|v| v == needle.as_bytes()) {
+            let cmd = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+            found.push(String::from_utf8_lossy(&cmd).replace('\0', " "));
+        }
+    }
+    found
+}
+
+#[test]
+fn no_process_outlives_a_tournament_with_crashing_hanging_and_forking_engines() {
+    let dir = temp_dir("process-tree");
+    let db = dir.join("t.db");
+    let fixture = arbiter_e2e::fixture_plugin("fixture", None);
+    let mark = format!("{}-tree", std::process::id());
+    let players = [
+        format!("crash=uci:{}", proxy("after go 2", stockfish())),
+        format!("hang=uci:{}", proxy("hang go 2", stockfish())),
+        format!("fork=engine:{}", proxy("fork go 2", &example_engine())),
+        "r=random".to_string(),
+    ];
+    let mut cmd = Command::new(arbiter_bin());
+    cmd.env("ARBITER_TEST_MARK", &mark).env_remove("ARBITER_PLUGIN_PATH");
+    cmd.args(["--plugin-dir", &profile_dir().display().to_string(), "--plugin-dir", &fixture.display().to_string()]);
+    cmd.arg("tournament");
+    for p in &players {
+        cmd.args(["--player", p]);
+    }
+    cmd.args(["--variant", "chess", "--tc", "inf,nodes=1000,hang=1", "--max-plies", "10", "--concurrency", "2"]);
+    cmd.args(["--db", db.to_str().unwrap()]);
+    let out = cmd.output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // A hanging plugin in a worker, then kill -9 of a tournament mid-game.
+    let mut cmd = Command::new(arbiter_bin());
+    cmd.env("ARBITER_TEST_MARK", &mark).env_remove("ARBITER_PLUGIN_PATH");
+    cmd.args(["--plugin-dir", &fixture.display().to_string(), "tournament", "--player", "a=random"]);
+    cmd.args(["--player", &players[2], "--variant", "fixture-hang", "--watchdog", "1"]);
+    cmd.args(["--db", dir.join("hang.db").to_str().unwrap()]).stdout(Stdio::null());
+    let mut child = cmd.spawn().unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let left = marked_processes(&mark);
+        if left.is_empty() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "processes left behind: {left:#?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
