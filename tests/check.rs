@@ -39,6 +39,7 @@ fn each_broken_fixture_fails_the_check_for_its_fault() {
         ("fixture-panic", "no call panics"),
         ("fixture-abort", "no call aborts or hangs: the process was killed"),
         ("fixture-hang", "no call aborts or hangs: no call returns"),
+        ("fixture-stuck", "legal moves are non-empty exactly while the game is ongoing"),
         ("broken-moves-after-end", "legal moves are non-empty exactly while the game is ongoing"),
         ("broken-duplicate-text", "move texts are unique and parse back"),
         ("broken-round-trip", "position text round-trips"),

@@ -43,11 +43,24 @@ fn a_full_store_stops_new_games_but_every_finished_game_reaches_the_other_record
     };
     let (db, pgn, jsonl) = (mount.0.join("games.db"), dir.join("a.pgn"), dir.join("a.jsonl"));
     let run = arbiter(&[
-        "match", "chess", "--p1", "random", "--p2", "random:seed=9", "--games", "200", "--db", db.to_str().unwrap(),
-        "--pgn", pgn.to_str().unwrap(), "--jsonl", jsonl.to_str().unwrap(),
+        "match",
+        "chess",
+        "--p1",
+        "random",
+        "--p2",
+        "random:seed=9",
+        "--games",
+        "200",
+        "--db",
+        db.to_str().unwrap(),
+        "--pgn",
+        pgn.to_str().unwrap(),
+        "--jsonl",
+        jsonl.to_str().unwrap(),
     ]);
     assert!(!run.ok, "a store that cannot take a game is an error");
-X
+    let said = run.stderr.matches("database or disk is full").count();
+    assert_eq!(said, 2, "the store's error once as it happens, once on exit: {}", run.stderr);
     let played = run.stdout.lines().filter(|l| l.starts_with("Game ")).count();
     let in_pgn = std::fs::read_to_string(&pgn).unwrap().matches("[Event ").count();
     let in_jsonl = std::fs::read_to_string(&jsonl).unwrap().lines().count();
@@ -111,8 +124,19 @@ fn one_run_of_a_tournament_at_a_time_and_a_dead_holder_is_taken_over() {
             .unwrap()
     };
     let mut first = start(&[
-        "tournament", "--player", "a=mcts:movetime=0.05", "--player", "b=mcts:movetime=0.05", "--variant", "chess",
-        "--games-per-pairing", "6", "--max-plies", "40", "--db", &db_text,
+        "tournament",
+        "--player",
+        "a=mcts:movetime=0.05",
+        "--player",
+        "b=mcts:movetime=0.05",
+        "--variant",
+        "chess",
+        "--games-per-pairing",
+        "6",
+        "--max-plies",
+        "40",
+        "--db",
+        &db_text,
     ]);
     let deadline = Instant::now() + Duration::from_secs(20);
     while Store::open(&db).ok().and_then(|s| s.tournament(Some(1)).ok().flatten()).is_none() {
@@ -142,8 +166,22 @@ fn a_plugin_hanging_in_process_is_recorded_and_the_run_ends_then_resumes_in_work
     let d = db.to_str().unwrap();
     let t0 = Instant::now();
     let run = arbiter(&[
-        "--plugin-dir", f, "tournament", "--player", "a=random", "--player", "b=random", "--variant", "fixture-hang",
-        "--variant", "fixture-race", "--watchdog", "1", "--in-process", "--db", d,
+        "--plugin-dir",
+        f,
+        "tournament",
+        "--player",
+        "a=random",
+        "--player",
+        "b=random",
+        "--variant",
+        "fixture-hang",
+        "--variant",
+        "fixture-race",
+        "--watchdog",
+        "1",
+        "--in-process",
+        "--db",
+        d,
     ]);
     assert!(!run.ok, "the run ends with an error");
     assert!(t0.elapsed() < Duration::from_secs(20), "the watchdog works in-process: {:?}", t0.elapsed());

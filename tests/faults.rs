@@ -312,3 +312,40 @@ fn no_process_outlives_a_tournament_with_crashing_hanging_and_forking_engines() 
         std::thread::sleep(Duration::from_millis(100));
     }
 }
+
+#[test]
+fn a_plugin_that_fails_is_to_blame_not_the_player_that_called_it() {
+    let fixture = arbiter_e2e::fixture_plugin("fixture", None);
+    let f = fixture.to_str().unwrap();
+    // A panic inside mcts's search (its playouts apply moves from ply 5 on).
+    let run = arbiter(&[
+        "--plugin-dir",
+        f,
+        "match",
+        "fixture-race",
+        "--p1",
+        "mcts:iterations=50",
+        "--p2",
+        "random",
+        "--games",
+        "1",
+        "--option",
+        "panic_in=apply",
+        "--option",
+        "panic_at_ply=5",
+        "--no-db",
+    ]);
+    assert!(run.ok, "{}", run.stderr);
+    let games = game_lines(&run.stdout);
+    assert!(games[0].contains(": * {plugin crashed: plugin fixture-plugin panicked in apply"), "{}", games[0]);
+    assert!(run.stdout.contains(": 0 - 0 - 0"), "a voided game is no one's result: {}", run.stdout);
+    // An ongoing game without a legal move breaks the contract: void.
+    let run = arbiter(&["--plugin-dir", f, "match", "fixture-stuck", "--p1", "random", "--p2", "random", "--no-db"]);
+    assert!(run.ok, "{}", run.stderr);
+    for g in game_lines(&run.stdout) {
+        assert!(
+            g.contains(": * {plugin contract violation: the game is ongoing but player 1 has no legal move}"),
+            "{g}"
+        );
+    }
+}

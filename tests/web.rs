@@ -548,3 +548,83 @@ fn in_a_browser_plugin_markup_renders_as_text() {
     let out = browser(&server, "escape", &["fixture-race"]);
     assert!(out.contains("label shown as text"), "{out}");
 }
+
+/// A raw HTTP/1.1 request to `server` with the given `Host` (and `Origin`,
+/// if any); the status code.
+fn raw_request(server: &Server, method: &str, path: &str, host: &str, origin: Option<&str>, body: &str) -> u16 {
+    use std::io::Write;
+    let addr = server.url.trim_start_matches("http://");
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let origin = origin.map(|o| format!("Origin: {o}\r\n")).unwrap_or_default();
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: {host}\r\n{origin}Content-Type: application/json\r\nContent-Length: {}\r\n\
+         Connection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    answer.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0)
+}
+
+#[test]
+fn requests_for_other_host_names_are_refused_against_dns_rebinding() {
+    let dir = temp_dir("web-rebinding");
+    let db = dir.join("a.db");
+    run_tournament(&dir, &db, &["chess"]);
+    let server = Server::start(&db, &["--allow-engines", "--allow-host", "arbiter.lan"]);
+    let port = server.url.rsplit(':').next().unwrap().to_string();
+    for host in [format!("127.0.0.1:{port}"), format!("localhost:{port}"), format!("arbiter.lan:{port}")] {
+        assert_eq!(raw_request(&server, "GET", "/api/tournaments/1", &host, None, ""), 200, "{host}");
+    }
+    let evil = format!("rebound.example:{port}");
+    for path in ["/api/tournaments/1", "/api/games", "/"] {
+        assert_eq!(raw_request(&server, "GET", path, &evil, None, ""), 403, "{path} for {evil}");
+    }
+    // A page on a rebound name cannot start an engine, whatever Origin it claims.
+    let marker = dir.join("ran");
+    let play = json!({"variant": "chess", "opponent": format!("engine:touch {}", marker.display())}).to_string();
+    assert_eq!(raw_request(&server, "POST", "/api/play", &evil, Some(&format!("http://{evil}")), &play), 403);
+    let local = format!("127.0.0.1:{port}");
+    assert_eq!(raw_request(&server, "POST", "/api/play", &local, Some(&format!("http://{evil}")), &play), 403);
+    assert_eq!(raw_request(&server, "POST", "/api/play", &local, Some("null"), &play), 403);
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!marker.exists(), "a refused request ran an engine");
+}
+
+#[test]
+fn games_in_progress_are_capped_and_an_engine_that_exits_does_not_stop_the_server() {
+    let dir = temp_dir("web-cap");
+    let db = dir.join("a.db");
+    let server = Server::start(&db, &["--allow-engines", "--max-games", "2"]);
+    let start = || server.post("/api/play", &json!({"variant": "chess", "opponent": "random", "seat": "0"}));
+    let (a, b, c) = (start(), start(), start());
+    assert_eq!((a.0, b.0), (200, 200));
+    assert_eq!(c.0, 503, "{}", c.1);
+    assert!(c.1["error"].as_str().unwrap().contains("2 games are in progress"), "{}", c.1);
+    for (_, g) in [a, b] {
+        let token = g["token"].as_str().unwrap();
+        server.post(&format!("/api/play/{}/act", g["id"]), &json!({"token": token, "action": "resign"}));
+    }
+    // An engine that exits right after its first move loses; the server goes on.
+    let proxy = workspace().join("tests/fixtures/engines/dying-proxy.py");
+    let engine = format!(
+        "engine:python3 {} after go 1 -- python3 {}",
+        proxy.display(),
+        workspace().join("scripts/example-engine.py").display()
+    );
+    for _ in 0..2 {
+        let (status, g) = wait_for(|| {
+            let (status, g) = server.post("/api/play", &json!({"variant": "chess", "opponent": engine, "seat": "1"}));
+            (status != 503).then_some((status, g))
+        });
+        assert_eq!(status, 200, "{g}");
+        let id = g["id"].as_u64().unwrap();
+        let token = g["token"].as_str().unwrap().to_string();
+        let end = server.play_out(id, &token, |moves| moves[0].clone(), |_| {});
+        assert!(end["result"]["termination"].as_str().unwrap().starts_with("engine crashed"), "{end}");
+    }
+    assert_eq!(server.get("/api/variants").0, 200, "the server is still up");
+}

@@ -59,6 +59,9 @@ pub fn check_in_child(
     let failure = match status {
         None => Some(format!("no call returns: still running after {} s", timeout.as_secs())),
         Some(s) if s.code().is_none() => Some(format!("the process was killed ({s})")),
+        // 0: every check passed, 1: some failed; anything else (a panic's
+        // 101) means the checks did not finish.
+        Some(s) if !matches!(s.code(), Some(0 | 1)) => Some(format!("the check process failed ({s})")),
         Some(_) => None,
     };
     Isolated { output, failure }

@@ -254,7 +254,8 @@ fn play_checked(
             }
         }
         report.check("observations follow the schema", Ok(()));
-        if !ongoing {
+        // An ongoing game without moves was reported above; it cannot go on.
+        if !ongoing || buf.is_empty() {
             break;
         }
         let mover = game.to_move();

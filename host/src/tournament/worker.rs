@@ -211,7 +211,8 @@ pub fn faulted_record(
         time_controls: game.seats.iter().map(|&e| entrants[e].tc.clone()).collect(),
         options: game.options.clone(),
         standard_start: game.position.is_none(),
-        final_position: crate::referee::position_after(&game.variant, &game.options, &start_position, &plies).unwrap_or_default(),
+        final_position: crate::referee::position_after(&game.variant, &game.options, &start_position, &plies)
+            .unwrap_or_default(),
         start_position,
         plies,
         result: GameResult { outcome: Outcome::Ongoing, termination },

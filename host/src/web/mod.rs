@@ -163,7 +163,8 @@ async fn trusted_requests(
     let allowed = &app.config.allow_hosts;
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
     if !trusted_host(host, allowed) {
-        let why = format!("host '{host}' refused: this server answers to IP addresses, localhost and --allow-host names");
+        let why =
+            format!("host '{host}' refused: this server answers to IP addresses, localhost and --allow-host names");
         return ApiError::forbidden(why).into_response();
     }
     if request.method() != Method::GET {

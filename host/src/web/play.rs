@@ -361,7 +361,10 @@ fn start_game(app: &Shared, req: StartRequest) -> Result<Json<Value>, ApiError> 
         running.fetch_sub(1, Ordering::SeqCst);
         return Err(ApiError(
             axum::http::StatusCode::SERVICE_UNAVAILABLE,
-            format!("{} games are in progress, the most this server plays at once: try again later", app.config.max_games),
+            format!(
+                "{} games are in progress, the most this server plays at once: try again later",
+                app.config.max_games
+            ),
         ));
     }
     let slot = Running(running.clone());
