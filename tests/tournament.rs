@@ -228,7 +228,7 @@ fn malformed_definitions_are_refused_before_any_game() {
         "--db",
         dir.join("x.db").to_str().unwrap(),
     ]);
-    assert_eq!(run.stderr.trim(), "error: player 'uci:no-such-engine': program 'no-such-engine' not found");
+    assert_eq!(run.stderr.trim(), "error: player 'uci:no-such-engine': program 'no-such-engine' not found on PATH nor in /usr/games or /usr/local/games");
 }
 
 #[test]

@@ -140,6 +140,8 @@ impl ChildProcess {
         let program = words
             .next()
             .ok_or_else(|| ProcessError::Start { command: command.into(), reason: "empty command".into() })?;
+        let program =
+            find_program(program).map_err(|reason| ProcessError::Start { command: command.into(), reason })?;
         let mut cmd = Command::new(program);
         cmd.args(words).stderr(Stdio::null());
         Self::spawn(cmd, command, limits)
@@ -302,6 +304,31 @@ impl Drop for ChildProcess {
         let _ = self.child.wait();
         forget_group(pgid);
     }
+}
+
+/// Where programs are looked for after `PATH`: Debian installs engines
+/// such as Stockfish and GNU Chess in `/usr/games`, which is not on every
+/// user's `PATH`.
+pub const GAMES_DIRS: [&str; 2] = ["/usr/games", "/usr/local/games"];
+
+/// The file a program name starts: a path as given, else the first match on
+/// `PATH`, then in [`GAMES_DIRS`]; the error says where it looked.
+pub fn find_program(program: &str) -> Result<std::path::PathBuf, String> {
+    use std::path::{Path, PathBuf};
+    if program.contains('/') {
+        let path = Path::new(program);
+        return if path.is_file() { Ok(path.to_path_buf()) } else { Err(format!("program '{program}' not found")) };
+    }
+    let path_dirs: Vec<PathBuf> =
+        std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect()).unwrap_or_default();
+    let dirs = path_dirs.iter().cloned().chain(GAMES_DIRS.iter().map(PathBuf::from));
+    for dir in dirs {
+        let candidate = dir.join(program);
+        if candidate.is_file() {
+            return Ok(candidate);
+        }
+    }
+    Err(format!("program '{program}' not found on PATH nor in {}", GAMES_DIRS.join(" or ")))
 }
 
 /// Reads one line of at most `max` bytes (without its newline); `Ok(None)`

@@ -40,7 +40,7 @@ pub struct MatchArgs {
     #[arg(long)]
     name2: Option<String>,
     /// Games to play; colours alternate.
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
     games: u32,
     /// Time control for both players (default: the variant's).
     #[arg(long)]
@@ -55,8 +55,8 @@ pub struct MatchArgs {
     #[arg(long, default_value_t = crate::tournament::config::DEFAULT_MARGIN_MS)]
     margin: u64,
     /// Games played at once.
-    #[arg(long, default_value_t = 1)]
-    concurrency: usize,
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    concurrency: u32,
     /// SQLite store the games are committed to.
     #[arg(long, default_value = "arbiter.db")]
     db: PathBuf,
@@ -94,6 +94,15 @@ pub(super) fn run(registry: &Registry, args: &MatchArgs) -> Result<()> {
     let variant = registry.get(&args.variant)?;
     let options = args.options.to_map()?;
     variant.new_game(&options)?; // refuse bad options before any game starts
+    let seats = variant.info().players.len() as u32;
+    if let Some(p) = args.as_player.filter(|&p| p >= seats) {
+        anyhow::bail!(
+            "--as {p}: {} has players 0 to {} ({})",
+            args.variant,
+            seats - 1,
+            variant.info().players.join(", ")
+        );
+    }
     let base_tc = args.tc.clone().unwrap_or_else(|| variant.info().default_time_control.clone());
     let tc_of = |own: &Option<String>| TimeControl::parse(own.as_deref().unwrap_or(&base_tc));
     let (mut name1, mut name2) =
@@ -103,8 +112,18 @@ pub(super) fn run(registry: &Registry, args: &MatchArgs) -> Result<()> {
         name2.push_str("#2");
     }
     let entrants = [
-        Entrant { name: name1, spec: PlayerSpec::parse(&args.p1)?, spec_text: args.p1.clone(), tc: tc_of(&args.tc1)? },
-        Entrant { name: name2, spec: PlayerSpec::parse(&args.p2)?, spec_text: args.p2.clone(), tc: tc_of(&args.tc2)? },
+        Entrant {
+            name: name1,
+            spec: PlayerSpec::parse(&args.p1)?,
+            spec_text: args.p1.clone(),
+            tc: Some(tc_of(&args.tc1)?),
+        },
+        Entrant {
+            name: name2,
+            spec: PlayerSpec::parse(&args.p2)?,
+            spec_text: args.p2.clone(),
+            tc: Some(tc_of(&args.tc2)?),
+        },
     ];
     for e in &entrants {
         e.spec.check_available(&e.spec_text)?;
@@ -125,7 +144,7 @@ pub(super) fn run(registry: &Registry, args: &MatchArgs) -> Result<()> {
     let human = entrants.iter().any(|e| matches!(e.spec, PlayerSpec::Human));
     let config = RunConfig {
         // A person at this terminal plays one game at a time.
-        concurrency: if human { 1 } else { args.concurrency },
+        concurrency: if human { 1 } else { args.concurrency as usize },
         margin_ms: args.margin,
         max_plies: args.game.max_plies,
         claim_draws: !args.no_claim,

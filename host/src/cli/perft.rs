@@ -33,6 +33,9 @@ pub struct PerftArgs {
 pub(super) fn run(registry: &Registry, args: &PerftArgs) -> Result<()> {
     let variant = registry.get(&args.variant)?;
     let options = args.options.to_map()?;
+    if args.divide && args.depth == 0 {
+        anyhow::bail!("--divide needs --depth 1 or more (at depth 0 no move is played)");
+    }
     let game = match &args.position {
         Some(text) => variant.from_position(text, &options)?,
         None => variant.new_game(&options)?,

@@ -38,6 +38,9 @@ pub(super) fn run(registry: &Registry, args: &PlayArgs) -> Result<()> {
     let options = args.options.to_map()?;
     let tc = TimeControl::parse(args.tc.as_deref().unwrap_or(&info.default_time_control))?;
     let specs = [PlayerSpec::parse(&args.p1)?, PlayerSpec::parse(&args.p2)?];
+    for (spec, text) in specs.iter().zip([&args.p1, &args.p2]) {
+        spec.check_available(text)?;
+    }
     let mut players: Vec<_> = specs
         .iter()
         .enumerate()

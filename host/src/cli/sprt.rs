@@ -48,8 +48,8 @@ pub struct SprtArgs {
     #[arg(long)]
     tc: Option<String>,
     /// Games played at once.
-    #[arg(long, default_value_t = 1)]
-    concurrency: usize,
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    concurrency: u32,
     /// Openings file (one position per line), used in file order, each for a pair.
     #[arg(long)]
     openings: Option<PathBuf>,
@@ -74,7 +74,7 @@ pub(super) fn run(registry: &Registry, args: &SprtArgs) -> Result<()> {
     let make = |spec: &str, name: &str| -> Result<Entrant> {
         let parsed = PlayerSpec::parse(spec)?;
         parsed.check_available(spec)?;
-        Ok(Entrant { name: name.into(), spec: parsed, spec_text: spec.into(), tc: tc.clone() })
+        Ok(Entrant { name: name.into(), spec: parsed, spec_text: spec.into(), tc: Some(tc.clone()) })
     };
     let entrants = [make(&args.p1, &format!("{} (test)", args.p1))?, make(&args.p2, &format!("{} (base)", args.p2))?];
     let openings: Vec<String> = match &args.openings {
@@ -90,7 +90,7 @@ pub(super) fn run(registry: &Registry, args: &SprtArgs) -> Result<()> {
     for (n, o) in openings.iter().enumerate() {
         variant.from_position(o, &options).with_context(|| format!("opening {}", n + 1))?;
     }
-    let sprt = Sprt { elo0: args.elo0, elo1: args.elo1, alpha: args.alpha, beta: args.beta };
+    let sprt = Sprt::new(args.elo0, args.elo1, args.alpha, args.beta)?;
     let (lower, upper) = sprt.bounds();
     println!(
         "SPRT [{}, {}] alpha {} beta {}: LLR bounds ({lower:.2}, {upper:.2})",
@@ -98,7 +98,7 @@ pub(super) fn run(registry: &Registry, args: &SprtArgs) -> Result<()> {
     );
     let store = Store::open(&args.db)?;
     let config = RunConfig {
-        concurrency: args.concurrency,
+        concurrency: args.concurrency as usize,
         margin_ms: DEFAULT_MARGIN_MS,
         max_plies: args.max_plies,
         claim_draws: true,

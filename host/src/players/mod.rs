@@ -241,17 +241,7 @@ impl PlayerSpec {
             _ => return Ok(()),
         };
         let program = command.split_whitespace().next().unwrap_or("");
-        let found = if program.contains('/') {
-            std::path::Path::new(program).is_file()
-        } else {
-            std::env::var_os("PATH")
-                .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
-        };
-        if found {
-            Ok(())
-        } else {
-            Err(SpecError { spec: text.to_string(), reason: format!("program '{program}' not found") })
-        }
+        crate::process::find_program(program).map(|_| ()).map_err(|reason| SpecError { spec: text.to_string(), reason })
     }
 
     /// Creates a player; `game_seed` varies per game so seeded players do not

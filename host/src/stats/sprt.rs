@@ -53,7 +53,38 @@ pub enum Verdict {
 /// Normalized Elo per unit of t-value (800 / ln 10).
 const NELO_PER_T: f64 = 800.0 / std::f64::consts::LN_10;
 
+/// SPRT settings that make no test.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("SPRT: {0}")]
+pub struct SprtError(String);
+
+/// The largest Elo bound an SPRT may test.
+pub const MAX_ELO_BOUND: f64 = 1000.0;
+
 impl Sprt {
+    /// Checked settings: `elo0 < elo1`, both finite and within
+    /// ±[`MAX_ELO_BOUND`], and each error rate strictly between 0 and 0.5.
+    pub fn new(elo0: f64, elo1: f64, alpha: f64, beta: f64) -> Result<Sprt, SprtError> {
+        for (name, v) in [("elo0", elo0), ("elo1", elo1)] {
+            if !v.is_finite() || v.abs() > MAX_ELO_BOUND {
+                return Err(SprtError(format!(
+                    "{name} is {v}: it must be a number from -{MAX_ELO_BOUND} to {MAX_ELO_BOUND}"
+                )));
+            }
+        }
+        if elo0 >= elo1 {
+            return Err(SprtError(format!(
+                "elo0 ({elo0}) must be below elo1 ({elo1}): H0 is the smaller gain, H1 the larger"
+            )));
+        }
+        for (name, v) in [("alpha", alpha), ("beta", beta)] {
+            if !(v > 0.0 && v < 0.5) {
+                return Err(SprtError(format!("{name} is {v}: an error rate must be above 0 and below 0.5")));
+            }
+        }
+        Ok(Sprt { elo0, elo1, alpha, beta })
+    }
+
     /// Lower and upper LLR bounds: ln(beta / (1 - alpha)), ln((1 - beta) / alpha).
     pub fn bounds(&self) -> (f64, f64) {
         ((self.beta / (1.0 - self.alpha)).ln(), ((1.0 - self.beta) / self.alpha).ln())
@@ -146,8 +177,24 @@ fn secular(w: &[f64], a: &[f64]) -> f64 {
 mod tests {
     use super::*;
 
+    #[test]
+    fn settings_that_make_no_test_are_refused() {
+        for (e0, e1, a, b, says) in [
+            (50.0, 0.0, 0.05, 0.05, "must be below elo1"),
+            (5.0, 5.0, 0.05, 0.05, "must be below elo1"),
+            (0.0, 5.0, 2.0, 0.05, "alpha is 2"),
+            (0.0, 5.0, 0.05, 0.0, "beta is 0"),
+            (f64::NAN, 5.0, 0.05, 0.05, "elo0 is NaN"),
+            (0.0, 1e9, 0.05, 0.05, "elo1 is 1000000000"),
+        ] {
+            let e = Sprt::new(e0, e1, a, b).unwrap_err().to_string();
+            assert!(e.contains(says), "{e}");
+        }
+        assert!(Sprt::new(0.0, 5.0, 0.05, 0.05).is_ok());
+    }
+
     fn sprt(elo0: f64, elo1: f64) -> Sprt {
-        Sprt { elo0, elo1, alpha: 0.05, beta: 0.05 }
+        Sprt::new(elo0, elo1, 0.05, 0.05).unwrap()
     }
 
     // Reference values: the SPRT test suite of fastchess (its "normalized"

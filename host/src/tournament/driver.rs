@@ -91,10 +91,11 @@ fn entrants(cfg: &TournamentConfig) -> anyhow::Result<Vec<Entrant>> {
     cfg.players
         .iter()
         .map(|p| {
-            let tc_text = p.tc.clone().or(cfg.tc.clone()).unwrap_or_else(|| "inf".into());
+            // Without a time control, each variant's own (as play, match and sprt do).
+            let tc = p.tc.clone().or(cfg.tc.clone()).map(|t| TimeControl::parse(&t)).transpose()?;
             let spec = PlayerSpec::parse(&p.spec)?;
             spec.check_available(&p.spec)?;
-            Ok(Entrant { name: p.name.clone(), spec, spec_text: p.spec.clone(), tc: TimeControl::parse(&tc_text)? })
+            Ok(Entrant { name: p.name.clone(), spec, spec_text: p.spec.clone(), tc })
         })
         .collect()
 }

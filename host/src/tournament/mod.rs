@@ -5,6 +5,7 @@
 
 pub mod config;
 pub mod driver;
+pub mod journal;
 pub mod lease;
 pub mod pulse;
 pub mod runner;

@@ -31,8 +31,19 @@ pub struct Entrant {
     pub spec: PlayerSpec,
     /// The spec as written (worker processes parse it again).
     pub spec_text: String,
-    /// Its time control.
-    pub tc: TimeControl,
+    /// Its time control; `None`: each variant's own.
+    pub tc: Option<TimeControl>,
+}
+
+impl Entrant {
+    /// The time control this entrant plays `variant` with.
+    pub fn time_control(&self, variant: &VariantHandle) -> TimeControl {
+        self.tc.clone().unwrap_or_else(|| {
+            // The checker refuses a plugin whose default does not parse.
+            TimeControl::parse(&variant.info().default_time_control)
+                .unwrap_or_else(|_| TimeControl::parse("inf").expect("inf parses"))
+        })
+    }
 }
 
 /// One game to play.
@@ -264,7 +275,7 @@ impl GameThread {
         let started = (super::worker::unix_now(), Instant::now());
         Pulse::lock(&self.pulse).restart(config.watchdog);
         let game_config = GameConfig {
-            time_controls: game.seats.iter().map(|&e| entrants[e].tc.clone()).collect(),
+            time_controls: game.seats.iter().map(|&e| entrants[e].time_control(&game.variant)).collect(),
             margin_ms: config.margin_ms,
             max_plies: config.max_plies,
             claim_draws: config.claim_draws,

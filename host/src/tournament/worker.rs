@@ -4,10 +4,11 @@
 //!
 //! Protocol, one JSON object per line, both directions typed here: the parent
 //! sends a [`Job`]; the worker answers with [`WorkerMessage`]s: `progress`
-//! (the plies played since the last one and the silence the watchdog may
-//! allow from now: a thinking player's budget plus the grace), sent at most
-//! every [`FLUSH_EVERY`] by a thread of its own while the game moves, `live`
-//! frames when the job asks, then `record` (the finished game) or `error`.
+//! (the silence the watchdog may allow from now: a thinking player's budget
+//! plus the grace), sent at most every [`FLUSH_EVERY`] by a thread of its own
+//! while the game moves, `live` frames when the job asks, then `record` (the
+//! finished game) or `error`. Every ply also goes, as it is played, into the
+//! [`super::journal`] the parent reads when the worker fails.
 //! Engine faults never end a worker: an engine that crashes, hangs or breaks
 //! its protocol loses its game inside the worker, which says so in the
 //! record. So a worker that goes silent past its allowance is a hung plugin,
@@ -23,6 +24,7 @@ use arbiter_api::{Error, Outcome};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::journal::{Journal, JournalFile};
 use super::pulse::{Paced, Pulse, SharedPulse};
 use super::runner::{Entrant, LiveRelay, ScheduledGame};
 use crate::clock::TimeControl;
@@ -70,6 +72,8 @@ pub struct Job {
     pub grace_ms: u64,
     /// Whether to send `live` frames of the game.
     pub live: bool,
+    /// The ply journal to write, and this game's number in it.
+    pub journal: Option<(PathBuf, u64)>,
 }
 
 impl Job {
@@ -85,7 +89,7 @@ impl Job {
                 .map(|&e| JobSeat {
                     name: entrants[e].name.clone(),
                     spec: entrants[e].spec_text.clone(),
-                    tc: entrants[e].tc.to_string(),
+                    tc: entrants[e].time_control(&game.variant).to_string(),
                 })
                 .collect(),
             seed: game.seed,
@@ -94,6 +98,7 @@ impl Job {
             claim_draws: config.claim_draws,
             grace_ms: config.watchdog.as_millis() as u64,
             live,
+            journal: None,
         }
     }
 }
@@ -114,13 +119,10 @@ fn ply_of((player, mv, text, used_us, reported_ms, clock_ms, score): WirePly) ->
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum WorkerMessage {
-    /// The game moves: plies played since the last report, and the silence
-    /// allowed from now on.
+    /// The game moves: the silence allowed from now on.
     Progress {
         /// Allowed silence from now, in ms.
         allowance_ms: u64,
-        /// New plies.
-        plies: Vec<WirePly>,
     },
     /// The spectator's view of the game in progress.
     Live(Value),
@@ -177,7 +179,7 @@ impl WireRecord {
             variant: game.variant.info().id.clone(),
             plugin: self.plugin,
             players: self.players,
-            time_controls: game.seats.iter().map(|&e| entrants[e].tc.clone()).collect(),
+            time_controls: game.seats.iter().map(|&e| entrants[e].time_control(&game.variant)).collect(),
             options: game.options.clone(),
             start_position: self.start_position,
             standard_start: self.standard_start,
@@ -208,7 +210,7 @@ pub fn faulted_record(
         variant: info.id.clone(),
         plugin: format!("{} {}", plugin.name, plugin.version),
         players: game.seats.iter().map(|&e| entrants[e].name.clone()).collect(),
-        time_controls: game.seats.iter().map(|&e| entrants[e].tc.clone()).collect(),
+        time_controls: game.seats.iter().map(|&e| entrants[e].time_control(&game.variant)).collect(),
         options: game.options.clone(),
         standard_start: game.position.is_none(),
         final_position: crate::referee::position_after(&game.variant, &game.options, &start_position, &plies)
@@ -232,12 +234,14 @@ pub fn unix_now() -> u64 {
 pub struct WorkerHandle {
     process: Option<ChildProcess>,
     plugin_dirs: Vec<PathBuf>,
+    journal: Option<JournalFile>,
+    games: u64,
 }
 
 impl WorkerHandle {
     /// A handle that starts `arbiter worker` on first use.
     pub fn new(plugin_dirs: Vec<PathBuf>) -> Self {
-        WorkerHandle { process: None, plugin_dirs }
+        WorkerHandle { process: None, plugin_dirs, journal: JournalFile::create().ok(), games: 0 }
     }
 
     fn process(&mut self) -> Result<&mut ChildProcess, ProcessError> {
@@ -267,18 +271,17 @@ impl WorkerHandle {
     ) -> Result<GameRecord, Error> {
         let started = (unix_now(), Instant::now());
         let grace = Duration::from_millis(job.grace_ms);
-        let mut plies = Vec::new();
+        self.games += 1;
+        let mut job = job.clone();
+        job.journal = self.journal.as_ref().map(|j| (j.path().to_path_buf(), self.games));
         let outcome = (|| -> Result<WorkerMessage, ProcessError> {
             let p = self.process()?;
-            p.send(&serde_json::to_string(job).expect("a job serializes"))?;
+            p.send(&serde_json::to_string(&job).expect("a job serializes"))?;
             let mut allowance = grace;
             loop {
                 let line = p.recv(Some(Instant::now() + allowance))?;
                 match serde_json::from_str::<WorkerMessage>(&line) {
-                    Ok(WorkerMessage::Progress { allowance_ms, plies: new }) => {
-                        allowance = Duration::from_millis(allowance_ms);
-                        plies.extend(new.into_iter().map(ply_of));
-                    }
+                    Ok(WorkerMessage::Progress { allowance_ms }) => allowance = Duration::from_millis(allowance_ms),
                     Ok(WorkerMessage::Live(frame)) => {
                         if let Some(sink) = live {
                             sink(&frame);
@@ -306,6 +309,7 @@ impl WorkerHandle {
                     }
                     other => Termination::PluginCrashed(format!("worker: {other}")),
                 };
+                let plies = self.journal.as_ref().map(|j| j.read(self.games)).unwrap_or_default();
                 Ok(faulted_record(entrants, game, plies, started, termination))
             }
         }
@@ -330,18 +334,18 @@ fn report_progress(pulse: SharedPulse) {
             continue;
         }
         let allowance_ms = p.allowance.saturating_sub(p.last.elapsed()).as_millis() as u64;
-        let plies = p.take_plies().into_iter().map(wire_ply).collect();
-        // Sent under the lock, so a record never overtakes its plies.
-        if send(&WorkerMessage::Progress { allowance_ms, plies }).is_err() {
+        // Sent under the lock, so a record never comes before it.
+        if send(&WorkerMessage::Progress { allowance_ms }).is_err() {
             return; // the parent is gone
         }
     }
 }
 
-/// The referee's watcher in a worker: every ply to the pulse, and live
-/// frames to the parent when the job asks.
+/// The referee's watcher in a worker: every ply to the journal (and a beat
+/// to the pulse), and live frames to the parent when the job asks.
 struct WorkerWatch<'a> {
     pulse: &'a SharedPulse,
+    journal: Option<&'a mut Journal>,
     live: Option<LiveRelay<'a>>,
 }
 
@@ -355,7 +359,10 @@ impl Watcher for WorkerWatch<'_> {
         }
     }
     fn ply(&mut self, ply: &PlyRecord) {
-        Pulse::lock(self.pulse).ply(ply);
+        if let Some(j) = self.journal.as_mut() {
+            j.push(ply);
+        }
+        Pulse::lock(self.pulse).beat(Duration::ZERO);
     }
 }
 
@@ -369,17 +376,17 @@ pub fn serve(registry: &Registry) -> anyhow::Result<()> {
     let reporter = pulse.clone();
     std::thread::spawn(move || report_progress(reporter));
     let mut engines: std::collections::HashMap<String, Box<dyn Player>> = std::collections::HashMap::new();
+    let mut journal = None;
     for line in std::io::stdin().lock().lines() {
         let line = line?;
         if line.trim().is_empty() {
             continue;
         }
-        let reply = match play_job(registry, &line, &pulse, &mut engines) {
+        let reply = match play_job(registry, &line, &pulse, &mut engines, &mut journal) {
             Ok(record) => WorkerMessage::Record(Box::new(WireRecord::from_record(record))),
             Err(e) => WorkerMessage::Error(format!("{e:#}")),
         };
         let mut p = Pulse::lock(&pulse);
-        p.take_plies(); // the record holds them all
         p.take_changed();
         if send(&reply).is_err() {
             break; // the parent is gone: nothing is left to report to
@@ -393,9 +400,18 @@ fn play_job(
     line: &str,
     pulse: &SharedPulse,
     engines: &mut std::collections::HashMap<String, Box<dyn Player>>,
+    journal: &mut Option<Journal>,
 ) -> anyhow::Result<GameRecord> {
     let job: Job = serde_json::from_str(line)?;
     Pulse::lock(pulse).restart(Duration::from_millis(job.grace_ms));
+    if let Some((path, game)) = &job.journal {
+        if journal.as_ref().is_none_or(|j| j.path() != path) {
+            *journal = Journal::open(path).map_err(|e| tracing::warn!("ply journal {}: {e}", path.display())).ok();
+        }
+        if let Some(j) = journal.as_mut() {
+            j.start(*game);
+        }
+    }
     let variant = registry.get(&job.variant)?;
     let mut keys = Vec::new();
     let mut players: Vec<Box<dyn Player>> = Vec::new();
@@ -426,7 +442,7 @@ fn play_job(
     let sink = |frame: &Value| {
         let _ = send(&WorkerMessage::Live(frame.clone()));
     };
-    let mut watch = WorkerWatch { pulse, live: job.live.then(|| LiveRelay::new(&sink)) };
+    let mut watch = WorkerWatch { pulse, journal: journal.as_mut(), live: job.live.then(|| LiveRelay::new(&sink)) };
     let result = play_game_watched(variant, &job.options, start, &mut players, &config, &mut watch);
     // Keep engine processes for the next game.
     for ((key, keep), p) in keys.into_iter().zip(players) {
