@@ -127,6 +127,10 @@ impl Plugin {
     /// layout of every type that crosses the boundary, and installs the host's
     /// logging callback.
     pub fn load(path: &Path) -> Result<Plugin, LoadError> {
+        // The dynamic loader searches its library path for a name without a
+        // slash (`mychess.so`): name the file itself.
+        let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        let path = absolute.as_path();
         // Not RootModule::load_from_file: it caches one module per type, so a
         // second plugin would silently return the first.
         let header = lib_header_from_path(path).map_err(|e| LoadError::from_library(path, e))?;

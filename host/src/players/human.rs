@@ -3,6 +3,9 @@
 //! plus `help`, `moves`, `resign` and `draw` (claims a draw when one is claimable).
 
 use std::io::{BufRead, Write};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::{Mutex, OnceLock};
+use std::time::Instant;
 
 use super::{Answer, Player, PlayerError, Reply};
 use crate::clock::fmt_secs;
@@ -24,6 +27,24 @@ impl Default for HumanPlayer {
     fn default() -> Self {
         Self::new()
     }
+}
+
+/// The terminal's lines, read by a thread of their own so that a move can be
+/// waited for with a deadline (`None` once stdin is closed).
+fn terminal_lines() -> &'static Mutex<Receiver<Option<String>>> {
+    static LINES: OnceLock<Mutex<Receiver<Option<String>>>> = OnceLock::new();
+    LINES.get_or_init(|| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::stdin().lock().lines() {
+                if tx.send(Some(line.unwrap_or_default())).is_err() {
+                    return;
+                }
+            }
+            let _ = tx.send(None);
+        });
+        Mutex::new(rx)
+    })
 }
 
 fn clock_text(ms: Option<u64>) -> String {
@@ -62,14 +83,26 @@ impl Player for HumanPlayer {
             .map(|(i, n)| format!("{n} {}", clock_text(turn.clock(i as u32).remaining_ms)))
             .collect();
         println!("Clocks: {}", clocks.join("  "));
-        let stdin = std::io::stdin();
+        let lines = terminal_lines().lock().unwrap_or_else(|e| e.into_inner());
+        let deadline = turn.budget_ms().map(crate::process::deadline_after);
         loop {
             print!("Your move> ");
             let _ = std::io::stdout().flush();
-            let mut line = String::new();
-            if stdin.lock().read_line(&mut line).unwrap_or(0) == 0 {
-                return Ok(Reply { answer: Answer::Resign, reported_ms: None, score: None });
-            }
+            let wait = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+            let line = match wait
+                .map_or_else(|| lines.recv().map_err(|_| RecvTimeoutError::Disconnected), |w| lines.recv_timeout(w))
+            {
+                Ok(Some(line)) => line,
+                // The input closed: the person has left the game.
+                Ok(None) | Err(RecvTimeoutError::Disconnected) => {
+                    return Ok(Reply { answer: Answer::Resign, reported_ms: None, score: None })
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    println!();
+                    println!("Your flag fell.");
+                    return Err(PlayerError::Timeout);
+                }
+            };
             let line = line.trim();
             match line {
                 "" => continue,

@@ -28,9 +28,13 @@ impl Registry {
     /// Loads every plugin on `path`. The first plugin to export an id wins.
     pub fn load(path: &SearchPath) -> Registry {
         let mut reg = Registry::default();
-        for file in path.plugin_files() {
+        let files = path.plugin_files();
+        tracing::debug!("plugin files on the search path: {files:?}");
+        for file in files {
             match Plugin::load(&file).and_then(|p| p.variants()) {
                 Ok(variants) => {
+                    let ids: Vec<&str> = variants.iter().map(|v| v.info().id.as_str()).collect();
+                    tracing::info!("loaded {} ({})", file.display(), ids.join(", "));
                     for v in variants {
                         reg.add(v);
                     }
