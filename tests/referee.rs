@@ -283,3 +283,41 @@ fn random_and_mcts_finish_tavreli_games_with_legal_results() {
     let replay = arbiter(&["replay", pgn.to_str().unwrap()]);
     assert!(replay.ok, "{}", replay.stderr);
 }
+
+#[test]
+fn in_bluff_chess_the_checker_decides_before_an_empty_mate() {
+    // The game the issue reported: White's checking death move at ply 13 was
+    // followed by "empty mate" with no decision.
+    let dir = temp_dir("bluff-order");
+    let jsonl = dir.join("x.jsonl");
+    let run = arbiter(&[
+        "match",
+        "bluffchess",
+        "--p1",
+        "random:seed=1",
+        "--p2",
+        "random:seed=101",
+        "--games",
+        "1",
+        "--max-plies",
+        "40",
+        "--tc",
+        "inf",
+        "--no-db",
+        "--jsonl",
+        jsonl.to_str().unwrap(),
+    ]);
+    assert!(run.ok, "{}", run.stderr);
+    let game: Value = serde_json::from_str(std::fs::read_to_string(&jsonl).unwrap().lines().next().unwrap()).unwrap();
+    let moves = game["moves"].as_array().unwrap();
+    if game["termination"] == "empty mate" {
+        let last = moves.last().unwrap()["text"].as_str().unwrap();
+        assert!(last.starts_with('d'), "an empty mate comes right after the checker's decision: {game}");
+    }
+    // Every death move is followed by its mover's decision.
+    for w in moves.windows(2) {
+        if w[1]["text"].as_str().unwrap().starts_with('d') {
+            assert_eq!(w[0]["player"], w[1]["player"], "a decision is its death move's mover's: {game}");
+        }
+    }
+}

@@ -20,6 +20,7 @@ pub mod record;
 pub mod referee;
 pub mod scaffold;
 pub mod stats;
+pub mod sync;
 pub mod tournament;
 pub mod web;
 

@@ -19,7 +19,9 @@ class Bluff:
         self.deciding = None  # (colour, square) after a death move
         self.result = None
 
-    def status(self):
+    def status(self, empty_mate=True):
+        # empty_mate=False: the endings that come before a pending decision
+        # (the empty mate waits for the checker's decision, RULES.md 7.3.2).
         if self.result:
             return self.result
         if self.deciding:
@@ -29,7 +31,7 @@ class Bluff:
         if not any(True for _ in b.legal_moves):
             return ("win " + ("0" if me == chess.BLACK else "1") + " checkmate") if b.is_check() else "draw stalemate"
         y = self.must[me]
-        if y is not None and b.is_check() and not any(m.from_square == y for m in b.legal_moves):
+        if empty_mate and y is not None and b.is_check() and not any(m.from_square == y for m in b.legal_moves):
             return "win " + ("0" if me == chess.BLACK else "1") + " empty mate"
         if chess.popcount(b.occupied) == 2:
             return "draw dead position"
@@ -85,7 +87,7 @@ class Bluff:
         if captured is not None and captured == self.alter[not me]:
             self.result = "win " + ("0" if me == chess.WHITE else "1") + " alter ego captured"
             return
-        if self.status() == "ongoing" and b.piece_type_at(t) != chess.KING:
+        if self.status(empty_mate=False) == "ongoing" and b.piece_type_at(t) != chess.KING:
             if any(self.captured_square(m) == t for m in b.legal_moves):
                 self.deciding = (me, t)
 

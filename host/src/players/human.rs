@@ -2,6 +2,7 @@
 //! it for this player, the clocks, and reads moves in the variant's notation,
 //! plus `help`, `moves`, `resign` and `draw` (claims a draw when one is claimable).
 
+use crate::sync::LockExt;
 use std::io::{BufRead, Write};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Mutex, OnceLock};
@@ -83,7 +84,7 @@ impl Player for HumanPlayer {
             .map(|(i, n)| format!("{n} {}", clock_text(turn.clock(i as u32).remaining_ms)))
             .collect();
         println!("Clocks: {}", clocks.join("  "));
-        let lines = terminal_lines().lock().unwrap_or_else(|e| e.into_inner());
+        let lines = terminal_lines().lock_or_recover();
         let deadline = turn.budget_ms().map(crate::process::deadline_after);
         loop {
             print!("Your move> ");

@@ -3,6 +3,7 @@
 //! process killed mid-match loses only the game in progress. WAL mode lets a
 //! reader (`arbiter results`, a web view) watch while games are written.
 
+use crate::sync::LockExt;
 use std::path::Path;
 use std::sync::Mutex;
 
@@ -293,7 +294,7 @@ impl Store {
     pub fn add_game(&self, record: &GameRecord, event: &EventInfo) -> Result<i64, StoreError> {
         let j = jsonl::game_json(record, event);
         let pgn = pgn::write_game(record, event);
-        let mut conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        let mut conn = self.conn.lock_or_recover();
         let tx = conn.transaction().map_err(|e| self.err(e))?;
         tx.execute(
             "INSERT INTO games (event, round, variant, plugin, white, black, players, time_controls, options,
@@ -349,7 +350,7 @@ impl Store {
     }
 
     fn query_games(&self, condition: &str, arg: Option<i64>) -> Result<Vec<StoredGame>, StoreError> {
-        let conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        let conn = self.conn.lock_or_recover();
         let mut stmt = conn
             .prepare(&format!(
                 "SELECT {SUMMARY_COLUMNS}, pgn, plugin, time_controls, options, start_position, moves, final_position,
@@ -404,7 +405,7 @@ impl Store {
     /// The finished games of a tournament, lightly: slot, variant, result and
     /// winner (what scheduling and standings need), by game index.
     pub fn tournament_results(&self, tournament: i64) -> Result<Vec<SlotResult>, StoreError> {
-        let conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        let conn = self.conn.lock_or_recover();
         let mut stmt = conn
             .prepare(
                 "SELECT game_index, pair_id, seats, variant, result, winner FROM games
@@ -435,7 +436,7 @@ impl Store {
         limit: u32,
         offset: u32,
     ) -> Result<(Vec<GameSummary>, u64), StoreError> {
-        let conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        let conn = self.conn.lock_or_recover();
         let condition = "WHERE (?1 IS NULL OR variant = ?1)
                AND (?2 IS NULL OR EXISTS (SELECT 1 FROM json_each(players) WHERE value = ?2))
                AND (?3 IS NULL OR result = ?3)
@@ -457,7 +458,7 @@ impl Store {
 
     /// Every tournament, newest first, with its number of stored games.
     pub fn tournament_list(&self) -> Result<Vec<(StoredTournament, u64)>, StoreError> {
-        let conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        let conn = self.conn.lock_or_recover();
         let mut stmt = conn
             .prepare(
                 "SELECT t.id, t.name, t.config, t.finished_at,
@@ -477,7 +478,7 @@ impl Store {
     /// A number that changes whenever another connection (another process,
     /// or another `Store` on the same file) commits to the store.
     pub fn data_version(&self) -> Result<i64, StoreError> {
-        let conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        let conn = self.conn.lock_or_recover();
         conn.query_row("PRAGMA data_version", [], |r| r.get(0)).map_err(|e| self.err(e))
     }
 
@@ -491,7 +492,7 @@ impl Store {
         players: &[String],
         frame: &serde_json::Value,
     ) -> Result<(), StoreError> {
-        let conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        let conn = self.conn.lock_or_recover();
         conn.execute(
             "INSERT OR REPLACE INTO live_games (tournament_id, game_index, variant, players, frame)
              VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -503,7 +504,7 @@ impl Store {
 
     /// Forgets a tournament's games in progress (those of a run that was killed).
     pub fn clear_live(&self, tournament: i64) -> Result<(), StoreError> {
-        let conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        let conn = self.conn.lock_or_recover();
         conn.execute("DELETE FROM live_games WHERE tournament_id = ?1", params![tournament])
             .map_err(|e| self.err(e))?;
         Ok(())
@@ -512,7 +513,7 @@ impl Store {
     /// A tournament's games in progress, by game index: index, variant,
     /// players and the spectator's latest frame.
     pub fn live_games(&self, tournament: i64) -> Result<Vec<serde_json::Value>, StoreError> {
-        let conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        let conn = self.conn.lock_or_recover();
         let mut stmt = conn
             .prepare(
                 "SELECT game_index, variant, players, frame FROM live_games
@@ -545,7 +546,7 @@ impl Store {
         lease: &Lease,
         stale: impl Fn(&Lease) -> bool,
     ) -> Result<Result<Option<Lease>, Lease>, StoreError> {
-        let mut conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        let mut conn = self.conn.lock_or_recover();
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).map_err(|e| self.err(e))?;
         let old = tx
             .query_row(
@@ -570,7 +571,7 @@ impl Store {
 
     /// Renews `holder`'s lease on tournament `id` (its heartbeat, now).
     pub fn renew_lease(&self, id: i64, holder: &str, now: i64) -> Result<(), StoreError> {
-        let conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        let conn = self.conn.lock_or_recover();
         conn.execute(
             "UPDATE tournament_leases SET heartbeat = ?3 WHERE tournament_id = ?1 AND holder = ?2",
             params![id, holder, now],
@@ -581,7 +582,7 @@ impl Store {
 
     /// Gives up `holder`'s lease on tournament `id`.
     pub fn release_lease(&self, id: i64, holder: &str) -> Result<(), StoreError> {
-        let conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        let conn = self.conn.lock_or_recover();
         conn.execute("DELETE FROM tournament_leases WHERE tournament_id = ?1 AND holder = ?2", params![id, holder])
             .map_err(|e| self.err(e))?;
         Ok(())
@@ -589,7 +590,7 @@ impl Store {
 
     /// Records a new tournament's definition; returns its id.
     pub fn add_tournament(&self, name: &str, config_json: &str) -> Result<i64, StoreError> {
-        let conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        let conn = self.conn.lock_or_recover();
         let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
         conn.execute(
             "INSERT INTO tournaments (name, config, created_at) VALUES (?1, ?2, ?3)",
@@ -601,7 +602,7 @@ impl Store {
 
     /// Marks a tournament finished.
     pub fn finish_tournament(&self, id: i64) -> Result<(), StoreError> {
-        let conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        let conn = self.conn.lock_or_recover();
         let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
         conn.execute("UPDATE tournaments SET finished_at = ?2 WHERE id = ?1", params![id, now as i64])
             .map_err(|e| self.err(e))?;
@@ -610,7 +611,7 @@ impl Store {
 
     /// A tournament by id, or the most recent one if `id` is `None`.
     pub fn tournament(&self, id: Option<i64>) -> Result<Option<StoredTournament>, StoreError> {
-        let conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        let conn = self.conn.lock_or_recover();
         let mut stmt = conn
             .prepare(
                 "SELECT id, name, config, finished_at FROM tournaments

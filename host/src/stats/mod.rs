@@ -6,4 +6,4 @@ pub mod ratings;
 pub mod score;
 pub mod sprt;
 
-pub use score::{elo_from_score, erf, Score};
+pub use score::{elo_from_score, Score};

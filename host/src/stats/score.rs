@@ -21,19 +21,6 @@ pub fn elo_from_score(s: f64) -> f64 {
     -400.0 * (1.0 / s - 1.0).log10()
 }
 
-/// The error function (Abramowitz and Stegun 7.1.26, |error| < 1.5e-7).
-pub fn erf(x: f64) -> f64 {
-    let t = 1.0 / (1.0 + 0.327_591_1 * x.abs());
-    let poly =
-        t * (0.254_829_592 + t * (-0.284_496_736 + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
-    let y = 1.0 - poly * (-x * x).exp();
-    if x >= 0.0 {
-        y
-    } else {
-        -y
-    }
-}
-
 impl Score {
     /// Games played.
     pub fn games(&self) -> u32 {
@@ -76,7 +63,7 @@ impl Score {
         if self.wins == self.losses {
             return 0.5;
         }
-        0.5 + 0.5 * erf((self.wins as f64 - self.losses as f64) / (2.0 * decisive).sqrt())
+        0.5 + 0.5 * libm::erf((self.wins as f64 - self.losses as f64) / (2.0 * decisive).sqrt())
     }
 
     /// Share of drawn games.
@@ -113,15 +100,11 @@ mod tests {
     }
 
     #[test]
-    fn erf_matches_known_values() {
-        for (x, v) in [
-            (0.0, 0.0),
-            (0.5, 0.520_499_877_8),
-            (1.0, 0.842_700_792_9),
-            (-1.5, -0.966_105_146_5),
-            (3.0, 0.999_977_909_5),
-        ] {
-            assert!((erf(x) - v).abs() < 2e-7, "erf({x})");
+    fn los_matches_the_normal_approximation() {
+        // 0.5 + 0.5 erf((W - L) / sqrt(2 (W + L))), computed with Python's math.erf.
+        for (wins, losses, los) in [(10, 5, 0.901_647_198_8), (3, 7, 0.102_951_605_4), (100, 90, 0.765_920_045_1)] {
+            let s = Score { wins, losses, draws: 7 };
+            assert!((s.los() - los).abs() < 1e-9, "{wins}-{losses}: {}", s.los());
         }
     }
 }

@@ -4,6 +4,7 @@
 //! are wrapped in [`Paced`], which widens the allowance while one thinks; the
 //! referee reports each ply to a [`Pulse`] through its watcher hook.
 
+use crate::sync::LockExt;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -36,7 +37,7 @@ impl Pulse {
 
     /// Locks a shared pulse (a panic elsewhere cannot poison progress reports).
     pub fn lock(pulse: &SharedPulse) -> std::sync::MutexGuard<'_, Pulse> {
-        pulse.lock().unwrap_or_else(|e| e.into_inner())
+        pulse.lock_or_recover()
     }
 
     /// Progress now, allowing `extra` beyond the grace until the next.

@@ -4,6 +4,7 @@
 //! games) and reports every finished game through a channel; the caller
 //! records it at once. A stop flag ends the run between games.
 
+use crate::sync::LockExt;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -183,7 +184,7 @@ pub fn run_games(
                             Played::Hung(record) => {
                                 // The stuck thread cannot be ended: record the
                                 // game, then stop the run.
-                                *hung.lock().unwrap_or_else(|e| e.into_inner()) = Some(i);
+                                *hung.lock_or_recover() = Some(i);
                                 config.stop.store(true, Ordering::SeqCst);
                                 let _ = tx.send((i, Ok(*record)));
                                 break;

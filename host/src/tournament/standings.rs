@@ -157,16 +157,20 @@ fn render_table(out: &mut String, title: &str, names: &[String], t: &Table) {
         "Standings ({title}, {games} games{}):",
         if t.unfinished > 0 { format!(", {} without result", t.unfinished) } else { String::new() }
     );
+    // Byes score points without a game: a column says how many, when any did.
+    let byes = t.rows.iter().any(|r| r.bye_points > 0.0);
+    let bye_head = if byes { format!("  {:>4}", "Bye") } else { String::new() };
     let _ = writeln!(
         out,
-        "{:>3}  {:<w$}  {:>5}  {:>6}  {:>4}  {:>4}  {:>4}  {:>7}  {:>6}  {:>5}",
+        "{:>3}  {:<w$}  {:>5}  {:>6}  {:>4}  {:>4}  {:>4}{bye_head}  {:>7}  {:>6}  {:>5}",
         "#", "Player", "Games", "Points", "W", "D", "L", "Elo", "+/-", "Draw%"
     );
     for (rank, r) in t.rows.iter().enumerate() {
         let draw_pct = if r.games == 0 { 0.0 } else { 100.0 * r.draws as f64 / r.games as f64 };
+        let bye = if byes { format!("  {:>4.1}", r.bye_points) } else { String::new() };
         let _ = writeln!(
             out,
-            "{:>3}  {:<w$}  {:>5}  {:>6.1}  {:>4}  {:>4}  {:>4}  {:>7.1}  {:>6.1}  {:>5.1}",
+            "{:>3}  {:<w$}  {:>5}  {:>6.1}  {:>4}  {:>4}  {:>4}{bye}  {:>7.1}  {:>6.1}  {:>5.1}",
             rank + 1,
             names[r.entrant],
             r.games,
@@ -179,16 +183,17 @@ fn render_table(out: &mut String, title: &str, names: &[String], t: &Table) {
             draw_pct
         );
     }
-    let _ = writeln!(out, "Crosstable (points/games, row against column):");
+    // Rows and columns in this table's order, numbered by its ranks.
+    let _ = writeln!(out, "Crosstable (points/games, row against column; numbers are the ranks above):");
     let cw = 9;
     let _ = write!(out, "{:>3}  {:<w$}", "", "");
-    for i in 0..names.len() {
-        let _ = write!(out, "  {:>cw$}", format!("#{}", i + 1));
+    for rank in 0..t.rows.len() {
+        let _ = write!(out, "  {:>cw$}", format!("#{}", rank + 1));
     }
     out.push('\n');
-    for r in &t.rows {
-        let _ = write!(out, "{:>3}  {:<w$}", format!("#{}", r.entrant + 1), names[r.entrant]);
-        for c in 0..names.len() {
+    for (rank, r) in t.rows.iter().enumerate() {
+        let _ = write!(out, "{:>3}  {:<w$}", format!("#{}", rank + 1), names[r.entrant]);
+        for c in t.rows.iter().map(|col| col.entrant) {
             let (p, g) = t.cross[r.entrant][c];
             let cell = if c == r.entrant {
                 "-".to_string()

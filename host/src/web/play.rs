@@ -8,6 +8,7 @@
 //! spectator's and sees the spectator's view. The referee's full state never
 //! reaches this module (see [`crate::referee::LiveFrame`]).
 
+use crate::sync::LockExt;
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -103,7 +104,7 @@ struct Session {
 
 impl Session {
     fn progress(&self) -> MutexGuard<'_, Progress> {
-        self.progress.lock().unwrap_or_else(|e| e.into_inner())
+        self.progress.lock_or_recover()
     }
 
     /// Applies `f` to the progress and wakes every open page.
@@ -151,7 +152,7 @@ impl Session {
     /// Hands `action` to `seat`'s player.
     fn send(&self, seat: u32, action: Action) -> Result<(), ApiError> {
         let seat = &self.seats[seat as usize];
-        let sender = seat.actions.lock().unwrap_or_else(|e| e.into_inner());
+        let sender = seat.actions.lock_or_recover();
         match sender.as_ref().map(|s| s.send(action)) {
             Some(Ok(())) => Ok(()),
             _ => Err(ApiError::bad_request("the game is over")),
@@ -369,7 +370,7 @@ fn start_game(app: &Shared, req: StartRequest) -> Result<Json<Value>, ApiError> 
     }
     let slot = Running(running.clone());
     {
-        let mut map = app.sessions.map.lock().unwrap_or_else(|e| e.into_inner());
+        let mut map = app.sessions.map.lock_or_recover();
         map.retain(|_, s| s.progress().finished_at.is_none_or(|t| t.elapsed() < KEEP_FINISHED));
         map.insert(id, session.clone());
     }
@@ -388,7 +389,7 @@ fn start_game(app: &Shared, req: StartRequest) -> Result<Json<Value>, ApiError> 
         let stored =
             record.map_err(|e| e.to_string()).and_then(|r| store.add_game(&r, &event).map_err(|e| e.to_string()));
         for seat in &s.seats {
-            *seat.actions.lock().unwrap_or_else(|e| e.into_inner()) = None;
+            *seat.actions.lock_or_recover() = None;
         }
         s.update(|p| {
             match stored {
@@ -406,7 +407,7 @@ fn start_game(app: &Shared, req: StartRequest) -> Result<Json<Value>, ApiError> 
 
 /// `GET /api/play`: the games of this server, newest first.
 pub(super) async fn list(State(app): State<Shared>) -> Json<Value> {
-    let map = app.sessions.map.lock().unwrap_or_else(|e| e.into_inner());
+    let map = app.sessions.map.lock_or_recover();
     let mut games: Vec<Value> = map
         .values()
         .map(|s| {
@@ -431,7 +432,7 @@ pub(super) struct Access {
 }
 
 fn session(app: &Shared, id: u64) -> Result<Arc<Session>, ApiError> {
-    let map = app.sessions.map.lock().unwrap_or_else(|e| e.into_inner());
+    let map = app.sessions.map.lock_or_recover();
     map.get(&id).cloned().ok_or_else(|| ApiError::not_found(format!("no game {id} is being played here")))
 }
 

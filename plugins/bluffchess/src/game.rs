@@ -211,11 +211,18 @@ impl BluffGame {
     /// The status in the order of RULES.md §7.3: alter-ego capture, checkmate,
     /// empty mate, stalemate, then the automatic draws.
     fn bluff_status(&self) -> Status {
+        if self.deciding.is_some() && self.ended.is_none() {
+            return Status::ONGOING;
+        }
+        self.endings(true)
+    }
+
+    /// The game's endings in that order; `empty_mate: false` leaves out the
+    /// empty mate, which waits for a pending decision (RULES.md §7.3.2: the
+    /// checker decides first, even when its checking move was a death move).
+    fn endings(&self, empty_mate: bool) -> Status {
         if let Some(s) = self.ended {
             return s;
-        }
-        if self.deciding.is_some() {
-            return Status::ONGOING;
         }
         let board = self.chess.board();
         let me = board.side_to_move();
@@ -224,7 +231,7 @@ impl BluffGame {
         if !board.generate_moves(|_| true) {
             return if in_check { Status::win(other, "checkmate") } else { Status::draw("stalemate") };
         }
-        if let Some(y) = self.must_move[side(me)] {
+        if let Some(y) = self.must_move[side(me)].filter(|_| empty_mate) {
             if in_check && Self::moves_from(board, y).is_empty() {
                 return Status::win(other, "empty mate");
             }
@@ -305,8 +312,9 @@ impl BluffGame {
             self.ended = Some(Status::win(me as u32, "alter ego captured"));
             return;
         }
-        // Endings come before any decision.
-        if self.bluff_status().is_ongoing() && self.capturable(self.chess.board(), t) {
+        // Board endings and automatic draws come before any decision; an
+        // empty mate is found only once the decision is made.
+        if self.endings(false).is_ongoing() && self.capturable(self.chess.board(), t) {
             self.deciding = Some(t);
         }
     }

@@ -192,6 +192,15 @@ fn the_plugin_agrees_with_the_reference_implementation_on_random_games() {
         }
     }
     assert!(steps > 3000, "only {steps} steps compared");
+    // RULES.md §7.3.2: after a checking death move the checker decides
+    // first, and only then is the empty mate found. The random games pass
+    // through that ordering from many mid-game positions.
+    let decided_then_empty_mate = plugin_steps
+        .iter()
+        .flat_map(|g| g.windows(2))
+        .filter(|w| w[0].0.iter().all(|t| t.starts_with('d')) && w[1].1.contains("empty mate"))
+        .count();
+    assert!(decided_then_empty_mate >= 3, "only {decided_then_empty_mate} empty mates right after a decision");
 }
 
 #[test]

@@ -120,6 +120,44 @@ impl<G: Geometry> DraughtsGame<G> {
         g
     }
 
+    /// A game from its position text: PDN FEN, then optionally the draw
+    /// counters [`DraughtsGame::position_text`] writes: `:Q` plies since the
+    /// last man move or capture, `:E` plies left in the endgame count, `:R`
+    /// times the position has now been seen (earlier positions' counts are
+    /// not kept).
+    pub fn from_text(text: &str, rules: RuleSet, limits: DrawLimits) -> Result<Self, Error> {
+        let bad = |m: String| Error::bad_position(m);
+        let mut fen = Vec::new();
+        let (mut quiet, mut endgame_left, mut seen) = (None, None, None);
+        for field in text.trim().trim_end_matches('.').split(':') {
+            let number = |v: &str, what: &str| -> Result<u32, Error> {
+                v.parse().map_err(|_| bad(format!("'{field}': {what} must be a whole number")))
+            };
+            match field.trim().split_at_checked(1) {
+                Some(("Q", v)) if !v.is_empty() => quiet = Some(number(v, "Q (plies since a man move or capture)")?),
+                Some(("E", v)) if !v.is_empty() => {
+                    endgame_left = Some(number(v, "E (plies left in the endgame count)")?)
+                }
+                Some(("R", v)) if !v.is_empty() => seen = Some(number(v, "R (times the position was seen)")?),
+                _ => fen.push(field),
+            }
+        }
+        let mut game = DraughtsGame::new(pdn::parse_fen(&fen.join(":"))?, rules, limits);
+        game.quiet = quiet.unwrap_or(0);
+        let seen = seen.unwrap_or(1);
+        if seen == 0 || seen > game.quiet + 1 {
+            return Err(bad(format!("R{seen}: a position is seen from once to Q + 1 times")));
+        }
+        game.history = vec![game.pos; seen as usize - 1];
+        if let Some(left) = endgame_left {
+            if game.endgame_deadline.is_none() {
+                return Err(bad(format!("E{left}: no endgame count runs in this position (or the rule is off)")));
+            }
+            game.endgame_deadline = Some(left);
+        }
+        Ok(game)
+    }
+
     /// The current position.
     pub fn position(&self) -> &Position<G> {
         &self.pos
@@ -240,17 +278,22 @@ impl<G: Geometry> DraughtsGame<G> {
             .collect()
     }
 
+    /// The board, with the playable squares' numbers beside it (moves are
+    /// typed as those numbers, `32-28`), as draughts diagrams show them.
     fn render(&self) -> String {
         let mut s = String::new();
         let w = G::WIDTH;
         for row in 0..w {
+            let mut key = String::from("    ");
             for col in 0..w {
                 let dark = (row + col) % 2 == 1;
                 if !dark {
                     s.push_str("  ");
+                    key.push_str("   ");
                     continue;
                 }
                 let idx = row * G::PER_ROW + col / 2;
+                key.push_str(&format!("{:>3}", idx + 1));
                 let b = 1u64 << G::bit(idx);
                 let king = self.pos.kings & b != 0;
                 s.push(' ');
@@ -262,6 +305,7 @@ impl<G: Geometry> DraughtsGame<G> {
                     _ => '.',
                 });
             }
+            s.push_str(key.trim_end());
             s.push('\n');
         }
         s.push_str(&format!("FEN {}\n", pdn::write_fen(&self.pos)));
@@ -344,7 +388,20 @@ impl<G: Geometry> Game for DraughtsGame<G> {
     }
 
     fn position_text(&self) -> String {
-        pdn::write_fen(&self.pos)
+        // The draw counters follow the PDN FEN only when they are running,
+        // so ordinary positions stay plain PDN (see `from_text`).
+        let mut text = pdn::write_fen(&self.pos);
+        if self.quiet > 0 {
+            text.push_str(&format!(":Q{}", self.quiet));
+        }
+        if let Some(d) = self.endgame_deadline {
+            text.push_str(&format!(":E{}", d.saturating_sub(self.ply)));
+        }
+        let seen = 1 + self.history.iter().filter(|p| **p == self.pos).count();
+        if seen > 1 {
+            text.push_str(&format!(":R{seen}"));
+        }
+        text
     }
 
     fn observe(&self, viewer: Viewer) -> Observation {
@@ -363,7 +420,8 @@ impl<G: Geometry> Game for DraughtsGame<G> {
                 cell: cell_of::<G>(idx),
                 owner: self.player(side),
                 kind: if king { "king" } else { "man" }.into(),
-                label: if king { "K" } else { "M" }.into(),
+                // A man is a plain disc, as on a real board; a king is marked.
+                label: if king { "K" } else { "" }.into(),
                 stack: Vec::new(),
             });
         }

@@ -119,7 +119,7 @@ impl<G: Geometry> Variant for Draughts<G> {
                 "PDN: 32-28, 28x19 (landing squares 28x19x10 only when two captures share origin and destination); \
                        Hub captures (origin x destination x captured squares) are accepted"
                     .into(),
-            position_notation: "PDN FEN".into(),
+            position_notation: "PDN FEN (W:W31,32:BK5), then the running draw counters when any: :Q plies since a man move or capture, :E plies left in the endgame count, :R times the position has been seen".into(),
             start_position: pdn::write_fen(&start),
             options: vec![
                 int_option("repetitions", 3, "Occurrences of one position (same side to move) that draw; 0: off."),
@@ -151,7 +151,7 @@ impl<G: Geometry> Variant for Draughts<G> {
     }
 
     fn from_position(&self, text: &str, options: &Map<String, Value>) -> Result<DraughtsGame<G>, Error> {
-        Ok(DraughtsGame::new(pdn::parse_fen(text)?, self.rules, self.limits(options)))
+        DraughtsGame::from_text(text, self.rules, self.limits(options))
     }
 }
 

@@ -197,3 +197,33 @@ fn no_turkish_strike_a_captured_piece_blocks_until_the_move_ends() {
     let moves = texts(&INTERNATIONAL, "W:WK32:B28,37");
     assert_eq!(moves, vec!["32x10", "32x14", "32x19", "32x23", "32x41", "32x46", "32x5"]);
 }
+
+#[test]
+fn the_position_text_carries_the_draw_counters_so_a_game_read_back_ends_alike() {
+    // After every ply of each draw rule's run, the game read back from its
+    // text has the same status, and reaches the draw at the same ply.
+    for (fen, options) in [
+        ("W:WK46,48,49:BK1,2,3", json!({"repetitions": 3, "quiet_moves": 25})),
+        ("W:WK46,48,49:BK1,2,3", json!({"repetitions": 0, "quiet_moves": 25})),
+        ("W:WK46:BK1,2,3", json!({"repetitions": 0, "quiet_moves": 0, "one_v_three_moves": 16})),
+        ("W:WK46:BK1,2", json!({"repetitions": 0, "quiet_moves": 0, "one_v_two_moves": 5})),
+    ] {
+        let mut g = INTERNATIONAL.from_position(fen, &opts(options.clone())).unwrap();
+        for (ply, m) in SHUFFLE.iter().cycle().enumerate().take(60) {
+            let text = g.position_text();
+            let back = INTERNATIONAL.from_position(&text, &opts(options.clone())).unwrap();
+            assert_eq!(back.status(), g.status(), "{fen} at ply {ply}: '{text}'");
+            assert_eq!(back.position_text(), text, "{fen} at ply {ply}");
+            if !g.status().is_ongoing() {
+                break;
+            }
+            g.play(g.parse_move(m).unwrap());
+        }
+        assert!(!g.status().is_ongoing(), "{fen} {options}: the rule ends the game");
+    }
+    // Plain PDN stays plain; counters that cannot be are refused.
+    assert_eq!(INTERNATIONAL.from_position("W:W31:B20", &Map::new()).unwrap().position_text(), "W:W31:B20");
+    for bad in ["W:WK46:BK1:Qx", "W:WK46:BK1:R5", "W:W31:B20:E3"] {
+        assert!(INTERNATIONAL.from_position(bad, &Map::new()).is_err(), "{bad}");
+    }
+}

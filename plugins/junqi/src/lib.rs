@@ -97,7 +97,11 @@ impl Variant for Junqi {
             summary: "The two-player dark game with a referee on the 12x5 board: each side deploys its 25 pieces \
                       secretly, then pieces step by road or run along railways (engineers turn corners), attack by \
                       moving onto an enemy, and the referee announces only who won. Capturing the flag wins; a side \
-                      without a move loses; 70 plies without combat draw; a marshal's death reveals its flag."
+                      without a move loses; 70 plies without combat draw; a marshal's death reveals its flag. \
+                      Piece codes in moves and on the board: 9 marshal, 8 general, 7 major-general, 6 brigadier, \
+                      5 colonel, 4 major, 3 captain, 2 lieutenant, 1 engineer, L landmine, B bomb, F flag \
+                      (the higher rank wins and equal ranks both fall; a bomb and what it meets both fall; a \
+                      landmine stops every attacker but an engineer, which takes it, and a bomb)."
                 .into(),
             players: vec!["Red".into(), "Blue".into()],
             board: geometry(),

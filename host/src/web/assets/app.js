@@ -75,10 +75,44 @@ function inkOn(fill) {
 /**
  * Draws a board (the variant's geometry) with what one viewer sees (an
  * observation). opts: flipped, colours, targets (Set of cells), selected
- * (cell), onCell(cell).
+ * (cell), onCell(cell), changed (cells the last move changed, highlighted).
  */
 function renderBoard(board, observation, opts) {
   return board.kind === "graph" ? renderGraph(board, observation, opts) : renderGrid(board, observation, opts);
+}
+
+/** The cells whose pieces differ between two observations (the last move's). */
+function changedCells(before, after) {
+  if (!before || !after) return [];
+  const key = (p) => JSON.stringify([p.owner, p.kind, p.label, p.stack || []]);
+  const at = (obs) => new Map((obs.pieces || []).map((p) => [p.cell, key(p)]));
+  const a = at(before), b = at(after);
+  return [...new Set([...a.keys(), ...b.keys()])].filter((c) => a.get(c) !== b.get(c));
+}
+
+/** Move labels numbered per full move, as PGN does: "1. e4", "e5", "2. Nf3";
+ * a second move in a row by the same side gets "N..." (frames[i].to_move
+ * is who made the move of frames[i + 1]). */
+function moveLabels(frames) {
+  let number = 0, previous = null;
+  return frames.slice(1).map((f, i) => {
+    const mover = frames[i].to_move;
+    let label = "";
+    if (mover === 0) label = `${++number}. `;
+    else if (previous === null || previous === mover) label = `${Math.max(number, 1)}... `;
+    if (previous === null && mover !== 0) number = 1;
+    previous = mover;
+    return label + f.text;
+  });
+}
+
+/** Whether `seat`'s own pieces start in the top half (draw the board
+ * flipped, so a player always sits at the bottom). */
+function ownSideOnTop(board, obs, seat) {
+  const own = (obs.pieces || []).filter((p) => p.owner === seat);
+  if (!own.length || board.kind === "graph") return seat === 1;
+  const rows = own.map((p) => Math.floor(p.cell / board.width));
+  return rows.reduce((a, r) => a + r, 0) / rows.length >= board.height / 2;
 }
 
 function pieceTitle(p) {
@@ -93,7 +127,7 @@ function renderGrid(board, obs, opts) {
     const row = Math.floor(cell / W), col = cell % W;
     return { x: M + (opts.flipped ? W - 1 - col : col) * S, y: (opts.flipped ? row : H - 1 - row) * S, row, col };
   };
-  const highlights = new Set(obs ? obs.highlights || [] : []);
+  const highlights = new Set([...(obs ? obs.highlights || [] : []), ...(opts.changed || [])]);
   for (let cell = 0; cell < W * H; cell++) {
     const { x, y, row, col } = place(cell);
     const dark = board.checkered && (row + col) % 2 === 0;
@@ -158,7 +192,7 @@ function renderGraph(board, obs, opts) {
       root.append(svg("line", { x1: a.x, y1: a.y, x2: b.x, y2: b.y, stroke: "#8a8f9c", "stroke-width": 1.6, class: e.kind }));
     }
   }
-  const highlights = new Set(obs ? obs.highlights || [] : []);
+  const highlights = new Set([...(obs ? obs.highlights || [] : []), ...(opts.changed || [])]);
   board.points.forEach((p, i) => {
     const { x, y } = at(i);
     const kind = p.kind;
@@ -235,7 +269,7 @@ function standingsTable(table) {
     table.rows.map((r) => el("tr", {},
       el("td", {}, r.rank), el("td", {}, r.name), el("td", { class: "num" }, r.games), el("td", { class: "num points" }, r.points.toFixed(1)),
       el("td", { class: "num" }, r.wins), el("td", { class: "num" }, r.draws), el("td", { class: "num" }, r.losses),
-      el("td", { class: "num" }, r.games ? r.elo.toFixed(0) : "–"), el("td", { class: "num" }, r.games && isFinite(r.error) ? r.error.toFixed(0) : "–"))));
+      el("td", { class: "num" }, r.games ? (Math.round(r.elo) + 0).toFixed(0) : "–"), el("td", { class: "num" }, r.games && isFinite(r.error) ? r.error.toFixed(0) : "–"))));
 }
 
 function crossTable(table, names) {
@@ -345,12 +379,14 @@ async function gamePage(id, query) {
   const state = { ply: g.frames.length - 1, flipped: false };
   const render = () => {
     const frame = g.frames[state.ply];
-    const board = renderBoard(g.board, frame.observation, { flipped: state.flipped, colours });
+    const changed = state.ply > 0 ? changedCells(g.frames[state.ply - 1].observation, frame.observation) : [];
+    const board = renderBoard(g.board, frame.observation, { flipped: state.flipped, colours, changed });
     const clocks = g.players.map((name, i) => el("div", { class: "clock" }, el("span", {}, `${g.sides[i] || i}: ${name}`),
       el("span", { class: "clock-value" }, formatClock(frame.clocks[i]))));
-    const moves = el("div", { class: "movelist" }, g.frames.slice(1).map((f) =>
+    const labels = moveLabels(g.frames);
+    const moves = el("div", { class: "movelist" }, g.frames.slice(1).map((f, i) =>
       el("span", { class: f.ply === state.ply ? "current" : "", "data-ply": f.ply, onclick: () => { state.ply = f.ply; render(); } },
-        `${f.ply}. ${f.text}`)));
+        labels[i])));
     const button = (label, id, action) => el("button", { id, onclick: () => { action(); render(); } }, label);
     page(
       el("h1", {}, `${g.variant_name}: ${g.players.join(" – ")}`),
@@ -439,7 +475,11 @@ function liveTable(list) {
 }
 
 async function livePage() {
-  const refresh = async () => page(el("h1", {}, "Games on this server"), liveTable(await api("/api/play")));
+  const refresh = async () => {
+    const list = await api("/api/play");
+    page(el("h1", {}, "Games on this server"), list.length ? liveTable(list)
+      : el("p", { class: "muted", id: "no-live" }, "No game is being played on this server. Start one from Play."));
+  };
   await refresh();
   const timer = setInterval(refresh, 2000);
   cleanup.push(() => clearInterval(timer));
@@ -496,7 +536,7 @@ async function playPage(id, query) {
   const render = () => {
     const s = ui.state;
     if (!s) return;
-    if (ui.flipped === null) ui.flipped = s.you === 1;
+    if (ui.flipped === null && s.observation) ui.flipped = s.you !== null && ownSideOnTop(s.board, s.observation, s.you);
     const moves = s.moves || [];
     const targets = new Set();
     if (ui.selected !== null) moves.forEach((m) => { if (m.cells && m.cells.length >= 2 && m.cells[0] === ui.selected) targets.add(m.cells[m.cells.length - 1]); });

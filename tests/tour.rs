@@ -1,0 +1,179 @@
+//! The README's short tour, line by line: each command runs as written (in a
+//! fresh folder with a fresh store, `~` a fresh home) and must do what its
+//! comment says. Two liberties, both about the machine, not the command:
+//! `target/release/` is read as the folder of the build under test, and
+//! `arbiter serve` listens on a free port instead of 8080.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use arbiter_e2e::{arbiter_bin, profile_dir, temp_dir, workspace};
+
+/// The tour's commands: continuation lines joined, comments cut, words
+/// split as a shell would (double quotes group).
+fn tour_commands() -> Vec<Vec<String>> {
+    let readme = std::fs::read_to_string(workspace().join("README.md")).unwrap();
+    let start = readme.find("## A short tour").expect("the README has a tour");
+    let block = &readme[start..];
+    let block = &block[block.find("```sh\n").unwrap() + 6..];
+    let block = &block[..block.find("```").unwrap()];
+    let joined = block.replace("\\\n", " ");
+    joined
+        .lines()
+        .map(|l| l.split(" # ").next().unwrap().trim())
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            let (mut words, mut word, mut quoted) = (Vec::new(), String::new(), false);
+            for c in l.chars() {
+                match c {
+                    '"' => quoted = !quoted,
+                    c if c.is_whitespace() && !quoted => {
+                        if !word.is_empty() {
+                            words.push(std::mem::take(&mut word));
+                        }
+                    }
+                    c => word.push(c),
+                }
+            }
+            if !word.is_empty() {
+                words.push(word);
+            }
+            words
+        })
+        .collect()
+}
+
+struct Ran {
+    ok: bool,
+    stdout: String,
+    stderr: String,
+}
+
+fn run(dir: &Path, home: &Path, words: &[String], stdin: &str) -> Ran {
+    let mut child = Command::new(arbiter_bin())
+        .args(&words[1..])
+        .current_dir(dir)
+        .env("HOME", home)
+        .env_remove("ARBITER_PLUGIN_PATH")
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    Ran {
+        ok: out.status.success(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// `arbiter serve` as written, but on a free port: the page must load.
+fn serve_answers(dir: &Path, words: &[String]) {
+    let mut child = Command::new(arbiter_bin())
+        .args(&words[1..])
+        .args(["--bind", "127.0.0.1:0"])
+        .current_dir(dir)
+        .env_remove("ARBITER_PLUGIN_PATH")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let addr = line.split("http://").nth(1).unwrap().split('/').next().unwrap().to_string();
+    let mut stream = std::net::TcpStream::connect(&addr).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(stream, "GET / HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();
+    let mut page = String::new();
+    let _ = stream.read_to_string(&mut page);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(page.starts_with("HTTP/1.1 200"), "serve: {}", page.lines().next().unwrap_or(""));
+}
+
+#[test]
+fn every_line_of_the_readme_tour_does_what_its_comment_says() {
+    let dir = temp_dir("tour");
+    let home = dir.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let release = format!("{}/", profile_dir().display());
+    let commands = tour_commands();
+    assert!(commands.len() >= 18, "the tour has its commands: {commands:?}");
+    for words in commands {
+        let words: Vec<String> = words
+            .iter()
+            .map(|w| w.replace("target/release/", &release).replace("~/", &format!("{}/", home.display())))
+            .collect();
+        let line = words.join(" ");
+        assert_eq!(words[0], "arbiter", "{line}");
+        let args: Vec<&str> = words.iter().skip(1).map(String::as_str).collect();
+        if args == ["serve"] {
+            serve_answers(&dir, &words);
+            continue;
+        }
+        let human = args.contains(&"human");
+        let r = run(&dir, &home, &words, if human { "moves\nresign\n" } else { "" });
+        assert!(r.ok, "{line}\n{}\n{}", r.stdout, r.stderr);
+        for bad in ["plugin hung", "plugin crashed", "engine crashed", "time forfeit", "engine hung"] {
+            assert!(!r.stdout.contains(bad), "{line}: {bad}\n{}", r.stdout);
+        }
+        let says = |text: &str| assert!(r.stdout.contains(text), "{line}: no '{text}' in\n{}", r.stdout);
+        let games = r.stdout.lines().filter(|l| l.starts_with("Game ")).count();
+        match args.as_slice() {
+            ["list"] => ["chess", "bluffchess", "junqi", "tavreli", "international", "checkers"].map(says).len(),
+            ["-v", "list"] => {
+                assert!(r.stderr.contains("loaded "), "{line}: no log lines: {}", r.stderr);
+                0
+            }
+            ["info", "chess"] => ["default time control", "FEN"].map(says).len(),
+            ["perft", "chess", "--depth", "4", "--divide"] => {
+                says("197281");
+                let per_move = r
+                    .stdout
+                    .lines()
+                    .filter(|l| l.split_once(": ").is_some_and(|(m, n)| !m.contains(' ') && n.parse::<u64>().is_ok()));
+                assert_eq!(per_move.count(), 20, "{line}: 20 moves");
+                0
+            }
+            ["perft", "chess", "--position", ..] => ["674624"].map(says).len(),
+            ["perft", ..] => ["4865609"].map(says).len(),
+            ["play", "chess", "--seed", "7"] => ["Result: "].map(says).len(),
+            ["play", "chess", "--p1", "human", ..] => {
+                ["Your move> ", "Nf3", "Result: 0-1 (resignation)"].map(says).len()
+            }
+            ["match", ..] => {
+                assert_eq!(games, 4, "{line}");
+                says("Score of uci:stockfish vs mcts:iterations=400: ");
+                let pgn = std::fs::read_to_string(dir.join("games.pgn")).unwrap();
+                assert_eq!(pgn.matches("[Event ").count(), 4, "{line}: the PGN file");
+                assert!(dir.join("arbiter.db").exists(), "{line}: the store");
+                0
+            }
+            ["replay", "games.pgn"] => ["4 game(s) replayed: every move is legal"].map(says).len(),
+            ["tournament", "--player", ..] => {
+                says("Tournament 1 ");
+                assert_eq!(games, 6, "{line}: three Swiss rounds of one pairing, two games each");
+                0
+            }
+            ["tournament", "--resume", "1"] => ["Standings"].map(says).len(),
+            ["results"] => ["Tournament 1 ", "6 games, finished", "Crosstable"].map(says).len(),
+            ["results", "1", ..] => {
+                let pgn = std::fs::read_to_string(dir.join("t1.pgn")).unwrap();
+                let jsonl = std::fs::read_to_string(dir.join("t1.jsonl")).unwrap();
+                assert_eq!((pgn.matches("[Event ").count(), jsonl.lines().count()), (6, 6), "{line}");
+                0
+            }
+            ["sprt", ..] => ["H1 accepted after "].map(says).len(),
+            ["check", ..] => ["Verdict: "].map(says).len(),
+            ["new-variant", ..] => {
+                assert!(home.join("src/mygame/Cargo.toml").exists(), "{line}");
+                0
+            }
+            _ => panic!("the tour has a line this test does not know: {line}"),
+        };
+    }
+}
