@@ -150,18 +150,32 @@ impl TavreliGame {
         self.pos.play(m, &self.rules);
     }
 
+    /// The board, towers top first (`pn':N'` is a pawn on a knight), every
+    /// column as wide as the tallest tower so that the columns line up.
     fn render(&self) -> String {
+        let cell = |sq: usize| -> String {
+            let t = self.pos.tower(sq);
+            let text = t.pieces().rev().map(|p| piece_token(&p)).collect::<Vec<_>>().join(":");
+            if text.is_empty() {
+                ".".to_string()
+            } else {
+                text
+            }
+        };
+        let w = (0..64).map(|sq| cell(sq).chars().count()).max().unwrap_or(1).max(2) + 1;
         let mut s = String::new();
         for r in (0..8).rev() {
             s.push_str(&format!("{} ", r + 1));
             for f in 0..8 {
-                let t = &self.pos.tower(r * 8 + f);
-                let cell: String = t.pieces().rev().map(|p| piece_token(&p)).collect::<Vec<_>>().join(":");
-                s.push_str(&format!("{:>8}", if cell.is_empty() { ".".to_string() } else { cell }));
+                s.push_str(&format!("{:>w$}", cell(r * 8 + f)));
             }
             s.push('\n');
         }
-        s.push_str("         a       b       c       d       e       f       g       h\n");
+        s.push_str("  ");
+        for f in ["a", "b", "c", "d", "e", "f", "g", "h"] {
+            s.push_str(&format!("{f:>w$}"));
+        }
+        s.push('\n');
         s
     }
 }

@@ -1,0 +1,111 @@
+//! A new user's first hour: what they type, and what they get back. Each
+//! test pins one thing that used to surprise (a silent acceptance, a wrong
+//! message, a program that ran on after it should have stopped).
+
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use arbiter_e2e::{arbiter, arbiter_bin, profile_dir, temp_dir};
+
+fn stockfish() -> &'static str {
+    ["/usr/games/stockfish", "/usr/bin/stockfish"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .expect("stockfish is not installed: apt-get install stockfish (CI does this in .ci/run)")
+}
+
+#[test]
+fn arbiter_on_path_finds_the_plugins_built_beside_it() {
+    let dir = temp_dir("on-path");
+    let out = Command::new("arbiter")
+        .arg("list")
+        .current_dir(&dir)
+        .env("PATH", format!("{}:/usr/bin:/bin", profile_dir().display()))
+        .env_remove("ARBITER_PLUGIN_PATH")
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && listed.contains("chess ") && listed.contains("junqi "), "{listed}");
+}
+
+#[test]
+fn a_uci_option_the_engine_does_not_have_is_named_with_the_ones_it_has() {
+    let spec = format!("uci:{},NoSuchOption=1,Hash=16", stockfish());
+    let run = arbiter(&["match", "chess", "--p1", &spec, "--p2", "random", "--games", "1", "--tc", "inf,nodes=200"]);
+    assert!(run.ok, "{}", run.stderr);
+    assert!(run.stderr.contains("has no UCI option 'NoSuchOption' (it offers: "), "{}", run.stderr);
+    assert!(run.stderr.contains("Hash") && !run.stderr.contains("no UCI option 'Hash'"), "{}", run.stderr);
+}
+
+#[test]
+fn check_loads_a_plugin_named_without_a_slash_and_names_a_missing_file() {
+    let dir = temp_dir("bare-name");
+    std::fs::copy(profile_dir().join("libarbiter_chess.so"), dir.join("mychess.so")).unwrap();
+    let here = |args: &[&str]| {
+        let out = Command::new(arbiter_bin())
+            .args(args)
+            .current_dir(&dir)
+            .env_remove("ARBITER_PLUGIN_PATH")
+            .output()
+            .unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (ok, stdout, stderr) = here(&["check", "mychess.so", "--games", "2"]);
+    assert!(ok && stdout.contains("PASS  loads as an arbiter plugin"), "{stdout}{stderr}");
+    let (ok, stdout, stderr) = here(&["--plugin-dir", "mychess.so", "info", "chess"]);
+    assert!(ok && stdout.contains("mychess.so"), "{stdout}{stderr}");
+    let (ok, _, stderr) = here(&["check", "nosuchfile.so"]);
+    assert!(
+        !ok && stderr.trim() == "error: nosuchfile.so: no such file (give a plugin file or an installed variant's id)",
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_person_whose_flag_falls_is_told_at_once() {
+    let mut child = Command::new(arbiter_bin())
+        .args(["play", "chess", "--p1", "human", "--p2", "random", "--tc", "1+0"])
+        .env_remove("ARBITER_PLUGIN_PATH")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Stdin stays open and silent: the person is thinking.
+    let _stdin = child.stdin.take();
+    let t0 = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(t0.elapsed() < Duration::from_secs(10), "the game waited for Enter after the flag fell");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let mut out = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    assert!(out.contains("Your flag fell.") && out.contains("Result: 0-1 (time forfeit)"), "{out}");
+}
+
+#[test]
+fn a_tournament_stopped_with_ctrl_c_stores_its_games_and_exits_130() {
+    let db = temp_dir("ctrl-c").join("t.db");
+    let mut child = Command::new(arbiter_bin())
+        .args(["tournament", "--player", "a=mcts:movetime=0.05", "--player", "b=random", "--variant", "chess"])
+        .args(["--games-per-pairing", "20", "--max-plies", "30", "--db", db.to_str().unwrap()])
+        .env_remove("ARBITER_PLUGIN_PATH")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(2500));
+    let sent = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(sent.success());
+    let status = child.wait().unwrap();
+    let mut out = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    assert_eq!(status.code(), Some(130), "{out}");
+    assert!(out.contains("Resume with: arbiter tournament --resume 1"), "{out}");
+    let stored = arbiter::record::store::Store::open(&db).unwrap().games(None).unwrap().len();
+    assert!(stored > 0 && out.contains(&format!("Interrupted with {stored} games saved")), "{stored}: {out}");
+}
