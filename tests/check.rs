@@ -43,6 +43,8 @@ fn each_broken_fixture_fails_the_check_for_its_fault() {
         ("fixture-stuck", "legal moves are non-empty exactly while the game is ongoing"),
         ("broken-moves-after-end", "legal moves are non-empty exactly while the game is ongoing"),
         ("broken-duplicate-text", "move texts are unique and parse back"),
+        ("broken-unsafe-text", "move texts are safe in records"),
+        ("broken-sample-truth", "sampled worlds are not the true state where something is hidden"),
         ("broken-round-trip", "position text round-trips"),
         ("broken-accepts-junk", "junk move ids and texts are refused"),
         ("broken-shared-clone", "clones are independent"),
@@ -55,7 +57,7 @@ fn each_broken_fixture_fails_the_check_for_its_fault() {
         let fails = sections.get(variant).cloned().unwrap_or_default();
         assert!(fails.iter().any(|l| l.contains(check)), "{variant} should fail '{check}', got {fails:?}");
     }
-    for good in ["fixture-race", "fixture-secret"] {
+    for good in ["fixture-race", "fixture-secret", "fixture-no-sampling"] {
         assert!(!sections.contains_key(good), "{good}: {:?}", sections.get(good));
     }
     let last = run.stdout.lines().last().unwrap();

@@ -349,3 +349,23 @@ fn a_plugin_that_fails_is_to_blame_not_the_player_that_called_it() {
         );
     }
 }
+
+#[test]
+fn mcts_refuses_a_hidden_variant_that_cannot_sample_worlds_and_the_kit_never_hands_out_the_truth() {
+    let fixture = arbiter_e2e::fixture_plugin("fixture", None);
+    let f = fixture.to_str().unwrap();
+    let run =
+        arbiter(&["--plugin-dir", f, "match", "fixture-no-sampling", "--p1", "mcts", "--p2", "random", "--no-db"]);
+    assert!(!run.ok);
+    assert_eq!(
+        run.stderr.trim(),
+        "error: player 'mcts': mcts cannot search fixture-no-sampling: it hides information and its plugin offers no sample_world"
+    );
+    // Through the ABI, the undeclared default is refused rather than cloned.
+    let registry = arbiter::plugin::Registry::load(&arbiter::plugin::SearchPath::only(vec![fixture.clone()]));
+    let game = registry.get("fixture-no-sampling").unwrap().new_game(&Default::default()).unwrap();
+    match game.sample_world(arbiter::Viewer::Player(0), 1) {
+        Err(e) => assert_eq!(e.kind, arbiter_api::ErrorKind::Unsupported, "{e}"),
+        Ok(_) => panic!("the kit handed out a world of a variant that cannot sample"),
+    }
+}

@@ -94,7 +94,10 @@ pub trait Game: Clone + Send + Sync + 'static {
     }
 
     /// A full state consistent with everything `viewer` knows, drawn with
-    /// `seed`. Perfect-information games return a clone (the default).
+    /// `seed`. Perfect-information games return a clone (the default). A
+    /// hidden-information variant must override it and declare
+    /// `capabilities.sample_world`: without the declaration the kit refuses
+    /// the call (unsupported), so the truth never reaches a searching player.
     fn sample_world(&self, _viewer: Viewer, _seed: u64) -> Self {
         self.clone()
     }
@@ -172,11 +175,17 @@ pub(crate) struct GameAdapter<G> {
     /// `None` once a clone panicked: nothing is left to play.
     game: Option<G>,
     faulted: AtomicBool,
+    /// Whether `sample_world` may be called: not for a hidden-information
+    /// variant that does not declare it (the default would hand out the truth).
+    samples: bool,
 }
 
 impl<G: Game> GameAdapter<G> {
-    pub(crate) fn boxed(game: G) -> GameStateBox {
-        GameState_TO::from_value(GameAdapter { game: Some(game), faulted: AtomicBool::new(false) }, TD_CanDowncast)
+    pub(crate) fn boxed(game: G, samples: bool) -> GameStateBox {
+        GameState_TO::from_value(
+            GameAdapter { game: Some(game), faulted: AtomicBool::new(false), samples },
+            TD_CanDowncast,
+        )
     }
 
     /// The game, or the error every call on a faulted state gets.
@@ -210,7 +219,7 @@ impl<G: Game> Clone for GameAdapter<G> {
         // yields a faulted state instead of aborting the host.
         let game = self.game.as_ref().and_then(|g| guard("clone", || g.clone()).ok());
         let faulted = game.is_none() || self.faulted.load(Ordering::Relaxed);
-        GameAdapter { game, faulted: AtomicBool::new(faulted) }
+        GameAdapter { game, faulted: AtomicBool::new(faulted), samples: self.samples }
     }
 }
 
@@ -303,8 +312,14 @@ impl<G: Game> GameState for GameAdapter<G> {
     }
 
     fn sample_world(&self, viewer: RawViewer, seed: u64) -> RResult<GameStateBox, RawError> {
-        let r = self.call("sample_world", |g| g.sample_world(Viewer::from_raw(viewer), seed));
-        raw_result(r, GameAdapter::boxed)
+        let r = if self.samples {
+            self.call("sample_world", |g| g.sample_world(Viewer::from_raw(viewer), seed))
+        } else {
+            Err(Error::unsupported(
+                "sample_world: this variant hides information and does not declare capabilities.sample_world",
+            ))
+        };
+        raw_result(r, |g| GameAdapter::boxed(g, true))
     }
 
     fn evaluate(&self, player: u32) -> ROption<f64> {
@@ -354,6 +369,12 @@ impl<V: Variant> VariantAdapter<V> {
         let info_json = serde_json::to_string(&info)
             .map_err(|e| Error::unsupported(format!("variant info is not serialisable: {e}")))?;
         Ok(VariantAdapter { variant, info, info_json })
+    }
+
+    /// Whether its games may sample worlds (see [`Game::sample_world`]).
+    fn samples(&self) -> bool {
+        let caps = &self.info.capabilities;
+        !caps.hidden_information || caps.sample_world
     }
 
     /// Parses `json`, refuses unknown or ill-typed options, fills defaults.
@@ -413,14 +434,14 @@ impl<V: Variant> VariantFactory for VariantAdapter<V> {
         let r = self
             .options(options_json.as_str())
             .and_then(|opts| guard("new_game", || self.variant.new_game(&opts)).and_then(|x| x));
-        raw_result(r, GameAdapter::boxed)
+        raw_result(r, |g| GameAdapter::boxed(g, self.samples()))
     }
 
     fn from_position(&self, text: RStr<'_>, options_json: RStr<'_>) -> RResult<GameStateBox, RawError> {
         let r = self.options(options_json.as_str()).and_then(|opts| {
             guard("from_position", || self.variant.from_position(text.as_str(), &opts)).and_then(|x| x)
         });
-        raw_result(r, GameAdapter::boxed)
+        raw_result(r, |g| GameAdapter::boxed(g, self.samples()))
     }
 }
 

@@ -65,6 +65,10 @@ impl CallTimes {
 /// Collects results: a failure is kept with the first place it was seen.
 struct Report {
     results: Vec<CheckResult>,
+    /// Positions where a player's observation hides something.
+    hidden_positions: u32,
+    /// Those of them where every sampled world was the true state.
+    truth_positions: u32,
 }
 
 impl Report {
@@ -90,7 +94,7 @@ fn err(e: arbiter_api::Error) -> String {
 
 /// Runs every check on `variant`.
 pub fn check_variant(variant: &VariantHandle, cfg: &CheckConfig) -> (Vec<CheckResult>, CallTimes) {
-    let mut report = Report { results: Vec::new() };
+    let mut report = Report { results: Vec::new(), hidden_positions: 0, truth_positions: 0 };
     let mut times = CallTimes::default();
 
     report.check("info card is complete", info_problems(variant));
@@ -120,7 +124,7 @@ pub fn check_variant(variant: &VariantHandle, cfg: &CheckConfig) -> (Vec<CheckRe
         }
     }
     // Determinism: the same seed replays the same game.
-    let mut scratch = Report { results: Vec::new() };
+    let mut scratch = Report { results: Vec::new(), hidden_positions: 0, truth_positions: 0 };
     let again = play_checked(variant, &start, cfg, cfg.seed, &mut scratch, &mut CallTimes::default());
     report.check(
         "the same seed gives the same game",
@@ -138,7 +142,40 @@ pub fn check_variant(variant: &VariantHandle, cfg: &CheckConfig) -> (Vec<CheckRe
         (Err(e), _) | (_, Err(e)) => Err(err(e)),
     };
     report.check("generic perft equals in-plugin perft", generic_perft);
+    // The kit's default sample_world hands out the true state: a searching
+    // player would then see what it must not.
+    if variant.info().capabilities.hidden_information && variant.info().capabilities.sample_world {
+        let (hidden, truth) = (report.hidden_positions, report.truth_positions);
+        report.check(
+            "sampled worlds are not the true state where something is hidden",
+            if hidden >= 3 && truth == hidden {
+                Err(format!("at all {hidden} positions where a player's view hides something, every world sampled for it was the true state"))
+            } else {
+                Ok(())
+            },
+        );
+    }
     (report.results, times)
+}
+
+/// Why a move text would corrupt a record (PGN and PDN write texts
+/// verbatim into their movetext), if it would.
+fn record_unsafe(text: &str) -> Option<&'static str> {
+    if text.is_empty() {
+        Some("is empty")
+    } else if text.contains(char::is_whitespace) {
+        Some("contains white space, which splits a move in PGN")
+    } else if ["1-0", "0-1", "1/2-1/2", "*"].contains(&text) {
+        Some("is a PGN game result")
+    } else if text.contains(['{', '}', ';', '[', ']', '*', '"']) {
+        Some("contains a character PGN reserves ({ } ; [ ] * \")")
+    } else if text.starts_with(['$', '%']) {
+        Some("starts like a PGN annotation ($ or %)")
+    } else if text.trim_end_matches('.').chars().all(|c| c.is_ascii_digit()) && text.ends_with('.') {
+        Some("reads as a PGN move number")
+    } else {
+        None
+    }
 }
 
 fn first_diff(a: &[u64], b: &[u64]) -> usize {
@@ -280,6 +317,10 @@ fn play_checked(
                 None
             };
             report.check("move texts are unique and parse back", problem.map_or(Ok(()), Err));
+            report.check(
+                "move texts are safe in records",
+                record_unsafe(&text).map_or(Ok(()), |why| Err(format!("'{text}' in '{here}' {why}"))),
+            );
         }
         // Junk is refused and changes nothing.
         let junk = (0..8).map(|_| rng.random::<u64>()).find(|j| !buf.contains(j)).unwrap_or(u64::MAX);
@@ -294,7 +335,7 @@ fn play_checked(
             if refused && junk_text { Ok(()) } else { Err(format!("junk id {junk:#x} or text accepted in '{here}'")) },
         );
         // Hidden information: a sampled world agrees with the viewer's view.
-        if hidden {
+        if hidden && info.capabilities.sample_world {
             let seen = game.observe(Viewer::Player(mover));
             let world = times.time("sample_world", || game.sample_world(Viewer::Player(mover), rng.random()));
             let agrees = match (seen, world.and_then(|w| w.observe(Viewer::Player(mover)))) {
@@ -303,6 +344,27 @@ fn play_checked(
                 (Err(e), _) | (_, Err(e)) => Err(err(e)),
             };
             report.check("sampled worlds agree with the viewer's observation", agrees);
+            if game.observe(Viewer::Player(mover)).ok() != game.observe(Viewer::Referee).ok() {
+                report.hidden_positions += 1;
+                let worlds: Vec<Option<String>> = (0..4)
+                    .map(|_| game.sample_world(Viewer::Player(mover), rng.random()).ok().map(|w| w.position_text()))
+                    .collect();
+                if worlds.iter().all(|w| w.as_deref() == Some(here.as_str())) {
+                    report.truth_positions += 1;
+                }
+            }
+        }
+        // A declared capability is honoured.
+        if info.capabilities.evaluate {
+            let value = game.evaluate(mover);
+            report.check(
+                "declared capabilities are honoured",
+                match value {
+                    Some(v) if (-1.0..=1.0).contains(&v) => Ok(()),
+                    Some(v) => Err(format!("evaluate gave {v}, outside [-1, 1], in '{here}'")),
+                    None => Err(format!("evaluate is declared but gave nothing in '{here}'")),
+                },
+            );
         }
         let mv = buf[rng.random_range(0..buf.len())];
         // Clones are independent.

@@ -127,6 +127,7 @@ pub(super) fn run(registry: &Registry, args: &MatchArgs) -> Result<()> {
     ];
     for e in &entrants {
         e.spec.check_available(&e.spec_text)?;
+        e.spec.can_play(&e.spec_text, variant.info())?;
     }
     let schedule: Vec<ScheduledGame> = (0..args.games)
         .map(|i| ScheduledGame {

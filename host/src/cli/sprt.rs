@@ -74,6 +74,7 @@ pub(super) fn run(registry: &Registry, args: &SprtArgs) -> Result<()> {
     let make = |spec: &str, name: &str| -> Result<Entrant> {
         let parsed = PlayerSpec::parse(spec)?;
         parsed.check_available(spec)?;
+        parsed.can_play(spec, variant.info())?;
         Ok(Entrant { name: name.into(), spec: parsed, spec_text: spec.into(), tc: Some(tc.clone()) })
     };
     let entrants = [make(&args.p1, &format!("{} (test)", args.p1))?, make(&args.p2, &format!("{} (base)", args.p2))?];

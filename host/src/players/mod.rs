@@ -227,6 +227,24 @@ impl PlayerSpec {
         }
     }
 
+    /// Whether this player can play `info`'s variant: searching a
+    /// hidden-information variant needs its `sample_world`, and UCI and Hub
+    /// engines see whole positions only.
+    pub fn can_play(&self, text: &str, info: &arbiter_api::schema::VariantInfo) -> Result<(), SpecError> {
+        let caps = &info.capabilities;
+        let refuse = |reason: String| Err(SpecError { spec: text.to_string(), reason });
+        match self {
+            PlayerSpec::Mcts(_) if caps.hidden_information && !caps.sample_world => refuse(format!(
+                "mcts cannot search {}: it hides information and its plugin offers no sample_world",
+                info.id
+            )),
+            PlayerSpec::Uci(_) | PlayerSpec::Hub { .. } if caps.hidden_information => {
+                refuse(format!("{} hides information; UCI and Hub engines need whole positions (use engine:)", info.id))
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// Whether this is an engine (a process of its own, kept between games).
     pub fn is_engine(&self) -> bool {
         matches!(self, PlayerSpec::Uci(_) | PlayerSpec::Engine { .. } | PlayerSpec::Hub { .. })

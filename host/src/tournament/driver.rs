@@ -237,7 +237,11 @@ impl Tournament {
                 anyhow::bail!("openings or options given for variant '{id}', which the tournament does not play");
             }
         }
-        entrants(&config)?;
+        for e in entrants(&config)? {
+            for id in &ids {
+                e.spec.can_play(&e.spec_text, registry.get(id)?.info())?;
+            }
+        }
         let definition = StoredDefinition { config, variants: ids, openings };
         let id = store.add_tournament(&definition.config.name, &serde_json::to_string(&definition)?)?;
         Self::from_view(registry, TournamentView { id, definition })
