@@ -147,3 +147,27 @@ fn plugin_log_events_reach_the_host_subscriber() {
         "{line}"
     );
 }
+
+#[test]
+fn a_new_version_with_a_new_layout_is_named_by_its_version_and_a_layout_break_by_its_first_difference() {
+    // arbiter-api 0.2.0 with a boundary type of another size: the version
+    // line is read before abi_stable compares layouts.
+    let next = arbiter_e2e::fixture_plugin_with_another_layout("fixture-next-layout", Some("0.2.0"));
+    assert_eq!(
+        warnings(next.clone()),
+        vec![format!(
+            "{}: plugin built against arbiter-api 0.2.0, this arbiter expects arbiter-api 0.1.0; rebuild the plugin against arbiter-api 0.1.0",
+            next.display()
+        )]
+    );
+    // The same version with another layout: the first real difference.
+    let broken = arbiter_e2e::fixture_plugin_with_another_layout("fixture-same-version-layout", None);
+    assert_eq!(
+        warnings(broken.clone()),
+        vec![format!(
+            "{}: plugin's ABI layout does not match arbiter-api 0.1.0 (incompatible type size in PluginModule > \
+             AFunctionPointer > RResult: this arbiter has 48, the plugin 56); rebuild the plugin against arbiter-api 0.1.0",
+            broken.display()
+        )]
+    );
+}

@@ -12,6 +12,24 @@ pub use abi_stable::library::{__call_root_module_loader, CheckTypeLayout, LibHea
 use crate::abi::{PluginModule, PluginModule_Ref, RawError, RawExtension, VariantFactoryBox, VariantFactory_TO};
 use crate::kit::{guard, Variant, VariantAdapter};
 
+/// The arbiter-api version a plugin was built against, nul-padded: the
+/// plain `ARBITER_API_VERSION` symbol `export_plugin!` exports, which the
+/// host reads with a plain symbol lookup before abi_stable compares layouts,
+/// so that another version line is named as such, not as a layout report.
+pub type ApiVersionSymbol = [u8; 32];
+
+/// This arbiter-api's version as an [`ApiVersionSymbol`].
+pub const API_VERSION_SYMBOL: ApiVersionSymbol = {
+    let v = crate::API_VERSION.as_bytes();
+    let mut out = [0u8; 32];
+    let mut i = 0;
+    while i < v.len() && i < 31 {
+        out[i] = v[i];
+        i += 1;
+    }
+    out
+};
+
 /// The plugin's crate name and its metadata JSON.
 struct Identity {
     name: &'static str,

@@ -92,6 +92,10 @@ pub struct RawError {
     pub kind: RawErrorKind,
     /// A one-line message naming what was wrong and where.
     pub message: RString,
+    /// Only in the tests' deliberately incompatible build (feature
+    /// `layout-break-test`): a layout the host must refuse.
+    #[cfg(feature = "layout-break-test")]
+    pub layout_break: u64,
 }
 
 /// What one viewer may know of a game: text for terminals, JSON (the schema
@@ -175,7 +179,9 @@ pub struct RawLogSink {
 }
 
 /// A type-erased pointer to an extension struct and the layout it was built
-/// with; the host checks the layout before use (see `host::Plugin::extension`).
+/// with, the answer of the root module's `get_extension`. No extension is
+/// defined in 0.1 (every plugin answers none); a host using one will check
+/// the layout before use. It stays because the root module's layout is frozen.
 #[repr(C)]
 #[derive(StableAbi, Copy, Clone)]
 pub struct RawExtension {

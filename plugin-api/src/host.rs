@@ -73,7 +73,7 @@ impl LoadError {
             }
             LibraryError::ParseVersionError(e) => LoadError::ApiMismatch { path, plugin: format!("{e:?}"), host },
             LibraryError::AbiInstability(e) => {
-                LoadError::LayoutMismatch { path, host, detail: first_line(&e.to_string()) }
+                LoadError::LayoutMismatch { path, host, detail: first_layout_difference(&e.to_string()) }
             }
             LibraryError::InvalidAbiHeader(_) | LibraryError::InvalidCAbi { .. } => LoadError::NotAPlugin { path },
             LibraryError::RootModule { err, .. } => LoadError::Failed { path, detail: first_line(&err.to_string()) },
@@ -95,6 +95,53 @@ fn same_api_line(a: &str, b: &str) -> bool {
         }
     };
     line(a) == line(b) && line(a).0.is_some()
+}
+
+/// The version in a plugin's plain `ARBITER_API_VERSION` symbol (see
+/// `__private::ApiVersionSymbol`); `None` for a file without it (a plugin
+/// older than the symbol, or no plugin at all: abi_stable's checks follow).
+fn declared_api_version(path: &Path) -> Option<String> {
+    // SAFETY: opening runs the library's initialisers, as loading it as a
+    // plugin does anyway; the symbol, when present, is the 32-byte array
+    // `export_plugin!` defines, read once while the library is open.
+    unsafe {
+        let lib = libloading::Library::new(path).ok()?;
+        let symbol = lib.get::<*const crate::__private::ApiVersionSymbol>(b"ARBITER_API_VERSION\0").ok()?;
+        let bytes: crate::__private::ApiVersionSymbol = **symbol;
+        let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+        std::str::from_utf8(&bytes[..end]).ok().map(str::to_string)
+    }
+}
+
+/// The first real difference in abi_stable's layout report (thousands of
+/// lines, a header first): what differs, where, and the two values.
+fn first_layout_difference(report: &str) -> String {
+    let lines: Vec<&str> = report.lines().map(str::trim).collect();
+    let Some(at) = lines.iter().position(|l| l.starts_with("Error:")) else { return first_line(report) };
+    let what = lines[at].trim_start_matches("Error:").trim();
+    let value = |label: &str| {
+        let i = lines[at..].iter().position(|l| *l == label)?;
+        lines.get(at + i + 1).map(|v| v.to_string())
+    };
+    // The types leading to it, from the report's innermost failing block.
+    let block = lines[..at].iter().rposition(|l| l.ends_with("error(s)inside:") && !l.starts_with("0 "));
+    let path: Vec<&str> = block
+        .map(|b| {
+            lines[b..at]
+                .iter()
+                .take_while(|l| !l.starts_with("Layout of"))
+                .filter_map(|l| l.strip_prefix("type:"))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut out = what.to_string();
+    if !path.is_empty() {
+        out.push_str(&format!(" in {}", path.join(" > ")));
+    }
+    if let (Some(expected), Some(found)) = (value("Expected:"), value("Found:")) {
+        out.push_str(&format!(": this arbiter has {expected}, the plugin {found}"));
+    }
+    out
 }
 
 fn first_line(s: &str) -> String {
@@ -131,6 +178,17 @@ impl Plugin {
         // slash (`mychess.so`): name the file itself.
         let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
         let path = absolute.as_path();
+        // Another version line is named as such, before abi_stable compares
+        // layouts (which would report the difference as a layout mismatch).
+        if let Some(declared) = declared_api_version(path) {
+            if !same_api_line(&declared, crate::API_VERSION) {
+                return Err(LoadError::ApiMismatch {
+                    path: path.to_path_buf(),
+                    plugin: declared,
+                    host: crate::API_VERSION.to_string(),
+                });
+            }
+        }
         // Not RootModule::load_from_file: it caches one module per type, so a
         // second plugin would silently return the first.
         let header = lib_header_from_path(path).map_err(|e| LoadError::from_library(path, e))?;

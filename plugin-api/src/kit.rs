@@ -457,6 +457,10 @@ impl<V: Variant> VariantFactory for VariantAdapter<V> {
 #[macro_export]
 macro_rules! export_plugin {
     ($($variant:expr),+ $(,)?) => {
+        /// The arbiter-api version this plugin was built against, read by the
+        /// host before any layout check.
+        #[no_mangle]
+        pub static ARBITER_API_VERSION: $crate::__private::ApiVersionSymbol = $crate::__private::API_VERSION_SYMBOL;
         // The symbol name abi_stable's loader looks for (see the test
         // `export_symbol_matches_abi_stable` in arbiter-api).
         #[no_mangle]

@@ -170,7 +170,12 @@ impl Error {
             ErrorKind::Unsupported => abi::RawErrorKind::UNSUPPORTED,
             ErrorKind::Faulted => abi::RawErrorKind::FAULTED,
         };
-        abi::RawError { kind, message: self.message.as_str().into() }
+        abi::RawError {
+            kind,
+            message: self.message.as_str().into(),
+            #[cfg(feature = "layout-break-test")]
+            layout_break: 0,
+        }
     }
 
     fn from_raw(raw: abi::RawError) -> Self {
