@@ -60,6 +60,9 @@ fn each_broken_fixture_fails_the_check_for_its_fault() {
     for good in ["fixture-race", "fixture-secret", "fixture-no-sampling"] {
         assert!(!sections.contains_key(good), "{good}: {:?}", sections.get(good));
     }
+    // The lines settled before an abort are kept.
+    let abort = run.stdout.split("variant fixture-abort:").nth(1).unwrap().split("variant ").next().unwrap();
+    assert!(abort.contains("PASS  info card is complete"), "{abort}");
     let last = run.stdout.lines().last().unwrap();
     assert!(last.starts_with("Verdict: ") && !last.ends_with(" 0 failed"), "{last}");
     assert!(run.stderr.trim().lines().last().unwrap().starts_with("error: "));

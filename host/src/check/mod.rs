@@ -63,23 +63,43 @@ impl CallTimes {
 }
 
 /// Collects results: a failure is kept with the first place it was seen.
-struct Report {
+struct Report<'a> {
     results: Vec<CheckResult>,
+    /// Told of each check the moment its outcome is final: a failure, or a
+    /// check that runs once.
+    on_settled: &'a mut dyn FnMut(&CheckResult),
     /// Positions where a player's observation hides something.
     hidden_positions: u32,
     /// Those of them where every sampled world was the true state.
     truth_positions: u32,
 }
 
-impl Report {
-    fn check(&mut self, name: &str, ok: Result<(), String>) {
-        match self.results.iter_mut().find(|r| r.name == name) {
-            Some(r) => {
-                if r.failure.is_none() {
-                    r.failure = ok.err();
-                }
+impl Report<'_> {
+    /// Records a check that runs once, and settles it at once.
+    fn settle(&mut self, name: &str, ok: Result<(), String>) {
+        let passed = ok.is_ok();
+        self.check(name, ok);
+        if passed {
+            if let Some(r) = self.results.iter().find(|r| r.name == name && r.failure.is_none()) {
+                (self.on_settled)(r);
             }
-            None => self.results.push(CheckResult { name: name.to_string(), failure: ok.err() }),
+        }
+    }
+
+    fn check(&mut self, name: &str, ok: Result<(), String>) {
+        let index = match self.results.iter().position(|r| r.name == name) {
+            Some(i) => i,
+            None => {
+                self.results.push(CheckResult { name: name.to_string(), failure: None });
+                self.results.len() - 1
+            }
+        };
+        let r = &mut self.results[index];
+        if r.failure.is_none() {
+            if let Err(why) = ok {
+                r.failure = Some(why);
+                (self.on_settled)(r);
+            }
         }
     }
 }
@@ -93,20 +113,27 @@ fn err(e: arbiter_api::Error) -> String {
 }
 
 /// Runs every check on `variant`.
-pub fn check_variant(variant: &VariantHandle, cfg: &CheckConfig) -> (Vec<CheckResult>, CallTimes) {
-    let mut report = Report { results: Vec::new(), hidden_positions: 0, truth_positions: 0 };
+/// Runs every check on `variant`; `on_settled` hears of each check whose
+/// outcome is final as soon as it is (a failure, or a check that runs once),
+/// so a caller can stream it before a later call aborts the process.
+pub fn check_variant(
+    variant: &VariantHandle,
+    cfg: &CheckConfig,
+    on_settled: &mut dyn FnMut(&CheckResult),
+) -> (Vec<CheckResult>, CallTimes) {
+    let mut report = Report { results: Vec::new(), on_settled, hidden_positions: 0, truth_positions: 0 };
     let mut times = CallTimes::default();
 
-    report.check("info card is complete", info_problems(variant));
+    report.settle("info card is complete", info_problems(variant));
     let start = match variant.new_game(&Map::new()) {
         Ok(g) => g,
         Err(e) => {
-            report.check("a new game starts with default options", Err(err(e)));
+            report.settle("a new game starts with default options", Err(err(e)));
             return (report.results, times);
         }
     };
-    report.check("a new game starts with default options", Ok(()));
-    report.check(
+    report.settle("a new game starts with default options", Ok(()));
+    report.settle(
         "the start position text round-trips",
         variant.from_position(&start.position_text(), &Map::new()).map_err(err).and_then(|g| {
             if g.position_text() == start.position_text() {
@@ -124,7 +151,8 @@ pub fn check_variant(variant: &VariantHandle, cfg: &CheckConfig) -> (Vec<CheckRe
         }
     }
     // Determinism: the same seed replays the same game.
-    let mut scratch = Report { results: Vec::new(), hidden_positions: 0, truth_positions: 0 };
+    let mut ignore = |_: &CheckResult| {};
+    let mut scratch = Report { results: Vec::new(), on_settled: &mut ignore, hidden_positions: 0, truth_positions: 0 };
     let again = play_checked(variant, &start, cfg, cfg.seed, &mut scratch, &mut CallTimes::default());
     report.check(
         "the same seed gives the same game",

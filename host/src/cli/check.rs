@@ -9,7 +9,7 @@ use arbiter_api::host::{Plugin, VariantHandle};
 use clap::Args;
 
 use crate::check::isolated::check_in_child;
-use crate::check::{check_variant, CheckConfig};
+use crate::check::{check_variant, CheckConfig, CheckResult};
 use crate::plugin::Registry;
 
 /// Arguments of `arbiter check`.
@@ -86,12 +86,19 @@ pub(super) fn run(registry: &Registry, args: &CheckArgs, plugin_dirs: &[PathBuf]
         return Ok(());
     }
     for v in variants.iter().filter(|v| Some(&v.info().id) == args.only.as_ref()) {
-        let (results, times) = check_variant(v, &cfg);
-        for r in &results {
-            match &r.failure {
-                None => println!("  PASS  {}", r.name),
-                Some(why) => println!("  FAIL  {}: {why}", r.name),
+        // A check is printed once its outcome is final: a later abort keeps it.
+        let mut printed = std::collections::HashSet::new();
+        let mut print = |r: &CheckResult| {
+            if printed.insert(r.name.clone()) {
+                match &r.failure {
+                    None => println!("  PASS  {}", r.name),
+                    Some(why) => println!("  FAIL  {}: {why}", r.name),
+                }
             }
+        };
+        let (results, times) = check_variant(v, &cfg, &mut print);
+        for r in &results {
+            print(r);
         }
         let timing: Vec<String> = times
             .rows
