@@ -68,11 +68,13 @@ pub fn write_game(record: &GameRecord, event: &EventInfo) -> String {
         tag("Viewer", &viewer.to_string());
     }
     let tcs: Vec<String> = record.time_controls.iter().map(|t| t.pgn_tag()).collect();
-    if tcs.iter().all(|t| *t == tcs[0]) {
-        tag("TimeControl", &tcs[0]);
-    } else {
-        tag("WhiteTimeControl", &tcs[0]);
-        tag("BlackTimeControl", tcs.get(1).map(String::as_str).unwrap_or("-"));
+    match tcs.first() {
+        Some(first) if tcs.iter().all(|t| t == first) => tag("TimeControl", first),
+        Some(first) => {
+            tag("WhiteTimeControl", first);
+            tag("BlackTimeControl", tcs.get(1).map(String::as_str).unwrap_or("-"));
+        }
+        None => tag("TimeControl", "-"),
     }
     tag("Termination", record.result.termination.pgn_category());
     tag("PlyCount", &plies.len().to_string());
@@ -81,24 +83,28 @@ pub fn write_game(record: &GameRecord, event: &EventInfo) -> String {
         tag("VariantOptions", &serde_json::Value::Object(record.options.clone()).to_string());
     }
     out.push('\n');
-    // Numbered by full moves; "1... e5" when the second player starts.
-    let mut move_no = 1;
+    // Numbered by full moves ("1. e4 e5 2. Nf3"); "1... e5" when the second
+    // player starts, and "2... a3" when a player's move follows two in a row
+    // by the first (a Bluff chess decision): a number once per full move.
+    let mut move_no = 0;
+    let (mut prev, mut run) = (None, 0);
     let mut line = String::new();
     let mut text = String::new();
-    for (i, ply) in plies.iter().enumerate() {
-        if ply.player == 0 {
+    for ply in plies.iter() {
+        if ply.player == 0 && prev != Some(0) {
+            move_no += 1;
             let _ = write!(text, "{move_no}. ");
-        } else if i == 0 {
+        } else if ply.player != 0 && (prev.is_none() || prev != Some(0) || run > 1) {
+            move_no = move_no.max(1);
             let _ = write!(text, "{move_no}... ");
         }
+        run = if prev == Some(ply.player) { run + 1 } else { 1 };
+        prev = Some(ply.player);
         let _ = write!(text, "{} {{", ply.text);
         if let Some(clk) = ply.clock_ms {
             let _ = write!(text, "[%clk {}] ", clock_text(clk));
         }
         let _ = write!(text, "[%emt {}]}} ", clock_text(ply.used_us / 1000));
-        if ply.player != 0 {
-            move_no += 1;
-        }
         wrap(&mut out, &mut line, &text);
         text.clear();
     }
@@ -233,6 +239,62 @@ mod tests {
         assert_eq!(games.len(), 1);
         assert_eq!(games[0].tag("Variant"), Some("tavreli"));
         assert_eq!(games[0].moves, vec!["e4", "e5", "d4-d5(2)", "32-28", "28x19"]);
+    }
+
+    fn movetext(players: &[u32]) -> String {
+        use crate::referee::{GameRecord, GameResult, PlyRecord, Termination};
+        let plies = players
+            .iter()
+            .enumerate()
+            .map(|(i, &player)| PlyRecord {
+                player,
+                mv: i as u64,
+                text: format!("m{i}"),
+                used_us: 0,
+                reported_ms: None,
+                clock_ms: None,
+                score: None,
+            })
+            .collect();
+        let record = GameRecord {
+            variant: "x".into(),
+            plugin: "x 1".into(),
+            players: vec!["a".into(), "b".into()],
+            time_controls: vec![],
+            options: Default::default(),
+            start_position: "s".into(),
+            standard_start: true,
+            plies,
+            result: GameResult { outcome: arbiter_api::Outcome::Draw, termination: Termination::DrawAgreed },
+            final_position: "f".into(),
+            started_at: 0,
+            duration_ms: 0,
+            viewer: None,
+            record_tags: vec![],
+        };
+        let pgn = write_game(&record, &EventInfo { event: "e".into(), round: 1, tournament: None });
+        let moves = pgn.split("\n\n").nth(1).unwrap();
+        // Without the clock comments.
+        let mut out = String::new();
+        let mut depth = 0;
+        for c in moves.chars() {
+            match c {
+                '{' => depth += 1,
+                '}' => depth -= 1,
+                _ if depth == 0 => out.push(c),
+                _ => {}
+            }
+        }
+        out.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
+    #[test]
+    fn moves_are_numbered_once_per_full_move_even_when_a_player_moves_twice() {
+        assert_eq!(movetext(&[0, 1, 0, 1]), "1. m0 m1 2. m2 m3 1/2-1/2");
+        assert_eq!(movetext(&[1, 0, 1]), "1... m0 2. m1 m2 1/2-1/2");
+        // A Bluff chess decision: the first player moves twice.
+        assert_eq!(movetext(&[0, 1, 0, 0, 1, 0]), "1. m0 m1 2. m2 m3 2... m4 3. m5 1/2-1/2");
+        assert_eq!(movetext(&[0, 1, 1, 0]), "1. m0 m1 1... m2 2. m3 1/2-1/2");
     }
 
     #[test]

@@ -90,17 +90,17 @@ function changedCells(before, after) {
   return [...new Set([...a.keys(), ...b.keys()])].filter((c) => a.get(c) !== b.get(c));
 }
 
-/** Move labels numbered per full move, as PGN does: "1. e4", "e5", "2. Nf3";
- * a second move in a row by the same side gets "N..." (frames[i].to_move
- * is who made the move of frames[i + 1]). */
+/** Move labels numbered per full move, as the PGN records are: "1. e4",
+ * "e5", "2. Nf3"; "1... e5" when the second player starts, "2... a3" after
+ * two moves in a row by the first (frames[i].to_move made frames[i + 1]). */
 function moveLabels(frames) {
-  let number = 0, previous = null;
+  let number = 0, previous = null, run = 0;
   return frames.slice(1).map((f, i) => {
     const mover = frames[i].to_move;
     let label = "";
-    if (mover === 0) label = `${++number}. `;
-    else if (previous === null || previous === mover) label = `${Math.max(number, 1)}... `;
-    if (previous === null && mover !== 0) number = 1;
+    if (mover === 0 && previous !== 0) label = `${++number}. `;
+    else if (mover !== 0 && (previous === null || previous !== 0 || run > 1)) label = `${(number = Math.max(number, 1))}... `;
+    run = previous === mover ? run + 1 : 1;
     previous = mover;
     return label + f.text;
   });
