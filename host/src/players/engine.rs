@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use super::{handshake, Answer, MoveWait, Player, PlayerError, Reply};
+use super::{handshake, Answer, EngineSlot, MoveWait, Player, PlayerError, Reply};
 use crate::clock::TurnTime;
 use crate::process::{deadline_after, ChildProcess, Limits};
 use crate::referee::{GameResult, Seen, Start, Turn};
@@ -19,7 +19,7 @@ const HANDSHAKE_MS: u64 = 10_000;
 /// An engine speaking the JSON-lines protocol.
 pub struct JsonEngine {
     command: String,
-    process: Option<ChildProcess>,
+    engine: EngineSlot,
     name: String,
     /// A failure met while telling the engine about a move, reported when it
     /// is next asked to move.
@@ -30,43 +30,32 @@ impl JsonEngine {
     /// A player for the engine started by `command`; the process starts with the first game.
     pub fn new(command: String) -> Self {
         let name = command.split_whitespace().last().and_then(|w| w.rsplit('/').next()).unwrap_or("engine").to_string();
-        JsonEngine { command, process: None, name, failed: None }
+        JsonEngine { command, engine: EngineSlot::default(), name, failed: None }
     }
 
     /// Starts the engine: `hello` until `ready`.
-    fn start(&mut self) -> Result<ChildProcess, PlayerError> {
-        let mut p = ChildProcess::start(&self.command, Limits::ENGINE)?;
+    fn start(command: &str) -> Result<(ChildProcess, Option<String>), PlayerError> {
+        let mut p = ChildProcess::start(command, Limits::ENGINE)?;
         p.send(&json!({"type": "hello", "protocol": PROTOCOL}).to_string())?;
         let ready = p
             .recv_until(Some(deadline_after(HANDSHAKE_MS)), |l| {
                 serde_json::from_str::<Value>(l).ok().filter(|v| v["type"] == "ready")
             })
             .map_err(|e| handshake(e, "ready"))?;
-        if let Some(n) = ready["name"].as_str() {
-            self.name = n.to_string();
-        }
-        Ok(p)
+        Ok((p, ready["name"].as_str().map(String::from)))
     }
 
-    /// Runs `talk` on the engine process (started first if `start` and it
-    /// is not running); on failure the process is dropped, so the next game
-    /// starts a fresh one.
+    /// Runs `talk` on the engine (see [`EngineSlot`]); a process not running
+    /// is started only if `start` (`None` otherwise).
     fn with_engine<T>(
         &mut self,
         start: bool,
         talk: impl FnOnce(&mut ChildProcess) -> Result<T, PlayerError>,
     ) -> Result<Option<T>, PlayerError> {
-        if self.process.is_none() {
-            if !start {
-                return Ok(None);
-            }
-            self.process = Some(self.start()?);
+        if !start && !self.engine.running() {
+            return Ok(None);
         }
-        let result = talk(self.process.as_mut().expect("started above"));
-        if result.is_err() {
-            self.process = None;
-        }
-        result.map(Some)
+        self.engine.talk(|| Self::start(&self.command), &mut self.name, talk).map(Some)
     }
 
     fn send(&mut self, start: bool, msg: Value) -> Result<(), PlayerError> {

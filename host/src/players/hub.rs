@@ -5,7 +5,7 @@
 //! travel in Hub notation through the draughts plugin's `hub_move` and
 //! `hub_position` calls; `info ... score=` is kept (in hundredths of a man).
 
-use super::{handshake, Answer, MoveWait, Player, PlayerError, Reply};
+use super::{handshake, Answer, EngineSlot, MoveWait, Player, PlayerError, Reply};
 use crate::clock::fmt_secs;
 use crate::process::{deadline_after, ChildProcess, Limits, ProcessError};
 use crate::referee::{GameResult, Seen, Start, Turn};
@@ -20,7 +20,7 @@ const STOP_GRACE_MS: u64 = 1_000;
 /// A Hub engine.
 pub struct HubPlayer {
     command: String,
-    process: Option<ChildProcess>,
+    engine: EngineSlot,
     name: String,
     start: String,
     moves: Vec<String>,
@@ -30,12 +30,12 @@ impl HubPlayer {
     /// A player for the engine started by `command`; the process starts with the first game.
     pub fn new(command: String) -> Self {
         let name = command.split_whitespace().next().and_then(|w| w.rsplit('/').next()).unwrap_or("hub").to_string();
-        HubPlayer { command, process: None, name, start: String::new(), moves: Vec::new() }
+        HubPlayer { command, engine: EngineSlot::default(), name, start: String::new(), moves: Vec::new() }
     }
 
     /// Starts the engine: `hub` until `wait`, then `init` until `ready`.
-    fn start(&mut self) -> Result<ChildProcess, PlayerError> {
-        let mut p = ChildProcess::start(&self.command, Limits::ENGINE)?;
+    fn start(command: &str) -> Result<(ChildProcess, Option<String>), PlayerError> {
+        let mut p = ChildProcess::start(command, Limits::ENGINE)?;
         p.send("hub")?;
         let mut name = None;
         p.recv_until(Some(deadline_after(HANDSHAKE_MS)), |l| {
@@ -45,29 +45,18 @@ impl HubPlayer {
             (l.trim() == "wait").then_some(())
         })
         .map_err(|e| handshake(e, "wait"))?;
-        if let Some(n) = name {
-            self.name = n;
-        }
         p.send("init")?;
         p.recv_until(Some(deadline_after(HANDSHAKE_MS)), |l| (l.trim() == "ready").then_some(()))
             .map_err(|e| handshake(e, "ready"))?;
-        Ok(p)
+        Ok((p, name))
     }
 
-    /// Runs `talk` on the engine process, starting it first if needed; on
-    /// failure the process is dropped, so the next game starts a fresh one.
+    /// Runs `talk` on the engine (see [`EngineSlot`]).
     fn with_engine<T>(
         &mut self,
         talk: impl FnOnce(&mut ChildProcess) -> Result<T, PlayerError>,
     ) -> Result<T, PlayerError> {
-        if self.process.is_none() {
-            self.process = Some(self.start()?);
-        }
-        let result = talk(self.process.as_mut().expect("started above"));
-        if result.is_err() {
-            self.process = None;
-        }
-        result
+        self.engine.talk(|| Self::start(&self.command), &mut self.name, talk)
     }
 }
 

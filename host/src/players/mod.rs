@@ -121,6 +121,42 @@ impl MoveWait {
     }
 }
 
+/// An engine's process, started on demand and dropped (its whole process
+/// group killed) after any failure, so that the next game starts a fresh one.
+#[derive(Default)]
+pub struct EngineSlot {
+    process: Option<crate::process::ChildProcess>,
+}
+
+impl EngineSlot {
+    /// Whether the process is running.
+    pub fn running(&self) -> bool {
+        self.process.is_some()
+    }
+
+    /// Runs `talk` on the process, first started with `start` if it is not
+    /// running (the name it reports, if any, goes to `name`).
+    pub fn talk<T>(
+        &mut self,
+        start: impl FnOnce() -> Result<(crate::process::ChildProcess, Option<String>), PlayerError>,
+        name: &mut String,
+        talk: impl FnOnce(&mut crate::process::ChildProcess) -> Result<T, PlayerError>,
+    ) -> Result<T, PlayerError> {
+        if self.process.is_none() {
+            let (process, reported) = start()?;
+            if let Some(n) = reported {
+                *name = n;
+            }
+            self.process = Some(process);
+        }
+        let result = talk(self.process.as_mut().expect("started above"));
+        if result.is_err() {
+            self.process = None;
+        }
+        result
+    }
+}
+
 /// A handshake step that timed out is a protocol error (the engine never
 /// said what the protocol requires), not a time forfeit.
 pub fn handshake(e: ProcessError, expected: &str) -> PlayerError {

@@ -6,7 +6,7 @@
 //! Moves reach the engine in UCI notation through the chess plugin's
 //! `uci_move` call. A process that dies or hangs is restarted for the next game.
 
-use super::{handshake, Answer, MoveWait, Player, PlayerError, Reply};
+use super::{handshake, Answer, EngineSlot, MoveWait, Player, PlayerError, Reply};
 use crate::process::{deadline_after, ChildProcess, Limits, ProcessError};
 use crate::referee::{GameResult, Seen, Start, Turn};
 
@@ -48,7 +48,7 @@ const STOP_GRACE_MS: u64 = 1_000;
 /// A UCI engine.
 pub struct UciPlayer {
     cfg: UciConfig,
-    process: Option<ChildProcess>,
+    engine: EngineSlot,
     name: String,
     start_fen: String,
     moves: Vec<String>,
@@ -58,30 +58,21 @@ impl UciPlayer {
     /// A player for the engine `cfg` describes; the process starts with the first game.
     pub fn new(cfg: UciConfig) -> Self {
         let name = cfg.command.rsplit('/').next().unwrap_or(&cfg.command).to_string();
-        UciPlayer { cfg, process: None, name, start_fen: String::new(), moves: Vec::new() }
+        UciPlayer { cfg, engine: EngineSlot::default(), name, start_fen: String::new(), moves: Vec::new() }
     }
 
-    /// Runs `talk` on the engine process, starting it first if needed; on
-    /// any failure the process is dropped (its whole group killed), so the
-    /// next game starts a fresh one.
+    /// Runs `talk` on the engine (see [`EngineSlot`]).
     fn with_engine<T>(
         &mut self,
         talk: impl FnOnce(&mut ChildProcess) -> Result<T, PlayerError>,
     ) -> Result<T, PlayerError> {
-        if self.process.is_none() {
-            self.process = Some(self.start()?);
-        }
-        let result = talk(self.process.as_mut().expect("started above"));
-        if result.is_err() {
-            self.process = None;
-        }
-        result
+        self.engine.talk(|| Self::start(&self.cfg), &mut self.name, talk)
     }
 
     /// Starts the engine: `uci` until `uciok` (its name and options noted),
     /// then the configured `setoption`s.
-    fn start(&mut self) -> Result<ChildProcess, PlayerError> {
-        let mut p = ChildProcess::start(&self.cfg.command, Limits::ENGINE)?;
+    fn start(cfg: &UciConfig) -> Result<(ChildProcess, Option<String>), PlayerError> {
+        let mut p = ChildProcess::start(&cfg.command, Limits::ENGINE)?;
         p.send("uci")?;
         let (mut name, mut known) = (None, Vec::new());
         p.recv_until(Some(deadline_after(HANDSHAKE_MS)), |l| {
@@ -93,20 +84,17 @@ impl UciPlayer {
             (l.trim() == "uciok").then_some(())
         })
         .map_err(|e| handshake(e, "uciok"))?;
-        if let Some(n) = name {
-            self.name = n;
-        }
-        for (k, v) in &self.cfg.options {
+        for (k, v) in &cfg.options {
             if !known.iter().any(|o| o.eq_ignore_ascii_case(k)) {
                 tracing::warn!(
                     "engine '{}' has no UCI option '{k}' (it offers: {})",
-                    self.cfg.command,
+                    cfg.command,
                     if known.is_empty() { "none".to_string() } else { known.join(", ") }
                 );
             }
             p.send(&format!("setoption name {k} value {v}"))?;
         }
-        Ok(p)
+        Ok((p, name))
     }
 }
 

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use arbiter_api::host::VariantHandle;
 use serde_json::{Map, Value};
 
+use super::journal::Journal;
 use super::pulse::{Paced, Pulse, SharedPulse};
 use super::worker::{faulted_record, Job, WorkerHandle};
 use crate::clock::TimeControl;
@@ -314,14 +315,19 @@ impl GameThread {
     }
 }
 
-/// The referee's watcher on a game thread: plies to the pulse, live frames
-/// (when wanted) through the relay.
-struct ThreadWatch<'a> {
-    pulse: &'a SharedPulse,
-    live: Option<LiveRelay<'a>>,
+/// The referee's watcher for a game the runner plays: each ply into the
+/// worker's journal (and a beat to the pulse) or, in this process, into the
+/// pulse itself; live frames through the relay when wanted.
+pub(super) struct GameWatch<'a> {
+    /// The game's pulse.
+    pub(super) pulse: &'a SharedPulse,
+    /// A worker's ply journal.
+    pub(super) journal: Option<&'a mut Journal>,
+    /// Where live frames go, if the game is watched.
+    pub(super) live: Option<LiveRelay<'a>>,
 }
 
-impl Watcher for ThreadWatch<'_> {
+impl Watcher for GameWatch<'_> {
     fn wants(&mut self, last: bool) -> bool {
         self.live.as_mut().is_some_and(|l| l.wants(last))
     }
@@ -331,7 +337,13 @@ impl Watcher for ThreadWatch<'_> {
         }
     }
     fn ply(&mut self, ply: &PlyRecord) {
-        Pulse::lock(self.pulse).ply(ply);
+        match self.journal.as_mut() {
+            Some(journal) => {
+                journal.push(ply);
+                Pulse::lock(self.pulse).beat(Duration::ZERO);
+            }
+            None => Pulse::lock(self.pulse).ply(ply),
+        }
     }
 }
 
@@ -363,7 +375,7 @@ fn play_one(
         Some(p) => StartFrom::Position(p),
         None => StartFrom::Standard,
     };
-    let mut watch = ThreadWatch { pulse, live: job.live.then(|| LiveRelay::new(sink)) };
+    let mut watch = GameWatch { pulse, journal: None, live: job.live.then(|| LiveRelay::new(sink)) };
     let result = play_game_watched(&game.variant, &game.options, start, &mut players, &job.config, &mut watch);
     for (&e, p) in game.seats.iter().zip(players) {
         pool.insert(e, p);

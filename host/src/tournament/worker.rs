@@ -26,14 +26,12 @@ use serde_json::{Map, Value};
 
 use super::journal::{Journal, JournalFile};
 use super::pulse::{Paced, Pulse, SharedPulse};
-use super::runner::{Entrant, LiveRelay, ScheduledGame};
+use super::runner::{Entrant, GameWatch, LiveRelay, ScheduledGame};
 use crate::clock::TimeControl;
 use crate::players::{Player, PlayerSpec};
 use crate::plugin::Registry;
 use crate::process::{ChildProcess, Limits, ProcessError};
-use crate::referee::{
-    play_game_watched, GameConfig, GameRecord, GameResult, LiveFrame, PlyRecord, StartFrom, Termination, Watcher,
-};
+use crate::referee::{play_game_watched, GameConfig, GameRecord, GameResult, PlyRecord, StartFrom, Termination};
 
 /// How often the worker reports progress while a game moves.
 pub const FLUSH_EVERY: Duration = Duration::from_millis(20);
@@ -341,31 +339,6 @@ fn report_progress(pulse: SharedPulse) {
     }
 }
 
-/// The referee's watcher in a worker: every ply to the journal (and a beat
-/// to the pulse), and live frames to the parent when the job asks.
-struct WorkerWatch<'a> {
-    pulse: &'a SharedPulse,
-    journal: Option<&'a mut Journal>,
-    live: Option<LiveRelay<'a>>,
-}
-
-impl Watcher for WorkerWatch<'_> {
-    fn wants(&mut self, last: bool) -> bool {
-        self.live.as_mut().is_some_and(|l| l.wants(last))
-    }
-    fn frame(&mut self, frame: LiveFrame) {
-        if let Some(l) = self.live.as_mut() {
-            l.frame(frame);
-        }
-    }
-    fn ply(&mut self, ply: &PlyRecord) {
-        if let Some(j) = self.journal.as_mut() {
-            j.push(ply);
-        }
-        Pulse::lock(self.pulse).beat(Duration::ZERO);
-    }
-}
-
 /// The worker's side: plays the games it is sent, one at a time, until its
 /// input closes. Engine players are kept between games.
 pub fn serve(registry: &Registry) -> anyhow::Result<()> {
@@ -442,7 +415,7 @@ fn play_job(
     let sink = |frame: &Value| {
         let _ = send(&WorkerMessage::Live(frame.clone()));
     };
-    let mut watch = WorkerWatch { pulse, journal: journal.as_mut(), live: job.live.then(|| LiveRelay::new(&sink)) };
+    let mut watch = GameWatch { pulse, journal: journal.as_mut(), live: job.live.then(|| LiveRelay::new(&sink)) };
     let result = play_game_watched(variant, &job.options, start, &mut players, &config, &mut watch);
     // Keep engine processes for the next game.
     for ((key, keep), p) in keys.into_iter().zip(players) {
