@@ -83,6 +83,16 @@ pub fn parse_fen<G: Geometry>(text: &str) -> Result<Position<G>, Error> {
     if !seen_colour[0] || !seen_colour[1] {
         return Err(bad(format!("'{t}' needs a piece list for each side (W... and B...)")));
     }
+    // A side starts with PER_ROW * (WIDTH / 2 - 1) men and never gains one.
+    let most = G::PER_ROW * (G::WIDTH / 2 - 1);
+    for (name, bits) in [("White", white), ("Black", black)] {
+        if bits.count_ones() > most {
+            return Err(bad(format!("{name} has {} pieces in '{t}': a side has at most {most}", bits.count_ones())));
+        }
+    }
+    if white | black == 0 {
+        return Err(bad(format!("'{t}' has no piece at all")));
+    }
     Ok(Position::new(white, black, kings, side))
 }
 

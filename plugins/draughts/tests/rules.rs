@@ -223,7 +223,7 @@ fn the_position_text_carries_the_draw_counters_so_a_game_read_back_ends_alike() 
     }
     // Plain PDN stays plain; counters that cannot be are refused.
     assert_eq!(INTERNATIONAL.from_position("W:W31:B20", &Map::new()).unwrap().position_text(), "W:W31:B20");
-    for bad in ["W:WK46:BK1:Qx", "W:WK46:BK1:R5", "W:W31:B20:E3"] {
+    for bad in ["W:WK46:BK1:Qx", "W:WK46:BK1:R5", "W:W31:B20:E3", "W:W:B", "W:W6-26:B50"] {
         assert!(INTERNATIONAL.from_position(bad, &Map::new()).is_err(), "{bad}");
     }
 }

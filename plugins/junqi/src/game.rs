@@ -806,6 +806,25 @@ pub fn parse_position(text: &str, opts: Options) -> Result<JunqiGame, Error> {
             }
         }
     }
+    // A flag never moves from its headquarters; a flag is revealed only
+    // once its side's marshal is gone.
+    for side in 0..2 {
+        let name = ["red", "blue"][side];
+        for c in 0..CELLS {
+            if g.cells[c].is_some_and(|p| p.owner == side && p.kind == FLAG)
+                && deployment_violation(side, FLAG, c).is_some()
+            {
+                return Err(bad(format!(
+                    "{name} flag on {}: the flag must stand in an own headquarters",
+                    board::name(c)
+                )));
+            }
+        }
+        let marshal_lives = g.cells.iter().flatten().any(|p| p.owner == side && p.kind == MARSHAL);
+        if g.revealed[side] && marshal_lives {
+            return Err(bad(format!("revealed= names {name}'s flag, but {name}'s marshal still stands")));
+        }
+    }
     // A complete deployment given as a position starts the movement phase.
     if g.deploying && (0..2).all(|s| g.remaining(s).iter().sum::<u32>() == 0) {
         g.deploying = false;

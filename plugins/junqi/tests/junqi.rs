@@ -385,3 +385,24 @@ fn sampled_worlds_respect_counts_and_everything_the_viewer_learned() {
         g.play(ids[(rng % ids.len() as u64) as usize]);
     }
 }
+
+#[test]
+fn inconsistent_positions_are_refused() {
+    let text = |revealed: &str, pieces: &[(&str, &str)]| {
+        let mut rows = vec![vec![".".to_string(); 5]; 12];
+        for (cell, p) in pieces {
+            let c = board::parse(cell).unwrap();
+            rows[c / 5][c % 5] = format!("{p}fff");
+        }
+        let rows: Vec<String> = rows.iter().map(|r| r.join(",")).collect();
+        format!("move r quiet=0 revealed={revealed} winner=- last=- | {} | dead=-", rows.join("/"))
+    };
+    let err = |t: String| Junqi.from_position(&t, &Map::new()).err().map(|e| e.message).unwrap_or_default();
+    // A flag outside a headquarters (flags never move).
+    assert!(err(text("-", &[("K2", "rF"), ("A1", "bF")]))
+        .contains("red flag on K2: the flag must stand in an own headquarters"));
+    // A revealed flag while the marshal stands.
+    assert!(err(text("r", &[("L1", "rF"), ("A1", "bF"), ("G0", "r9")])).contains("red's marshal still stands"));
+    // The same with the marshal gone is fine.
+    assert!(Junqi.from_position(&text("r", &[("L1", "rF"), ("A1", "bF")]), &Map::new()).is_ok());
+}

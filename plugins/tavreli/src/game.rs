@@ -227,6 +227,25 @@ pub fn parse_position(text: &str) -> Result<(Position, u32), Error> {
         if n != 1 {
             return Err(bad(format!("{} has {n} Magi, expected 1", ["white", "black"][side])));
         }
+        // Pieces are never removed (captives stay in towers) and only pawns
+        // turn into other pieces: a side has what its set had, plus one
+        // piece for each missing pawn.
+        let count =
+            |kind: Kind| towers.iter().flat_map(|t| t.pieces()).filter(|p| p.side == side && p.kind == kind).count();
+        let name = ["white", "black"][side];
+        let pawns = count(Kind::Pawn);
+        let total: usize = towers.iter().map(|t| t.pieces().filter(|p| p.side == side).count()).sum();
+        let promoted: usize =
+            [(Kind::Prince, 1), (Kind::Warrior, 2), (Kind::Archer, 2), (Kind::Horseman, 2), (Kind::Helgi, 0)]
+                .into_iter()
+                .map(|(kind, set)| count(kind).saturating_sub(set))
+                .sum();
+        if total > 16 || pawns > 8 || count(Kind::Helgi) > 1 || promoted > 8 - pawns.min(8) {
+            return Err(bad(format!(
+                "{name} has {total} pieces ({pawns} pawns, {promoted} beyond the set): more than 16 pieces, 8 pawns, \
+                 one Helgi, or promoted pieces than missing pawns"
+            )));
+        }
     }
     let side = match *side {
         "w" => 0,

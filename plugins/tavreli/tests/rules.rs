@@ -183,6 +183,10 @@ fn malformed_positions_and_moves_get_specific_errors() {
     .contains("designation"));
     assert!(err(&pos([EMPTY, EMPTY, EMPTY, EMPTY, EMPTY, EMPTY, EMPTY, ".,.,.,.,K,.,.,."], "w"))
         .contains("black has 0 Magi"));
+    // More pieces of a kind than a set has (and no pawn promoted to them).
+    let queens = vec!["Q"; 20].join(":");
+    let board = [".,.,.,.,k,.,.,.", EMPTY, EMPTY, EMPTY, EMPTY, EMPTY, EMPTY, &format!(".,.,.,.,K,.,.,{queens}")];
+    assert!(err(&pos(board, "w")).contains("white has 21 pieces"), "{}", err(&pos(board, "w")));
     let g = Tavreli.new_game(&Map::new()).unwrap();
     assert_eq!(g.parse_move("e2-e5").unwrap_err().kind, arbiter_api::ErrorKind::IllegalMove);
     assert_eq!(g.parse_move("e2e4").unwrap_err().kind, arbiter_api::ErrorKind::BadNotation);
