@@ -188,8 +188,17 @@ impl Error {
             abi::RawErrorKind::FAULTED => ErrorKind::Faulted,
             _ => ErrorKind::Unsupported,
         };
-        Error { kind, message: raw.message.into_string() }
+        Error { kind, message: one_line(raw.message.as_str()) }
     }
+}
+
+/// A plugin's message as one line: control characters it quoted from the
+/// input (a newline in a position text) are written as escapes.
+fn one_line(message: &str) -> String {
+    if !message.contains(char::is_control) {
+        return message.to_string();
+    }
+    message.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
 }
 
 impl Status {
