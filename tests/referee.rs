@@ -233,6 +233,10 @@ fn a_bluff_chess_record_replays_and_a_player_export_hides_the_opponents_decision
     assert!(run.ok, "{}", run.stderr);
     let export = std::fs::read_to_string(&as_white).unwrap();
     assert!(export.contains("[Viewer \"player 0\"]") && !export.contains("[FEN"), "{export}");
+    // Replaying a player's view says what it is.
+    let replay = arbiter(&["replay", as_white.to_str().unwrap()]);
+    assert!(!replay.ok);
+    assert!(replay.stderr.contains("a redacted view (Viewer \"player 0\"), written with --as"), "{}", replay.stderr);
 }
 
 #[test]
@@ -243,7 +247,7 @@ fn mcts_and_random_play_junqi_to_a_legal_result_and_the_record_replays() {
     assert!(run.ok, "{}", run.stderr);
     for line in run.stdout.lines().filter(|l| l.starts_with("Game ")) {
         assert!(
-            ["{flag captured}", "{no legal move}", "{no combat within the limit}", "{game time cap}"]
+            ["{flag captured}", "{no legal move}", "{no combat within the limit}", "{adjudication: game time cap}"]
                 .iter()
                 .any(|t| line.contains(t)),
             "{line}"

@@ -31,6 +31,16 @@ pub fn replay_pgn(registry: &Registry, text: &str) -> Result<usize, ReplayError>
     for (i, g) in games.iter().enumerate() {
         let game_no = i + 1;
         let fail = |ply: Option<usize>, message: String| ReplayError { game: game_no, ply, message };
+        // An `--as` export shows one player's view: what it hid cannot be replayed.
+        if let Some(viewer) = g.tag("Viewer") {
+            return Err(fail(
+                None,
+                format!(
+                    "a redacted view (Viewer \"{viewer}\"), written with --as: its hidden moves cannot be re-checked; \
+                     replay the full record (arbiter results ID --pgn FILE)"
+                ),
+            ));
+        }
         let variant = registry.get(&variant_id(g.tag("Variant"))).map_err(|e| fail(None, e.to_string()))?;
         let options: Map<String, Value> = match g.tag("VariantOptions") {
             Some(o) => serde_json::from_str(o).map_err(|e| fail(None, format!("VariantOptions tag: {e}")))?,
