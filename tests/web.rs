@@ -628,3 +628,22 @@ fn games_in_progress_are_capped_and_an_engine_that_exits_does_not_stop_the_serve
     }
     assert_eq!(server.get("/api/variants").0, 200, "the server is still up");
 }
+
+#[test]
+fn a_browser_game_can_start_from_a_position_and_a_bad_one_is_refused() {
+    let dir = temp_dir("web-position");
+    let server = Server::start(&dir.join("a.db"), &[]);
+    let fen = "4k3/8/8/8/8/8/8/4K2R w K - 0 1";
+    let (status, g) =
+        server.post("/api/play", &json!({"variant": "chess", "opponent": "random", "seat": "0", "position": fen}));
+    assert_eq!(status, 200, "{g}");
+    let state = wait_for(|| {
+        let s = server.get_json(&format!("/api/play/{}?token={}", g["id"], g["token"].as_str().unwrap()));
+        s["moves"].is_array().then_some(s)
+    });
+    assert_eq!(state["moves"].as_array().unwrap().len(), 15, "a king and a rook with castling: {state}");
+    let (status, e) =
+        server.post("/api/play", &json!({"variant": "chess", "opponent": "random", "position": "8/8/8 w - - 0 1"}));
+    assert_eq!(status, 400, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("FEN"), "{e}");
+}

@@ -251,6 +251,9 @@ pub(super) struct StartRequest {
     /// Time control (default: the variant's).
     #[serde(default)]
     tc: Option<String>,
+    /// A start position in the variant's notation (default: its start).
+    #[serde(default)]
+    position: Option<String>,
     /// Variant options.
     #[serde(default)]
     options: serde_json::Map<String, Value>,
@@ -297,6 +300,10 @@ fn start_game(app: &Shared, req: StartRequest) -> Result<Json<Value>, ApiError> 
     let tc_text = req.tc.as_deref().filter(|t| !t.trim().is_empty()).unwrap_or(&info.default_time_control);
     let tc = TimeControl::parse(tc_text).map_err(|e| ApiError::bad_request(e.to_string()))?;
     variant.new_game(&req.options).map_err(|e| ApiError::bad_request(e.to_string()))?;
+    let position = req.position.as_deref().map(str::trim).filter(|p| !p.is_empty()).map(String::from);
+    if let Some(p) = &position {
+        variant.from_position(p, &req.options).map_err(|e| ApiError::bad_request(e.to_string()))?;
+    }
 
     let person = req.name.as_deref().map(str::trim).filter(|n| !n.is_empty()).unwrap_or("person").to_string();
     let browser_seat = |s: usize| s == me || opponent.is_none();
@@ -384,7 +391,8 @@ fn start_game(app: &Shared, req: StartRequest) -> Result<Json<Value>, ApiError> 
                 p.frame_at = Some(Instant::now());
             })
         };
-        let record = play_game_watched(&variant, &options, StartFrom::Standard, &mut players, &config, watch);
+        let start = position.as_deref().map_or(StartFrom::Standard, StartFrom::Position);
+        let record = play_game_watched(&variant, &options, start, &mut players, &config, watch);
         let event = EventInfo { event: "arbiter serve".into(), round: 1, tournament: None };
         let stored =
             record.map_err(|e| e.to_string()).and_then(|r| store.add_game(&r, &event).map_err(|e| e.to_string()));

@@ -438,13 +438,18 @@ async function playForm() {
     el("label", {}, "Variant", variantSelect),
     el("label", {}, "Opponent (a player spec, or human)", el("input", { name: "opponent", value: "random", size: 28 })),
     el("label", {}, "Your side", seatSelect),
-    el("label", {}, "Time control", tc),
+    el("label", {}, "Time control (minutes+seconds per move, or arbiter's syntax: inf, st=10)", tc),
+    el("label", {}, "Start position (empty: the variant's start)", el("input", { name: "position", value: "", size: 40 })),
     el("label", {}, "Your name", el("input", { name: "name", value: "person" })),
     el("label", {}, "Variant options (name=value, comma-separated)", el("input", { name: "options", value: "", size: 30 })),
     el("button", { class: "primary", type: "submit", id: "start" }, "Start"));
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     const data = Object.fromEntries(new FormData(form));
+    // "5+3" is five minutes and three seconds a move, as people say it.
+    const human = /^(\d+(?:\.\d+)?)(?:\+(\d+(?:\.\d+)?))?$/.exec(data.tc.trim());
+    if (human) data.tc = `${Number(human[1]) * 60}+${human[2] || 0}`;
+    if (!data.position.trim()) delete data.position;
     // Options as on the command line: a value is JSON when it parses, else a string.
     data.options = Object.fromEntries(data.options.split(",").map((item) => item.trim()).filter(Boolean).map((item) => {
       const [name, ...rest] = item.split("=");
