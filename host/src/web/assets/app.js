@@ -81,6 +81,12 @@ function renderBoard(board, observation, opts) {
   return board.kind === "graph" ? renderGraph(board, observation, opts) : renderGrid(board, observation, opts);
 }
 
+/** The plugin's notes for this viewer ("White may castle", "must pass"), as text. */
+function notesOf(obs) {
+  const notes = (obs && obs.notes) || [];
+  return notes.length ? el("ul", { class: "notes", id: "notes" }, notes.map((n) => el("li", {}, n))) : null;
+}
+
 /** The cells whose pieces differ between two observations (the last move's). */
 function changedCells(before, after) {
   if (!before || !after) return [];
@@ -396,7 +402,7 @@ async function gamePage(id, query) {
         g.can_reveal ? el("a", { href: `#/games/${id}?view=${view === "referee" ? "spectator" : "referee"}` },
           view === "referee" ? "Show the spectator's view" : "Show the referee's full record") : null) : null,
       el("div", { class: "game" },
-        el("div", { class: "board-wrap" }, board),
+        el("div", { class: "board-wrap" }, board, notesOf(frame.observation)),
         el("div", { class: "side" }, clocks,
           el("div", { class: "controls" },
             button("«", "first", () => (state.ply = 0)),
@@ -570,7 +576,7 @@ async function playPage(id, query) {
       invite && s.you !== null ? el("p", { class: "muted" }, "Invite the other player: ",
         el("code", {}, `${location.origin}/#/play/${id}?token=${invite}`)) : null,
       el("div", { class: "game" },
-        el("div", { class: "board-wrap" }, board),
+        el("div", { class: "board-wrap" }, board, notesOf(s.observation)),
         el("div", { class: "side" }, clocks, status,
           s.notice ? el("p", { class: "banner", id: "notice" }, s.notice) : null,
           s.draw_offered_by !== null && s.draw_offered_by !== undefined ? el("div", { class: "banner", id: "draw-offer" },
