@@ -325,3 +325,27 @@ fn in_bluff_chess_the_checker_decides_before_an_empty_mate() {
         }
     }
 }
+
+#[test]
+fn a_finished_hidden_game_can_be_shown_as_the_referee_or_a_player_saw_it() {
+    let so = fixture_plugin("fixture", None);
+    let play = |view: &str| {
+        let run = arbiter(&[
+            "--plugin-dir",
+            so.to_str().unwrap(),
+            "play",
+            "fixture-secret",
+            "--option",
+            "secrets=\"3 7\"",
+            "--view",
+            view,
+        ]);
+        assert!(run.ok, "{}", run.stderr);
+        run.stdout
+    };
+    assert!(play("referee").contains("secrets 3 and 7"), "the referee sees everything");
+    let first = play("0");
+    assert!(first.contains("my secret 3") && !first.contains("3 and 7") && !first.contains("secret 7"), "{first}");
+    let spectator = play("spectator");
+    assert!(!spectator.contains("my secret") && spectator.contains("--view referee shows everything"), "{spectator}");
+}

@@ -26,10 +26,24 @@ pub struct PlayArgs {
     /// Time control (see `arbiter match --help`); default: the variant's.
     #[arg(long)]
     tc: Option<String>,
+    /// Whose view the moves and the final position are shown in, once the
+    /// game is over: `spectator` (the default), `referee` (everything), or a
+    /// player's index (`0`).
+    #[arg(long, default_value = "spectator", value_parser = parse_view)]
+    view: Viewer,
     #[command(flatten)]
     game: GameArgs,
     #[command(flatten)]
     options: OptionArgs,
+}
+
+/// `--view`: `spectator`, `referee`, or a player's index.
+fn parse_view(text: &str) -> Result<Viewer, String> {
+    match text {
+        "spectator" => Ok(Viewer::Spectator),
+        "referee" => Ok(Viewer::Referee),
+        n => n.parse().map(Viewer::Player).map_err(|_| format!("'{n}' is not spectator, referee or a player's index")),
+    }
 }
 
 pub(super) fn run(registry: &Registry, args: &PlayArgs) -> Result<()> {
@@ -57,16 +71,27 @@ pub(super) fn run(registry: &Registry, args: &PlayArgs) -> Result<()> {
         Some(text) => StartFrom::Position(text),
         None => StartFrom::Standard,
     };
+    if let Viewer::Player(p) = args.view {
+        if p as usize >= info.players.len() {
+            anyhow::bail!("--view {p}: {} has players 0 to {}", info.id, info.players.len() - 1);
+        }
+    }
     let record = play_game(variant, &options, start, &mut players, &config)?;
-    // The screen is a spectator: hidden parts of moves are not shown.
-    let plies = redact::plies_as_seen_by(variant, &record, Viewer::Spectator)?;
+    // The screen shows one viewer's view (a spectator's unless asked).
+    let plies = redact::plies_as_seen_by(variant, &record, args.view)?;
     for (i, ply) in plies.iter().enumerate() {
         let who = info.players.get(ply.player as usize).map(String::as_str).unwrap_or("?");
         println!("{:>4}. {:<6} {}", i + 1, who, ply.text);
     }
     println!();
     let final_game = variant.from_position(&record.final_position, &options)?;
-    print!("{}", final_game.observe(Viewer::Spectator)?.text);
+    print!("{}", final_game.observe(args.view)?.text);
     println!("Result: {} ({}) after {} plies", record.result.pgn(), record.result.termination, record.plies.len());
+    if info.capabilities.hidden_information && args.view == Viewer::Spectator {
+        println!(
+            "Shown as a spectator sees it: --view referee shows everything, --view 0 what {} saw.",
+            info.players[0]
+        );
+    }
     Ok(())
 }
