@@ -109,3 +109,62 @@ fn a_tournament_stopped_with_ctrl_c_stores_its_games_and_exits_130() {
     let stored = arbiter::record::store::Store::open(&db).unwrap().games(None).unwrap().len();
     assert!(stored > 0 && out.contains(&format!("Interrupted with {stored} games saved")), "{stored}: {out}");
 }
+
+#[test]
+fn match_and_sprt_read_openings_as_tournaments_do_epd_operations_stripped() {
+    let dir = temp_dir("openings");
+    let file = dir.join("open.epd");
+    std::fs::write(
+        &file,
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 bm e5; id \"e4\";\n# a comment\n\
+         rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq d3 0 1\n",
+    )
+    .unwrap();
+    let jsonl = dir.join("m.jsonl");
+    let run = arbiter_e2e::arbiter(&[
+        "match",
+        "chess",
+        "--p1",
+        "random",
+        "--p2",
+        "random:seed=2",
+        "--games",
+        "4",
+        "--max-plies",
+        "4",
+        "--no-db",
+        "--openings",
+        file.to_str().unwrap(),
+        "--jsonl",
+        jsonl.to_str().unwrap(),
+    ]);
+    assert!(run.ok, "{}", run.stderr);
+    let starts: Vec<String> = std::fs::read_to_string(&jsonl)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["start_position"].as_str().unwrap().to_string())
+        .collect();
+    assert!(starts[0].contains("4P3") && starts[1] == starts[0], "a pair per opening: {starts:?}");
+    assert!(starts[2].contains("3P4") && starts[3] == starts[2], "{starts:?}");
+    let run = arbiter_e2e::arbiter(&[
+        "sprt",
+        "chess",
+        "--p1",
+        "random",
+        "--p2",
+        "random:seed=2",
+        "--elo0",
+        "0",
+        "--elo1",
+        "200",
+        "--max-games",
+        "4",
+        "--max-plies",
+        "4",
+        "--openings",
+        file.to_str().unwrap(),
+        "--db",
+        dir.join("s.db").to_str().unwrap(),
+    ]);
+    assert!(run.ok, "the EPD line is read as in a tournament: {}", run.stderr);
+}

@@ -69,6 +69,13 @@ pub struct MatchArgs {
     /// Also append every game to this JSON-lines file.
     #[arg(long)]
     jsonl: Option<PathBuf>,
+    /// Openings file (one position a line; EPD operations are stripped), each
+    /// opening played by a pair of games with colours swapped.
+    #[arg(long, conflicts_with = "position")]
+    openings: Option<PathBuf>,
+    /// Use the openings in random order (seeded by --seed) instead of file order.
+    #[arg(long, requires = "openings")]
+    random_openings: bool,
     /// Write the PGN and JSON-lines files as this player (index) saw the games.
     #[arg(long = "as", value_name = "PLAYER")]
     as_player: Option<u32>,
@@ -129,13 +136,25 @@ pub(super) fn run(registry: &Registry, args: &MatchArgs) -> Result<()> {
         e.spec.check_available(&e.spec_text)?;
         e.spec.can_play(&e.spec_text, variant.info())?;
     }
+    let openings = match &args.openings {
+        Some(file) => {
+            let shuffle = args.random_openings.then_some(args.game.seed);
+            crate::tournament::openings::load(variant, file, &options, shuffle)?
+        }
+        None => Vec::new(),
+    };
     let schedule: Vec<ScheduledGame> = (0..args.games)
         .map(|i| ScheduledGame {
             round: i + 1,
             variant: variant.clone(),
             options: options.clone(),
             seats: if i % 2 == 0 { vec![0, 1] } else { vec![1, 0] },
-            position: args.game.position.clone(),
+            // Each opening for a pair of games, colours swapped.
+            position: if openings.is_empty() {
+                args.game.position.clone()
+            } else {
+                Some(openings[(i as usize / 2) % openings.len()].clone())
+            },
             seed: args.game.seed.wrapping_add(i as u64),
         })
         .collect();

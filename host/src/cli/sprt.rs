@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
 
 use super::OptionArgs;
@@ -79,18 +79,9 @@ pub(super) fn run(registry: &Registry, args: &SprtArgs) -> Result<()> {
     };
     let entrants = [make(&args.p1, &format!("{} (test)", args.p1))?, make(&args.p2, &format!("{} (base)", args.p2))?];
     let openings: Vec<String> = match &args.openings {
-        Some(p) => std::fs::read_to_string(p)
-            .with_context(|| format!("cannot read {}", p.display()))?
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty() && !l.starts_with('#'))
-            .map(String::from)
-            .collect(),
+        Some(p) => crate::tournament::openings::load(variant, p, &options, None)?,
         None => Vec::new(),
     };
-    for (n, o) in openings.iter().enumerate() {
-        variant.from_position(o, &options).with_context(|| format!("opening {}", n + 1))?;
-    }
     let sprt = Sprt::new(args.elo0, args.elo1, args.alpha, args.beta)?;
     let (lower, upper) = sprt.bounds();
     println!(

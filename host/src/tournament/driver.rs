@@ -8,8 +8,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use arbiter_api::host::VariantHandle;
-use rand::seq::SliceRandom;
-use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
 
 use super::config::{OpeningOrder, TournamentConfig};
@@ -103,33 +101,9 @@ fn entrants(cfg: &TournamentConfig) -> anyhow::Result<Vec<Entrant>> {
 fn load_openings(variant: &VariantHandle, cfg: &TournamentConfig) -> anyhow::Result<Vec<String>> {
     let id = &variant.info().id;
     let Some(oc) = cfg.openings.get(id) else { return Ok(Vec::new()) };
-    let text = std::fs::read_to_string(&oc.file)
-        .map_err(|e| anyhow::anyhow!("openings for {id}: cannot read {}: {e}", oc.file))?;
     let options = cfg.options.get(id).cloned().unwrap_or_default();
-    let mut positions = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        // EPD lines carry operations after the fourth field: keep the position.
-        let position = if variant.info().position_notation == "FEN"
-            && (line.contains(';') || line.split_whitespace().count() > 6)
-        {
-            line.split_whitespace().take(4).collect::<Vec<_>>().join(" ")
-        } else {
-            line.to_string()
-        };
-        variant.from_position(&position, &options).map_err(|e| anyhow::anyhow!("{}:{}: {e}", oc.file, n + 1))?;
-        positions.push(position);
-    }
-    if positions.is_empty() {
-        anyhow::bail!("openings for {id}: {} holds no position", oc.file);
-    }
-    if oc.order == OpeningOrder::Random {
-        positions.shuffle(&mut rand::rngs::SmallRng::seed_from_u64(cfg.seed));
-    }
-    Ok(positions)
+    let shuffle = (oc.order == OpeningOrder::Random).then_some(cfg.seed);
+    Ok(super::openings::load(variant, std::path::Path::new(&oc.file), &options, shuffle)?)
 }
 
 impl TournamentView {

@@ -7,6 +7,7 @@ pub mod config;
 pub mod driver;
 pub mod journal;
 pub mod lease;
+pub mod openings;
 pub mod pulse;
 pub mod runner;
 pub mod schedule;

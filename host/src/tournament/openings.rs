@@ -1,0 +1,111 @@
+//! Opening files, read the same way by every command: one position a line
+//! (blank lines and `#` comments skipped), EPD operations stripped for FEN
+//! variants (`... bm e4; id "x";` keeps the four position fields), each line
+//! checked by the plugin, in file order or shuffled with a seed.
+
+use std::path::Path;
+
+use arbiter_api::host::VariantHandle;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+
+/// An opening file that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum OpeningsError {
+    /// The file cannot be read.
+    #[error("openings for {variant}: cannot read {file}: {reason}")]
+    Unreadable {
+        /// The variant id.
+        variant: String,
+        /// The file.
+        file: String,
+        /// What the OS said.
+        reason: String,
+    },
+    /// A line is not a position of the variant.
+    #[error("{file}:{line}: {reason}")]
+    BadLine {
+        /// The file.
+        file: String,
+        /// The 1-based line number.
+        line: usize,
+        /// The plugin's error.
+        reason: String,
+    },
+    /// No position at all.
+    #[error("openings for {variant}: {file} holds no position")]
+    Empty {
+        /// The variant id.
+        variant: String,
+        /// The file.
+        file: String,
+    },
+}
+
+/// The positions of `file` for `variant`, checked, in file order or (with
+/// `shuffle_seed`) shuffled.
+pub fn load(
+    variant: &VariantHandle,
+    file: &Path,
+    options: &serde_json::Map<String, serde_json::Value>,
+    shuffle_seed: Option<u64>,
+) -> Result<Vec<String>, OpeningsError> {
+    let id = variant.info().id.clone();
+    let name = file.display().to_string();
+    let text = std::fs::read_to_string(file).map_err(|e| OpeningsError::Unreadable {
+        variant: id.clone(),
+        file: name.clone(),
+        reason: e.to_string(),
+    })?;
+    let fen = variant.info().position_notation == "FEN";
+    let mut positions = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let position = if fen { strip_epd(line) } else { line.to_string() };
+        variant.from_position(&position, options).map_err(|e| OpeningsError::BadLine {
+            file: name.clone(),
+            line: n + 1,
+            reason: e.to_string(),
+        })?;
+        positions.push(position);
+    }
+    if positions.is_empty() {
+        return Err(OpeningsError::Empty { variant: id, file: name });
+    }
+    if let Some(seed) = shuffle_seed {
+        positions.shuffle(&mut rand::rngs::SmallRng::seed_from_u64(seed));
+    }
+    Ok(positions)
+}
+
+/// An EPD line's position: its four fields when operations follow (`;` or
+/// more than FEN's six fields), else the line as it is.
+fn strip_epd(line: &str) -> String {
+    if line.contains(';') || line.split_whitespace().count() > 6 {
+        line.split_whitespace().take(4).collect::<Vec<_>>().join(" ")
+    } else {
+        line.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::strip_epd;
+
+    #[test]
+    fn epd_operations_are_stripped_and_fen_is_kept() {
+        let fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1";
+        assert_eq!(strip_epd(fen), fen);
+        assert_eq!(
+            strip_epd("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 bm e5; id \"open\";"),
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3"
+        );
+        assert_eq!(
+            strip_epd("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -"),
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -"
+        );
+    }
+}
