@@ -8,7 +8,8 @@ use serde_json::{json, Value};
 use super::{handshake, Answer, EngineSlot, MoveWait, Player, PlayerError, Reply};
 use crate::clock::TurnTime;
 use crate::process::{deadline_after, ChildProcess, Limits};
-use crate::referee::{GameResult, Seen, Start, Turn};
+use crate::seat::{Seen, Start, Turn};
+use crate::verdict::GameResult;
 
 /// The protocol version this host speaks.
 pub const PROTOCOL: &str = "arbiter-engine/1";

@@ -8,7 +8,8 @@
 use super::{handshake, Answer, EngineSlot, MoveWait, Player, PlayerError, Reply};
 use crate::clock::fmt_secs;
 use crate::process::{deadline_after, ChildProcess, Limits, ProcessError};
-use crate::referee::{GameResult, Seen, Start, Turn};
+use crate::seat::{Seen, Start, Turn};
+use crate::verdict::GameResult;
 
 /// How long an engine may take to answer `hub` and `init`.
 const HANDSHAKE_MS: u64 = 30_000;

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use super::{Answer, Player, PlayerError, Reply};
 use crate::clock::fmt_secs;
-use crate::referee::{Seen, Start, Turn};
+use crate::seat::{Seen, Start, Turn};
 
 /// A human player on stdin/stdout.
 pub struct HumanPlayer {

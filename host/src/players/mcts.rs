@@ -14,7 +14,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use super::{Player, PlayerError, Reply};
-use crate::referee::Turn;
+use crate::seat::Turn;
 
 /// Settings of an MCTS player.
 #[derive(Clone, Debug, PartialEq)]

@@ -1,7 +1,7 @@
 //! Players, chosen by a spec string: `random[:seed=N]`, `mcts[:iterations=N|movetime=S]`,
 //! `uci:CMD[,option=value...]` (chess engines), `hub:CMD` (draughts engines),
 //! `engine:CMD` (arbiter's JSON-lines protocol) and `human`. A player sees a game only through the referee's
-//! [`crate::referee::Turn`], [`crate::referee::Start`] and [`crate::referee::Seen`].
+//! [`crate::seat::Turn`], [`crate::seat::Start`] and [`crate::seat::Seen`].
 
 pub mod engine;
 pub mod hub;
@@ -12,114 +12,9 @@ pub mod uci;
 
 pub use random::RandomPlayer;
 
-use std::time::Instant;
+pub use crate::seat::{Answer, MoveWait, Player, PlayerError, Reply};
 
 use crate::process::ProcessError;
-use crate::referee::{GameResult, Seen, Start, Turn};
-
-/// What a player answers when asked to move.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Answer {
-    /// A move id from the turn's legal moves.
-    Move(u64),
-    /// A move in the variant's notation (engines answer this way).
-    Text(String),
-    /// The player resigns.
-    Resign,
-    /// The player claims the draw the position offers (threefold, 50 moves).
-    ClaimDraw,
-    /// The player offers a draw; the others are asked ([`Player::accepts_draw`])
-    /// and, unless all accept, the player is asked for its move again.
-    OfferDraw,
-}
-
-/// An answer with what the player reported about it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Reply {
-    /// The answer.
-    pub answer: Answer,
-    /// Thinking time the player reported (engines), in ms.
-    pub reported_ms: Option<u64>,
-    /// The player's evaluation, from its own side, if reported.
-    pub score: Option<i32>,
-}
-
-impl Reply {
-    /// A plain move id, nothing reported.
-    pub fn mv(mv: u64) -> Reply {
-        Reply { answer: Answer::Move(mv), reported_ms: None, score: None }
-    }
-}
-
-/// Why a player failed to produce a move. Each becomes the game's
-/// termination, and says who is to blame: the player, or (for
-/// [`PlayerError::Plugin`]) the plugin it was calling.
-#[derive(Debug, thiserror::Error)]
-pub enum PlayerError {
-    /// No answer before its clock ran out.
-    #[error("time forfeit")]
-    Timeout,
-    /// The engine process exited or could not be started.
-    #[error("engine crashed: {0}")]
-    Crashed(String),
-    /// The engine broke its protocol (a garbage line where an answer was due,
-    /// a missing handshake, a line over the length cap).
-    #[error("engine protocol error: {0}")]
-    Protocol(String),
-    /// The engine gave no answer within its hang limit, with no clock running.
-    #[error("engine hung: {0}")]
-    Hung(String),
-    /// A call into the plugin failed while the player was using it (a
-    /// searching player's playouts): the plugin's fault, not the player's.
-    #[error("plugin failed: {0}")]
-    Plugin(arbiter_api::Error),
-}
-
-impl From<ProcessError> for PlayerError {
-    fn from(e: ProcessError) -> PlayerError {
-        match e {
-            ProcessError::Timeout => PlayerError::Timeout,
-            ProcessError::LineTooLong { .. } => PlayerError::Protocol(e.to_string()),
-            ProcessError::Start { .. } | ProcessError::Exited { .. } => PlayerError::Crashed(e.to_string()),
-        }
-    }
-}
-
-/// How long an engine may take over a move: its clock's budget, or without
-/// one, its hang limit (the time control's `hang=`, else
-/// [`crate::clock::DEFAULT_HANG_MS`]).
-#[derive(Clone, Copy, Debug)]
-pub struct MoveWait {
-    /// When the answer is due.
-    pub deadline: Instant,
-    /// The limit in ms.
-    pub limit_ms: u64,
-    /// Whether a clock set it (past it: time forfeit) or the hang limit (engine hung).
-    pub clocked: bool,
-}
-
-impl MoveWait {
-    /// The wait for the move `turn` asks for.
-    pub fn of(turn: &Turn<'_>) -> MoveWait {
-        let (limit_ms, clocked) = match turn.budget_ms() {
-            Some(b) => (b, true),
-            None => (turn.time_control().hang_ms.unwrap_or(crate::clock::DEFAULT_HANG_MS), false),
-        };
-        MoveWait { deadline: crate::process::deadline_after(limit_ms), limit_ms, clocked }
-    }
-
-    /// What running past the wait means: a time forfeit on a clock, a hung
-    /// engine without one; other errors pass through.
-    pub fn blame(&self, e: PlayerError) -> PlayerError {
-        match e {
-            PlayerError::Timeout if !self.clocked => PlayerError::Hung(format!(
-                "no move within {} s with no clock running (set the time control's hang=SECONDS)",
-                crate::clock::fmt_secs(self.limit_ms)
-            )),
-            e => e,
-        }
-    }
-}
 
 /// An engine's process, started on demand and dropped (its whole process
 /// group killed) after any failure, so that the next game starts a fresh one.
@@ -164,32 +59,6 @@ pub fn handshake(e: ProcessError, expected: &str) -> PlayerError {
         ProcessError::Timeout => PlayerError::Protocol(format!("no '{expected}' within the handshake time")),
         e => e.into(),
     }
-}
-
-/// Something that plays games.
-pub trait Player: Send {
-    /// A short name for records and standings.
-    fn name(&self) -> String;
-
-    /// A new game starts; `start` is what this player may see of it.
-    fn new_game(&mut self, _start: &Start<'_>) -> Result<(), PlayerError> {
-        Ok(())
-    }
-
-    /// Chooses a move.
-    fn choose(&mut self, turn: &Turn<'_>) -> Result<Reply, PlayerError>;
-
-    /// A move was played (by anyone); `seen` is what this player may see of it.
-    fn notify(&mut self, _seen: &Seen<'_>) {}
-
-    /// Whether this player accepts the draw `from` offers. Default: declines
-    /// (the built-in players and engines play on).
-    fn accepts_draw(&mut self, _from: u32) -> bool {
-        false
-    }
-
-    /// The game is over; `me` is this player's index.
-    fn game_over(&mut self, _result: &GameResult, _me: u32) {}
 }
 
 /// A malformed player spec.

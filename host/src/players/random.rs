@@ -4,7 +4,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use super::{Player, PlayerError, Reply};
-use crate::referee::Turn;
+use crate::seat::Turn;
 
 /// A player that picks a uniformly random legal move.
 pub struct RandomPlayer {

@@ -8,7 +8,8 @@
 
 use super::{handshake, Answer, EngineSlot, MoveWait, Player, PlayerError, Reply};
 use crate::process::{deadline_after, ChildProcess, Limits, ProcessError};
-use crate::referee::{GameResult, Seen, Start, Turn};
+use crate::seat::{Seen, Start, Turn};
+use crate::verdict::GameResult;
 
 /// Settings of a UCI engine player.
 #[derive(Clone, Debug, PartialEq)]

@@ -11,11 +11,11 @@ use arbiter_api::host::{Game, MoveBuf, VariantHandle};
 use arbiter_api::schema::{Observation, VariantInfo};
 use arbiter_api::{Error, Outcome, Viewer};
 
-use crate::clock::{Clock, TimeControl, TurnTime};
-use crate::players::{Answer, Player, PlayerError, Reply};
+use crate::clock::{Clock, TimeControl};
+use crate::seat::{Answer, Player, PlayerError, Reply};
+pub use crate::seat::{Seen, Start, Turn};
 
-mod termination;
-pub use termination::Termination;
+pub use crate::verdict::{GameResult, Termination};
 
 /// How one game is to be played.
 #[derive(Clone, Debug)]
@@ -28,104 +28,6 @@ pub struct GameConfig {
     pub max_plies: Option<u32>,
     /// Claim claimable draws (threefold, 50 moves) as soon as they arise.
     pub claim_draws: bool,
-}
-
-/// What a player may see when asked to move: its own observation, its legal
-/// moves (which depend only on its own information), its clock, and for
-/// perfect-information variants the state itself. Nothing else leaves the referee.
-pub struct Turn<'a> {
-    game: &'a Game,
-    hidden: bool,
-    player: u32,
-    moves: &'a [u64],
-    clocks: Vec<TurnTime>,
-    tc: &'a TimeControl,
-    budget_ms: Option<u64>,
-    ply: u32,
-}
-
-impl Turn<'_> {
-    /// The player being asked.
-    pub fn player(&self) -> u32 {
-        self.player
-    }
-    /// Plies played so far.
-    pub fn ply(&self) -> u32 {
-        self.ply
-    }
-    /// The legal moves of this player.
-    pub fn legal_moves(&self) -> &[u64] {
-        self.moves
-    }
-    /// What this player may know of the game.
-    pub fn observe(&self) -> Result<Observation, Error> {
-        self.game.observe(Viewer::Player(self.player))
-    }
-    /// A move as this player sees it.
-    pub fn move_text(&self, mv: u64) -> Result<String, Error> {
-        self.game.move_text(mv, Viewer::Player(self.player))
-    }
-    /// A full state consistent with what this player knows, drawn with `seed`
-    /// (for perfect-information variants, a copy of the state).
-    pub fn sample_world(&self, seed: u64) -> Result<Game, Error> {
-        self.game.sample_world(Viewer::Player(self.player), seed)
-    }
-    /// The state itself, only for perfect-information variants.
-    pub fn state(&self) -> Option<&Game> {
-        (!self.hidden).then_some(self.game)
-    }
-    /// Clock figures of player `p` as engines are told them.
-    pub fn clock(&self, p: u32) -> TurnTime {
-        self.clocks.get(p as usize).copied().unwrap_or_default()
-    }
-    /// The most this player may think before its flag falls (`None`: no limit).
-    pub fn budget_ms(&self) -> Option<u64> {
-        self.budget_ms
-    }
-    /// Parses a move of this player in the variant's notation.
-    pub fn parse_move(&self, text: &str) -> Result<u64, Error> {
-        self.game.parse_move(text)
-    }
-    /// The draw this player could claim now ("threefold repetition"), or "".
-    pub fn claimable(&self) -> &'static str {
-        self.game.status().claimable
-    }
-    /// For each legal move (in [`Turn::legal_moves`] order), the board cells
-    /// it touches, when the plugin tells (the kit's `Game::move_cells`).
-    pub fn move_cells(&self) -> Vec<Option<Vec<u32>>> {
-        let args = serde_json::json!({ "moves": self.moves });
-        let answer = self.game.clone().call_json("move_cells", &args).unwrap_or_default();
-        let cells = |v: &serde_json::Value| -> Option<Vec<u32>> {
-            v.as_array()?.iter().map(|c| c.as_u64().map(|c| c as u32)).collect()
-        };
-        (0..self.moves.len()).map(|i| cells(&answer[i])).collect()
-    }
-    /// This player's time control (node and depth limits live there).
-    pub fn time_control(&self) -> &TimeControl {
-        self.tc
-    }
-}
-
-/// What a player is told at the start of a game.
-pub struct Start<'a> {
-    /// The player's index.
-    pub player: u32,
-    /// The variant's info card.
-    pub info: &'a VariantInfo,
-    /// The player's observation of the start.
-    pub observation: Observation,
-    /// The start state, only for perfect-information variants.
-    pub state: Option<&'a Game>,
-}
-
-/// What a player is told after each move.
-pub struct Seen<'a> {
-    /// Who moved.
-    pub player: u32,
-    /// The move as this viewer sees it.
-    pub text: String,
-    /// The state before the move and the move id, only for perfect-information variants.
-    pub before: Option<(&'a Game, u64)>,
 }
 
 /// One ply of a game, as the referee recorded it.
@@ -145,27 +47,6 @@ pub struct PlyRecord {
     pub clock_ms: Option<u64>,
     /// The mover's evaluation in centipawns (or the variant's unit), if reported.
     pub score: Option<i32>,
-}
-
-/// How a game ended.
-#[derive(Clone, Debug, PartialEq)]
-pub struct GameResult {
-    /// Win, draw, or `Ongoing` for a game stopped without a result.
-    pub outcome: Outcome,
-    /// Why, and so who is to blame.
-    pub termination: Termination,
-}
-
-impl GameResult {
-    /// The PGN result token: `1-0`, `0-1`, `1/2-1/2` or `*`.
-    pub fn pgn(&self) -> &'static str {
-        match self.outcome {
-            Outcome::Win(0) => "1-0",
-            Outcome::Win(_) => "0-1",
-            Outcome::Draw => "1/2-1/2",
-            _ => "*",
-        }
-    }
 }
 
 /// A finished game: everything the records need.
@@ -468,16 +349,16 @@ impl<'a, 'w> Referee<'a, 'w> {
             };
             let tc = &self.config.time_controls[player as usize];
             let clock = &self.clocks[player as usize];
-            let turn = Turn {
-                game: &self.game,
-                hidden: self.hidden(),
+            let turn = Turn::new(
+                &self.game,
+                self.hidden(),
                 player,
-                moves: &moves,
-                clocks: self.clocks.iter().map(Clock::turn_time).collect(),
+                &moves,
+                self.clocks.iter().map(Clock::turn_time).collect(),
                 tc,
-                budget_ms: clock.budget_ms().map(|b| b + self.config.margin_ms),
-                ply: self.plies.len() as u32,
-            };
+                clock.budget_ms().map(|b| b + self.config.margin_ms),
+                self.plies.len() as u32,
+            );
             let t0 = Instant::now();
             let mut reply = seat.choose(&turn);
             let mut offered = false;

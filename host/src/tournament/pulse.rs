@@ -9,7 +9,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::players::{MoveWait, Player, PlayerError, Reply};
-use crate::referee::{GameResult, PlyRecord, Seen, Start, Turn};
+use crate::referee::PlyRecord;
+use crate::seat::{Seen, Start, Turn};
+use crate::verdict::GameResult;
 
 /// Progress of one game, shared between the thread playing it and whoever
 /// watches over it.

@@ -1,9 +1,32 @@
-//! Why a game ended, as a type: who is to blame follows from the variant of
-//! [`Termination`], never from the wording of a message. Records carry it,
-//! the store keeps its [`Termination::kind`] beside its text, and PGN writes
-//! its [`Termination::pgn_category`].
+//! How a game ended: the [`GameResult`] (who won) and its [`Termination`]
+//! (why, as a type: who is to blame follows from the variant, never from the
+//! wording of a message). Records carry it, the store keeps its
+//! [`Termination::kind`] beside its text, and PGN writes its
+//! [`Termination::pgn_category`]. The referee decides it; players are told it.
 
+use arbiter_api::Outcome;
 use serde::{Deserialize, Serialize};
+
+/// How a game ended.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameResult {
+    /// Win, draw, or `Ongoing` for a game stopped without a result.
+    pub outcome: Outcome,
+    /// Why, and so who is to blame.
+    pub termination: Termination,
+}
+
+impl GameResult {
+    /// The PGN result token: `1-0`, `0-1`, `1/2-1/2` or `*`.
+    pub fn pgn(&self) -> &'static str {
+        match self.outcome {
+            Outcome::Win(0) => "1-0",
+            Outcome::Win(_) => "0-1",
+            Outcome::Draw => "1/2-1/2",
+            _ => "*",
+        }
+    }
+}
 
 /// Why a game ended. The detail strings are for people; the variant decides
 /// scoring and blame.
