@@ -11,8 +11,9 @@ use arbiter_api::host::VariantHandle;
 use serde::{Deserialize, Serialize};
 
 use super::config::{OpeningOrder, TournamentConfig};
+use super::games::{Entrant, Isolation, RunConfig, ScheduledGame};
 use super::lease::{PreviousRun, RunLease};
-use super::runner::{run_games, Entrant, Isolation, RunConfig, ScheduledGame};
+use super::runner::run_games;
 use super::schedule::{plan, Finished, Round};
 use super::standings::GameResultRow;
 use crate::clock::TimeControl;

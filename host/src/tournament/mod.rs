@@ -5,6 +5,7 @@
 
 pub mod config;
 pub mod driver;
+pub mod games;
 pub mod journal;
 pub mod lease;
 pub mod openings;
@@ -15,4 +16,5 @@ pub mod sprt_match;
 pub mod standings;
 pub mod worker;
 
-pub use runner::{run_games, Entrant, Isolation, RunConfig, RunReport, ScheduledGame};
+pub use games::{Entrant, Isolation, RunConfig, ScheduledGame};
+pub use runner::{run_games, RunReport};

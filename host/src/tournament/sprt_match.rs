@@ -8,7 +8,8 @@ use std::sync::atomic::Ordering;
 use arbiter_api::host::VariantHandle;
 use serde_json::{Map, Value};
 
-use super::runner::{run_games, Entrant, RunConfig, ScheduledGame};
+use super::games::{Entrant, RunConfig, ScheduledGame};
+use super::runner::run_games;
 use crate::record::store::Store;
 use crate::record::EventInfo;
 use crate::referee::GameRecord;

@@ -24,9 +24,9 @@ use arbiter_api::{Error, Outcome};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::games::{Entrant, GameWatch, LiveRelay, ScheduledGame};
 use super::journal::{Journal, JournalFile};
 use super::pulse::{Paced, Pulse, SharedPulse};
-use super::runner::{Entrant, GameWatch, LiveRelay, ScheduledGame};
 use crate::clock::TimeControl;
 use crate::players::{Player, PlayerSpec};
 use crate::plugin::Registry;
@@ -76,7 +76,7 @@ pub struct Job {
 
 impl Job {
     /// The job for `game`.
-    pub fn new(entrants: &[Entrant], game: &ScheduledGame, config: &super::RunConfig, live: bool) -> Job {
+    pub fn new(entrants: &[Entrant], game: &ScheduledGame, config: &super::games::RunConfig, live: bool) -> Job {
         Job {
             variant: game.variant.info().id.clone(),
             options: game.options.clone(),
