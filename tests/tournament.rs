@@ -300,3 +300,36 @@ fn results_exports_the_tournament_as_pgn_and_json_lines() {
     let replay = arbiter(&["--plugin-dir", &d, "replay", pgn.to_str().unwrap()]);
     assert!(replay.ok && replay.stdout.contains("2 game(s) replayed"), "{}", replay.stderr);
 }
+
+#[test]
+fn a_tournament_appends_each_game_to_live_pgn_and_json_lines_files_as_it_is_stored() {
+    let dir = temp_dir("live-records");
+    let (db, pgn, jsonl) = (dir.join("t.db"), dir.join("live.pgn"), dir.join("live.jsonl"));
+    let run = arbiter(&[
+        "tournament",
+        "--player",
+        "a=random",
+        "--player",
+        "b=random:seed=4",
+        "--player",
+        "c=random:seed=7",
+        "--variant",
+        "chess",
+        "--max-plies",
+        "40",
+        "--db",
+        db.to_str().unwrap(),
+        "--pgn",
+        pgn.to_str().unwrap(),
+        "--jsonl",
+        jsonl.to_str().unwrap(),
+    ]);
+    assert!(run.ok, "{}", run.stderr);
+    let stored = Store::open(&db).unwrap().games(None).unwrap();
+    let pgn_text = std::fs::read_to_string(&pgn).unwrap();
+    assert_eq!(pgn_text.matches("[Event ").count(), stored.len());
+    assert_eq!(std::fs::read_to_string(&jsonl).unwrap().lines().count(), stored.len());
+    for g in &stored {
+        assert!(pgn_text.contains(&g.pgn), "the live PGN holds the stored game");
+    }
+}

@@ -12,6 +12,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::plugin::Registry;
 use crate::record::store::Store;
+use crate::record::{self, EventInfo};
 use crate::referee::GameRecord;
 use crate::tournament::config::{Format, OpeningConfig, OpeningOrder, PlayerConfig, TournamentConfig};
 use crate::tournament::driver::{Progress, RunEnd, Tournament};
@@ -64,6 +65,12 @@ pub struct TournamentArgs {
     /// Use the openings in random order (seeded) instead of file order.
     #[arg(long)]
     random_openings: bool,
+    /// Also append each game to this PGN file the moment it is stored.
+    #[arg(long)]
+    pgn: Option<PathBuf>,
+    /// Also append each game to this JSON-lines file the moment it is stored.
+    #[arg(long)]
+    jsonl: Option<PathBuf>,
     /// Play on threads of this process instead of worker processes (not
     /// kept for --resume, which uses worker processes unless given again).
     #[arg(long)]
@@ -131,10 +138,31 @@ struct Bar {
     bar: ProgressBar,
     every: usize,
     store: Arc<Store>,
+    /// Live record files, appended as games are stored.
+    pgn: Option<(PathBuf, std::fs::File)>,
+    jsonl: Option<(PathBuf, std::fs::File)>,
+}
+
+impl Bar {
+    /// Appends a finished game to the live record files; a file that fails
+    /// is reported and the run goes on (the store has the game).
+    fn write_records(&mut self, record: &GameRecord, event: &EventInfo) {
+        use std::io::Write;
+        let write = |file: &mut Option<(PathBuf, std::fs::File)>, text: String| {
+            if let Some((path, f)) = file {
+                if let Err(e) = f.write_all(text.as_bytes()).and_then(|_| f.flush()) {
+                    self.bar.suspend(|| eprintln!("warning: {}: {e}", path.display()));
+                }
+            }
+        };
+        write(&mut self.pgn, record::pgn::write_game(record, event));
+        write(&mut self.jsonl, format!("{}\n", record::jsonl::game_json(record, event)));
+    }
 }
 
 impl Progress for Bar {
-    fn game_done(&mut self, t: &Tournament, record: &GameRecord, done: usize, total: usize) {
+    fn game_done(&mut self, t: &Tournament, record: &GameRecord, event: &EventInfo, done: usize, total: usize) {
+        self.write_records(record, event);
         self.bar.set_length(total as u64);
         self.bar.set_position(done as u64);
         self.bar.set_message(format!(
@@ -201,7 +229,21 @@ pub(super) fn run(registry: &Registry, args: &TournamentArgs, plugin_dirs: &[Pat
         ProgressStyle::with_template("{bar:30} {pos}/{len} games  {elapsed_precise} ETA {eta}  {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let mut progress = Bar { bar: bar.clone(), every: args.standings_every, store: store.clone() };
+    let open = |path: &Option<PathBuf>| -> Result<Option<(PathBuf, std::fs::File)>> {
+        path.as_ref()
+            .map(|p| {
+                let f = std::fs::OpenOptions::new().create(true).append(true).open(p);
+                f.map(|f| (p.clone(), f)).with_context(|| format!("cannot open {}", p.display()))
+            })
+            .transpose()
+    };
+    let mut progress = Bar {
+        bar: bar.clone(),
+        every: args.standings_every,
+        store: store.clone(),
+        pgn: open(&args.pgn)?,
+        jsonl: open(&args.jsonl)?,
+    };
     let end = tournament.run(&store, isolation, stop, &mut progress)?;
     bar.finish_and_clear();
     let (games, byes) = tournament.results(&store)?;

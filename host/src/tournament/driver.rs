@@ -83,7 +83,7 @@ pub enum RunEnd {
 /// Reports progress while a tournament runs.
 pub trait Progress {
     /// A game was committed; `done` of about `total` games are in the store.
-    fn game_done(&mut self, tournament: &Tournament, record: &GameRecord, done: usize, total: usize);
+    fn game_done(&mut self, tournament: &Tournament, record: &GameRecord, event: &EventInfo, done: usize, total: usize);
 }
 
 fn entrants(cfg: &TournamentConfig) -> anyhow::Result<Vec<Entrant>> {
@@ -359,7 +359,7 @@ impl Tournament {
                 match store.add_game(&record, &event) {
                     Ok(_) => {
                         done += 1;
-                        progress.game_done(self, &record, done, total.max(done));
+                        progress.game_done(self, &record, &event, done, total.max(done));
                     }
                     Err(e) => {
                         failure.get_or_insert(e.into());
