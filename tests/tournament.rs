@@ -305,6 +305,7 @@ fn results_exports_the_tournament_as_pgn_and_json_lines() {
 fn a_tournament_appends_each_game_to_live_pgn_and_json_lines_files_as_it_is_stored() {
     let dir = temp_dir("live-records");
     let (db, pgn, jsonl) = (dir.join("t.db"), dir.join("live.pgn"), dir.join("live.jsonl"));
+    let epd = dir.join("final.epd");
     let run = arbiter(&[
         "tournament",
         "--player",
@@ -323,6 +324,8 @@ fn a_tournament_appends_each_game_to_live_pgn_and_json_lines_files_as_it_is_stor
         pgn.to_str().unwrap(),
         "--jsonl",
         jsonl.to_str().unwrap(),
+        "--epdout",
+        epd.to_str().unwrap(),
     ]);
     assert!(run.ok, "{}", run.stderr);
     let stored = Store::open(&db).unwrap().games(None).unwrap();
@@ -331,5 +334,10 @@ fn a_tournament_appends_each_game_to_live_pgn_and_json_lines_files_as_it_is_stor
     assert_eq!(std::fs::read_to_string(&jsonl).unwrap().lines().count(), stored.len());
     for g in &stored {
         assert!(pgn_text.contains(&g.pgn), "the live PGN holds the stored game");
+    }
+    let finals = std::fs::read_to_string(&epd).unwrap();
+    assert_eq!(finals.lines().count(), stored.len());
+    for g in &stored {
+        assert!(finals.lines().any(|l| l == g.json["final_position"]), "{finals}");
     }
 }

@@ -71,6 +71,10 @@ pub struct TournamentArgs {
     /// Also append each game to this JSON-lines file the moment it is stored.
     #[arg(long)]
     jsonl: Option<PathBuf>,
+    /// Also append each game's final position (the variant's position text)
+    /// to this file, one a line, as fastchess's -epdout does.
+    #[arg(long)]
+    epdout: Option<PathBuf>,
     /// Play on threads of this process instead of worker processes (not
     /// kept for --resume, which uses worker processes unless given again).
     #[arg(long)]
@@ -141,6 +145,7 @@ struct Bar {
     /// Live record files, appended as games are stored.
     pgn: Option<(PathBuf, std::fs::File)>,
     jsonl: Option<(PathBuf, std::fs::File)>,
+    epd: Option<(PathBuf, std::fs::File)>,
 }
 
 impl Bar {
@@ -157,6 +162,7 @@ impl Bar {
         };
         write(&mut self.pgn, record::pgn::write_game(record, event));
         write(&mut self.jsonl, format!("{}\n", record::jsonl::game_json(record, event)));
+        write(&mut self.epd, format!("{}\n", record.final_position));
     }
 }
 
@@ -243,6 +249,7 @@ pub(super) fn run(registry: &Registry, args: &TournamentArgs, plugin_dirs: &[Pat
         store: store.clone(),
         pgn: open(&args.pgn)?,
         jsonl: open(&args.jsonl)?,
+        epd: open(&args.epdout)?,
     };
     let end = tournament.run(&store, isolation, stop, &mut progress)?;
     bar.finish_and_clear();
