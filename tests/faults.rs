@@ -10,14 +10,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use arbiter::record::store::Store;
-use arbiter_e2e::{arbiter, arbiter_bin, profile_dir, temp_dir, workspace};
-
-fn stockfish() -> &'static str {
-    ["/usr/games/stockfish", "/usr/bin/stockfish"]
-        .into_iter()
-        .find(|p| Path::new(p).exists())
-        .expect("stockfish is not installed: apt-get install stockfish (CI does this in .ci/run)")
-}
+use arbiter_e2e::{arbiter, arbiter_bin, profile_dir, stockfish, temp_dir, workspace};
 
 /// The proxy misbehaving as `how` (`MODE TOKEN N`) in front of `engine`.
 fn proxy(how: &str, engine: &str) -> String {

@@ -3,18 +3,10 @@
 //! message, a program that ran on after it should have stopped).
 
 use std::io::Read;
-use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use arbiter_e2e::{arbiter, arbiter_bin, profile_dir, temp_dir};
-
-fn stockfish() -> &'static str {
-    ["/usr/games/stockfish", "/usr/bin/stockfish"]
-        .into_iter()
-        .find(|p| Path::new(p).exists())
-        .expect("stockfish is not installed: apt-get install stockfish (CI does this in .ci/run)")
-}
+use arbiter_e2e::{arbiter, arbiter_bin, profile_dir, stockfish, temp_dir};
 
 #[test]
 fn arbiter_on_path_finds_the_plugins_built_beside_it() {

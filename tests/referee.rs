@@ -7,17 +7,8 @@ use std::path::Path;
 use std::process::Command;
 
 use arbiter::record::store::Store;
-use arbiter_e2e::{arbiter, fixture_plugin, temp_dir, workspace, Run};
+use arbiter_e2e::{arbiter, fixture_plugin, stockfish, temp_dir, workspace, Run};
 use serde_json::Value;
-
-fn stockfish() -> String {
-    for p in ["/usr/games/stockfish", "/usr/bin/stockfish"] {
-        if Path::new(p).exists() {
-            return p.to_string();
-        }
-    }
-    panic!("stockfish is not installed: apt-get install stockfish (CI does this in .ci/run)");
-}
 
 fn python_chess(pgn: &Path) -> Vec<Value> {
     let out =

@@ -94,6 +94,14 @@ fn build_fixture(name: &str, api_version_override: Option<&str>, layout_break: b
     copy
 }
 
+/// Stockfish's path: Debian installs it in /usr/games.
+pub fn stockfish() -> &'static str {
+    ["/usr/games/stockfish", "/usr/bin/stockfish"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .expect("stockfish is not installed: apt-get install stockfish (CI does this in .ci/run)")
+}
+
 /// A fresh, empty temporary directory for one test.
 pub fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("arbiter-test-{}-{name}", std::process::id()));

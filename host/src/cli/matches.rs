@@ -2,16 +2,14 @@
 //! game recorded the moment it ends (SQLite, and PGN / JSON lines on request),
 //! a running score line, and at the end the score with Elo ± 95% and LOS.
 
-use std::fs::{File, OpenOptions};
-use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
 
-use super::{GameArgs, OptionArgs};
+use super::{GameArgs, OptionArgs, RecordFile};
 use crate::clock::TimeControl;
 use crate::players::PlayerSpec;
 use crate::plugin::Registry;
@@ -93,10 +91,6 @@ pub const TC_HELP: &str = "Time controls: inf | st=SECS (per move) | [MOVES/]SEC
 (40/5400+30:1800+30), INC may be dN (simple delay) or bN (Bronstein) | hg=SECS (hourglass); \
 modifiers after commas: nodes=N, depth=N, cap=SECS (game-time cap, then a draw).";
 
-fn append(path: &PathBuf) -> Result<File> {
-    OpenOptions::new().create(true).append(true).open(path).with_context(|| format!("cannot open {}", path.display()))
-}
-
 pub(super) fn run(registry: &Registry, args: &MatchArgs) -> Result<()> {
     let variant = registry.get(&args.variant)?;
     let options = args.options.to_map()?;
@@ -159,8 +153,8 @@ pub(super) fn run(registry: &Registry, args: &MatchArgs) -> Result<()> {
         })
         .collect();
     let store = if args.no_db { None } else { Some(Store::open(&args.db)?) };
-    let mut pgn_file = args.pgn.as_ref().map(append).transpose()?;
-    let mut jsonl_file = args.jsonl.as_ref().map(append).transpose()?;
+    let mut pgn_file = RecordFile::open(args.pgn.as_ref())?;
+    let mut jsonl_file = RecordFile::open(args.jsonl.as_ref())?;
     let human = entrants.iter().any(|e| matches!(e.spec, PlayerSpec::Human));
     let config = RunConfig {
         // A person at this terminal plays one game at a time.
@@ -207,11 +201,11 @@ pub(super) fn run(registry: &Registry, args: &MatchArgs) -> Result<()> {
         let mut exports = Vec::new();
         if let Some(f) = &mut pgn_file {
             let text = export.as_ref().map(|r| pgn::write_game(r, &event));
-            exports.push(("PGN", text.map_err(|e| e.to_string()).and_then(|t| write_flushed(f, &t))));
+            exports.push(("PGN", text.map_err(|e| e.to_string()).and_then(|t| f.append(&t))));
         }
         if let Some(f) = &mut jsonl_file {
             let text = export.as_ref().map(|r| format!("{}\n", jsonl::game_json(r, &event)));
-            exports.push(("JSON lines", text.map_err(|e| e.to_string()).and_then(|t| write_flushed(f, &t))));
+            exports.push(("JSON lines", text.map_err(|e| e.to_string()).and_then(|t| f.append(&t))));
         }
         for (what, written) in exports {
             if let Err(e) = written {
@@ -256,11 +250,6 @@ pub(super) fn run(registry: &Registry, args: &MatchArgs) -> Result<()> {
         anyhow::bail!("{} game(s) failed: {}", failures.len(), failures[0]);
     }
     Ok(())
-}
-
-/// Appends `text` to a record file and flushes it.
-fn write_flushed(file: &mut File, text: &str) -> Result<(), String> {
-    file.write_all(text.as_bytes()).and_then(|_| file.flush()).map_err(|e| e.to_string())
 }
 
 /// The closing lines: Elo difference with its 95% error, LOS and draw ratio.

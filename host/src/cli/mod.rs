@@ -137,3 +137,31 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Worker => crate::tournament::worker::serve(&registry),
     }
 }
+
+/// A record file (`--pgn`, `--jsonl`, `--epdout`) that games are appended
+/// to as they finish, flushed after each so that none is lost.
+pub(crate) struct RecordFile {
+    path: std::path::PathBuf,
+    file: std::fs::File,
+}
+
+impl RecordFile {
+    /// Opens `path` for appending, if given.
+    pub(crate) fn open(path: Option<&std::path::PathBuf>) -> anyhow::Result<Option<RecordFile>> {
+        use anyhow::Context;
+        path.map(|p| {
+            let file = std::fs::OpenOptions::new().create(true).append(true).open(p);
+            Ok(RecordFile { path: p.clone(), file: file.with_context(|| format!("cannot open {}", p.display()))? })
+        })
+        .transpose()
+    }
+
+    /// Appends `text` and flushes; the error names the file.
+    pub(crate) fn append(&mut self, text: &str) -> Result<(), String> {
+        use std::io::Write;
+        self.file
+            .write_all(text.as_bytes())
+            .and_then(|_| self.file.flush())
+            .map_err(|e| format!("{}: {e}", self.path.display()))
+    }
+}

@@ -10,6 +10,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
+use super::RecordFile;
 use crate::plugin::Registry;
 use crate::record::store::Store;
 use crate::record::{self, EventInfo};
@@ -143,21 +144,18 @@ struct Bar {
     every: usize,
     store: Arc<Store>,
     /// Live record files, appended as games are stored.
-    pgn: Option<(PathBuf, std::fs::File)>,
-    jsonl: Option<(PathBuf, std::fs::File)>,
-    epd: Option<(PathBuf, std::fs::File)>,
+    pgn: Option<RecordFile>,
+    jsonl: Option<RecordFile>,
+    epd: Option<RecordFile>,
 }
 
 impl Bar {
     /// Appends a finished game to the live record files; a file that fails
     /// is reported and the run goes on (the store has the game).
     fn write_records(&mut self, record: &GameRecord, event: &EventInfo) {
-        use std::io::Write;
-        let write = |file: &mut Option<(PathBuf, std::fs::File)>, text: String| {
-            if let Some((path, f)) = file {
-                if let Err(e) = f.write_all(text.as_bytes()).and_then(|_| f.flush()) {
-                    self.bar.suspend(|| eprintln!("warning: {}: {e}", path.display()));
-                }
+        let write = |file: &mut Option<RecordFile>, text: String| {
+            if let Some(Err(e)) = file.as_mut().map(|f| f.append(&text)) {
+                self.bar.suspend(|| eprintln!("warning: {e}"));
             }
         };
         write(&mut self.pgn, record::pgn::write_game(record, event));
@@ -235,21 +233,13 @@ pub(super) fn run(registry: &Registry, args: &TournamentArgs, plugin_dirs: &[Pat
         ProgressStyle::with_template("{bar:30} {pos}/{len} games  {elapsed_precise} ETA {eta}  {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let open = |path: &Option<PathBuf>| -> Result<Option<(PathBuf, std::fs::File)>> {
-        path.as_ref()
-            .map(|p| {
-                let f = std::fs::OpenOptions::new().create(true).append(true).open(p);
-                f.map(|f| (p.clone(), f)).with_context(|| format!("cannot open {}", p.display()))
-            })
-            .transpose()
-    };
     let mut progress = Bar {
         bar: bar.clone(),
         every: args.standings_every,
         store: store.clone(),
-        pgn: open(&args.pgn)?,
-        jsonl: open(&args.jsonl)?,
-        epd: open(&args.epdout)?,
+        pgn: RecordFile::open(args.pgn.as_ref())?,
+        jsonl: RecordFile::open(args.jsonl.as_ref())?,
+        epd: RecordFile::open(args.epdout.as_ref())?,
     };
     let end = tournament.run(&store, isolation, stop, &mut progress)?;
     bar.finish_and_clear();
