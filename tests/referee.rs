@@ -304,8 +304,8 @@ fn in_bluff_chess_the_checker_decides_before_an_empty_mate() {
     ]);
     assert!(run.ok, "{}", run.stderr);
     let game: Value = serde_json::from_str(std::fs::read_to_string(&jsonl).unwrap().lines().next().unwrap()).unwrap();
-    let moves = game["moves"].as_array().unwrap();
-    if game["termination"] == "empty mate" {
+    let moves = game["plies"].as_array().unwrap();
+    if game["result"]["termination"]["detail"] == "empty mate" {
         let last = moves.last().unwrap()["text"].as_str().unwrap();
         assert!(last.starts_with('d'), "an empty mate comes right after the checker's decision: {game}");
     }

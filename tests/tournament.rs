@@ -23,7 +23,7 @@ fn games(db: &Path) -> Vec<(u32, Vec<usize>, String, Vec<u64>)> {
         .into_iter()
         .map(|g| {
             let slot = g.slot.unwrap();
-            let moves = g.json["moves"].as_array().unwrap().iter().map(|m| m["id"].as_u64().unwrap()).collect();
+            let moves = g.record.plies.iter().map(|p| p.mv).collect();
             (slot.index, slot.seats, g.summary.result, moves)
         })
         .collect();
@@ -204,7 +204,7 @@ fn plugins_that_panic_abort_or_hang_cost_one_game_each() {
     for g in Store::open(&db).unwrap().games(None).unwrap() {
         if g.summary.variant != "fixture-race" {
             assert_eq!(g.summary.plies, 3, "{}: {}", g.summary.variant, g.summary.termination);
-            assert!(g.json["final_position"].as_str().unwrap().ends_with(" 3"), "{}", g.json);
+            assert!(g.record.final_position.ends_with(" 3"), "{:?}", g.record);
         }
     }
 }
@@ -338,6 +338,32 @@ fn a_tournament_appends_each_game_to_live_pgn_and_json_lines_files_as_it_is_stor
     let finals = std::fs::read_to_string(&epd).unwrap();
     assert_eq!(finals.lines().count(), stored.len());
     for g in &stored {
-        assert!(finals.lines().any(|l| l == g.json["final_position"]), "{finals}");
+        assert!(finals.lines().any(|l| l == g.record.final_position), "{finals}");
     }
+    // The store keeps whole records: every format written again from it is
+    // what the live files got, game for game, in the order they were stored.
+    let (pgn2, jsonl2, epd2) = (dir.join("again.pgn"), dir.join("again.jsonl"), dir.join("again.epd"));
+    let out = format!("epd={}", epd2.display());
+    let again = arbiter(&[
+        "results",
+        "--db",
+        db.to_str().unwrap(),
+        "--pgn",
+        pgn2.to_str().unwrap(),
+        "--out",
+        &format!("jsonl={}", jsonl2.display()),
+        "--out",
+        &out,
+    ]);
+    assert!(again.ok, "{}", again.stderr);
+    assert!(again.stdout.contains(&format!("{} games written to the PGN file", stored.len())), "{}", again.stdout);
+    for (live, written) in [(&pgn, &pgn2), (&jsonl, &jsonl2), (&epd, &epd2)] {
+        assert_eq!(std::fs::read_to_string(written).unwrap(), std::fs::read_to_string(live).unwrap());
+    }
+    let unknown = arbiter(&["results", "--db", db.to_str().unwrap(), "--out", "sgf=x.sgf"]);
+    assert!(
+        !unknown.ok && unknown.stderr.contains("unknown record format 'sgf' (known: pgn, jsonl, epd)"),
+        "{}",
+        unknown.stderr
+    );
 }

@@ -7,13 +7,60 @@
 use arbiter_api::Outcome;
 use serde::{Deserialize, Serialize};
 
-/// How a game ended.
-#[derive(Clone, Debug, PartialEq)]
+/// How a game ended. In records it reads
+/// `{"outcome": {"win": 0} | "draw" | "no_result", "termination": {...}, "pgn": "1-0"}`
+/// (`pgn` is written for readers' convenience and ignored on reading).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 pub struct GameResult {
     /// Win, draw, or `Ongoing` for a game stopped without a result.
+    #[serde(with = "recorded_outcome")]
     pub outcome: Outcome,
     /// Why, and so who is to blame.
     pub termination: Termination,
+}
+
+impl Serialize for GameResult {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut r = s.serialize_struct("GameResult", 3)?;
+        r.serialize_field("outcome", &recorded_outcome::Recorded::from(self.outcome))?;
+        r.serialize_field("termination", &self.termination)?;
+        r.serialize_field("pgn", self.pgn())?;
+        r.end()
+    }
+}
+
+/// A finished game's outcome as records write it: a win of a seat, a draw,
+/// or no result (a game stopped, or voided by its plugin).
+mod recorded_outcome {
+    use arbiter_api::Outcome;
+    use serde::{Deserialize, Deserializer, Serialize};
+
+    #[derive(Serialize, Deserialize)]
+    #[serde(rename_all = "snake_case")]
+    pub(super) enum Recorded {
+        Win(u32),
+        Draw,
+        NoResult,
+    }
+
+    impl From<Outcome> for Recorded {
+        fn from(o: Outcome) -> Recorded {
+            match o {
+                Outcome::Win(p) => Recorded::Win(p),
+                Outcome::Draw => Recorded::Draw,
+                Outcome::Ongoing | Outcome::Faulted => Recorded::NoResult,
+            }
+        }
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Outcome, D::Error> {
+        Ok(match Recorded::deserialize(d)? {
+            Recorded::Win(p) => Outcome::Win(p),
+            Recorded::Draw => Outcome::Draw,
+            Recorded::NoResult => Outcome::Ongoing,
+        })
+    }
 }
 
 impl GameResult {
@@ -183,6 +230,7 @@ impl std::fmt::Display for Termination {
 #[cfg(test)]
 mod tests {
     use super::Termination::{self, *};
+    use super::{GameResult, Outcome};
 
     fn all() -> Vec<Termination> {
         vec![
@@ -209,6 +257,20 @@ mod tests {
         for t in all() {
             assert_eq!(Termination::from_stored(Some(t.kind()), &t.to_string()), t);
         }
+    }
+
+    #[test]
+    fn every_result_survives_json() {
+        for outcome in [Outcome::Win(0), Outcome::Win(1), Outcome::Draw, Outcome::Ongoing] {
+            let r = GameResult { outcome, termination: DrawAgreed };
+            let text = serde_json::to_string(&r).unwrap();
+            assert!(text.contains(&format!("\"pgn\":\"{}\"", r.pgn())), "{text}");
+            assert_eq!(serde_json::from_str::<GameResult>(&text).unwrap(), r, "{text}");
+        }
+        assert_eq!(
+            serde_json::to_value(GameResult { outcome: Outcome::Win(1), termination: TimeForfeit }).unwrap(),
+            serde_json::json!({"outcome": {"win": 1}, "termination": {"kind": "time_forfeit"}, "pgn": "0-1"})
+        );
     }
 
     #[test]

@@ -1,23 +1,23 @@
-//! `arbiter match`: two players, N games with alternating colours, every
-//! game recorded the moment it ends (SQLite, and PGN / JSON lines on request),
-//! a running score line, and at the end the score with Elo ± 95% and LOS.
+//! `arbiter match`: parses the players and settings, runs
+//! [`crate::tournament::duel::run_match`], and prints a line per game, the
+//! running score, and at the end the score with Elo ± 95% and LOS.
 
 use std::path::PathBuf;
-use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use anyhow::Result;
 use clap::Args;
 
-use super::{GameArgs, OptionArgs, RecordFile};
+use super::{GameArgs, OptionArgs, RecordArgs};
 use crate::clock::TimeControl;
 use crate::players::PlayerSpec;
 use crate::plugin::Registry;
-use crate::record::{jsonl, pgn, redact, store::Store, EventInfo};
+use crate::record::store::Store;
 use crate::stats::Score;
 use crate::tournament::config::DEFAULT_WATCHDOG_SECS;
-use crate::tournament::{run_games, Entrant, Isolation, RunConfig, ScheduledGame};
-use crate::{Outcome, Viewer};
+use crate::tournament::duel::{paired_schedule, run_match, MatchEvent, Recording};
+use crate::tournament::{Entrant, Isolation, RunConfig};
+use crate::Viewer;
 
 /// Arguments of `arbiter match`.
 #[derive(Args, Debug)]
@@ -61,12 +61,8 @@ pub struct MatchArgs {
     /// Do not write the SQLite store.
     #[arg(long)]
     no_db: bool,
-    /// Also append every game to this PGN file.
-    #[arg(long)]
-    pgn: Option<PathBuf>,
-    /// Also append every game to this JSON-lines file.
-    #[arg(long)]
-    jsonl: Option<PathBuf>,
+    #[command(flatten)]
+    records: RecordArgs,
     /// Openings file (one position a line; EPD operations are stripped), each
     /// opening played by a pair of games with colours swapped.
     #[arg(long, conflicts_with = "position")]
@@ -74,7 +70,7 @@ pub struct MatchArgs {
     /// Use the openings in random order (seeded by --seed) instead of file order.
     #[arg(long, requires = "openings")]
     random_openings: bool,
-    /// Write the PGN and JSON-lines files as this player (index) saw the games.
+    /// Write the record files as this player (index) saw the games.
     #[arg(long = "as", value_name = "PLAYER")]
     as_player: Option<u32>,
     #[command(flatten)]
@@ -137,24 +133,10 @@ pub(super) fn run(registry: &Registry, args: &MatchArgs) -> Result<()> {
         }
         None => Vec::new(),
     };
-    let schedule: Vec<ScheduledGame> = (0..args.games)
-        .map(|i| ScheduledGame {
-            round: i + 1,
-            variant: variant.clone(),
-            options: options.clone(),
-            seats: if i % 2 == 0 { vec![0, 1] } else { vec![1, 0] },
-            // Each opening for a pair of games, colours swapped.
-            position: if openings.is_empty() {
-                args.game.position.clone()
-            } else {
-                Some(openings[(i as usize / 2) % openings.len()].clone())
-            },
-            seed: args.game.seed.wrapping_add(i as u64),
-        })
-        .collect();
+    let schedule =
+        paired_schedule(variant, &options, args.game.position.as_deref(), &openings, args.games, args.game.seed);
     let store = if args.no_db { None } else { Some(Store::open(&args.db)?) };
-    let mut pgn_file = RecordFile::open(args.pgn.as_ref())?;
-    let mut jsonl_file = RecordFile::open(args.jsonl.as_ref())?;
+    let mut files = args.records.open(true)?;
     let human = entrants.iter().any(|e| matches!(e.spec, PlayerSpec::Human));
     let config = RunConfig {
         // A person at this terminal plays one game at a time.
@@ -167,87 +149,42 @@ pub(super) fn run(registry: &Registry, args: &MatchArgs) -> Result<()> {
         stop: Default::default(),
     };
     let event_name = format!("{} vs {} ({})", entrants[0].name, entrants[1].name, args.variant);
-    let mut score = Score::default();
-    let mut failures = Vec::new();
-    let mut done = 0;
-    let mut store_failure = None;
-    run_games(&entrants, &schedule, &config, None, |i, result| {
-        done += 1;
-        let event = EventInfo { event: event_name.clone(), round: schedule[i].round, tournament: None };
-        let record = match result {
-            Ok(r) => r,
-            Err(e) => {
-                eprintln!("game {}: could not start: {e}", i + 1);
-                failures.push(e.to_string());
-                return;
+    let recording =
+        Recording { store: store.as_ref(), files: &mut files, export_as: args.as_player.map(Viewer::Player) };
+    let end = run_match(&entrants, &schedule, &config, &event_name, recording, |event| match event {
+        MatchEvent::NotStarted { game, error } => eprintln!("game {}: could not start: {error}", game + 1),
+        MatchEvent::Finished { game, record, score, done, problems } => {
+            for p in problems {
+                eprintln!("game {}: {p}", game + 1);
             }
-        };
-        // Every requested record is written on its own: one that fails
-        // does not keep the game from the others.
-        if let Some(s) = &store {
-            if let Err(e) = s.add_game(&record, &event) {
-                // A store that fails will fail again: no new game starts.
-                config.stop.store(true, Ordering::SeqCst);
-                if store_failure.is_none() {
-                    eprintln!("game {}: not stored: {e}", i + 1);
-                    store_failure = Some(e);
-                }
-            }
+            println!(
+                "Game {} ({} vs {}): {} {{{}}}",
+                game + 1,
+                record.players[0],
+                record.players.get(1).map(String::as_str).unwrap_or("?"),
+                record.result.pgn(),
+                record.result.termination
+            );
+            println!(
+                "Score of {} vs {}: {} - {} - {}  [{:.3}] {}/{}",
+                entrants[0].name,
+                entrants[1].name,
+                score.wins,
+                score.losses,
+                score.draws,
+                score.ratio(),
+                done,
+                args.games
+            );
         }
-        let export = match args.as_player {
-            Some(p) => redact::record_as_seen_by(variant, &record, Viewer::Player(p)),
-            None => Ok(record.clone()),
-        };
-        let mut exports = Vec::new();
-        if let Some(f) = &mut pgn_file {
-            let text = export.as_ref().map(|r| pgn::write_game(r, &event));
-            exports.push(("PGN", text.map_err(|e| e.to_string()).and_then(|t| f.append(&t))));
-        }
-        if let Some(f) = &mut jsonl_file {
-            let text = export.as_ref().map(|r| format!("{}\n", jsonl::game_json(r, &event)));
-            exports.push(("JSON lines", text.map_err(|e| e.to_string()).and_then(|t| f.append(&t))));
-        }
-        for (what, written) in exports {
-            if let Err(e) = written {
-                eprintln!("game {}: not written to the {what} file: {e}", i + 1);
-                failures.push(e);
-            }
-        }
-        let p1_seat = schedule[i].seats.iter().position(|&e| e == 0).unwrap_or(0) as u32;
-        match record.result.outcome {
-            Outcome::Win(p) if p == p1_seat => score.wins += 1,
-            Outcome::Win(_) => score.losses += 1,
-            Outcome::Draw => score.draws += 1,
-            // A game the plugin voided is no one's result.
-            _ => {}
-        }
-        println!(
-            "Game {} ({} vs {}): {} {{{}}}",
-            i + 1,
-            record.players[0],
-            record.players.get(1).map(String::as_str).unwrap_or("?"),
-            record.result.pgn(),
-            record.result.termination
-        );
-        println!(
-            "Score of {} vs {}: {} - {} - {}  [{:.3}] {}/{}",
-            entrants[0].name,
-            entrants[1].name,
-            score.wins,
-            score.losses,
-            score.draws,
-            score.ratio(),
-            done,
-            args.games
-        );
     });
     println!();
-    println!("{}", summary(&score));
-    if let Some(e) = store_failure {
+    println!("{}", summary(&end.score));
+    if let Some(e) = end.store_failure {
         anyhow::bail!("{e} (the games played are in the other records asked for; none started after the failure)");
     }
-    if !failures.is_empty() {
-        anyhow::bail!("{} game(s) failed: {}", failures.len(), failures[0]);
+    if !end.failures.is_empty() {
+        anyhow::bail!("{} game(s) failed: {}", end.failures.len(), end.failures[0]);
     }
     Ok(())
 }

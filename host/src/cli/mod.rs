@@ -138,30 +138,45 @@ pub fn run(cli: Cli) -> Result<()> {
     }
 }
 
-/// A record file (`--pgn`, `--jsonl`, `--epdout`) that games are appended
-/// to as they finish, flushed after each so that none is lost.
-pub(crate) struct RecordFile {
-    path: std::path::PathBuf,
-    file: std::fs::File,
+/// The record files a run appends its games to as they finish.
+#[derive(Args, Debug, Clone, Default)]
+pub struct RecordArgs {
+    /// Also append every game to this PGN file (PDN for draughts).
+    #[arg(long)]
+    pub pgn: Option<PathBuf>,
+    /// Also append every game to this JSON-lines file.
+    #[arg(long)]
+    pub jsonl: Option<PathBuf>,
+    /// Also append each game's final position (the variant's position text)
+    /// to this file, one a line, as cutechess-cli's -epdout does.
+    #[arg(long)]
+    pub epdout: Option<PathBuf>,
+    /// Also append every game to FILE in FORMAT (pgn, jsonl, epd); repeatable.
+    #[arg(long = "out", value_name = "FORMAT=FILE")]
+    pub out: Vec<String>,
 }
 
-impl RecordFile {
-    /// Opens `path` for appending, if given.
-    pub(crate) fn open(path: Option<&std::path::PathBuf>) -> anyhow::Result<Option<RecordFile>> {
-        use anyhow::Context;
-        path.map(|p| {
-            let file = std::fs::OpenOptions::new().create(true).append(true).open(p);
-            Ok(RecordFile { path: p.clone(), file: file.with_context(|| format!("cannot open {}", p.display()))? })
-        })
-        .transpose()
+impl RecordArgs {
+    /// Every file asked for, as (format name, path).
+    pub fn outputs(&self) -> Result<Vec<(String, PathBuf)>> {
+        let mut outputs = Vec::new();
+        for (name, path) in [("pgn", &self.pgn), ("jsonl", &self.jsonl), ("epd", &self.epdout)] {
+            if let Some(p) = path {
+                outputs.push((name.to_string(), p.clone()));
+            }
+        }
+        for o in &self.out {
+            let (name, path) = o.split_once('=').ok_or_else(|| anyhow!("--out '{o}' must be FORMAT=FILE"))?;
+            crate::record::format(name).map_err(|e| anyhow!("--out '{o}': {e}"))?;
+            outputs.push((name.to_string(), PathBuf::from(path)));
+        }
+        Ok(outputs)
     }
 
-    /// Appends `text` and flushes; the error names the file.
-    pub(crate) fn append(&mut self, text: &str) -> Result<(), String> {
-        use std::io::Write;
-        self.file
-            .write_all(text.as_bytes())
-            .and_then(|_| self.file.flush())
-            .map_err(|e| format!("{}: {e}", self.path.display()))
+    /// Opens every file asked for, to append to or (`append` false) anew.
+    pub fn open(&self, append: bool) -> Result<crate::record::files::RecordFiles> {
+        let outputs = self.outputs()?;
+        crate::record::files::RecordFiles::open(outputs.iter().map(|(n, p)| (n.as_str(), p.as_path())), append)
+            .map_err(|e| anyhow!(e))
     }
 }

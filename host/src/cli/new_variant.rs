@@ -15,10 +15,14 @@ pub struct NewVariantArgs {
     /// Where to create the crate (a directory NAME is made inside it).
     #[arg(long, default_value = ".")]
     dir: PathBuf,
+    /// Take arbiter-api from this local copy (its plugin-api directory)
+    /// instead of the checkout arbiter was built from, or crates.io.
+    #[arg(long, value_name = "DIR")]
+    api_path: Option<PathBuf>,
 }
 
 pub(super) fn run(args: &NewVariantArgs) -> Result<()> {
-    let root = scaffold::new_variant(&args.name, &args.dir)?;
+    let root = scaffold::new_variant(&args.name, &args.dir, args.api_path.as_deref())?;
     println!("Created {} (a tic-tac-toe to start from). Next:", root.display());
     println!("  cd {} && cargo test && cargo build --release", root.display());
     println!(

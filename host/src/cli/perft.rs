@@ -6,8 +6,8 @@ use anyhow::Result;
 use clap::Args;
 
 use super::OptionArgs;
-use crate::perft::{self, Mode};
 use crate::plugin::Registry;
+use arbiter_api::perft::{self, Mode};
 
 /// Arguments of `arbiter perft`.
 #[derive(Args, Debug)]

@@ -1,12 +1,13 @@
 //! `arbiter results [ID]`: standings, crosstable and statistics of a stored
-//! tournament (the latest by default), and its games as PGN or JSON lines.
+//! tournament (the latest by default), and its games written again from the
+//! store in any record format.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::Args;
 
+use super::RecordArgs;
 use crate::record::store::Store;
 use crate::tournament::driver::TournamentView;
 use crate::tournament::standings;
@@ -19,12 +20,9 @@ pub struct ResultsArgs {
     /// SQLite store.
     #[arg(long, default_value = "arbiter.db")]
     db: PathBuf,
-    /// Write the tournament's games to this PGN file.
-    #[arg(long)]
-    pgn: Option<PathBuf>,
-    /// Write the tournament's games to this JSON-lines file.
-    #[arg(long)]
-    jsonl: Option<PathBuf>,
+    /// Files to write the tournament's games to (each emptied first).
+    #[command(flatten)]
+    records: RecordArgs,
 }
 
 pub(super) fn run(args: &ResultsArgs) -> Result<()> {
@@ -40,20 +38,15 @@ pub(super) fn run(args: &ResultsArgs) -> Result<()> {
     println!("Tournament {} '{}': {} games, {state}", t.id, t.definition.config.name, games.len());
     println!();
     print!("{}", standings::render(&t.names(), &t.definition.variants, &games, &byes));
-    let rows = store.games(Some(t.id))?;
-    if let Some(path) = &args.pgn {
-        let mut f = std::fs::File::create(path)?;
+    let mut files = args.records.open(false)?;
+    if !files.is_empty() {
+        let rows = store.games(Some(t.id))?;
         for g in &rows {
-            f.write_all(g.pgn.as_bytes())?;
+            if let Some(e) = files.append(&g.record, &g.event()).into_iter().next() {
+                anyhow::bail!("{e}");
+            }
         }
-        println!("{} games written to {}", rows.len(), path.display());
-    }
-    if let Some(path) = &args.jsonl {
-        let mut f = std::fs::File::create(path)?;
-        for g in &rows {
-            writeln!(f, "{}", g.json)?;
-        }
-        println!("{} games written to {}", rows.len(), path.display());
+        println!("{} games written to the {}", rows.len(), files.describe().join(", "));
     }
     Ok(())
 }

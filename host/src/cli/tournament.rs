@@ -10,10 +10,11 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::RecordFile;
+use super::RecordArgs;
 use crate::plugin::Registry;
+use crate::record::files::RecordFiles;
 use crate::record::store::Store;
-use crate::record::{self, EventInfo};
+use crate::record::EventInfo;
 use crate::referee::GameRecord;
 use crate::tournament::config::{Format, OpeningConfig, OpeningOrder, PlayerConfig, TournamentConfig};
 use crate::tournament::driver::{Progress, RunEnd, Tournament};
@@ -36,9 +37,9 @@ pub struct TournamentArgs {
     /// A variant to play (repeatable); `all` for every installed variant.
     #[arg(long = "variant", value_name = "ID")]
     variants: Vec<String>,
-    /// round-robin, gauntlet, swiss or knockout.
-    #[arg(long)]
-    format: Option<String>,
+    /// The pairing system.
+    #[arg(long, value_enum)]
+    format: Option<Format>,
     /// Round-robin/gauntlet cycles, or Swiss rounds.
     #[arg(long)]
     rounds: Option<u32>,
@@ -66,16 +67,8 @@ pub struct TournamentArgs {
     /// Use the openings in random order (seeded) instead of file order.
     #[arg(long)]
     random_openings: bool,
-    /// Also append each game to this PGN file the moment it is stored.
-    #[arg(long)]
-    pgn: Option<PathBuf>,
-    /// Also append each game to this JSON-lines file the moment it is stored.
-    #[arg(long)]
-    jsonl: Option<PathBuf>,
-    /// Also append each game's final position (the variant's position text)
-    /// to this file, one a line, as fastchess's -epdout does.
-    #[arg(long)]
-    epdout: Option<PathBuf>,
+    #[command(flatten)]
+    records: RecordArgs,
     /// Play on threads of this process instead of worker processes (not
     /// kept for --resume, which uses worker processes unless given again).
     #[arg(long)]
@@ -106,14 +99,8 @@ fn definition(args: &TournamentArgs) -> Result<TournamentConfig> {
     if !args.variants.is_empty() {
         cfg.variants = args.variants.clone();
     }
-    if let Some(f) = &args.format {
-        cfg.format = match f.as_str() {
-            "round-robin" => Format::RoundRobin,
-            "gauntlet" => Format::Gauntlet,
-            "swiss" => Format::Swiss,
-            "knockout" => Format::Knockout,
-            other => bail!("--format '{other}': use round-robin, gauntlet, swiss or knockout"),
-        };
+    if let Some(f) = args.format {
+        cfg.format = f;
     }
     macro_rules! set {
         ($($field:ident),*) => { $( if let Some(v) = args.$field.clone() { cfg.$field = v.into(); } )* };
@@ -144,23 +131,16 @@ struct Bar {
     every: usize,
     store: Arc<Store>,
     /// Live record files, appended as games are stored.
-    pgn: Option<RecordFile>,
-    jsonl: Option<RecordFile>,
-    epd: Option<RecordFile>,
+    files: RecordFiles,
 }
 
 impl Bar {
     /// Appends a finished game to the live record files; a file that fails
     /// is reported and the run goes on (the store has the game).
     fn write_records(&mut self, record: &GameRecord, event: &EventInfo) {
-        let write = |file: &mut Option<RecordFile>, text: String| {
-            if let Some(Err(e)) = file.as_mut().map(|f| f.append(&text)) {
-                self.bar.suspend(|| eprintln!("warning: {e}"));
-            }
-        };
-        write(&mut self.pgn, record::pgn::write_game(record, event));
-        write(&mut self.jsonl, format!("{}\n", record::jsonl::game_json(record, event)));
-        write(&mut self.epd, format!("{}\n", record.final_position));
+        for e in self.files.append(record, event) {
+            self.bar.suspend(|| eprintln!("warning: {e}"));
+        }
     }
 }
 
@@ -233,14 +213,8 @@ pub(super) fn run(registry: &Registry, args: &TournamentArgs, plugin_dirs: &[Pat
         ProgressStyle::with_template("{bar:30} {pos}/{len} games  {elapsed_precise} ETA {eta}  {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let mut progress = Bar {
-        bar: bar.clone(),
-        every: args.standings_every,
-        store: store.clone(),
-        pgn: RecordFile::open(args.pgn.as_ref())?,
-        jsonl: RecordFile::open(args.jsonl.as_ref())?,
-        epd: RecordFile::open(args.epdout.as_ref())?,
-    };
+    let mut progress =
+        Bar { bar: bar.clone(), every: args.standings_every, store: store.clone(), files: args.records.open(true)? };
     let end = tournament.run(&store, isolation, stop, &mut progress)?;
     bar.finish_and_clear();
     let (games, byes) = tournament.results(&store)?;

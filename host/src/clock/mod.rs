@@ -64,7 +64,7 @@ pub enum Limit {
     Hourglass(u64),
 }
 
-/// A parsed time control.
+/// A parsed time control. Records write it as its text (`"40/60+0.5"`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct TimeControl {
     /// The time limit proper.
@@ -163,6 +163,19 @@ impl TimeControl {
                 .collect::<Vec<_>>()
                 .join(":"),
         }
+    }
+}
+
+impl serde::Serialize for TimeControl {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.text)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for TimeControl {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<TimeControl, D::Error> {
+        let text = String::deserialize(d)?;
+        TimeControl::parse(&text).map_err(serde::de::Error::custom)
     }
 }
 

@@ -1,43 +1,41 @@
-//! JSON lines: one object per finished game, for other programs. The same
-//! fields as the SQLite store's `games` table.
+//! JSON lines: one object per finished game, for other programs: the
+//! event's name and round, then the [`GameRecord`]'s fields as serde writes
+//! them (the same object the store keeps and the web API serves).
 
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
 
-use super::EventInfo;
+use super::{EventInfo, RecordFormat};
 use crate::referee::GameRecord;
 
-/// One game as a JSON object.
-pub fn game_json(record: &GameRecord, event: &EventInfo) -> Value {
-    let winner = match record.result.outcome {
-        arbiter_api::Outcome::Win(p) => Some(p),
-        _ => None,
-    };
-    json!({
-        "event": event.event,
-        "round": event.round,
-        "variant": record.variant,
-        "plugin": record.plugin,
-        "players": record.players,
-        "time_controls": record.time_controls.iter().map(|t| t.to_string()).collect::<Vec<_>>(),
-        "options": record.options,
-        "start_position": record.start_position,
-        "result": record.result.pgn(),
-        "winner": winner,
-        "termination": record.result.termination.to_string(),
-        "termination_kind": record.result.termination.kind(),
-        "plies": record.plies.len(),
-        "moves": record.plies.iter().map(|p| json!({
-            "player": p.player,
-            "id": p.mv,
-            "text": p.text,
-            "used_us": p.used_us,
-            "reported_ms": p.reported_ms,
-            "clock_ms": p.clock_ms,
-            "score": p.score,
-        })).collect::<Vec<_>>(),
-        "final_position": record.final_position,
-        "started_at": record.started_at,
-        "duration_ms": record.duration_ms,
-        "viewer": record.viewer.map(|v| v.to_string()),
-    })
+/// One line of a JSON-lines file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JsonLine {
+    /// The event's name.
+    pub event: String,
+    /// The round within the event.
+    pub round: u32,
+    /// The game itself.
+    #[serde(flatten)]
+    pub record: GameRecord,
+}
+
+/// The JSON-lines format.
+pub struct JsonLines;
+
+impl RecordFormat for JsonLines {
+    fn name(&self) -> &'static str {
+        "jsonl"
+    }
+
+    fn title(&self) -> &'static str {
+        "JSON lines"
+    }
+
+    fn write(&self, record: &GameRecord, event: &EventInfo) -> String {
+        let line = JsonLine { event: event.event.clone(), round: event.round, record: record.clone() };
+        // A record is plain data (strings, numbers, maps with string keys).
+        let mut text = serde_json::to_string(&line).expect("a game record serialises");
+        text.push('\n');
+        text
+    }
 }

@@ -1,13 +1,42 @@
-//! Records of finished games: PGN (and the PDN conventions for draughts) in
-//! [`pgn`], the embedded SQLite store in [`store`], JSON lines in [`jsonl`].
-//! Every writer takes the referee's [`crate::referee::GameRecord`]; exports
-//! for one player of a hidden-information game go through [`redact`].
+//! Records of finished games. One shape, the referee's [`GameRecord`], is
+//! written by every [`RecordFormat`] (PGN with the PDN conventions for
+//! draughts in [`pgn`], JSON lines in [`jsonl`], final positions in [`epd`]),
+//! kept by the embedded SQLite [`store`], and read back from it whole, so any
+//! format can be written again from the store. Exports for one player of a
+//! hidden-information game go through [`redact`].
 
+pub mod epd;
+pub mod files;
 pub mod jsonl;
 pub mod pgn;
 pub mod redact;
 pub mod replay;
 pub mod store;
+
+use crate::referee::GameRecord;
+
+/// A file format for finished games: one game in, its text out (ending in a
+/// newline, so that games append). Adding a format is a file implementing
+/// this and one line in [`FORMATS`].
+pub trait RecordFormat: Sync {
+    /// The name `--out NAME=FILE` takes (`pgn`).
+    fn name(&self) -> &'static str;
+    /// What people call it, for messages (`PGN`).
+    fn title(&self) -> &'static str;
+    /// One game as this format writes it.
+    fn write(&self, record: &GameRecord, event: &EventInfo) -> String;
+}
+
+/// Every record format arbiter writes.
+pub const FORMATS: &[&dyn RecordFormat] = &[&pgn::Pgn, &jsonl::JsonLines, &epd::Epd];
+
+/// The format named `name`, or an error listing the known ones.
+pub fn format(name: &str) -> Result<&'static dyn RecordFormat, String> {
+    FORMATS.iter().copied().find(|f| f.name() == name).ok_or_else(|| {
+        let known: Vec<&str> = FORMATS.iter().map(|f| f.name()).collect();
+        format!("unknown record format '{name}' (known: {})", known.join(", "))
+    })
+}
 
 /// Context a record carries beyond the game itself.
 #[derive(Clone, Debug, Default)]

@@ -8,8 +8,25 @@
 
 use std::fmt::Write as _;
 
-use super::EventInfo;
+use super::{EventInfo, RecordFormat};
 use crate::referee::GameRecord;
+
+/// The PGN format (PDN for draughts, by the variant's record tags).
+pub struct Pgn;
+
+impl RecordFormat for Pgn {
+    fn name(&self) -> &'static str {
+        "pgn"
+    }
+
+    fn title(&self) -> &'static str {
+        "PGN"
+    }
+
+    fn write(&self, record: &GameRecord, event: &EventInfo) -> String {
+        write_game(record, event)
+    }
+}
 
 /// `H:MM:SS.mmm` as `[%clk]` and `[%emt]` write time.
 pub fn clock_text(ms: u64) -> String {
@@ -39,6 +56,29 @@ pub fn pgn_date(unix_secs: u64) -> String {
     let y = yoe + era * 400 + (m <= 2) as i64;
     format!("{y:04}.{m:02}.{d:02}")
 }
+
+/// The tags [`write_game`] writes itself; any other tag in its output is one
+/// of the variant's record tags.
+pub const WRITER_TAGS: &[&str] = &[
+    "Event",
+    "Site",
+    "Date",
+    "Round",
+    "White",
+    "Black",
+    "Result",
+    "Variant",
+    "SetUp",
+    "FEN",
+    "Viewer",
+    "TimeControl",
+    "WhiteTimeControl",
+    "BlackTimeControl",
+    "Termination",
+    "PlyCount",
+    "Plugin",
+    "VariantOptions",
+];
 
 /// Writes one game as PGN.
 pub fn write_game(record: &GameRecord, event: &EventInfo) -> String {
@@ -242,36 +282,7 @@ mod tests {
     }
 
     fn movetext(players: &[u32]) -> String {
-        use crate::referee::{GameRecord, GameResult, PlyRecord, Termination};
-        let plies = players
-            .iter()
-            .enumerate()
-            .map(|(i, &player)| PlyRecord {
-                player,
-                mv: i as u64,
-                text: format!("m{i}"),
-                used_us: 0,
-                reported_ms: None,
-                clock_ms: None,
-                score: None,
-            })
-            .collect();
-        let record = GameRecord {
-            variant: "x".into(),
-            plugin: "x 1".into(),
-            players: vec!["a".into(), "b".into()],
-            time_controls: vec![],
-            options: Default::default(),
-            start_position: "s".into(),
-            standard_start: true,
-            plies,
-            result: GameResult { outcome: arbiter_api::Outcome::Draw, termination: Termination::DrawAgreed },
-            final_position: "f".into(),
-            started_at: 0,
-            duration_ms: 0,
-            viewer: None,
-            record_tags: vec![],
-        };
+        let record = crate::referee::fixtures::record(players);
         let pgn = write_game(&record, &EventInfo { event: "e".into(), round: 1, tournament: None });
         let moves = pgn.split("\n\n").nth(1).unwrap();
         // Without the clock comments.

@@ -11,6 +11,8 @@ use arbiter_api::host::{Game, MoveBuf, VariantHandle};
 use arbiter_api::schema::{Observation, VariantInfo};
 use arbiter_api::{Error, Outcome, Viewer};
 
+use serde::{Deserialize, Serialize};
+
 use crate::clock::{Clock, TimeControl};
 use crate::seat::{Answer, Player, PlayerError, Reply};
 pub use crate::seat::{Seen, Start, Turn};
@@ -30,27 +32,34 @@ pub struct GameConfig {
     pub claim_draws: bool,
 }
 
-/// One ply of a game, as the referee recorded it.
-#[derive(Clone, Debug, PartialEq)]
+/// One ply of a game, as the referee recorded it. Records write the move
+/// id as `id` and leave out what is unknown.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PlyRecord {
     /// Who moved.
     pub player: u32,
     /// The move id.
+    #[serde(rename = "id")]
     pub mv: u64,
     /// The move in the variant's notation, as the referee sees it.
     pub text: String,
     /// Wall time the player took, measured by the host, in microseconds.
     pub used_us: u64,
     /// Time the player said it used (engines), for the host-latency figure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reported_ms: Option<u64>,
     /// The mover's clock after the move (`None`: unlimited).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock_ms: Option<u64>,
     /// The mover's evaluation in centipawns (or the variant's unit), if reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub score: Option<i32>,
 }
 
-/// A finished game: everything the records need.
-#[derive(Clone, Debug)]
+/// A finished game: everything the records need. This one shape crosses the
+/// worker wire, is a JSON line, is kept by the store and served by the web
+/// API (serde, field names as below).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GameRecord {
     /// Variant id.
     pub variant: String,
@@ -77,8 +86,10 @@ pub struct GameRecord {
     /// Wall time of the whole game.
     pub duration_ms: u64,
     /// `None` for the referee's full record; the viewer of a redacted export.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub viewer: Option<Viewer>,
     /// The variant's extra record tags (PDN `GameType`...).
+    #[serde(default)]
     pub record_tags: Vec<(String, String)>,
 }
 
@@ -499,5 +510,66 @@ fn plugin_failure(e: Error) -> GameResult {
             void(Termination::PluginCrashed(e.to_string()))
         }
         _ => void(Termination::PluginContract(e.to_string())),
+    }
+}
+
+#[cfg(test)]
+mod tests;
+
+/// Records for the host's unit tests.
+#[cfg(test)]
+pub(crate) mod fixtures {
+    use super::{GameRecord, GameResult, PlyRecord, Termination};
+    use crate::clock::TimeControl;
+
+    /// A drawn two-player game of made-up moves, one ply per entry of
+    /// `movers` (`m0`, `m1`...), with clocks and a time control.
+    pub(crate) fn record(movers: &[u32]) -> GameRecord {
+        let plies = movers
+            .iter()
+            .enumerate()
+            .map(|(i, &player)| PlyRecord {
+                player,
+                mv: i as u64,
+                text: format!("m{i}"),
+                used_us: 1500 * i as u64,
+                reported_ms: (i % 2 == 0).then_some(i as u64),
+                clock_ms: Some(60_000 - i as u64),
+                score: (i % 3 == 0).then_some(-(i as i32)),
+            })
+            .collect();
+        GameRecord {
+            variant: "x".into(),
+            plugin: "x 1".into(),
+            players: vec!["a".into(), "b".into()],
+            time_controls: vec![TimeControl::parse("60+1").unwrap(); 2],
+            options: serde_json::json!({"size": 3}).as_object().unwrap().clone(),
+            start_position: "s".into(),
+            standard_start: true,
+            plies,
+            result: GameResult { outcome: arbiter_api::Outcome::Draw, termination: Termination::DrawAgreed },
+            final_position: "f".into(),
+            started_at: 1_700_000_000,
+            duration_ms: 1234,
+            viewer: None,
+            record_tags: vec![("GameType".into(), "20".into())],
+        }
+    }
+
+    #[test]
+    fn a_record_survives_json() {
+        let r = record(&[0, 1, 0, 0, 1]);
+        let text = serde_json::to_string(&r).unwrap();
+        assert_eq!(serde_json::from_str::<GameRecord>(&text).unwrap(), r, "{text}");
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            v["plies"][1],
+            serde_json::json!({"player": 1, "id": 1, "text": "m1", "used_us": 1500, "clock_ms": 59999})
+        );
+        assert_eq!(v["time_controls"], serde_json::json!(["60+1", "60+1"]));
+        let seen = GameRecord { viewer: Some(arbiter_api::Viewer::Player(1)), ..r };
+        let text = serde_json::to_string(&seen).unwrap();
+        assert!(text.contains(r#""viewer":{"player":1}"#), "{text}");
+        assert_eq!(serde_json::from_str::<GameRecord>(&text).unwrap(), seen);
     }
 }

@@ -22,6 +22,17 @@ pub fn elo_from_score(s: f64) -> f64 {
 }
 
 impl Score {
+    /// Counts one game in which this side scored `points` (1, ½ or 0).
+    pub fn add(&mut self, points: f64) {
+        if points >= 1.0 {
+            self.wins += 1;
+        } else if points <= 0.0 {
+            self.losses += 1;
+        } else {
+            self.draws += 1;
+        }
+    }
+
     /// Games played.
     pub fn games(&self) -> u32 {
         self.wins + self.losses + self.draws

@@ -171,19 +171,15 @@ impl TournamentView {
                 pair: g.pair,
             })
             .collect();
-        Ok((rows, byes, self.expected_games(&rounds)))
+        Ok((rows, byes, self.expected_games()))
     }
 
-    /// An estimate of the number of games the whole tournament plays.
-    fn expected_games(&self, known: &[Round]) -> usize {
+    /// The number of games the whole tournament plays (at most, for
+    /// systems that wait for results).
+    fn expected_games(&self) -> usize {
         let cfg = &self.definition.config;
         let per_pairing = cfg.games_per_pairing as usize * self.definition.variants.len();
-        let n = cfg.players.len();
-        match cfg.format {
-            super::config::Format::Swiss => cfg.rounds as usize * (n / 2) * per_pairing,
-            super::config::Format::Knockout => (n - 1) * per_pairing,
-            _ => known.iter().map(|r| r.games.len()).sum(),
-        }
+        cfg.format.pairing(cfg.players.len(), cfg.rounds).expected_pairings() * per_pairing
     }
 }
 
@@ -297,7 +293,7 @@ impl Tournament {
         let cfg = &self.definition.config;
         loop {
             let (rounds, stored) = self.rounds(store)?;
-            let total = self.expected_games(&rounds);
+            let total = self.expected_games();
             let pending: Vec<&super::schedule::Planned> =
                 rounds.iter().flat_map(|r| &r.games).filter(|g| !stored.contains_key(&g.index)).collect();
             if pending.is_empty() {
@@ -307,7 +303,7 @@ impl Tournament {
             // Round-robin and gauntlet games are all known: play them in one
             // batch. Swiss and knockout rounds wait for the round before.
             let round = pending[0].round;
-            let dynamic = matches!(cfg.format, super::config::Format::Swiss | super::config::Format::Knockout);
+            let dynamic = cfg.format.pairing(cfg.players.len(), cfg.rounds).waits_for_results();
             let batch: Vec<&super::schedule::Planned> =
                 pending.into_iter().filter(|g| !dynamic || g.round == round).collect();
             let schedule: Vec<ScheduledGame> = batch

@@ -5,6 +5,7 @@
 
 pub mod config;
 pub mod driver;
+pub mod duel;
 pub mod games;
 pub mod journal;
 pub mod lease;

@@ -1,23 +1,58 @@
 //! The schedule: which games a tournament plays, round by round, as a pure
-//! function of its definition and (for Swiss and knockout) the results of the
-//! rounds before. Replaying it after a kill therefore gives exactly the same
-//! games with the same indices, which is what `--resume` relies on.
+//! function of its definition and (for systems that wait for results) the
+//! results of the rounds before. Replaying it after a kill therefore gives
+//! exactly the same games with the same indices, which is what `--resume`
+//! relies on.
 //!
-//! - Round-robin: the circle method; each cycle flips colours.
-//! - Gauntlet: the first player against each other player, every cycle.
-//! - Swiss: players sorted by points, then seed; from the top, each unpaired
-//!   player meets the highest-ranked player it has not met yet (backtracking if
-//!   a later player would be left without a legal opponent). With an odd field,
-//!   the lowest-ranked player who has not had a bye sits out and scores as if
-//!   it had won every game of the round. No pairing repeats while avoidable.
-//! - Knockout: seeds in player order, bracket 1 v N, 2 v N-1...; top seeds get
-//!   byes when the field is not a power of two; the pairing's points decide,
-//!   and on a tie the better seed goes through.
-//!
-//! Every pairing plays each variant `games_per_pairing` times; consecutive
-//! games of a pairing form pairs with colours swapped and one opening.
+//! Each format is a [`Pairing`] system in a file of its own below; this
+//! module turns its pairings into games: every pairing plays each variant
+//! `games_per_pairing` times; consecutive games of a pairing form pairs with
+//! colours swapped and one opening. Adding a format is a file implementing
+//! [`Pairing`] and a variant of [`Format`] (which names it) with its arm in
+//! [`Format::pairing`].
+
+mod gauntlet;
+mod knockout;
+mod round_robin;
+mod swiss;
 
 use super::config::{Format, TournamentConfig};
+
+/// What a pairing system decides for one round.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Paired {
+    /// Pairings, the first-named entrant moving first in the pair's first game.
+    pub pairs: Vec<(usize, usize)>,
+    /// Entrants sitting out, credited a full win for every game the round
+    /// would have given them.
+    pub byes: Vec<usize>,
+}
+
+/// A pairing system (round-robin, Swiss...), as fastchess's schedulers are.
+pub trait Pairing {
+    /// Round `number`'s (1-based) pairings given every game of the finished
+    /// rounds before it, or `None` when the tournament has no more rounds.
+    fn pair(&mut self, number: u32, history: &[Finished]) -> Option<Paired>;
+    /// Told the games of round `paired` once all are finished.
+    fn finished(&mut self, _paired: &Paired, _games: &[Finished]) {}
+    /// Whether a round can be paired only once the round before is finished.
+    fn waits_for_results(&self) -> bool;
+    /// How many pairings the whole tournament plays, for progress.
+    fn expected_pairings(&self) -> usize;
+}
+
+impl Format {
+    /// The pairing system of this format for `players` entrants and the
+    /// definition's `rounds`.
+    pub fn pairing(self, players: usize, rounds: u32) -> Box<dyn Pairing> {
+        match self {
+            Format::RoundRobin => Box::new(round_robin::RoundRobin::new(players, rounds)),
+            Format::Gauntlet => Box::new(gauntlet::Gauntlet::new(players, rounds)),
+            Format::Swiss => Box::new(swiss::Swiss::new(players, rounds)),
+            Format::Knockout => Box::new(knockout::Knockout::new(players)),
+        }
+    }
+}
 
 /// One game of the schedule.
 #[derive(Clone, Debug, PartialEq)]
@@ -79,46 +114,20 @@ pub fn plan(
     openings: &[usize],
     results: &dyn Fn(u32) -> Option<Finished>,
 ) -> Vec<Round> {
-    let n = cfg.players.len();
+    let mut system = cfg.format.pairing(cfg.players.len(), cfg.rounds);
     let mut rounds = Vec::new();
     let mut next_index = 0u32;
     let mut pairs_used = vec![0usize; n_variants];
     let mut history: Vec<Finished> = Vec::new();
-    let mut byes_had = vec![0u32; n];
-    let mut alive: Vec<usize> = (0..n).collect();
-    let mut round_no = 1;
-    loop {
-        let (pairings, byes): (Vec<(usize, usize)>, Vec<usize>) = match cfg.format {
-            Format::RoundRobin | Format::Gauntlet => {
-                let per_cycle = static_rounds(cfg.format, n);
-                let total = per_cycle.len() as u32 * cfg.rounds;
-                if round_no > total {
-                    break;
-                }
-                let cycle = (round_no - 1) / per_cycle.len() as u32;
-                let pairs = per_cycle[((round_no - 1) % per_cycle.len() as u32) as usize].clone();
-                (pairs.into_iter().map(|(a, b)| if cycle % 2 == 1 { (b, a) } else { (a, b) }).collect(), Vec::new())
-            }
-            Format::Swiss => {
-                if round_no > cfg.rounds {
-                    break;
-                }
-                swiss_round(n, &history, &mut byes_had)
-            }
-            Format::Knockout => {
-                if alive.len() < 2 {
-                    break;
-                }
-                knockout_round(&alive)
-            }
-        };
+    for round_no in 1.. {
+        let Some(paired) = system.pair(round_no, &history) else { break };
         let mut games = Vec::new();
-        for (a, b) in &pairings {
+        for (a, b) in &paired.pairs {
             for v in 0..n_variants {
                 for k in 0..cfg.games_per_pairing {
                     let index = next_index;
                     next_index += 1;
-                    let paired = cfg.games_per_pairing >= 2
+                    let in_pair = cfg.games_per_pairing >= 2
                         && !(cfg.games_per_pairing % 2 == 1 && k == cfg.games_per_pairing - 1);
                     let first_of_pair = k % 2 == 0;
                     if first_of_pair {
@@ -131,129 +140,37 @@ pub fn plan(
                         variant: v,
                         seats: if k % 2 == 0 { [*a, *b] } else { [*b, *a] },
                         opening,
-                        pair: paired.then(|| if first_of_pair { index } else { index - 1 }),
+                        pair: in_pair.then(|| if first_of_pair { index } else { index - 1 }),
                         seed: cfg.seed.wrapping_mul(1_000_003).wrapping_add(index as u64),
                     });
                 }
             }
         }
-        // Later rounds of Swiss and knockout need this round's results.
         let finished: Option<Vec<Finished>> = games.iter().map(|g| results(g.index)).collect();
-        rounds.push(Round { number: round_no, games: games.clone(), byes: byes.clone() });
-        let dynamic = matches!(cfg.format, Format::Swiss | Format::Knockout);
+        rounds.push(Round { number: round_no, games, byes: paired.byes.clone() });
         match finished {
             Some(f) => {
-                if cfg.format == Format::Knockout {
-                    alive = advance(&pairings, &byes, &f, &alive);
-                }
+                system.finished(&paired, &f);
                 history.extend(f);
             }
-            None if dynamic => break,
+            // Later rounds need this round's results.
+            None if system.waits_for_results() => break,
             None => {}
         }
-        round_no += 1;
     }
     rounds
 }
 
-/// The rounds of one round-robin or gauntlet cycle.
-fn static_rounds(format: Format, n: usize) -> Vec<Vec<(usize, usize)>> {
-    if format == Format::Gauntlet {
-        return (1..n).map(|o| vec![(0, o)]).collect();
+/// Round `number` of a fixed cycle of rounds played `cycles` times, colours
+/// flipped every other cycle (round-robin, gauntlet).
+fn repeat_cycle(cycle: &[Vec<(usize, usize)>], cycles: u32, number: u32) -> Option<Paired> {
+    let per_cycle = cycle.len() as u32;
+    if per_cycle == 0 || number > per_cycle * cycles {
+        return None;
     }
-    // Circle method: fix the first seat, rotate the rest; a dummy makes n even.
-    let m = if n.is_multiple_of(2) { n } else { n + 1 };
-    let mut ring: Vec<usize> = (0..m).collect();
-    let mut rounds = Vec::new();
-    for r in 0..m - 1 {
-        let mut pairs = Vec::new();
-        for i in 0..m / 2 {
-            let (a, b) = (ring[i], ring[m - 1 - i]);
-            if a < n && b < n {
-                // Alternate who is first so colours even out over the cycle.
-                pairs.push(if (r + i) % 2 == 0 { (a, b) } else { (b, a) });
-            }
-        }
-        rounds.push(pairs);
-        let last = ring.pop().expect("m >= 2");
-        ring.insert(1, last);
-    }
-    rounds
-}
-
-fn swiss_round(n: usize, history: &[Finished], byes_had: &mut [u32]) -> (Vec<(usize, usize)>, Vec<usize>) {
-    let mut points = vec![0.0; n];
-    let mut met = vec![vec![false; n]; n];
-    for f in history {
-        for &e in &f.seats {
-            points[e] += f.points_of(e);
-        }
-        met[f.seats[0]][f.seats[1]] = true;
-        met[f.seats[1]][f.seats[0]] = true;
-    }
-    let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by(|&a, &b| points[b].total_cmp(&points[a]).then(a.cmp(&b)));
-    let mut byes = Vec::new();
-    if n % 2 == 1 {
-        let fewest = *byes_had.iter().min().unwrap_or(&0);
-        let bye = *order.iter().rev().find(|&&e| byes_had[e] == fewest).expect("someone has the fewest byes");
-        byes_had[bye] += 1;
-        order.retain(|&e| e != bye);
-        byes.push(bye);
-    }
-    let pairs = pair_greedy(&order, &met, true).or_else(|| pair_greedy(&order, &met, false)).unwrap_or_default();
-    (pairs, byes)
-}
-
-/// Pairs `order` top-down, each with the best-ranked legal opponent,
-/// backtracking; `strict` forbids repeat pairings.
-fn pair_greedy(order: &[usize], met: &[Vec<bool>], strict: bool) -> Option<Vec<(usize, usize)>> {
-    if order.is_empty() {
-        return Some(Vec::new());
-    }
-    let first = order[0];
-    for k in 1..order.len() {
-        let other = order[k];
-        if strict && met[first][other] {
-            continue;
-        }
-        let rest: Vec<usize> = order[1..].iter().copied().filter(|&e| e != other).collect();
-        if let Some(mut pairs) = pair_greedy(&rest, met, strict) {
-            pairs.insert(0, (first, other));
-            return Some(pairs);
-        }
-    }
-    None
-}
-
-fn knockout_round(alive: &[usize]) -> (Vec<(usize, usize)>, Vec<usize>) {
-    let size = alive.len().next_power_of_two();
-    let mut pairs = Vec::new();
-    let mut byes = Vec::new();
-    for i in 0..size / 2 {
-        let a = alive[i];
-        match alive.get(size - 1 - i) {
-            Some(&b) => pairs.push((a, b)),
-            None => byes.push(a),
-        }
-    }
-    (pairs, byes)
-}
-
-/// Who goes through: byes, then each pairing's winner on points (the better
-/// seed, that is the lower index, on a tie), kept in seed order.
-fn advance(pairs: &[(usize, usize)], byes: &[usize], games: &[Finished], alive: &[usize]) -> Vec<usize> {
-    let mut through: Vec<usize> = byes.to_vec();
-    for &(a, b) in pairs {
-        let (pa, pb) = games
-            .iter()
-            .filter(|g| g.seats.contains(&a) && g.seats.contains(&b))
-            .fold((0.0, 0.0), |(x, y), g| (x + g.points_of(a), y + g.points_of(b)));
-        through.push(if pa > pb || (pa == pb && a < b) { a } else { b });
-    }
-    let rank = |e: &usize| alive.iter().position(|x| x == e).unwrap_or(usize::MAX);
-    through.sort_by_key(rank);
-    through
+    let flip = (number - 1) / per_cycle % 2 == 1;
+    let pairs = cycle[((number - 1) % per_cycle) as usize].iter().map(|&(a, b)| if flip { (b, a) } else { (a, b) });
+    Some(Paired { pairs: pairs.collect(), byes: Vec::new() })
 }
 
 #[cfg(test)]

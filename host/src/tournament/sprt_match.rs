@@ -8,7 +8,8 @@ use std::sync::atomic::Ordering;
 use arbiter_api::host::VariantHandle;
 use serde_json::{Map, Value};
 
-use super::games::{Entrant, RunConfig, ScheduledGame};
+use super::duel::{first_points, paired_schedule};
+use super::games::{Entrant, RunConfig};
 use super::runner::run_games;
 use crate::record::store::Store;
 use crate::record::EventInfo;
@@ -46,16 +47,7 @@ pub fn run_sprt(
     store: Option<&Store>,
     mut on_game: impl FnMut(&GameRecord, &SprtState),
 ) -> anyhow::Result<SprtState> {
-    let schedule: Vec<ScheduledGame> = (0..max_games - max_games % 2)
-        .map(|i| ScheduledGame {
-            round: i / 2 + 1,
-            variant: variant.clone(),
-            options: options.clone(),
-            seats: if i % 2 == 0 { vec![0, 1] } else { vec![1, 0] },
-            position: (!openings.is_empty()).then(|| openings[(i as usize / 2) % openings.len()].clone()),
-            seed: seed.wrapping_mul(1_000_003).wrapping_add(i as u64),
-        })
-        .collect();
+    let schedule = paired_schedule(variant, options, None, openings, max_games - max_games % 2, seed);
     let mut state = SprtState {
         games: 0,
         score: Score::default(),
@@ -63,7 +55,7 @@ pub fn run_sprt(
         llr: 0.0,
         verdict: Verdict::Continue,
     };
-    let mut halves: HashMap<usize, f64> = HashMap::new();
+    let mut halves: HashMap<usize, Option<f64>> = HashMap::new();
     let mut failure = None;
     let event_name = format!("SPRT {} vs {}", entrants[0].name, entrants[1].name);
     run_games(entrants, &schedule, config, None, |i, result| {
@@ -81,30 +73,25 @@ pub fn run_sprt(
                 failure.get_or_insert(e.into());
             }
         }
-        // Points of the first player in this game.
-        let first_seat = schedule[i].seats.iter().position(|&e| e == 0).unwrap_or(0) as u32;
-        let points = match record.result.outcome {
-            arbiter_api::Outcome::Win(p) if p == first_seat => 1.0,
-            arbiter_api::Outcome::Win(_) => 0.0,
-            _ => 0.5,
-        };
-        if points == 1.0 {
-            state.score.wins += 1;
-        } else if points == 0.0 {
-            state.score.losses += 1;
-        } else {
-            state.score.draws += 1;
+        // A game without a result counts for no one, and voids its pair.
+        let points = first_points(&record, &schedule[i]);
+        if let Some(p) = points {
+            state.score.add(p);
         }
         state.games += 1;
-        if let Some(other) = halves.remove(&(i / 2)) {
-            state.pentanomial.add_pair(other, points);
-            state.llr = sprt.llr_pentanomial(&state.pentanomial);
-            state.verdict = sprt.verdict(state.llr);
-            if state.verdict != Verdict::Continue {
-                config.stop.store(true, Ordering::SeqCst);
+        match (halves.remove(&(i / 2)), points) {
+            (Some(Some(other)), Some(p)) => {
+                state.pentanomial.add_pair(other, p);
+                state.llr = sprt.llr_pentanomial(&state.pentanomial);
+                state.verdict = sprt.verdict(state.llr);
+                if state.verdict != Verdict::Continue {
+                    config.stop.store(true, Ordering::SeqCst);
+                }
             }
-        } else {
-            halves.insert(i / 2, points);
+            (Some(None), _) | (Some(_), None) => {}
+            (None, p) => {
+                halves.insert(i / 2, p);
+            }
         }
         on_game(&record, &state);
     });

@@ -44,7 +44,7 @@ pub struct JobSeat {
     /// Its player spec, parsed again by the worker.
     pub spec: String,
     /// Its time control.
-    pub tc: String,
+    pub tc: TimeControl,
 }
 
 /// One game for a worker to play.
@@ -87,7 +87,7 @@ impl Job {
                 .map(|&e| JobSeat {
                     name: entrants[e].name.clone(),
                     spec: entrants[e].spec_text.clone(),
-                    tc: entrants[e].time_control(&game.variant).to_string(),
+                    tc: entrants[e].time_control(&game.variant),
                 })
                 .collect(),
             seed: game.seed,
@@ -101,18 +101,6 @@ impl Job {
     }
 }
 
-/// One ply on the wire: (player, move id, text, used µs, reported ms, clock
-/// ms, score), a tuple so that transfer costs little next to a fast game.
-type WirePly = (u32, u64, String, u64, Option<u64>, Option<u64>, Option<i32>);
-
-fn wire_ply(p: PlyRecord) -> WirePly {
-    (p.player, p.mv, p.text, p.used_us, p.reported_ms, p.clock_ms, p.score)
-}
-
-fn ply_of((player, mv, text, used_us, reported_ms, clock_ms, score): WirePly) -> PlyRecord {
-    PlyRecord { player, mv, text, used_us, reported_ms, clock_ms, score }
-}
-
 /// What a worker says.
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -124,72 +112,10 @@ pub enum WorkerMessage {
     },
     /// The spectator's view of the game in progress.
     Live(Value),
-    /// The finished game.
-    Record(Box<WireRecord>),
+    /// The finished game, whole.
+    Record(Box<GameRecord>),
     /// The game could not be set up.
     Error(String),
-}
-
-/// A finished game as the worker sends it.
-#[derive(Serialize, Deserialize)]
-pub struct WireRecord {
-    plugin: String,
-    players: Vec<String>,
-    start_position: String,
-    standard_start: bool,
-    plies: Vec<WirePly>,
-    winner: Option<u32>,
-    drawn: bool,
-    termination: Termination,
-    final_position: String,
-    started_at: u64,
-    duration_ms: u64,
-}
-
-impl WireRecord {
-    fn from_record(r: GameRecord) -> WireRecord {
-        WireRecord {
-            plugin: r.plugin,
-            players: r.players,
-            start_position: r.start_position,
-            standard_start: r.standard_start,
-            plies: r.plies.into_iter().map(wire_ply).collect(),
-            winner: match r.result.outcome {
-                Outcome::Win(p) => Some(p),
-                _ => None,
-            },
-            drawn: r.result.outcome == Outcome::Draw,
-            termination: r.result.termination,
-            final_position: r.final_position,
-            started_at: r.started_at,
-            duration_ms: r.duration_ms,
-        }
-    }
-
-    /// The record, completed with what the parent knows of the game.
-    fn into_record(self, entrants: &[Entrant], game: &ScheduledGame) -> GameRecord {
-        let outcome = match (self.winner, self.drawn) {
-            (Some(p), _) => Outcome::Win(p),
-            (None, true) => Outcome::Draw,
-            _ => Outcome::Ongoing,
-        };
-        GameRecord {
-            variant: game.variant.info().id.clone(),
-            plugin: self.plugin,
-            players: self.players,
-            time_controls: game.seats.iter().map(|&e| entrants[e].time_control(&game.variant)).collect(),
-            options: game.options.clone(),
-            start_position: self.start_position,
-            standard_start: self.standard_start,
-            plies: self.plies.into_iter().map(ply_of).collect(),
-            result: GameResult { outcome, termination: self.termination },
-            final_position: self.final_position,
-            started_at: self.started_at,
-            duration_ms: self.duration_ms,
-            viewer: None,
-            record_tags: game.variant.info().record_tags.clone(),
-        }
-    }
 }
 
 /// The record of a game that ended in a plugin fault (no result): every ply
@@ -293,7 +219,7 @@ impl WorkerHandle {
             }
         })();
         match outcome {
-            Ok(WorkerMessage::Record(r)) => Ok(r.into_record(entrants, game)),
+            Ok(WorkerMessage::Record(r)) => Ok(*r),
             Ok(WorkerMessage::Error(e)) => Err(Error::bad_options(e)),
             Ok(_) => unreachable!("progress and live lines are read in the loop"),
             Err(e) => {
@@ -356,7 +282,7 @@ pub fn serve(registry: &Registry) -> anyhow::Result<()> {
             continue;
         }
         let reply = match play_job(registry, &line, &pulse, &mut engines, &mut journal) {
-            Ok(record) => WorkerMessage::Record(Box::new(WireRecord::from_record(record))),
+            Ok(record) => WorkerMessage::Record(Box::new(record)),
             Err(e) => WorkerMessage::Error(format!("{e:#}")),
         };
         let mut p = Pulse::lock(&pulse);
@@ -403,7 +329,7 @@ fn play_job(
         };
         players.push(player);
         keys.push((key, spec.is_engine()));
-        tcs.push(TimeControl::parse(&seat.tc)?);
+        tcs.push(seat.tc.clone());
     }
     let config = GameConfig {
         time_controls: tcs,
@@ -424,4 +350,62 @@ fn play_job(
         }
     }
     Ok(result?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::referee::fixtures::record;
+
+    /// One message as it crosses the pipe: one line, read back whole.
+    fn through_a_line(m: &WorkerMessage) -> WorkerMessage {
+        let line = serde_json::to_string(m).unwrap();
+        assert!(!line.contains('\n'), "{line}");
+        serde_json::from_str(&line).unwrap()
+    }
+
+    #[test]
+    fn every_worker_message_survives_its_line() {
+        let r = record(&[0, 1, 0, 1]);
+        match through_a_line(&WorkerMessage::Record(Box::new(r.clone()))) {
+            WorkerMessage::Record(back) => assert_eq!(*back, r),
+            _ => panic!("not a record"),
+        }
+        assert!(matches!(
+            through_a_line(&WorkerMessage::Progress { allowance_ms: 1500 }),
+            WorkerMessage::Progress { allowance_ms: 1500 }
+        ));
+        assert!(
+            matches!(through_a_line(&WorkerMessage::Error("no\nvariant".into())), WorkerMessage::Error(e) if e == "no\nvariant")
+        );
+        let frame = serde_json::json!({"ply": 3, "views": []});
+        assert!(matches!(through_a_line(&WorkerMessage::Live(frame.clone())), WorkerMessage::Live(f) if f == frame));
+    }
+
+    #[test]
+    fn a_job_survives_its_line_with_typed_time_controls() {
+        let job = Job {
+            variant: "chess".into(),
+            options: Map::new(),
+            position: Some("8/8/8/8/8/8/8/K6k w - - 0 1".into()),
+            seats: vec![JobSeat {
+                name: "a".into(),
+                spec: "random".into(),
+                tc: TimeControl::parse("40/60+0.5").unwrap(),
+            }],
+            seed: 7,
+            margin_ms: 50,
+            max_plies: Some(300),
+            claim_draws: true,
+            grace_ms: 30_000,
+            live: false,
+            journal: Some((PathBuf::from("/tmp/j"), 3)),
+        };
+        let line = serde_json::to_string(&job).unwrap();
+        assert!(line.contains(r#""tc":"40/60+0.5""#), "{line}");
+        let back: Job = serde_json::from_str(&line).unwrap();
+        assert_eq!(serde_json::to_string(&back).unwrap(), line);
+        let bad = line.replace("40/60+0.5", "fast");
+        assert!(serde_json::from_str::<Job>(&bad).is_err(), "a time control that does not parse is refused");
+    }
 }

@@ -8,7 +8,8 @@ use axum::Json;
 use serde_json::{json, Value};
 
 use super::{blocking, ApiError, Reveal, Shared};
-use crate::clock::{Clock, TimeControl};
+use crate::clock::Clock;
+use crate::record::redact;
 use crate::record::store::{GameFilter, StoredGame};
 use crate::tournament::driver::TournamentView;
 use crate::tournament::standings::{self, GameResultRow};
@@ -26,6 +27,7 @@ pub(super) async fn variants(State(app): State<Shared>) -> Json<Value> {
                 "name": info.name,
                 "players": info.players,
                 "board": info.board,
+                "piece_sets": v.piece_sets(),
                 "notation": info.notation,
                 "hidden": info.capabilities.hidden_information,
                 "default_time_control": info.default_time_control,
@@ -155,7 +157,7 @@ pub(super) async fn games(State(app): State<Shared>, Query(q): Query<GamesQuery>
 /// Query of `GET /api/games/{id}`.
 #[derive(serde::Deserialize)]
 pub(super) struct GameQuery {
-    /// `spectator` (default) or `referee`.
+    /// `spectator` (default), `referee`, or `player:N` (seat N, from 0).
     view: Option<String>,
 }
 
@@ -172,9 +174,29 @@ fn stored_game(app: &Shared, id: i64) -> Result<StoredGame, ApiError> {
     app.store.game(id)?.ok_or_else(|| ApiError::not_found(format!("no game {id}")))
 }
 
+/// The viewer a `view` query names; a view beyond the spectator's of a
+/// hidden-information game needs a server that reveals finished games.
+fn viewer_of(app: &Shared, view: Option<&str>, seats: usize, hidden: bool) -> Result<Viewer, ApiError> {
+    let viewer = match view {
+        None | Some("spectator") => return Ok(Viewer::Spectator),
+        Some("referee") => Viewer::Referee,
+        Some(v) => match v.strip_prefix("player:").and_then(|n| n.parse::<u32>().ok()) {
+            Some(p) if (p as usize) < seats => Viewer::Player(p),
+            _ => {
+                return Err(ApiError::bad_request(format!(
+                    "view '{v}' must be spectator, referee or player:N with N below {seats}"
+                )))
+            }
+        },
+    };
+    may_reveal(app, hidden)?;
+    Ok(viewer)
+}
+
 /// `GET /api/games/{id}`: the game replayed through its plugin, one frame
-/// per ply as the chosen viewer saw it: the move's text, each player's
-/// clock after it, and the board.
+/// per ply as the chosen viewer saw it: the move's text as the record
+/// stored it (redacted for that viewer in a hidden-information game), each
+/// player's clock after it, and the board.
 pub(super) async fn game(
     State(app): State<Shared>,
     Path(id): Path<i64>,
@@ -182,67 +204,74 @@ pub(super) async fn game(
 ) -> Result<Json<Value>, ApiError> {
     blocking(move || {
         let g = stored_game(&app, id)?;
+        let record = &g.record;
         let variant = app.registry.get(&g.summary.variant)?;
         let info = variant.info();
         let hidden = info.capabilities.hidden_information;
-        let viewer = match q.view.as_deref() {
-            None | Some("spectator") => Viewer::Spectator,
-            Some("referee") => {
-                may_reveal(&app, hidden)?;
-                Viewer::Referee
-            }
-            Some(other) => return Err(ApiError::bad_request(format!("view '{other}' must be spectator or referee"))),
+        let viewer = viewer_of(&app, q.view.as_deref(), record.players.len(), hidden)?;
+        // The stored texts, unless a hidden game is seen by less than the referee.
+        let texts: Vec<String> = if hidden && viewer != Viewer::Referee {
+            redact::plies_as_seen_by(variant, record, viewer)?.into_iter().map(|p| p.text).collect()
+        } else {
+            record.plies.iter().map(|p| p.text.clone()).collect()
         };
-        let options = g.json["options"].as_object().cloned().unwrap_or_default();
-        let start = g.json["start_position"].as_str().unwrap_or_default();
-        let mut game = variant.from_position(start, &options)?;
+        let mut game = variant.from_position(&record.start_position, &record.options)?;
         // Each clock as it started, then as the record has it after each move.
-        let tcs = g.json["time_controls"].as_array().cloned().unwrap_or_default();
-        let start_clock = |tc: &Value| {
-            let tc = TimeControl::parse(tc.as_str()?).ok()?;
-            Clock::new(&tc).remaining_ms()
-        };
-        let mut clocks: Vec<Option<u64>> = tcs.iter().map(start_clock).collect();
-        clocks.resize(g.summary.players.len(), None);
+        let mut clocks: Vec<Option<u64>> =
+            record.time_controls.iter().map(|tc| Clock::new(tc).remaining_ms()).collect();
+        clocks.resize(record.players.len(), None);
         let mut frames = vec![json!({ "ply": 0, "observation": game.observe(viewer)?.view, "clocks": clocks })];
-        for (i, m) in g.json["moves"].as_array().into_iter().flatten().enumerate() {
-            let mv =
-                m["id"].as_u64().ok_or_else(|| ApiError::from(format!("game {id}: ply {} has no move id", i + 1)))?;
-            let text = game.move_text(mv, viewer)?;
-            game.apply(mv)?;
-            let mover = m["player"].as_u64().unwrap_or(0) as usize;
-            if let Some(c) = clocks.get_mut(mover) {
-                *c = m["clock_ms"].as_u64();
+        for (i, (ply, text)) in record.plies.iter().zip(texts).enumerate() {
+            game.apply(ply.mv)?;
+            if let Some(c) = clocks.get_mut(ply.player as usize) {
+                *c = ply.clock_ms;
             }
             frames.push(json!({
                 "ply": i + 1,
-                "mover": mover,
+                "mover": ply.player,
                 "text": text,
-                "used_ms": m["used_us"].as_u64().map(|u| u / 1000),
+                "used_ms": ply.used_us / 1000,
                 "clocks": clocks,
                 "observation": game.observe(viewer)?.view,
             }));
+        }
+        let can_reveal = hidden && app.config.reveal == Reveal::Finished;
+        let mut views = vec!["spectator".to_string()];
+        if can_reveal {
+            views.extend((0..record.players.len()).map(|p| format!("player:{p}")));
+            views.push("referee".into());
         }
         Ok(Json(json!({
             "id": id,
             "variant": g.summary.variant,
             "variant_name": info.name,
             "board": info.board,
+            "piece_sets": variant.piece_sets(),
             "sides": info.players,
             "players": g.summary.players,
             "result": g.summary.result,
             "termination": g.summary.termination.to_string(),
-            "event": g.json["event"],
-            "round": g.json["round"],
-            "time_controls": g.json["time_controls"],
+            "event": g.summary.event,
+            "round": g.summary.round,
+            "time_controls": record.time_controls,
             "tournament": g.slot.as_ref().map(|s| s.id),
             "hidden": hidden,
-            "viewer": viewer.to_string(),
-            "can_reveal": hidden && app.config.reveal == Reveal::Finished,
+            "viewer": view_name(viewer),
+            "can_reveal": can_reveal,
+            "views": views,
             "frames": frames,
         })))
     })
     .await
+}
+
+/// A viewer as the `view` query names it.
+fn view_name(viewer: Viewer) -> String {
+    match viewer {
+        Viewer::Player(p) => format!("player:{p}"),
+        Viewer::Spectator => "spectator".into(),
+        Viewer::Referee => "referee".into(),
+    }
 }
 
 /// `GET /api/games/{id}/record`: the stored PGN (PDN for draughts), as a download.

@@ -121,6 +121,30 @@ function ownSideOnTop(board, obs, seat) {
   return rows.reduce((a, r) => a + r, 0) / rows.length >= board.height / 2;
 }
 
+/** The glyph `set` draws piece `p` with, if any (else its label is drawn). */
+function glyphOf(p, set) {
+  return set && set.glyphs ? set.glyphs[p.kind] || null : null;
+}
+
+/** The piece set chosen for a variant: the one remembered for it, else its
+ *  first; null for plain labels. */
+function chosenSet(variant, sets) {
+  if (!sets || !sets.length) return null;
+  const saved = localStorage.getItem(`pieces:${variant}`);
+  const i = saved === null ? 0 : Number(saved);
+  return i >= 0 && i < sets.length ? sets[i] : null;
+}
+
+/** A menu of a variant's piece sets (and plain labels); `onChange` redraws. */
+function pieceSetPicker(variant, sets, onChange) {
+  if (!sets || !sets.length) return null;
+  const current = chosenSet(variant, sets);
+  const options = [...sets.map((set, i) => el("option", { value: String(i) }, set.name)), el("option", { value: "-1" }, "labels")];
+  const select = el("select", { id: "piece-set", onchange: () => { localStorage.setItem(`pieces:${variant}`, select.value); onChange(); } }, options);
+  select.value = String(current ? sets.indexOf(current) : -1);
+  return el("label", { class: "muted" }, "Pieces: ", select);
+}
+
 function pieceTitle(p) {
   const parts = [p, ...(p.stack || [])].map((q) => `${q.kind} (${q.label})`);
   return parts.join(" / ");
@@ -155,8 +179,13 @@ function renderGrid(board, obs, opts) {
     const stack = p.stack || [];
     const g = svg("g", { class: "piece", "data-cell": p.cell }, svg("title", {}, pieceTitle(p)));
     const cy = y + (stack.length ? S * 0.4 : S / 2), r = stack.length ? S * 0.3 : S * 0.38;
-    g.append(svg("circle", { cx: x + S / 2, cy, r, fill, stroke: "#333", "stroke-width": 1.5 }));
-    g.append(svg("text", { x: x + S / 2, y: cy + r * 0.38, "text-anchor": "middle", "font-size": r * 1.05, "font-weight": 700, fill: inkOn(fill) }, p.label));
+    const glyph = glyphOf(p, opts.pieces);
+    if (glyph && opts.pieces.figurines) {
+      g.append(svg("text", { x: x + S / 2, y: cy + r * 0.62, "text-anchor": "middle", "font-size": r * 1.9, fill, stroke: "#222", "stroke-width": 1.2, class: "figurine" }, glyph));
+    } else {
+      g.append(svg("circle", { cx: x + S / 2, cy, r, fill, stroke: "#333", "stroke-width": 1.5 }));
+      g.append(svg("text", { x: x + S / 2, y: cy + r * 0.38, "text-anchor": "middle", "font-size": r * 1.05, "font-weight": 700, fill: inkOn(fill) }, glyph || p.label));
+    }
     if (stack.length) {
       // The tower beneath the top piece, top first, as chips along the foot of the square.
       const w = Math.min(S * 0.22, (S - 6) / stack.length);
@@ -218,7 +247,7 @@ function renderGraph(board, obs, opts) {
     const fill = opts.colours[p.owner] || PALETTE[p.owner % PALETTE.length];
     root.append(svg("g", { class: "piece", "data-cell": p.cell }, svg("title", {}, pieceTitle(p)),
       svg("rect", { x: x - 19, y: y - 12, width: 38, height: 24, rx: 5, fill, stroke: "#222" }),
-      svg("text", { x, y: y + 5, "text-anchor": "middle", "font-size": 14, "font-weight": 700, fill: inkOn(fill) }, p.label)));
+      svg("text", { x, y: y + 5, "text-anchor": "middle", "font-size": 14, "font-weight": 700, fill: inkOn(fill) }, glyphOf(p, opts.pieces) || p.label)));
   }
   board.points.forEach((p, i) => {
     const { x, y } = at(i);
@@ -299,7 +328,7 @@ async function tournamentPage(id) {
     el("div", { class: "live-grid" }, live.games.map((g) => {
       const v = variants[g.variant], f = g.frame;
       return el("div", { class: "live-game", "data-index": g.index },
-        v ? el("div", { class: "board-small" }, renderBoard(v.board, f.observation, { flipped: false, colours: sideColours(v.players) })) : null,
+        v ? el("div", { class: "board-small" }, renderBoard(v.board, f.observation, { flipped: false, colours: sideColours(v.players), pieces: chosenSet(v.id, v.piece_sets) })) : null,
         el("div", {}, g.players.join(" – ")),
         el("div", { class: "muted" }, `${g.variant}, ply ${f.ply}${f.last_move ? `: ${f.last_move}` : ""}`),
         (f.clocks || []).some((c) => c !== null) ? el("div", { class: "muted" }, f.clocks.map(formatClock).join(" · ")) : null);
@@ -378,6 +407,13 @@ async function gamesPage(query) {
   onStoreChange(refresh);
 }
 
+// "spectator", "referee" or "player:N" as a reader says it.
+function viewName(g, view) {
+  const seat = view.startsWith("player:") ? Number(view.slice(7)) : null;
+  if (seat === null) return `the ${view}`;
+  return `${g.sides[seat] || `player ${seat}`} (${g.players[seat]})`;
+}
+
 async function gamePage(id, query) {
   const view = query.get("view") || "spectator";
   const g = await api(`/api/games/${id}?view=${encodeURIComponent(view)}`);
@@ -386,7 +422,7 @@ async function gamePage(id, query) {
   const render = () => {
     const frame = g.frames[state.ply];
     const changed = state.ply > 0 ? changedCells(g.frames[state.ply - 1].observation, frame.observation) : [];
-    const board = renderBoard(g.board, frame.observation, { flipped: state.flipped, colours, changed });
+    const board = renderBoard(g.board, frame.observation, { flipped: state.flipped, colours, changed, pieces: chosenSet(g.variant, g.piece_sets) });
     const clocks = g.players.map((name, i) => el("div", { class: "clock" }, el("span", {}, `${g.sides[i] || i}: ${name}`),
       el("span", { class: "clock-value" }, formatClock(frame.clocks[i]))));
     const labels = moveLabels(g.frames);
@@ -398,9 +434,9 @@ async function gamePage(id, query) {
       el("h1", {}, `${g.variant_name}: ${g.players.join(" – ")}`),
       el("p", {}, el("b", { id: "result" }, g.result), ` (${g.termination}) · ${g.event}, round ${g.round}`,
         g.tournament ? [" · ", el("a", { href: `#/tournaments/${g.tournament}` }, "tournament")] : null),
-      g.hidden ? el("p", { class: "muted" }, `Hidden-information game, shown as the ${g.viewer} sees it. `,
-        g.can_reveal ? el("a", { href: `#/games/${id}?view=${view === "referee" ? "spectator" : "referee"}` },
-          view === "referee" ? "Show the spectator's view" : "Show the referee's full record") : null) : null,
+      g.hidden ? el("p", { class: "muted", id: "views" }, `Hidden-information game, shown as ${viewName(g, g.viewer)} sees it. `,
+        g.views.filter((v) => v !== g.viewer).map((v) =>
+          [" · ", el("a", { href: `#/games/${id}?view=${encodeURIComponent(v)}`, "data-view": v }, `as ${viewName(g, v)}`)])) : null,
       el("div", { class: "game" },
         el("div", { class: "board-wrap" }, board, notesOf(frame.observation)),
         el("div", { class: "side" }, clocks,
@@ -410,6 +446,7 @@ async function gamePage(id, query) {
             button("›", "next", () => (state.ply = Math.min(g.frames.length - 1, state.ply + 1))),
             button("»", "last", () => (state.ply = g.frames.length - 1)),
             button("Flip", "flip", () => (state.flipped = !state.flipped)),
+            pieceSetPicker(g.variant, g.piece_sets, render),
             (!g.hidden || g.can_reveal) ? el("a", { href: `/api/games/${id}/record`, download: "", id: "download" }, el("button", {}, "Download record")) : null),
           el("p", { id: "ply" }, `Ply ${state.ply} of ${g.frames.length - 1}`, frame.text ? `: ${frame.text}` : ""),
           moves)));
@@ -552,7 +589,7 @@ async function playPage(id, query) {
     const targets = new Set();
     if (ui.selected !== null) moves.forEach((m) => { if (m.cells && m.cells.length >= 2 && m.cells[0] === ui.selected) targets.add(m.cells[m.cells.length - 1]); });
     else moves.forEach((m) => { if (m.cells && m.cells.length === 1) targets.add(m.cells[0]); });
-    const board = renderBoard(s.board, s.observation, { flipped: ui.flipped, colours: sideColours(s.sides), targets, selected: ui.selected, onCell: s.you !== null ? onCell : null });
+    const board = renderBoard(s.board, s.observation, { flipped: ui.flipped, colours: sideColours(s.sides), targets, selected: ui.selected, onCell: s.you !== null ? onCell : null, pieces: chosenSet(s.variant, s.piece_sets) });
     clockNodes.length = 0;
     const clocks = s.players.map((name, i) => {
       const value = el("span", { class: "clock-value" }, "");
@@ -591,6 +628,7 @@ async function playPage(id, query) {
             el("button", { id: "resign", onclick: () => confirm("Resign?") && act("resign") }, s.to_move === s.you ? "Resign" : "Resign (at your turn)"),
             el("button", { id: "offer-draw", onclick: () => act("offer_draw") }, s.to_move === s.you ? "Offer draw" : "Offer draw (at your turn)"),
             el("button", { id: "flip", onclick: () => { ui.flipped = !ui.flipped; render(); } }, "Flip")) : null,
+          pieceSetPicker(s.variant, s.piece_sets, render),
           el("p", { class: "error", id: "play-error" }, s.error || ""))),
       ui.chooser ? el("div", { class: "chooser", onclick: (e) => { if (e.target === e.currentTarget) { ui.chooser = null; render(); } } },
         el("div", {}, el("b", {}, "Which move?"), ui.chooser.map((m) =>

@@ -1,0 +1,427 @@
+//! The PostgreSQL backend (`--db postgres://...`): the same tables as the
+//! SQLite store, versioned by refinery's migrations, for stores that many
+//! processes on many machines share. One connection, reconnected after a
+//! failure (a restarted server), each call in one transaction.
+
+use std::sync::Mutex;
+
+use postgres::{Client, NoTls, Row};
+use serde_json::Value;
+
+use super::{
+    Backend, GameColumns, GameFilter, GameRow, GameSummary, Lease, SlotResult, StoreFailure, StoredGame,
+    StoredTournament, SummaryRow,
+};
+use crate::sync::LockExt;
+
+/// The schema, in order; refinery records which ran in `refinery_schema_history`.
+const MIGRATIONS: [(&str, &str); 1] = [(
+    "V1__initial",
+    "CREATE TABLE tournaments (
+        id          BIGSERIAL PRIMARY KEY,
+        name        TEXT NOT NULL,
+        config      TEXT NOT NULL,
+        created_at  BIGINT NOT NULL,
+        finished_at BIGINT
+    );
+    CREATE TABLE games (
+        id             BIGSERIAL PRIMARY KEY,
+        event          TEXT NOT NULL,
+        round          INTEGER NOT NULL,
+        variant        TEXT NOT NULL,
+        plugin         TEXT NOT NULL,
+        white          TEXT NOT NULL,
+        black          TEXT NOT NULL,
+        players        TEXT NOT NULL,
+        time_controls  TEXT NOT NULL,
+        options        TEXT NOT NULL,
+        start_position TEXT NOT NULL,
+        result         TEXT NOT NULL,
+        winner         INTEGER,
+        termination    TEXT NOT NULL,
+        termination_kind TEXT,
+        plies          INTEGER NOT NULL,
+        moves          TEXT NOT NULL,
+        final_position TEXT NOT NULL,
+        started_at     BIGINT NOT NULL,
+        duration_ms    BIGINT NOT NULL,
+        pgn            TEXT NOT NULL,
+        record         TEXT NOT NULL,
+        tournament_id  BIGINT REFERENCES tournaments(id),
+        game_index     INTEGER,
+        pair_id        INTEGER,
+        seats          TEXT
+    );
+    CREATE INDEX games_by_event ON games(event);
+    CREATE INDEX games_by_variant ON games(variant);
+    CREATE UNIQUE INDEX games_in_tournament ON games(tournament_id, game_index);
+    CREATE TABLE live_games (
+        tournament_id  BIGINT NOT NULL,
+        game_index     INTEGER NOT NULL,
+        variant        TEXT NOT NULL,
+        players        TEXT NOT NULL,
+        frame          TEXT NOT NULL,
+        PRIMARY KEY (tournament_id, game_index)
+    );
+    CREATE TABLE tournament_leases (
+        tournament_id BIGINT PRIMARY KEY,
+        holder        TEXT NOT NULL,
+        pid           BIGINT NOT NULL,
+        heartbeat     BIGINT NOT NULL,
+        in_process    BOOLEAN NOT NULL DEFAULT FALSE
+    );
+    -- Bumped by every write: the data version readers poll.
+    CREATE SEQUENCE store_changes;",
+)];
+
+/// A PostgreSQL store.
+pub(super) struct Postgres {
+    url: String,
+    client: Mutex<Option<Client>>,
+}
+
+impl From<postgres::Error> for StoreFailure {
+    fn from(e: postgres::Error) -> StoreFailure {
+        StoreFailure::Postgres(one_line(&e))
+    }
+}
+
+/// A driver error on one line, with the server's message when it sent one.
+fn one_line(e: &postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(db) => format!("{}: {}", db.severity(), db.message()),
+        None => e.to_string().replace('\n', " "),
+    }
+}
+
+impl Postgres {
+    /// Connects to `url` and brings the schema up to date.
+    pub(super) fn open(url: &str) -> Result<Postgres, StoreFailure> {
+        let mut client = Client::connect(url, NoTls)?;
+        let migrations = MIGRATIONS
+            .iter()
+            .map(|(name, sql)| refinery::Migration::unapplied(name, sql))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| StoreFailure::Schema(e.to_string()))?;
+        // Two processes migrating a new store at once: the loser waits on
+        // the lock and then finds the work done.
+        client.batch_execute("SELECT pg_advisory_lock(727274)")?;
+        let ran = refinery::Runner::new(&migrations).set_abort_divergent(true).run(&mut client);
+        client.batch_execute("SELECT pg_advisory_unlock(727274)")?;
+        ran.map_err(|e| StoreFailure::Schema(e.to_string().replace('\n', " ")))?;
+        Ok(Postgres { url: url.to_string(), client: Mutex::new(Some(client)) })
+    }
+
+    /// Runs `f` on the connection, connecting again first if the last call
+    /// lost it (a restarted server); a call that fails on a lost connection
+    /// is tried once more on a new one.
+    fn with<T>(&self, mut f: impl FnMut(&mut Client) -> Result<T, postgres::Error>) -> Result<T, StoreFailure> {
+        let mut slot = self.client.lock_or_recover();
+        for attempt in 0..2 {
+            if slot.as_ref().is_none_or(|c| c.is_closed()) {
+                *slot = Some(Client::connect(&self.url, NoTls)?);
+            }
+            let client = slot.as_mut().expect("connected above");
+            match f(client) {
+                Ok(v) => return Ok(v),
+                Err(e) if attempt == 0 && (e.is_closed() || client.is_closed()) => *slot = None,
+                Err(e) => return Err(e.into()),
+            }
+        }
+        unreachable!("the second attempt returns")
+    }
+}
+
+fn summary_row(r: &Row) -> SummaryRow {
+    SummaryRow {
+        id: r.get(0),
+        variant: r.get(1),
+        players: r.get(2),
+        result: r.get(3),
+        winner: r.get::<_, Option<i32>>(4).map(|w| w as u32),
+        termination: r.get(5),
+        plies: r.get::<_, i32>(6) as u32,
+        event: r.get(7),
+        round: r.get::<_, i32>(8) as u32,
+        started_at: r.get(9),
+        tournament: r.get(10),
+        termination_kind: r.get(11),
+    }
+}
+
+const SUMMARY: &str = super::SUMMARY_COLUMNS;
+
+impl Backend for Postgres {
+    fn add_game(&self, c: &GameColumns<'_>) -> Result<i64, StoreFailure> {
+        let (r, e) = (c.record, c.event);
+        let slot = e.tournament.as_ref();
+        self.with(|client| {
+            let mut tx = client.transaction()?;
+            let id: i64 = tx
+                .query_one(
+                    "INSERT INTO games (event, round, variant, plugin, white, black, players, time_controls, options,
+                        start_position, result, winner, termination, plies, moves, final_position, started_at,
+                        duration_ms, pgn, tournament_id, game_index, pair_id, seats, termination_kind, record)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
+                        $20, $21, $22, $23, $24, $25)
+                     RETURNING id",
+                    &[
+                        &e.event,
+                        &(e.round as i32),
+                        &r.variant,
+                        &r.plugin,
+                        &c.white(),
+                        &c.black(),
+                        &c.players,
+                        &c.time_controls,
+                        &c.options,
+                        &r.start_position,
+                        &r.result.pgn(),
+                        &c.winner.map(|w| w as i32),
+                        &r.result.termination.to_string(),
+                        &(r.plies.len() as i32),
+                        &c.moves,
+                        &r.final_position,
+                        &(r.started_at as i64),
+                        &(r.duration_ms as i64),
+                        &c.pgn,
+                        &slot.map(|t| t.id),
+                        &slot.map(|t| t.index as i32),
+                        &slot.and_then(|t| t.pair.map(|p| p as i32)),
+                        &c.seats,
+                        &r.result.termination.kind(),
+                        &c.whole,
+                    ],
+                )?
+                .get(0);
+            if let Some(t) = slot {
+                tx.execute(
+                    "DELETE FROM live_games WHERE tournament_id = $1 AND game_index = $2",
+                    &[&t.id, &(t.index as i32)],
+                )?;
+            }
+            tx.execute("SELECT nextval('store_changes')", &[])?;
+            tx.commit()?;
+            Ok(id)
+        })
+    }
+
+    fn games(&self, tournament: Option<i64>, id: Option<i64>) -> Result<Vec<StoredGame>, StoreFailure> {
+        let rows = self.with(|client| {
+            client.query(
+                &format!(
+                    "SELECT {SUMMARY}, pgn, record, game_index, pair_id, seats FROM games
+                     WHERE ($1::BIGINT IS NULL OR tournament_id = $1) AND ($2::BIGINT IS NULL OR id = $2)
+                     ORDER BY id"
+                ),
+                &[&tournament, &id],
+            )
+        })?;
+        rows.iter()
+            .map(|r| {
+                GameRow {
+                    summary: summary_row(r),
+                    pgn: r.get(12),
+                    record: r.get(13),
+                    index: r.get::<_, Option<i32>>(14).map(|i| i as u32),
+                    pair: r.get::<_, Option<i32>>(15).map(|p| p as u32),
+                    seats: r.get(16),
+                }
+                .into_stored()
+            })
+            .collect()
+    }
+
+    fn tournament_results(&self, tournament: i64) -> Result<Vec<SlotResult>, StoreFailure> {
+        let rows = self.with(|client| {
+            client.query(
+                "SELECT game_index, pair_id, seats, variant, result, winner FROM games
+                 WHERE tournament_id = $1 ORDER BY game_index",
+                &[&tournament],
+            )
+        })?;
+        Ok(rows
+            .iter()
+            .map(|r| SlotResult {
+                index: r.get::<_, i32>(0) as u32,
+                pair: r.get::<_, Option<i32>>(1).map(|p| p as u32),
+                seats: r.get::<_, Option<String>>(2).and_then(|s| serde_json::from_str(&s).ok()).unwrap_or_default(),
+                variant: r.get(3),
+                result: r.get(4),
+                winner: r.get::<_, Option<i32>>(5).map(|w| w as u32),
+            })
+            .collect())
+    }
+
+    fn game_list(&self, filter: &GameFilter, limit: u32, offset: u32) -> Result<(Vec<GameSummary>, u64), StoreFailure> {
+        let condition = "WHERE ($1::TEXT IS NULL OR variant = $1)
+               AND ($2::TEXT IS NULL OR players::jsonb ? $2)
+               AND ($3::TEXT IS NULL OR result = $3)
+               AND ($4::TEXT IS NULL OR termination LIKE $4 || '%')
+               AND ($5::BIGINT IS NULL OR tournament_id = $5)";
+        let (total, rows) = self.with(|client| {
+            let args: [&(dyn postgres::types::ToSql + Sync); 5] =
+                [&filter.variant, &filter.player, &filter.result, &filter.termination, &filter.tournament];
+            let total: i64 = client.query_one(&format!("SELECT count(*) FROM games {condition}"), &args)?.get(0);
+            let rows = client.query(
+                &format!("SELECT {SUMMARY} FROM games {condition} ORDER BY id DESC LIMIT {limit} OFFSET {offset}"),
+                &args,
+            )?;
+            Ok((total, rows))
+        })?;
+        let games = rows.iter().map(|r| summary_row(r).into_summary()).collect();
+        Ok((games, total as u64))
+    }
+
+    fn tournament_list(&self) -> Result<Vec<(StoredTournament, u64)>, StoreFailure> {
+        let rows = self.with(|client| {
+            client.query(
+                "SELECT t.id, t.name, t.config, t.finished_at,
+                        (SELECT count(*) FROM games g WHERE g.tournament_id = t.id)
+                 FROM tournaments t ORDER BY t.id DESC",
+                &[],
+            )
+        })?;
+        Ok(rows.iter().map(|r| (tournament_of(r), r.get::<_, i64>(4) as u64)).collect())
+    }
+
+    fn data_version(&self) -> Result<i64, StoreFailure> {
+        self.with(|client| Ok(client.query_one("SELECT last_value + (is_called::INT) FROM store_changes", &[])?.get(0)))
+    }
+
+    fn set_live(
+        &self,
+        tournament: i64,
+        index: u32,
+        variant: &str,
+        players: &[String],
+        frame: &Value,
+    ) -> Result<(), StoreFailure> {
+        let players = serde_json::json!(players).to_string();
+        let frame = frame.to_string();
+        self.with(|client| {
+            let mut tx = client.transaction()?;
+            tx.execute(
+                "INSERT INTO live_games (tournament_id, game_index, variant, players, frame)
+                 VALUES ($1, $2, $3, $4, $5)
+                 ON CONFLICT (tournament_id, game_index) DO UPDATE
+                 SET variant = EXCLUDED.variant, players = EXCLUDED.players, frame = EXCLUDED.frame",
+                &[&tournament, &(index as i32), &variant, &players, &frame],
+            )?;
+            tx.execute("SELECT nextval('store_changes')", &[])?;
+            tx.commit()
+        })
+    }
+
+    fn clear_live(&self, tournament: i64) -> Result<(), StoreFailure> {
+        self.with(|client| client.execute("DELETE FROM live_games WHERE tournament_id = $1", &[&tournament]).map(drop))
+    }
+
+    fn live_games(&self, tournament: i64) -> Result<Vec<Value>, StoreFailure> {
+        let rows = self.with(|client| {
+            client.query(
+                "SELECT game_index, variant, players, frame FROM live_games
+                 WHERE tournament_id = $1 ORDER BY game_index",
+                &[&tournament],
+            )
+        })?;
+        let json = |r: &Row, i: usize| serde_json::from_str::<Value>(&r.get::<_, String>(i)).unwrap_or_default();
+        Ok(rows
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "index": r.get::<_, i32>(0),
+                    "variant": r.get::<_, String>(1),
+                    "players": json(r, 2),
+                    "frame": json(r, 3),
+                })
+            })
+            .collect())
+    }
+
+    fn take_lease(
+        &self,
+        id: i64,
+        lease: &Lease,
+        stale: &dyn Fn(&Lease) -> bool,
+    ) -> Result<Result<Option<Lease>, Lease>, StoreFailure> {
+        self.with(|client| {
+            let mut tx = client.transaction()?;
+            // One taker at a time per tournament, rows or not.
+            tx.execute("SELECT pg_advisory_xact_lock(727275, $1::INT)", &[&(id as i32)])?;
+            let old = tx
+                .query_opt(
+                    "SELECT holder, pid, heartbeat, in_process FROM tournament_leases WHERE tournament_id = $1",
+                    &[&id],
+                )?
+                .map(|r| Lease { holder: r.get(0), pid: r.get(1), heartbeat: r.get(2), in_process: r.get(3) });
+            if let Some(old) = old.as_ref().filter(|o| !stale(o)) {
+                return Ok(Err(old.clone()));
+            }
+            tx.execute(
+                "INSERT INTO tournament_leases (tournament_id, holder, pid, heartbeat, in_process)
+                 VALUES ($1, $2, $3, $4, $5)
+                 ON CONFLICT (tournament_id) DO UPDATE SET holder = EXCLUDED.holder, pid = EXCLUDED.pid,
+                    heartbeat = EXCLUDED.heartbeat, in_process = EXCLUDED.in_process",
+                &[&id, &lease.holder, &lease.pid, &lease.heartbeat, &lease.in_process],
+            )?;
+            tx.commit()?;
+            Ok(Ok(old))
+        })
+    }
+
+    fn renew_lease(&self, id: i64, holder: &str, now: i64) -> Result<(), StoreFailure> {
+        self.with(|client| {
+            client
+                .execute(
+                    "UPDATE tournament_leases SET heartbeat = $3 WHERE tournament_id = $1 AND holder = $2",
+                    &[&id, &holder, &now],
+                )
+                .map(drop)
+        })
+    }
+
+    fn release_lease(&self, id: i64, holder: &str) -> Result<(), StoreFailure> {
+        self.with(|client| {
+            client
+                .execute("DELETE FROM tournament_leases WHERE tournament_id = $1 AND holder = $2", &[&id, &holder])
+                .map(drop)
+        })
+    }
+
+    fn add_tournament(&self, name: &str, config_json: &str, now: i64) -> Result<i64, StoreFailure> {
+        self.with(|client| {
+            let mut tx = client.transaction()?;
+            let id = tx
+                .query_one(
+                    "INSERT INTO tournaments (name, config, created_at) VALUES ($1, $2, $3) RETURNING id",
+                    &[&name, &config_json, &now],
+                )?
+                .get(0);
+            tx.execute("SELECT nextval('store_changes')", &[])?;
+            tx.commit()?;
+            Ok(id)
+        })
+    }
+
+    fn finish_tournament(&self, id: i64, now: i64) -> Result<(), StoreFailure> {
+        self.with(|client| {
+            client.execute("UPDATE tournaments SET finished_at = $2 WHERE id = $1", &[&id, &now]).map(drop)
+        })
+    }
+
+    fn tournament(&self, id: Option<i64>) -> Result<Option<StoredTournament>, StoreFailure> {
+        let row = self.with(|client| {
+            client.query_opt(
+                "SELECT id, name, config, finished_at FROM tournaments
+                 WHERE $1::BIGINT IS NULL OR id = $1 ORDER BY id DESC LIMIT 1",
+                &[&id],
+            )
+        })?;
+        Ok(row.as_ref().map(tournament_of))
+    }
+}
+
+fn tournament_of(r: &Row) -> StoredTournament {
+    StoredTournament { id: r.get(0), name: r.get(1), config: r.get(2), finished_at: r.get(3) }
+}

@@ -1,0 +1,542 @@
+//! The SQLite backend (one file, `arbiter.db` by default): WAL mode lets a
+//! reader (`arbiter results`, a web view) watch while games are written;
+//! versioned migrations (rusqlite_migration) bring older stores up to date,
+//! and a store on read-only media opens for reading.
+
+use std::path::Path;
+use std::sync::Mutex;
+
+use arbiter_api::Outcome;
+use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite_migration::{Migrations, M};
+use serde_json::Value;
+
+use super::{
+    Backend, GameColumns, GameFilter, GameRow, GameSummary, Lease, SlotResult, StoreFailure, StoredGame,
+    StoredTournament, SummaryRow, SUMMARY_COLUMNS,
+};
+use crate::record::pgn;
+use crate::referee::{GameRecord, GameResult, Termination};
+use crate::sync::LockExt;
+
+/// The first schema. Stores made before versioned migrations hold it already
+/// (at user_version 0), so it keeps `IF NOT EXISTS`.
+const SCHEMA_V1: &str = "
+CREATE TABLE IF NOT EXISTS games (
+    id             INTEGER PRIMARY KEY,
+    event          TEXT NOT NULL,
+    round          INTEGER NOT NULL,
+    variant        TEXT NOT NULL,
+    plugin         TEXT NOT NULL,
+    white          TEXT NOT NULL,
+    black          TEXT NOT NULL,
+    players        TEXT NOT NULL,
+    time_controls  TEXT NOT NULL,
+    options        TEXT NOT NULL,
+    start_position TEXT NOT NULL,
+    result         TEXT NOT NULL,
+    winner         INTEGER,
+    termination    TEXT NOT NULL,
+    plies          INTEGER NOT NULL,
+    moves          TEXT NOT NULL,
+    final_position TEXT NOT NULL,
+    started_at     INTEGER NOT NULL,
+    duration_ms    INTEGER NOT NULL,
+    pgn            TEXT NOT NULL,
+    tournament_id  INTEGER REFERENCES tournaments(id),
+    game_index     INTEGER,
+    pair_id        INTEGER,
+    seats          TEXT
+);
+CREATE INDEX IF NOT EXISTS games_by_event ON games(event);
+CREATE UNIQUE INDEX IF NOT EXISTS games_in_tournament ON games(tournament_id, game_index);
+CREATE TABLE IF NOT EXISTS live_games (
+    tournament_id  INTEGER NOT NULL,
+    game_index     INTEGER NOT NULL,
+    variant        TEXT NOT NULL,
+    players        TEXT NOT NULL,
+    frame          TEXT NOT NULL,
+    PRIMARY KEY (tournament_id, game_index)
+);
+CREATE TABLE IF NOT EXISTS tournaments (
+    id          INTEGER PRIMARY KEY,
+    name        TEXT NOT NULL,
+    config      TEXT NOT NULL,
+    created_at  INTEGER NOT NULL,
+    finished_at INTEGER
+);
+";
+
+/// The schema's versions, applied in order when a store is opened for
+/// writing (rusqlite_migration keeps the version in `PRAGMA user_version`).
+fn migration_steps() -> Vec<M<'static>> {
+    vec![
+        M::up(SCHEMA_V1),
+        // Typed terminations; a lease per tournament run.
+        M::up(
+            "ALTER TABLE games ADD COLUMN termination_kind TEXT;
+             CREATE TABLE tournament_leases (
+                 tournament_id INTEGER PRIMARY KEY,
+                 holder        TEXT NOT NULL,
+                 pid           INTEGER NOT NULL,
+                 heartbeat     INTEGER NOT NULL,
+                 in_process    INTEGER NOT NULL DEFAULT 0
+             );",
+        ),
+        // The whole record, as serde writes it, so that any format can be
+        // written again from the store; older rows are rebuilt from their
+        // columns.
+        M::up_with_hook("ALTER TABLE games ADD COLUMN record TEXT;", backfill_records),
+    ]
+}
+
+/// Fills the `record` column of rows stored before it existed, from their
+/// columns; what only their PGN text kept (the variant's record tags, a
+/// set-up start) is read from it.
+fn backfill_records(tx: &rusqlite::Transaction<'_>) -> rusqlite_migration::HookResult {
+    let mut read = tx.prepare(
+        "SELECT id, variant, plugin, players, time_controls, options, start_position, winner, result, termination,
+                termination_kind, moves, final_position, started_at, duration_ms, pgn
+         FROM games WHERE record IS NULL",
+    )?;
+    let rows = read
+        .query_map([], |r| {
+            let json = |i: usize| -> rusqlite::Result<serde_json::Value> {
+                Ok(serde_json::from_str(&r.get::<_, String>(i)?).unwrap_or_default())
+            };
+            let pgn_text: String = r.get(15)?;
+            let header = pgn::read_games(&pgn_text).into_iter().next().map(|g| g.tags).unwrap_or_default();
+            let record = GameRecord {
+                variant: r.get(1)?,
+                plugin: r.get(2)?,
+                players: serde_json::from_value(json(3)?).unwrap_or_default(),
+                time_controls: json(4)?
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|t| crate::clock::TimeControl::parse(t.as_str()?).ok())
+                    .collect(),
+                options: serde_json::from_value(json(5)?).unwrap_or_default(),
+                start_position: r.get(6)?,
+                standard_start: !header.iter().any(|(k, _)| k == "SetUp"),
+                plies: serde_json::from_value(json(11)?).unwrap_or_default(),
+                result: GameResult {
+                    outcome: match (r.get::<_, Option<u32>>(7)?, r.get::<_, String>(8)?.as_str()) {
+                        (Some(p), _) => Outcome::Win(p),
+                        (None, "1/2-1/2") => Outcome::Draw,
+                        _ => Outcome::Ongoing,
+                    },
+                    termination: Termination::from_stored(
+                        r.get::<_, Option<String>>(10)?.as_deref(),
+                        &r.get::<_, String>(9)?,
+                    ),
+                },
+                final_position: r.get(12)?,
+                started_at: r.get::<_, i64>(13)? as u64,
+                duration_ms: r.get::<_, i64>(14)? as u64,
+                viewer: None,
+                record_tags: header.into_iter().filter(|(k, _)| !pgn::WRITER_TAGS.contains(&k.as_str())).collect(),
+            };
+            Ok((r.get::<_, i64>(0)?, record))
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let mut write = tx.prepare("UPDATE games SET record = ?2 WHERE id = ?1")?;
+    for (id, record) in rows {
+        let text = serde_json::to_string(&record).map_err(|e| rusqlite_migration::HookError::Hook(e.to_string()))?;
+        write.execute(params![id, text])?;
+    }
+    Ok(())
+}
+
+/// An SQLite store, shareable between threads.
+pub(super) struct Sqlite {
+    conn: Mutex<Connection>,
+}
+
+/// The first columns of a game row (see [`SUMMARY_COLUMNS`]).
+fn summary_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SummaryRow> {
+    Ok(SummaryRow {
+        id: r.get(0)?,
+        variant: r.get(1)?,
+        players: r.get(2)?,
+        result: r.get(3)?,
+        winner: r.get(4)?,
+        termination: r.get(5)?,
+        plies: r.get(6)?,
+        event: r.get(7)?,
+        round: r.get(8)?,
+        started_at: r.get(9)?,
+        tournament: r.get(10)?,
+        termination_kind: r.get(11)?,
+    })
+}
+
+impl Sqlite {
+    /// Opens (creating if needed) the store at `path`, bringing its schema
+    /// up to date. A store that cannot be written (read-only media) is
+    /// opened for reading, if its schema is current: reading never needs to
+    /// write.
+    pub(super) fn open(path: &Path) -> Result<Sqlite, StoreFailure> {
+        match Self::open_writable(path) {
+            Ok(conn) => Ok(Sqlite { conn: Mutex::new(conn) }),
+            Err(StoreFailure::Sqlite(e)) if path.exists() && is_read_only(&e) => {
+                Ok(Sqlite { conn: Mutex::new(Self::open_read_only(path)?) })
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    fn open_writable(path: &Path) -> Result<Connection, StoreFailure> {
+        let mut conn = Connection::open(path)?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        // Two processes opening a new store at once race to migrate it: the
+        // loser's transaction rolls back, and a second try finds it done.
+        let mut tries = 0;
+        loop {
+            match Migrations::new(migration_steps()).to_latest(&mut conn) {
+                Ok(()) => return Ok(conn),
+                Err(rusqlite_migration::Error::RusqliteError { err, .. }) if is_read_only(&err) => {
+                    return Err(StoreFailure::Sqlite(err))
+                }
+                Err(_) if tries < 20 => {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(25 * tries));
+                }
+                Err(rusqlite_migration::Error::RusqliteError { err, .. }) => return Err(StoreFailure::Sqlite(err)),
+                Err(other) => return Err(StoreFailure::Schema(other.to_string())),
+            }
+        }
+    }
+
+    /// Opens a store that cannot be written: as an immutable file, so that
+    /// SQLite needs no lock or shared-memory file beside it.
+    fn open_read_only(path: &Path) -> Result<Connection, StoreFailure> {
+        use rusqlite::OpenFlags;
+        let uri = format!("file:{}?immutable=1", percent_path(path));
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(uri, flags)?;
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        let latest = migration_steps().len() as i64;
+        if version < latest {
+            return Err(StoreFailure::Schema(format!(
+                "the store is read-only and was written by an older arbiter (schema {version}, this one reads \
+                 {latest}): open it once where it can be written, or copy it to writable storage"
+            )));
+        }
+        Ok(conn)
+    }
+}
+
+impl Backend for Sqlite {
+    fn add_game(&self, c: &GameColumns<'_>) -> Result<i64, StoreFailure> {
+        let (record, event) = (c.record, c.event);
+        let mut conn = self.conn.lock_or_recover();
+        let tx = conn.transaction()?;
+        tx.execute(
+            "INSERT INTO games (event, round, variant, plugin, white, black, players, time_controls, options,
+                start_position, result, winner, termination, plies, moves, final_position, started_at, duration_ms, pgn,
+                tournament_id, game_index, pair_id, seats, termination_kind, record)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,
+                ?20, ?21, ?22, ?23, ?24, ?25)",
+            params![
+                event.event,
+                event.round,
+                record.variant,
+                record.plugin,
+                c.white(),
+                c.black(),
+                c.players,
+                c.time_controls,
+                c.options,
+                record.start_position,
+                record.result.pgn(),
+                c.winner,
+                record.result.termination.to_string(),
+                record.plies.len() as i64,
+                c.moves,
+                record.final_position,
+                record.started_at as i64,
+                record.duration_ms as i64,
+                c.pgn,
+                event.tournament.as_ref().map(|t| t.id),
+                event.tournament.as_ref().map(|t| t.index),
+                event.tournament.as_ref().and_then(|t| t.pair),
+                c.seats,
+                record.result.termination.kind(),
+                c.whole,
+            ],
+        )?;
+        let id = tx.last_insert_rowid();
+        if let Some(t) = &event.tournament {
+            tx.execute("DELETE FROM live_games WHERE tournament_id = ?1 AND game_index = ?2", params![t.id, t.index])?;
+        }
+        tx.commit()?;
+        Ok(id)
+    }
+
+    fn games(&self, tournament: Option<i64>, id: Option<i64>) -> Result<Vec<StoredGame>, StoreFailure> {
+        let conn = self.conn.lock_or_recover();
+        let mut stmt = conn.prepare(&format!(
+            "SELECT {SUMMARY_COLUMNS}, pgn, record, game_index, pair_id, seats FROM games
+             WHERE (?1 IS NULL OR tournament_id = ?1) AND (?2 IS NULL OR id = ?2) ORDER BY id"
+        ))?;
+        let rows = stmt.query_map(params![tournament, id], |r| {
+            Ok(GameRow {
+                summary: summary_row(r)?,
+                pgn: r.get(12)?,
+                record: r.get(13)?,
+                index: r.get(14)?,
+                pair: r.get(15)?,
+                seats: r.get(16)?,
+            })
+        })?;
+        rows.map(|row| row?.into_stored()).collect()
+    }
+
+    fn tournament_results(&self, tournament: i64) -> Result<Vec<SlotResult>, StoreFailure> {
+        let conn = self.conn.lock_or_recover();
+        let mut stmt = conn.prepare(
+            "SELECT game_index, pair_id, seats, variant, result, winner FROM games
+             WHERE tournament_id = ?1 ORDER BY game_index",
+        )?;
+        let rows = stmt.query_map(params![tournament], |r| {
+            let seats: Option<String> = r.get(2)?;
+            Ok(SlotResult {
+                index: r.get(0)?,
+                pair: r.get(1)?,
+                seats: seats.and_then(|s| serde_json::from_str(&s).ok()).unwrap_or_default(),
+                variant: r.get(3)?,
+                result: r.get(4)?,
+                winner: r.get(5)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    fn game_list(&self, filter: &GameFilter, limit: u32, offset: u32) -> Result<(Vec<GameSummary>, u64), StoreFailure> {
+        let conn = self.conn.lock_or_recover();
+        let condition = "WHERE (?1 IS NULL OR variant = ?1)
+               AND (?2 IS NULL OR EXISTS (SELECT 1 FROM json_each(players) WHERE value = ?2))
+               AND (?3 IS NULL OR result = ?3)
+               AND (?4 IS NULL OR termination LIKE ?4 || '%')
+               AND (?5 IS NULL OR tournament_id = ?5)";
+        let args = params![filter.variant, filter.player, filter.result, filter.termination, filter.tournament];
+        let total: u64 = conn.query_row(&format!("SELECT count(*) FROM games {condition}"), args, |r| r.get(0))?;
+        let mut stmt = conn.prepare(&format!(
+            "SELECT {SUMMARY_COLUMNS} FROM games {condition} ORDER BY id DESC LIMIT {limit} OFFSET {offset}"
+        ))?;
+        let rows = stmt.query_map(args, summary_row)?;
+        let games = rows.map(|r| r.map(SummaryRow::into_summary)).collect::<Result<_, _>>()?;
+        Ok((games, total))
+    }
+
+    fn tournament_list(&self) -> Result<Vec<(StoredTournament, u64)>, StoreFailure> {
+        let conn = self.conn.lock_or_recover();
+        let mut stmt = conn.prepare(
+            "SELECT t.id, t.name, t.config, t.finished_at,
+                    (SELECT count(*) FROM games g WHERE g.tournament_id = t.id)
+             FROM tournaments t ORDER BY t.id DESC",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            let t = StoredTournament { id: r.get(0)?, name: r.get(1)?, config: r.get(2)?, finished_at: r.get(3)? };
+            Ok((t, r.get(4)?))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    fn data_version(&self) -> Result<i64, StoreFailure> {
+        let conn = self.conn.lock_or_recover();
+        Ok(conn.query_row("PRAGMA data_version", [], |r| r.get(0))?)
+    }
+
+    fn set_live(
+        &self,
+        tournament: i64,
+        index: u32,
+        variant: &str,
+        players: &[String],
+        frame: &Value,
+    ) -> Result<(), StoreFailure> {
+        let conn = self.conn.lock_or_recover();
+        conn.execute(
+            "INSERT OR REPLACE INTO live_games (tournament_id, game_index, variant, players, frame)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![tournament, index, variant, serde_json::json!(players).to_string(), frame.to_string()],
+        )?;
+        Ok(())
+    }
+
+    fn clear_live(&self, tournament: i64) -> Result<(), StoreFailure> {
+        let conn = self.conn.lock_or_recover();
+        conn.execute("DELETE FROM live_games WHERE tournament_id = ?1", params![tournament])?;
+        Ok(())
+    }
+
+    fn live_games(&self, tournament: i64) -> Result<Vec<Value>, StoreFailure> {
+        let conn = self.conn.lock_or_recover();
+        let mut stmt = conn.prepare(
+            "SELECT game_index, variant, players, frame FROM live_games
+             WHERE tournament_id = ?1 ORDER BY game_index",
+        )?;
+        let rows = stmt.query_map(params![tournament], |r| {
+            let json = |i: usize| -> rusqlite::Result<Value> {
+                Ok(serde_json::from_str(&r.get::<_, String>(i)?).unwrap_or_default())
+            };
+            Ok(serde_json::json!({
+                "index": r.get::<_, u32>(0)?,
+                "variant": r.get::<_, String>(1)?,
+                "players": json(2)?,
+                "frame": json(3)?,
+            }))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    fn take_lease(
+        &self,
+        id: i64,
+        lease: &Lease,
+        stale: &dyn Fn(&Lease) -> bool,
+    ) -> Result<Result<Option<Lease>, Lease>, StoreFailure> {
+        let mut conn = self.conn.lock_or_recover();
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let old = tx
+            .query_row(
+                "SELECT holder, pid, heartbeat, in_process FROM tournament_leases WHERE tournament_id = ?1",
+                params![id],
+                |r| Ok(Lease { holder: r.get(0)?, pid: r.get(1)?, heartbeat: r.get(2)?, in_process: r.get(3)? }),
+            )
+            .optional()?;
+        if let Some(old) = old.as_ref().filter(|o| !stale(o)) {
+            return Ok(Err(old.clone()));
+        }
+        tx.execute(
+            "INSERT OR REPLACE INTO tournament_leases (tournament_id, holder, pid, heartbeat, in_process)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![id, lease.holder, lease.pid, lease.heartbeat, lease.in_process],
+        )?;
+        tx.commit()?;
+        Ok(Ok(old))
+    }
+
+    fn renew_lease(&self, id: i64, holder: &str, now: i64) -> Result<(), StoreFailure> {
+        let conn = self.conn.lock_or_recover();
+        conn.execute(
+            "UPDATE tournament_leases SET heartbeat = ?3 WHERE tournament_id = ?1 AND holder = ?2",
+            params![id, holder, now],
+        )?;
+        Ok(())
+    }
+
+    fn release_lease(&self, id: i64, holder: &str) -> Result<(), StoreFailure> {
+        let conn = self.conn.lock_or_recover();
+        conn.execute("DELETE FROM tournament_leases WHERE tournament_id = ?1 AND holder = ?2", params![id, holder])?;
+        Ok(())
+    }
+
+    fn add_tournament(&self, name: &str, config_json: &str, now: i64) -> Result<i64, StoreFailure> {
+        let conn = self.conn.lock_or_recover();
+        conn.execute(
+            "INSERT INTO tournaments (name, config, created_at) VALUES (?1, ?2, ?3)",
+            params![name, config_json, now],
+        )?;
+        Ok(conn.last_insert_rowid())
+    }
+
+    fn finish_tournament(&self, id: i64, now: i64) -> Result<(), StoreFailure> {
+        let conn = self.conn.lock_or_recover();
+        conn.execute("UPDATE tournaments SET finished_at = ?2 WHERE id = ?1", params![id, now])?;
+        Ok(())
+    }
+
+    fn tournament(&self, id: Option<i64>) -> Result<Option<StoredTournament>, StoreFailure> {
+        let conn = self.conn.lock_or_recover();
+        Ok(conn
+            .query_row(
+                "SELECT id, name, config, finished_at FROM tournaments
+                 WHERE ?1 IS NULL OR id = ?1 ORDER BY id DESC LIMIT 1",
+                params![id],
+                |r| Ok(StoredTournament { id: r.get(0)?, name: r.get(1)?, config: r.get(2)?, finished_at: r.get(3)? }),
+            )
+            .optional()?)
+    }
+}
+
+/// Whether opening failed because the file or its folder cannot be written.
+fn is_read_only(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::ReadOnly | rusqlite::ErrorCode::CannotOpen | rusqlite::ErrorCode::PermissionDenied)
+    )
+}
+
+/// A path as an SQLite URI path (`%`, `?` and `#` escaped).
+fn percent_path(path: &Path) -> String {
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    abs.display().to_string().replace('%', "%25").replace('?', "%3f").replace('#', "%23")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Store;
+    use super::*;
+    use crate::record::EventInfo;
+    use crate::referee::fixtures::record;
+
+    /// A fresh store file in the system's temporary directory.
+    fn temp_store(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("arbiter-store-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.join("games.db")
+    }
+
+    #[test]
+    fn a_stored_game_reads_back_as_the_same_record() {
+        let store = Store::open(&temp_store("round-trip")).unwrap();
+        let r = record(&[0, 1, 0, 1, 1]);
+        let event = EventInfo { event: "e".into(), round: 3, tournament: None };
+        let id = store.add_game(&r, &event).unwrap();
+        let g = store.game(id).unwrap().unwrap();
+        assert_eq!(g.record, r);
+        assert_eq!(g.event().event, "e");
+        assert_eq!(g.summary.result, "1/2-1/2");
+        assert_eq!(g.summary.plies, 5);
+        assert_eq!(g.pgn, pgn::write_game(&r, &event));
+    }
+
+    #[test]
+    fn games_stored_before_whole_records_are_rebuilt_from_their_columns() {
+        let path = temp_store("legacy");
+        // A store at schema 2, with one game written as arbiter wrote it then.
+        let r = GameRecord { standard_start: false, ..record(&[0, 1, 0]) };
+        let event = EventInfo { event: "old".into(), round: 1, tournament: None };
+        {
+            let mut conn = Connection::open(&path).unwrap();
+            Migrations::new(migration_steps()[..2].to_vec()).to_latest(&mut conn).unwrap();
+            conn.execute(
+                "INSERT INTO games (event, round, variant, plugin, white, black, players, time_controls, options,
+                    start_position, result, winner, termination, plies, moves, final_position, started_at,
+                    duration_ms, pgn, termination_kind)
+                 VALUES ('old', 1, 'x', 'x 1', 'a', 'b', '[\"a\",\"b\"]', '[\"60+1\",\"60+1\"]', '{\"size\":3}', 's',
+                    '1/2-1/2', NULL, 'draw agreed', 3, ?1, 'f', 1700000000, 1234, ?2, 'draw_agreed')",
+                params![serde_json::to_string(&r.plies).unwrap(), pgn::write_game(&r, &event)],
+            )
+            .unwrap();
+        }
+        let g = Store::open(&path).unwrap().games(None).unwrap().pop().unwrap();
+        assert_eq!(g.record, r, "the record tags and the set-up start come from the stored PGN");
+    }
+
+    #[test]
+    fn a_damaged_record_is_an_error_naming_the_store() {
+        let path = temp_store("damaged");
+        let store = Store::open(&path).unwrap();
+        store.add_game(&record(&[0]), &EventInfo::default()).unwrap();
+        Connection::open(&path).unwrap().execute("UPDATE games SET record = '{'", []).unwrap();
+        let e = store.games(None).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("store {}", path.display())), "{e}");
+    }
+}

@@ -1,0 +1,157 @@
+//! Two entrants, many games (`arbiter match`, `arbiter sprt`): the schedule,
+//! with colours alternating and each opening played by a pair of games with
+//! colours swapped, the first entrant's points in each game, and the match
+//! itself with its records.
+
+use std::sync::atomic::Ordering;
+
+use arbiter_api::host::VariantHandle;
+use arbiter_api::{Outcome, Viewer};
+use serde_json::{Map, Value};
+
+use super::games::{Entrant, RunConfig, ScheduledGame};
+use super::runner::run_games;
+use crate::record::files::RecordFiles;
+use crate::record::store::{Store, StoreError};
+use crate::record::{redact, EventInfo};
+use crate::referee::GameRecord;
+use crate::stats::Score;
+
+/// `games` games between entrants 0 and 1 of `variant`: entrant 0 moves
+/// first in even games; game `i` starts from opening `i / 2` (wrapping) if
+/// any are given, else from `start` or the variant's start.
+pub fn paired_schedule(
+    variant: &VariantHandle,
+    options: &Map<String, Value>,
+    start: Option<&str>,
+    openings: &[String],
+    games: u32,
+    seed: u64,
+) -> Vec<ScheduledGame> {
+    (0..games)
+        .map(|i| ScheduledGame {
+            round: i + 1,
+            variant: variant.clone(),
+            options: options.clone(),
+            seats: if i % 2 == 0 { vec![0, 1] } else { vec![1, 0] },
+            position: match openings {
+                [] => start.map(str::to_string),
+                _ => Some(openings[(i as usize / 2) % openings.len()].clone()),
+            },
+            seed: seed.wrapping_add(i as u64),
+        })
+        .collect()
+}
+
+/// Entrant 0's points (1, ½ or 0) in `record`, a game of `game`; `None` for
+/// a game without a result (its plugin's fault), which counts for no one.
+pub fn first_points(record: &GameRecord, game: &ScheduledGame) -> Option<f64> {
+    let first_seat = game.seats.iter().position(|&e| e == 0).unwrap_or(0) as u32;
+    match record.result.outcome {
+        Outcome::Win(p) if p == first_seat => Some(1.0),
+        Outcome::Win(_) => Some(0.0),
+        Outcome::Draw => Some(0.5),
+        Outcome::Ongoing | Outcome::Faulted => None,
+    }
+}
+
+/// Where a match's games go as they finish: the store (if any) and the
+/// record files, written as `export_as` saw the games (all of it if `None`).
+pub struct Recording<'a> {
+    /// The store, committed to first.
+    pub store: Option<&'a Store>,
+    /// The record files.
+    pub files: &'a mut RecordFiles,
+    /// The player whose view the files get, for hidden-information games.
+    pub export_as: Option<Viewer>,
+}
+
+/// What happened to one game of a match, for the caller to show.
+pub enum MatchEvent<'a> {
+    /// The game (index in the schedule) could not be set up.
+    NotStarted {
+        /// Its index.
+        game: usize,
+        /// Why.
+        error: String,
+    },
+    /// The game finished and was recorded.
+    Finished {
+        /// Its index.
+        game: usize,
+        /// The game.
+        record: &'a GameRecord,
+        /// Entrant 0's score so far.
+        score: &'a Score,
+        /// Games finished so far.
+        done: usize,
+        /// Records it could not be written to, one line each (`not stored: ...`).
+        problems: &'a [String],
+    },
+}
+
+/// How a match ended.
+pub struct MatchEnd {
+    /// Entrant 0's score.
+    pub score: Score,
+    /// The store's first failure: no game started after it.
+    pub store_failure: Option<StoreError>,
+    /// Every other failure (a game not started, a record file not written).
+    pub failures: Vec<String>,
+}
+
+/// Plays `schedule` between `entrants`, recording every game the moment it
+/// ends, each record on its own (one that fails does not keep the game from
+/// the others); a store that fails stops new games, since it will fail again.
+pub fn run_match(
+    entrants: &[Entrant],
+    schedule: &[ScheduledGame],
+    config: &RunConfig,
+    event_name: &str,
+    recording: Recording<'_>,
+    mut on_event: impl FnMut(MatchEvent<'_>),
+) -> MatchEnd {
+    let mut end = MatchEnd { score: Score::default(), store_failure: None, failures: Vec::new() };
+    let mut done = 0;
+    run_games(entrants, schedule, config, None, |i, result| {
+        done += 1;
+        let event = EventInfo { event: event_name.to_string(), round: schedule[i].round, tournament: None };
+        let record = match result {
+            Ok(r) => r,
+            Err(e) => {
+                end.failures.push(e.to_string());
+                on_event(MatchEvent::NotStarted { game: i, error: e.to_string() });
+                return;
+            }
+        };
+        let mut problems = Vec::new();
+        if let Some(s) = recording.store {
+            if let Err(e) = s.add_game(&record, &event) {
+                config.stop.store(true, Ordering::SeqCst);
+                if end.store_failure.is_none() {
+                    problems.push(format!("not stored: {e}"));
+                    end.store_failure = Some(e);
+                }
+            }
+        }
+        let export = match recording.export_as {
+            Some(viewer) => redact::record_as_seen_by(&schedule[i].variant, &record, viewer),
+            None => Ok(record.clone()),
+        };
+        let unwritten = match export {
+            Ok(r) => recording.files.append(&r, &event),
+            Err(e) if !recording.files.is_empty() => vec![format!("{}: {e}", recording.files.describe().join(", "))],
+            Err(_) => Vec::new(),
+        };
+        for e in unwritten {
+            problems.push(format!("not written to the {e}"));
+            end.failures.push(e);
+        }
+        // A game the plugin voided is no one's result.
+        if let Some(points) = first_points(&record, &schedule[i]) {
+            end.score.add(points);
+        }
+        on_event(MatchEvent::Finished { game: i, record: &record, score: &end.score, done, problems: &problems });
+    });
+    end
+}
