@@ -9,10 +9,21 @@ use arbiter_e2e::{arbiter_bin, temp_dir, workspace};
 #[test]
 fn a_scaffolded_variant_builds_passes_check_and_plays_a_tournament() {
     let dir = temp_dir("scaffold");
-    let out =
-        Command::new(arbiter_bin()).args(["new-variant", "mygame", "--dir", dir.to_str().unwrap()]).output().unwrap();
+    let api = workspace().join("plugin-api");
+    let out = Command::new(arbiter_bin())
+        .args(["new-variant", "mygame", "--dir", dir.to_str().unwrap(), "--api-path", api.to_str().unwrap()])
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let krate = dir.join("mygame");
+    // By version (what crates.io serves) and by the local copy's path.
+    let manifest = std::fs::read_to_string(krate.join("Cargo.toml")).unwrap();
+    let api = api.canonicalize().unwrap();
+    let source =
+        format!("arbiter-api = {{ version = \"{}\", path = \"{}\" }}", arbiter_api::API_VERSION, api.display());
+    assert!(manifest.contains(&source), "{manifest}");
+    // Its own tests run the plugin contract in process.
+    assert!(std::fs::read_to_string(krate.join("src/lib.rs")).unwrap().contains("assert_contract"));
     // A target dir of its own (kept between runs) so the build does not touch the workspace's.
     let target = workspace().join("target").join("scaffold");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());

@@ -2,9 +2,9 @@
 //! position, in the plugin and driven through the ABI, and games played by the
 //! host's referee.
 
-use arbiter::perft::{perft, Mode};
 use arbiter::plugin::{Registry, SearchPath};
 use arbiter_api::host::VariantHandle;
+use arbiter_api::perft::{perft, Mode};
 use arbiter_e2e::profile_dir;
 use serde_json::{json, Map, Value};
 

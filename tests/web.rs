@@ -5,11 +5,14 @@
 //! replay viewer, whole games of chess and Junqi played by clicking, and
 //! plugin markup shown as text.
 
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use arbiter::record::store::Store;
 use arbiter_e2e::{arbiter, arbiter_bin, fixture_plugin, temp_dir, workspace};
 use serde_json::{json, Value};
 
@@ -206,6 +209,31 @@ fn stored_tournaments_and_games_through_the_api() {
     }
     let referee = server.get(&format!("/api/games/{junqi}?view=referee")).1;
     assert!(names_a_rank(&referee).is_some(), "the referee's view shows ranks");
+    // As one player saw it: its own ranks, never the other's, and the move
+    // texts as the record stored them, redacted for that player.
+    let red: Value = serde_json::from_str(&server.get(&format!("/api/games/{junqi}?view=player:0")).1).unwrap();
+    assert_eq!(red["viewer"], "player:0");
+    assert_eq!(red["views"], serde_json::json!(["spectator", "player:0", "player:1", "referee"]));
+    for f in red["frames"].as_array().unwrap() {
+        for p in f["observation"]["pieces"].as_array().unwrap() {
+            assert!(p["owner"] == 0 || p["kind"] == "unknown" || p["kind"] == "flag", "red sees {p}");
+        }
+    }
+    let full: Value = serde_json::from_str(&referee).unwrap();
+    let first_blue = full["frames"].as_array().unwrap().iter().find(|f| f["mover"] == 1).unwrap()["ply"].clone();
+    let seen = |g: &Value| g["frames"][first_blue.as_u64().unwrap() as usize]["text"].as_str().unwrap().to_string();
+    assert!(seen(&full).contains('@') && seen(&red).starts_with("deploy@"), "{} / {}", seen(&full), seen(&red));
+    assert_eq!(server.get(&format!("/api/games/{junqi}?view=player:2")).0, 400);
+    // The stored texts, not the current plugin's: the viewer agrees with the record.
+    let stored = Store::open(&db).unwrap().game(id).unwrap().unwrap();
+    let texts: Vec<&str> = g["frames"].as_array().unwrap()[1..].iter().map(|f| f["text"].as_str().unwrap()).collect();
+    assert_eq!(texts, stored.record.plies.iter().map(|p| p.text.as_str()).collect::<Vec<_>>());
+    // Piece glyphs come with the variant: chess figurines, Junqi's two sets.
+    assert_eq!(g["piece_sets"][0]["glyphs"]["king"], "♚", "{}", g["piece_sets"]);
+    let sets: Vec<String> =
+        full["piece_sets"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap().to_string()).collect();
+    assert_eq!(sets, ["rank numbers", "Chinese characters"]);
+    assert_eq!(full["piece_sets"][1]["glyphs"]["marshal"], "司");
     drop(server);
 
     // With --reveal never: neither the full view nor the record.
@@ -213,6 +241,7 @@ fn stored_tournaments_and_games_through_the_api() {
     let (status, body) = server.get(&format!("/api/games/{junqi}?view=referee"));
     assert_eq!(status, 403, "{body}");
     assert!(body.contains("--reveal never"), "{body}");
+    assert_eq!(server.get(&format!("/api/games/{junqi}?view=player:1")).0, 403, "a player's view reveals too");
     assert_eq!(server.get(&format!("/api/games/{junqi}/record")).0, 403);
     assert_eq!(server.get(&format!("/api/games/{id}/record")).0, 200, "perfect information is never hidden");
     assert_eq!(server.get("/api/games/9999").0, 404);
@@ -230,16 +259,11 @@ fn a_junqi_game_in_progress_shows_spectators_no_hidden_rank() {
 
     let mut checked = 0;
     let mut own_ranks_seen = false;
-    let mut rng = 0x2545_F491_4F6C_DD1Du64;
+    let mut rng = SmallRng::seed_from_u64(0x2545_F491_4F6C_DD1D);
     let end = server.play_out(
         id,
         &token,
-        |moves| {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            moves[(rng % moves.len() as u64) as usize].clone()
-        },
+        |moves| moves[rng.random_range(0..moves.len())].clone(),
         |mine| {
             own_ranks_seen |= names_a_rank(&mine["observation"].to_string()).is_some();
             // Every spectator path: the state, its event stream, the list of
@@ -259,6 +283,8 @@ fn a_junqi_game_in_progress_shows_spectators_no_hidden_rank() {
                 // The plugin's notes state public facts ("Blue's marshal is
                 // gone"); nothing else may name a rank.
                 view["observation"]["notes"].take();
+                // The variant's piece glyphs name every kind, as its rules do: public.
+                view["piece_sets"].take();
                 assert_eq!(names_a_rank(&view.to_string()), None, "a spectator view names a rank: {view}");
             }
             checked += 1;

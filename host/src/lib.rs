@@ -2,18 +2,20 @@
 //! a plugin at run time, referees games between players, and reports results.
 //!
 //! - [`plugin`]: finding, loading and indexing plugins and their variants.
-//! - [`perft`]: move-tree counting, in the plugin or driven through the ABI.
 //! - [`referee`]: running one game, each player seeing only its own view.
 //! - [`scaffold`]: new variant crates for authors.
 //! - [`seat`]: what a player sees and answers (the referee's and players' shared types).
 //! - [`players`]: the built-in players; [`process`]: child processes spoken to by lines.
-//! - [`check`]: the plugin conformance suite.
+//! - [`check`]: the plugin conformance suite, each variant in a child process.
+//! - [`clock`]: time controls and clocks; [`verdict`]: how a game ended and who is to blame.
+//! - [`record`]: record formats, redaction, replay and the SQLite store.
+//! - [`tournament`]: schedules, the runner and its workers, tournaments, matches and SPRT.
+//! - [`stats`]: Elo, LOS, ratings, SPRT; [`web`]: `arbiter serve`; [`sync`]: lock helpers.
 //! - [`cli`]: the `arbiter` command line (parse, call the library, print).
 
 pub mod check;
 pub mod cli;
 pub mod clock;
-pub mod perft;
 pub mod players;
 pub mod plugin;
 pub mod process;
@@ -23,6 +25,8 @@ pub mod scaffold;
 pub mod seat;
 pub mod stats;
 pub mod sync;
+#[cfg(test)]
+mod testing;
 pub mod tournament;
 pub mod verdict;
 pub mod web;

@@ -1,7 +1,8 @@
 //! `arbiter new-variant`: writes a standalone plugin crate (a complete
-//! tic-tac-toe with tests) that depends on this arbiter's arbiter-api and
-//! builds to a `.so` that `arbiter list` shows as soon as it is on the
-//! plugin path.
+//! tic-tac-toe with tests, the plugin contract among them) that depends on
+//! this arbiter's arbiter-api (by version, and by path when a local copy is
+//! given or this arbiter was built from a checkout) and builds to a `.so`
+//! that `arbiter list` shows as soon as it is on the plugin path.
 
 use std::path::{Path, PathBuf};
 
@@ -31,8 +32,25 @@ const FILES: [(&str, &str); 4] = [
     (".gitignore", include_str!("../templates/new-variant/gitignore.tmpl")),
 ];
 
-/// Writes the crate for variant `name` into `dir/name`; returns that path.
-pub fn new_variant(name: &str, dir: &Path) -> Result<PathBuf, ScaffoldError> {
+/// Where the new crate takes arbiter-api from: `api_path` if given, else
+/// the checkout this arbiter was built from if it is still there, always
+/// with this arbiter's version (what crates.io serves once the path is gone).
+fn api_source(api_path: Option<&Path>) -> String {
+    let built_from = Path::new(env!("CARGO_MANIFEST_DIR")).join("../plugin-api");
+    let path = api_path.map(Path::to_path_buf).or_else(|| built_from.is_dir().then_some(built_from));
+    let version = format!("version = \"{}\"", arbiter_api::API_VERSION);
+    match path {
+        Some(p) => {
+            let p = p.canonicalize().unwrap_or(p);
+            format!("{version}, path = \"{}\"", p.display().to_string().replace('\\', "/"))
+        }
+        None => version,
+    }
+}
+
+/// Writes the crate for variant `name` into `dir/name`, taking arbiter-api
+/// from `api_path` if given (see [`api_source`]); returns the crate's path.
+pub fn new_variant(name: &str, dir: &Path, api_path: Option<&Path>) -> Result<PathBuf, ScaffoldError> {
     let valid = name.chars().next().is_some_and(|c| c.is_ascii_lowercase())
         && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
     if !valid {
@@ -42,15 +60,14 @@ pub fn new_variant(name: &str, dir: &Path) -> Result<PathBuf, ScaffoldError> {
     if root.exists() {
         return Err(ScaffoldError::Exists(root));
     }
-    let api = Path::new(env!("CARGO_MANIFEST_DIR")).join("../plugin-api");
-    let api = api.canonicalize().unwrap_or(api);
+    let api = api_source(api_path);
     let lib = format!("arbiter_{}", name.replace('-', "_"));
     for (file, template) in FILES {
         let text = template
             .replace("{{name}}", name)
             .replace("{{crate}}", &format!("{name}-plugin"))
             .replace("{{lib}}", &lib)
-            .replace("{{api_path}}", &api.display().to_string());
+            .replace("{{api_source}}", &api);
         let path = root.join(file);
         let io = |source| ScaffoldError::Io { path: path.clone(), source };
         std::fs::create_dir_all(path.parent().expect("files are in the crate")).map_err(io)?;

@@ -9,7 +9,7 @@ use abi_stable::library::{lib_header_from_path, LibraryError};
 use abi_stable::std_types::{RResult, RStr, RVec};
 
 use crate::abi::{GameStateBox, PluginModule_Ref, VariantFactoryBox};
-use crate::schema::{Observation, ObservationView, VariantInfo};
+use crate::schema::{Observation, ObservationView, PieceSet, VariantInfo};
 use crate::{Error, ErrorKind, Status, Viewer};
 
 /// Why a file could not be loaded as a plugin.
@@ -230,9 +230,13 @@ impl Plugin {
         factories
             .into_iter()
             .map(|factory| {
-                let info: VariantInfo = serde_json::from_str(factory.info_json().as_str())
-                    .map_err(|e| fail(format!("variant {} has a malformed info card: {e}", factory.id())))?;
-                Ok(VariantHandle { factory: Arc::new(factory), info: Arc::new(info), plugin: self.meta.clone() })
+                let (info, piece_sets) = parse_card(&factory).map_err(fail)?;
+                Ok(VariantHandle {
+                    factory: Arc::new(factory),
+                    info: Arc::new(info),
+                    piece_sets: Arc::new(piece_sets),
+                    plugin: self.meta.clone(),
+                })
             })
             .collect()
     }
@@ -243,13 +247,57 @@ impl Plugin {
 pub struct VariantHandle {
     factory: Arc<VariantFactoryBox>,
     info: Arc<VariantInfo>,
+    piece_sets: Arc<Vec<PieceSet>>,
     plugin: Arc<PluginMeta>,
 }
 
+/// The info card and piece sets of a factory's info JSON.
+fn parse_card(factory: &VariantFactoryBox) -> Result<(VariantInfo, Vec<PieceSet>), String> {
+    let json = factory.info_json();
+    let info = serde_json::from_str(json.as_str())
+        .map_err(|e| format!("variant {} has a malformed info card: {e}", factory.id()))?;
+    #[derive(serde::Deserialize)]
+    struct Sets {
+        #[serde(default)]
+        piece_sets: Vec<PieceSet>,
+    }
+    let sets: Sets = serde_json::from_str(json.as_str())
+        .map_err(|e| format!("variant {} has malformed piece sets: {e}", factory.id()))?;
+    Ok((info, sets.piece_sets))
+}
+
 impl VariantHandle {
+    /// A kit [`crate::kit::Variant`] built into this process, without a
+    /// plugin file: the same handle a loaded plugin gives (every call goes
+    /// through the kit's adapter and its panic guard), for a plugin's own
+    /// tests and the host's. `name` and `version` stand for the crate's.
+    #[cfg(feature = "in-process")]
+    pub fn in_process<V: crate::kit::Variant>(variant: V, name: &str, version: &str) -> Result<VariantHandle, Error> {
+        let factory = crate::__private::factory(variant)?;
+        let (info, piece_sets) = parse_card(&factory).map_err(|e| Error::new(ErrorKind::Unsupported, e))?;
+        let plugin = PluginMeta {
+            path: PathBuf::from(format!("(in process: {name})")),
+            name: name.to_string(),
+            version: version.to_string(),
+            api_version: crate::API_VERSION.to_string(),
+            metadata: serde_json::json!({ "name": name, "version": version }),
+        };
+        Ok(VariantHandle {
+            factory: Arc::new(factory),
+            info: Arc::new(info),
+            piece_sets: Arc::new(piece_sets),
+            plugin: Arc::new(plugin),
+        })
+    }
+
     /// The variant's info card.
     pub fn info(&self) -> &VariantInfo {
         &self.info
+    }
+
+    /// The glyph sets its pieces may be drawn with (the first is the default).
+    pub fn piece_sets(&self) -> &[PieceSet] {
+        &self.piece_sets
     }
 
     /// The plugin this variant comes from.

@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 use crate::abi::{
     GameState, GameStateBox, GameState_TO, RawError, RawObservation, RawStatus, RawViewer, VariantFactory,
 };
-use crate::schema::{Observation, VariantInfo};
+use crate::schema::{Observation, PieceSet, VariantInfo};
 pub use crate::{Error, ErrorKind, Outcome, Status, Viewer};
 
 /// One game of a variant: the true state, as the referee holds it.
@@ -142,6 +142,12 @@ pub trait Variant: Send + Sync + 'static {
     /// A game from a position text. Errors name the field that is wrong.
     #[allow(clippy::wrong_self_convention)]
     fn from_position(&self, text: &str, options: &Map<String, Value>) -> Result<Self::Game, Error>;
+
+    /// Glyph sets a board view may draw the pieces with (the first is the
+    /// default). Default: none, pieces are drawn as their labels.
+    fn piece_sets(&self) -> Vec<PieceSet> {
+        Vec::new()
+    }
 }
 
 /// Runs `f`, turning a panic into an error that names the plugin and `call`.
@@ -366,8 +372,16 @@ pub(crate) struct VariantAdapter<V> {
 impl<V: Variant> VariantAdapter<V> {
     pub(crate) fn new(variant: V) -> Result<Self, Error> {
         let info = guard("info", || variant.info())?;
-        let info_json = serde_json::to_string(&info)
+        let sets = guard("piece_sets", || variant.piece_sets())?;
+        // The info card, with the piece sets as one more key (older hosts
+        // ignore it).
+        let mut card = serde_json::to_value(&info)
             .map_err(|e| Error::unsupported(format!("variant info is not serialisable: {e}")))?;
+        if !sets.is_empty() {
+            card["piece_sets"] = serde_json::to_value(&sets)
+                .map_err(|e| Error::unsupported(format!("piece sets are not serialisable: {e}")))?;
+        }
+        let info_json = card.to_string();
         Ok(VariantAdapter { variant, info, info_json })
     }
 

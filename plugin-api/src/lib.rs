@@ -7,6 +7,10 @@
 //! - [`schema`]: the JSON documents (variant info, observations) both sides share.
 //! - [`abi`]: the `StableAbi` types that cross the boundary; only this crate
 //!   names abi_stable.
+//! - [`perft`]: leaf counts, in the plugin or driven through the boundary.
+//! - `contract` (feature `contract`): the plugin contract as checks, for
+//!   `arbiter check` and plugins' own tests; with feature `in-process`,
+//!   [`host::VariantHandle`] runs a kit variant without a plugin file.
 
 #![warn(missing_docs)]
 
@@ -18,11 +22,16 @@ pub mod schema;
 
 #[doc(hidden)]
 pub mod __private;
+#[cfg(feature = "contract")]
+pub mod contract;
+pub mod perft;
 
 pub use abi::API_VERSION;
 
-/// Who is looking at a game.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+/// Who is looking at a game. Records write it as `{"player": 0}`,
+/// `"spectator"` or `"referee"`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Viewer {
     /// A player, by index in turn order.
     Player(u32),

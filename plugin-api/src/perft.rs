@@ -3,8 +3,8 @@
 //! recursion from the host through the ABI (clone, apply and legal moves per
 //! node), which measures the boundary and checks the plugin's own count.
 
-use arbiter_api::host::{Game, MoveBuf};
-use arbiter_api::{Error, Viewer};
+use crate::host::{Game, MoveBuf};
+use crate::{Error, Viewer};
 
 /// How to count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -38,6 +38,33 @@ pub struct VariantInfo {
     pub record_tags: Vec<(String, String)>,
 }
 
+/// A set of glyphs a board view may draw pieces with instead of their
+/// labels: each piece kind, as observations name it, to one short text (a
+/// Unicode chess figurine, a Chinese character). Offered by
+/// [`crate::kit::Variant::piece_sets`]; the first set is the default, and a
+/// viewer may always fall back to the plain labels.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+pub struct PieceSet {
+    /// The set's name, to choose it by ("figurines").
+    pub name: String,
+    /// Whether each glyph is drawn alone in its owner's colour (figurines,
+    /// draughts men) rather than as a label on the owner's disc.
+    pub figurines: bool,
+    /// Glyph per piece kind; a kind not listed keeps its label.
+    pub glyphs: std::collections::BTreeMap<String, String>,
+}
+
+impl PieceSet {
+    /// A set named `name` from `(kind, glyph)` pairs.
+    pub fn new(name: &str, figurines: bool, glyphs: &[(&str, &str)]) -> PieceSet {
+        PieceSet {
+            name: name.into(),
+            figurines,
+            glyphs: glyphs.iter().map(|(k, g)| (k.to_string(), g.to_string())).collect(),
+        }
+    }
+}
+
 /// One variant option with its type and default.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct OptionSpec {

@@ -17,7 +17,7 @@
 pub mod game;
 
 use arbiter_api::kit::Variant;
-use arbiter_api::schema::{Capabilities, OptionSpec, VariantInfo};
+use arbiter_api::schema::{Capabilities, OptionSpec, PieceSet, VariantInfo};
 use arbiter_api::Error;
 use serde_json::{Map, Value};
 
@@ -98,6 +98,10 @@ impl Variant for BluffChess {
             transfer_to_king: options.get("transfer_to_king").and_then(Value::as_bool).unwrap_or(true),
         };
         BluffGame::parse(text, opts)
+    }
+
+    fn piece_sets(&self) -> Vec<PieceSet> {
+        vec![chess_rules::figurines()]
     }
 }
 

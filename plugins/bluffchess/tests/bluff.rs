@@ -2,6 +2,8 @@
 //! second implementation (tests/py/bluff_reference.py, on python-chess) over
 //! random games, and the leak test for the hidden decision.
 
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
 use std::io::Write;
 use std::process::{Command, Stdio};
 
@@ -143,7 +145,7 @@ fn sampled_worlds_draw_the_hidden_decision() {
 fn the_plugin_agrees_with_the_reference_implementation_on_random_games() {
     let mut games = Vec::new();
     let mut plugin_steps = Vec::new();
-    let mut rng = 0x1234_5678_9abc_def1u64;
+    let mut rng = SmallRng::seed_from_u64(0x1234_5678_9abc_def1);
     for _ in 0..60 {
         let mut g = start();
         let mut actions = Vec::new();
@@ -155,10 +157,7 @@ fn the_plugin_agrees_with_the_reference_implementation_on_random_games() {
             if ids.is_empty() {
                 break;
             }
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            let mv = ids[(rng % ids.len() as u64) as usize];
+            let mv = ids[rng.random_range(0..ids.len())];
             actions.push(g.move_text(mv, Viewer::Referee));
             g.play(mv);
         }

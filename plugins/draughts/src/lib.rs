@@ -9,7 +9,7 @@ pub mod position;
 pub mod rules;
 
 use arbiter_api::kit::Variant;
-use arbiter_api::schema::{BoardGeometry, Capabilities, OptionSpec, VariantInfo};
+use arbiter_api::schema::{BoardGeometry, Capabilities, OptionSpec, PieceSet, VariantInfo};
 use arbiter_api::Error;
 use serde_json::{Map, Value};
 
@@ -152,6 +152,11 @@ impl<G: Geometry> Variant for Draughts<G> {
 
     fn from_position(&self, text: &str, options: &Map<String, Value>) -> Result<DraughtsGame<G>, Error> {
         DraughtsGame::from_text(text, self.rules, self.limits(options))
+    }
+
+    /// Men and crowned kings as the Unicode draughts glyphs.
+    fn piece_sets(&self) -> Vec<PieceSet> {
+        vec![PieceSet::new("draughts men", true, &[("man", "⛂"), ("king", "⛃")])]
     }
 }
 

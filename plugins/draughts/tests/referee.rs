@@ -4,6 +4,8 @@
 //! exactly ours. English checkers is not compared there (its AmericanBoard
 //! disagrees with the published perft); the perft tests pin it instead.
 
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
 use std::io::Write;
 use std::process::{Command, Stdio};
 
@@ -29,7 +31,7 @@ fn ours<G: Geometry>(game: &arbiter_draughts::game::DraughtsGame<G>) -> Vec<Stri
 
 fn compare<G: Geometry>(variant: &Draughts<G>, id: &str) {
     let mut positions = Vec::new();
-    let mut rng = 0x2545_F491_4F6C_DD1Du64;
+    let mut rng = SmallRng::seed_from_u64(0x2545_F491_4F6C_DD1D);
     while positions.len() < 600 {
         let mut g = variant.new_game(&Map::new()).unwrap();
         for _ in 0..120 {
@@ -39,10 +41,7 @@ fn compare<G: Geometry>(variant: &Draughts<G>, id: &str) {
                 break;
             }
             positions.push((g.position_text(), ours(&g)));
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            g.play(moves[(rng % moves.len() as u64) as usize]);
+            g.play(moves[rng.random_range(0..moves.len())]);
         }
     }
     let mut child = Command::new("python3")

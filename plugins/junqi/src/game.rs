@@ -34,8 +34,63 @@ impl Default for Options {
     }
 }
 
-/// A deployment action: bit 20, the kind in bits 8.., the cell in bits 0..8.
-pub const DEPLOY: u64 = 1 << 20;
+/// A move as its id encodes it: bit 20 marks a deployment (the kind in bits
+/// 8..16, the cell in bits 0..8); otherwise the origin is in bits 0..8 and
+/// the destination in bits 8..16. The one place ids are made and read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Move {
+    /// Put a piece of `kind` on `cell` (the deployment phase).
+    Deploy {
+        /// The piece kind.
+        kind: usize,
+        /// The cell.
+        cell: usize,
+    },
+    /// Move the piece on `from` to `to` (attacking whatever stands there).
+    Step {
+        /// The origin cell.
+        from: usize,
+        /// The destination cell.
+        to: usize,
+    },
+}
+
+/// The deployment flag of a move id.
+const DEPLOY: u64 = 1 << 20;
+
+impl Move {
+    /// The move's id.
+    pub fn id(self) -> u64 {
+        match self {
+            Move::Deploy { kind, cell } => DEPLOY | (kind as u64) << 8 | cell as u64,
+            Move::Step { from, to } => from as u64 | (to as u64) << 8,
+        }
+    }
+
+    /// The move an id names, if it names one (no bits outside the fields,
+    /// kinds and cells in range).
+    pub fn from_id(id: u64) -> Option<Move> {
+        let (low, high) = ((id & 0xff) as usize, ((id >> 8) & 0xff) as usize);
+        let mv = match id >> 16 {
+            0 => Move::Step { from: low, to: high },
+            f if f == DEPLOY >> 16 => Move::Deploy { kind: high, cell: low },
+            _ => return None,
+        };
+        let in_range = match mv {
+            Move::Deploy { kind, cell } => kind < KINDS && cell < CELLS,
+            Move::Step { from, to } => from < CELLS && to < CELLS,
+        };
+        in_range.then_some(mv)
+    }
+
+    /// The cells it touches: the cell of a deployment, origin and destination of a step.
+    pub fn cells(self) -> Vec<u32> {
+        match self {
+            Move::Deploy { cell, .. } => vec![cell as u32],
+            Move::Step { from, to } => vec![from as u32, to as u32],
+        }
+    }
+}
 
 /// A piece on the board (or removed).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -199,7 +254,7 @@ impl JunqiGame {
                     && deployment_violation(side, kind, cell).is_none()
                     && self.completable_after(side, Some((kind, cell)))
                 {
-                    out.push(DEPLOY | (kind as u64) << 8 | cell as u64);
+                    out.push(Move::Deploy { kind, cell }.id());
                 }
             }
         }
@@ -210,7 +265,7 @@ impl JunqiGame {
         let side = self.to_move;
         let geo = geometry(self.opts.middle_railway);
         let push = |out: &mut Vec<u64>, from: usize, to: usize| {
-            let id = from as u64 | (to as u64) << 8;
+            let id = Move::Step { from, to }.id();
             if !out.contains(&id) {
                 out.push(id);
             }
@@ -433,42 +488,47 @@ impl Game for JunqiGame {
     }
 
     fn is_legal(&self, mv: u64) -> bool {
-        if mv & DEPLOY != 0 {
-            let (kind, cell) = (((mv >> 8) & 0xff) as usize, (mv & 0xff) as usize);
-            return mv >> 16 == DEPLOY >> 16
-                && self.deploying
-                && kind < KINDS
-                && cell < CELLS
-                && self.cells[cell].is_none()
-                && deployment_violation(self.to_move, kind, cell).is_none()
-                && self.remaining(self.to_move)[kind] > 0
-                && self.completable_after(self.to_move, Some((kind, cell)));
-        }
-        !self.deploying && self.status_now().is_ongoing() && {
-            let mut moves = Vec::new();
-            self.movement_moves(&mut moves);
-            moves.contains(&mv)
+        match Move::from_id(mv) {
+            Some(Move::Deploy { kind, cell }) => {
+                self.deploying
+                    && self.cells[cell].is_none()
+                    && deployment_violation(self.to_move, kind, cell).is_none()
+                    && self.remaining(self.to_move)[kind] > 0
+                    && self.completable_after(self.to_move, Some((kind, cell)))
+            }
+            Some(Move::Step { .. }) => {
+                !self.deploying && self.status_now().is_ongoing() && {
+                    let mut moves = Vec::new();
+                    self.movement_moves(&mut moves);
+                    moves.contains(&mv)
+                }
+            }
+            None => false,
         }
     }
 
     fn play(&mut self, mv: u64) {
-        if mv & DEPLOY != 0 {
-            self.play_deploy(((mv >> 8) & 0xff) as usize, (mv & 0xff) as usize);
-        } else {
-            self.play_movement((mv & 0xff) as usize, ((mv >> 8) & 0xff) as usize);
+        match Move::from_id(mv) {
+            Some(Move::Deploy { kind, cell }) => self.play_deploy(kind, cell),
+            Some(Move::Step { from, to }) => self.play_movement(from, to),
+            None => unreachable!("the kit plays only legal moves"),
         }
     }
 
     fn move_text(&self, mv: u64, viewer: Viewer) -> String {
-        if mv & DEPLOY != 0 {
-            let (kind, cell) = (((mv >> 8) & 0xff) as usize, (mv & 0xff) as usize);
-            return match viewer {
-                Viewer::Referee => format!("{}@{}", CODES[kind], board::name(cell)),
-                Viewer::Player(p) if p as usize == self.to_move => format!("{}@{}", CODES[kind], board::name(cell)),
-                _ => format!("deploy@{}", board::name(cell)),
-            };
-        }
-        let (from, to) = ((mv & 0xff) as usize, ((mv >> 8) & 0xff) as usize);
+        let (from, to) = match Move::from_id(mv) {
+            Some(Move::Deploy { kind, cell }) => {
+                return match viewer {
+                    Viewer::Referee => format!("{}@{}", CODES[kind], board::name(cell)),
+                    Viewer::Player(p) if p as usize == self.to_move => {
+                        format!("{}@{}", CODES[kind], board::name(cell))
+                    }
+                    _ => format!("deploy@{}", board::name(cell)),
+                };
+            }
+            Some(Move::Step { from, to }) => (from, to),
+            None => return format!("?{mv:#x}"),
+        };
         let attack = self.cells[to].is_some();
         let base = format!("{}{}{}", board::name(from), if attack { 'x' } else { '-' }, board::name(to));
         // The mover asks for its texts before it moves: no verdict for it.
@@ -499,12 +559,12 @@ impl Game for JunqiGame {
             if self.remaining(self.to_move)[kind] == 0 {
                 return Err(Error::illegal_move(format!("'{t}': every {} is already deployed", NAMES[kind])));
             }
-            DEPLOY | (kind as u64) << 8 | cell as u64
+            Move::Deploy { kind, cell }.id()
         } else {
             let parts: Vec<&str> = t.split(['-', 'x']).collect();
             match parts.as_slice() {
                 [a, b] => match (board::parse(a), board::parse(b)) {
-                    (Some(from), Some(to)) => from as u64 | (to as u64) << 8,
+                    (Some(from), Some(to)) => Move::Step { from, to }.id(),
                     _ => return Err(Error::bad_notation(format!("'{t}' is not a move (such as G0-F0 or G0xF0)"))),
                 },
                 _ => return Err(Error::bad_notation(format!("'{t}' is not a move (such as G0-F0 or G0xF0)"))),
@@ -678,12 +738,10 @@ impl Game for JunqiGame {
     }
 
     fn move_cells(&self, mv: u64) -> Option<Vec<u32>> {
-        if !self.is_legal(mv) {
-            None
-        } else if mv & DEPLOY != 0 {
-            Some(vec![(mv & 0xff) as u32])
+        if self.is_legal(mv) {
+            Move::from_id(mv).map(Move::cells)
         } else {
-            Some(vec![(mv & 0xff) as u32, ((mv >> 8) & 0xff) as u32])
+            None
         }
     }
 

@@ -23,7 +23,7 @@ pub mod game;
 pub mod pieces;
 
 use arbiter_api::kit::Variant;
-use arbiter_api::schema::{BoardGeometry, Capabilities, Edge, OptionSpec, Point, VariantInfo};
+use arbiter_api::schema::{BoardGeometry, Capabilities, Edge, OptionSpec, PieceSet, Point, VariantInfo};
 use arbiter_api::Error;
 use serde_json::{Map, Value};
 
@@ -139,6 +139,16 @@ impl Variant for Junqi {
 
     fn from_position(&self, text: &str, opts: &Map<String, Value>) -> Result<JunqiGame, Error> {
         game::parse_position(text, options(opts))
+    }
+
+    /// Rank numbers and letters (the default), or the Chinese characters
+    /// printed on real pieces.
+    fn piece_sets(&self) -> Vec<PieceSet> {
+        let codes: Vec<(String, String)> =
+            pieces::NAMES.iter().zip(pieces::CODES).map(|(n, c)| (n.to_string(), c.to_string())).collect();
+        let codes: Vec<(&str, &str)> = codes.iter().map(|(n, c)| (n.as_str(), c.as_str())).collect();
+        let chinese: Vec<(&str, &str)> = pieces::NAMES.iter().copied().zip(pieces::CHINESE).collect();
+        vec![PieceSet::new("rank numbers", false, &codes), PieceSet::new("Chinese characters", false, &chinese)]
     }
 }
 

@@ -38,6 +38,9 @@ pub const NAMES: [&str; KINDS] = [
     "flag",
 ];
 
+/// The characters printed on real pieces (司令 marshal ... 军旗 flag), one each.
+pub const CHINESE: [&str; KINDS] = ["司", "军", "师", "旅", "团", "营", "连", "排", "工", "雷", "炸", "旗"];
+
 /// Every kind.
 pub const ALL: u16 = (1 << KINDS) - 1;
 

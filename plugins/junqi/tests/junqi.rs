@@ -2,11 +2,13 @@
 //! the endings; a deliberately simple second move generator that must agree
 //! with the plugin on random games; leak tests; sampled worlds.
 
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
 use std::collections::BTreeSet;
 
 use arbiter_api::kit::{Game, Outcome, Status, Variant, Viewer};
 use arbiter_junqi::board;
-use arbiter_junqi::game::JunqiGame;
+use arbiter_junqi::game::{JunqiGame, Move};
 use arbiter_junqi::Junqi;
 use serde_json::{json, Map};
 
@@ -26,7 +28,12 @@ fn targets(g: &JunqiGame, from: &str) -> BTreeSet<String> {
     let f = board::parse(from).unwrap();
     let mut ids = Vec::new();
     g.legal_moves(&mut ids);
-    ids.into_iter().filter(|m| (m & 0xff) as usize == f).map(|m| board::name(((m >> 8) & 0xff) as usize)).collect()
+    ids.into_iter()
+        .filter_map(|m| match Move::from_id(m) {
+            Some(Move::Step { from, to }) if from == f => Some(board::name(to)),
+            _ => None,
+        })
+        .collect()
 }
 
 fn set(cells: &[&str]) -> BTreeSet<String> {
@@ -165,15 +172,12 @@ fn each_deployment_violation_gets_its_own_error() {
 fn random_deployments_always_complete() {
     for seed in 0..20u64 {
         let mut g = Junqi.new_game(&Map::new()).unwrap();
-        let mut rng = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut rng = SmallRng::seed_from_u64(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
         for _ in 0..50 {
             let mut ids = Vec::new();
             g.legal_moves(&mut ids);
             assert!(!ids.is_empty(), "stuck in deployment: {}", g.position_text());
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            g.play(ids[(rng % ids.len() as u64) as usize]);
+            g.play(ids[rng.random_range(0..ids.len())]);
         }
         assert!(g.position_text().starts_with("move "), "{}", g.position_text());
     }
@@ -271,7 +275,7 @@ fn the_plugin_agrees_with_the_simple_generator_on_random_games() {
     for (seed, middle) in (0..24u64).map(|s| (s, s % 2 == 0)) {
         let opts = json!({"middle_crossing": if middle { "railway" } else { "road" }}).as_object().unwrap().clone();
         let mut g = Junqi.new_game(&opts).unwrap();
-        let mut rng = seed.wrapping_mul(0x2545_F491_4F6C_DD1D) | 1;
+        let mut rng = SmallRng::seed_from_u64(seed.wrapping_mul(0x2545_F491_4F6C_DD1D));
         for _ in 0..400 {
             let mut ids = Vec::new();
             g.legal_moves(&mut ids);
@@ -280,15 +284,17 @@ fn the_plugin_agrees_with_the_simple_generator_on_random_games() {
             }
             let text = g.position_text();
             if text.starts_with("move ") {
-                let ours: BTreeSet<(usize, usize)> =
-                    ids.iter().map(|m| ((m & 0xff) as usize, ((m >> 8) & 0xff) as usize)).collect();
+                let ours: BTreeSet<(usize, usize)> = ids
+                    .iter()
+                    .map(|&m| match Move::from_id(m) {
+                        Some(Move::Step { from, to }) => (from, to),
+                        other => panic!("{other:?} in the movement phase"),
+                    })
+                    .collect();
                 assert_eq!(ours, simple_moves(&text, middle), "{text}");
                 compared += 1;
             }
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            g.play(ids[(rng % ids.len() as u64) as usize]);
+            g.play(ids[rng.random_range(0..ids.len())]);
         }
     }
     assert!(compared > 2000, "only {compared} positions compared");
@@ -296,14 +302,11 @@ fn the_plugin_agrees_with_the_simple_generator_on_random_games() {
 
 fn deployed(seed: u64) -> JunqiGame {
     let mut g = Junqi.new_game(&Map::new()).unwrap();
-    let mut rng = seed | 1;
+    let mut rng = SmallRng::seed_from_u64(seed);
     while g.position_text().starts_with("deploy") {
         let mut ids = Vec::new();
         g.legal_moves(&mut ids);
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        g.play(ids[(rng % ids.len() as u64) as usize]);
+        g.play(ids[rng.random_range(0..ids.len())]);
     }
     g
 }
@@ -345,7 +348,7 @@ fn states_differing_only_in_blues_hidden_ranks_look_the_same_to_red() {
 #[test]
 fn sampled_worlds_respect_counts_and_everything_the_viewer_learned() {
     let mut g = deployed(11);
-    let mut rng = 99u64;
+    let mut rng = SmallRng::seed_from_u64(99);
     for _ in 0..300 {
         let mut ids = Vec::new();
         g.legal_moves(&mut ids);
@@ -379,10 +382,7 @@ fn sampled_worlds_respect_counts_and_everything_the_viewer_learned() {
             assert_eq!(counts[0], arbiter_junqi::pieces::COUNTS);
             assert_eq!(counts[1], arbiter_junqi::pieces::COUNTS);
         }
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        g.play(ids[(rng % ids.len() as u64) as usize]);
+        g.play(ids[rng.random_range(0..ids.len())]);
     }
 }
 
@@ -405,4 +405,14 @@ fn inconsistent_positions_are_refused() {
     assert!(err(text("r", &[("L1", "rF"), ("A1", "bF"), ("G0", "r9")])).contains("red's marshal still stands"));
     // The same with the marshal gone is fine.
     assert!(Junqi.from_position(&text("r", &[("L1", "rF"), ("A1", "bF")]), &Map::new()).is_ok());
+}
+
+#[test]
+fn move_ids_round_trip_and_junk_ids_name_no_move() {
+    for mv in [Move::Deploy { kind: 11, cell: 59 }, Move::Deploy { kind: 0, cell: 0 }, Move::Step { from: 3, to: 58 }] {
+        assert_eq!(Move::from_id(mv.id()), Some(mv));
+    }
+    for junk in [u64::MAX, 1 << 40, 60, 60 << 8, (1 << 20) | (12 << 8), 1 << 17] {
+        assert_eq!(Move::from_id(junk), None, "{junk:#x}");
+    }
 }

@@ -14,7 +14,7 @@ pub mod game;
 pub mod position;
 
 use arbiter_api::kit::Variant;
-use arbiter_api::schema::{BoardGeometry, Capabilities, OptionSpec, VariantInfo};
+use arbiter_api::schema::{BoardGeometry, Capabilities, OptionSpec, PieceSet, VariantInfo};
 use arbiter_api::Error;
 use serde_json::{Map, Value};
 
@@ -102,6 +102,14 @@ impl Variant for Tavreli {
         let (rules, draws) = settings(options);
         let (pos, clock) = game::parse_position(text)?;
         Ok(TavreliGame::new(pos, clock, rules, draws))
+    }
+
+    /// The chess figurines for the pieces that move as chess pieces do (the
+    /// Magus as the king); Helgi keeps its letter.
+    fn piece_sets(&self) -> Vec<PieceSet> {
+        let glyphs =
+            [("magus", "♚"), ("prince", "♛"), ("warrior", "♜"), ("archer", "♝"), ("horseman", "♞"), ("pawn", "♟")];
+        vec![PieceSet::new("figurines", true, &glyphs)]
     }
 }
 

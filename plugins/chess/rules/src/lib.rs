@@ -8,7 +8,7 @@ pub mod game;
 pub mod san;
 
 use arbiter_api::kit::Variant;
-use arbiter_api::schema::{BoardGeometry, Capabilities, OptionSpec, VariantInfo};
+use arbiter_api::schema::{BoardGeometry, Capabilities, OptionSpec, PieceSet, VariantInfo};
 use arbiter_api::Error;
 use serde_json::{Map, Value};
 
@@ -17,6 +17,17 @@ pub use game::ChessGame;
 /// The `chess` variant: FIDE Laws of Chess.
 #[derive(Default)]
 pub struct Chess;
+
+/// Chess pieces as Unicode figurines (drawn in their owner's colour; the
+/// glyphs come from the viewer's fonts, nothing is bundled), for any variant
+/// whose observations name pieces as chess does.
+pub fn figurines() -> PieceSet {
+    PieceSet::new(
+        "figurines",
+        true,
+        &[("king", "♚"), ("queen", "♛"), ("rook", "♜"), ("bishop", "♝"), ("knight", "♞"), ("pawn", "♟")],
+    )
+}
 
 /// The 8x8 board with files a-h and ranks 1-8, for any chess-like variant.
 pub fn chess_board() -> BoardGeometry {
@@ -72,5 +83,9 @@ impl Variant for Chess {
 
     fn from_position(&self, text: &str, options: &Map<String, Value>) -> Result<ChessGame, Error> {
         ChessGame::from_fen(text, automatic_draws(options))
+    }
+
+    fn piece_sets(&self) -> Vec<PieceSet> {
+        vec![figurines()]
     }
 }

@@ -1,0 +1,195 @@
+//! The referee on kit variants run in process (the fixture plugin's race
+//! to ten and its secret-digit game), with scripted players: every way a game
+//! can end, and who is blamed.
+
+use arbiter_api::host::VariantHandle;
+use arbiter_api::{Outcome, Viewer};
+use arbiter_fixture::{Fault, Sampling, Secret};
+use serde_json::{json, Value};
+
+use super::*;
+use crate::seat::{Answer, Player, PlayerError, Reply, Seen, Turn};
+use crate::testing::{options, race, Scripted};
+
+/// Referee settings: `tc` for both, no margin, draws claimed.
+pub(crate) fn config(tc: &str) -> GameConfig {
+    GameConfig {
+        time_controls: vec![TimeControl::parse(tc).unwrap(); 2],
+        margin_ms: 0,
+        max_plies: None,
+        claim_draws: true,
+    }
+}
+
+fn play(v: &VariantHandle, opts: Value, players: Vec<Scripted>, tc: &str) -> GameRecord {
+    let mut boxed: Vec<Box<dyn Player>> = players.into_iter().map(|p| Box::new(p) as Box<dyn Player>).collect();
+    play_game(v, &options(v, opts), StartFrom::Standard, &mut boxed, &config(tc)).unwrap()
+}
+
+fn result(r: &GameRecord) -> (Outcome, Termination) {
+    (r.result.outcome, r.result.termination.clone())
+}
+
+#[test]
+fn a_game_ends_by_the_rules_with_every_ply_recorded() {
+    let v = race(Fault::None);
+    // Both add 1 each turn: the tenth ply reaches ten, the second player's.
+    let r = play(&v, json!({}), vec![Scripted::new(vec![]), Scripted::new(vec![])], "inf");
+    assert_eq!(result(&r), (Outcome::Win(1), Termination::Rules("reached ten".into())));
+    assert_eq!(r.plies.len(), 10);
+    assert!(r.plies.iter().enumerate().all(|(i, p)| p.player == i as u32 % 2 && p.text == "+1"));
+    assert_eq!((r.start_position.as_str(), r.final_position.as_str()), ("0 0", "10 10"));
+    assert!(r.standard_start);
+}
+
+#[test]
+fn moves_by_text_are_parsed_and_an_illegal_answer_loses() {
+    let v = race(Fault::None);
+    let first = Scripted::new(vec![Ok(Answer::Text("+2".into())), Ok(Answer::Text("+3".into()))]);
+    let r = play(&v, json!({}), vec![first, Scripted::new(vec![])], "inf");
+    assert_eq!(result(&r), (Outcome::Win(1), Termination::IllegalMove("+3".into())));
+    assert_eq!(r.plies[0].text, "+2");
+    let junk = Scripted::new(vec![Ok(Answer::Move(7))]);
+    let r = play(&v, json!({}), vec![Scripted::new(vec![]), junk], "inf");
+    assert_eq!(r.result.outcome, Outcome::Win(0));
+    assert!(matches!(r.result.termination, Termination::IllegalMove(_)), "{:?}", r.result);
+}
+
+#[test]
+fn resignation_draw_offers_and_player_failures_land_on_the_right_seat() {
+    let v = race(Fault::None);
+    let r = play(&v, json!({}), vec![Scripted::new(vec![]), Scripted::new(vec![Ok(Answer::Resign)])], "inf");
+    assert_eq!(result(&r), (Outcome::Win(0), Termination::Resignation));
+    // A declined offer: the offerer is asked again and plays on.
+    let offer = || Scripted::new(vec![Ok(Answer::OfferDraw)]);
+    let r = play(&v, json!({}), vec![offer(), Scripted::new(vec![])], "inf");
+    assert_eq!(r.result.termination, Termination::Rules("reached ten".into()));
+    let accepting = Scripted { accepts_draws: true, ..Scripted::new(vec![]) };
+    let r = play(&v, json!({}), vec![offer(), accepting], "inf");
+    assert_eq!(result(&r), (Outcome::Draw, Termination::DrawAgreed));
+    assert!(r.plies.is_empty());
+    for (error, termination) in [
+        (PlayerError::Crashed("gone".into()), Termination::EngineCrashed("gone".into())),
+        (PlayerError::Protocol("junk".into()), Termination::EngineProtocol("junk".into())),
+        (PlayerError::Hung("silent".into()), Termination::EngineHung("silent".into())),
+    ] {
+        let r = play(&v, json!({}), vec![Scripted::new(vec![Err(error)]), Scripted::new(vec![])], "inf");
+        assert_eq!(result(&r), (Outcome::Win(1), termination));
+    }
+}
+
+#[test]
+fn a_plugin_failure_inside_a_player_voids_the_game() {
+    let v = race(Fault::None);
+    let e = arbiter_api::Error::new(arbiter_api::ErrorKind::Panic, "plugin x panicked in apply: boom");
+    let r = play(&v, json!({}), vec![Scripted::new(vec![Err(PlayerError::Plugin(e))]), Scripted::new(vec![])], "inf");
+    assert_eq!(r.result.outcome, Outcome::Ongoing);
+    assert!(r.result.termination.is_plugin_fault(), "{:?}", r.result);
+}
+
+#[test]
+fn a_flag_falls_on_the_slow_player() {
+    let v = race(Fault::None);
+    let slow = Scripted { sleep_ms: 150, ..Scripted::new(vec![]) };
+    let r = play(&v, json!({}), vec![Scripted::new(vec![]), slow], "st=0.05");
+    assert_eq!(result(&r), (Outcome::Win(0), Termination::TimeForfeit));
+    assert_eq!(r.plies.len(), 1);
+}
+
+#[test]
+fn a_ply_limit_is_an_adjudicated_draw() {
+    let v = race(Fault::None);
+    let mut players: Vec<Box<dyn Player>> = vec![Box::new(Scripted::new(vec![])), Box::new(Scripted::new(vec![]))];
+    let cfg = GameConfig { max_plies: Some(4), ..config("inf") };
+    let r = play_game(&v, &options(&v, json!({})), StartFrom::Standard, &mut players, &cfg).unwrap();
+    assert_eq!(result(&r), (Outcome::Draw, Termination::Adjudication("ply limit".into())));
+    assert_eq!(r.plies.len(), 4);
+}
+
+#[test]
+fn plugin_faults_void_the_game_and_keep_the_plies_before_them() {
+    let v = race(Fault::None);
+    let r = play(
+        &v,
+        json!({"panic_in": "apply", "panic_at_ply": 2}),
+        vec![Scripted::new(vec![]), Scripted::new(vec![])],
+        "inf",
+    );
+    assert_eq!(r.result.outcome, Outcome::Ongoing);
+    assert!(
+        matches!(&r.result.termination, Termination::PluginCrashed(d) if d.contains("panicked in apply")),
+        "{:?}",
+        r.result
+    );
+    assert_eq!(r.plies.len(), 2);
+    let stuck = race(Fault::NoMoves);
+    let r = play(&stuck, json!({}), vec![Scripted::new(vec![]), Scripted::new(vec![])], "inf");
+    assert_eq!(r.result.outcome, Outcome::Ongoing);
+    assert!(matches!(r.result.termination, Termination::PluginContract(_)), "{:?}", r.result);
+    assert_eq!(r.plies.len(), 3);
+}
+
+#[test]
+fn a_game_from_a_position_is_not_a_standard_start() {
+    let v = race(Fault::None);
+    let mut players: Vec<Box<dyn Player>> = vec![Box::new(Scripted::new(vec![])), Box::new(Scripted::new(vec![]))];
+    let r = play_game(&v, &options(&v, json!({})), StartFrom::Position("8 4"), &mut players, &config("inf")).unwrap();
+    assert!(!r.standard_start);
+    assert_eq!(result(&r), (Outcome::Win(1), Termination::Rules("reached ten".into())));
+    assert_eq!(r.plies.len(), 2);
+    let bad = play_game(&v, &options(&v, json!({})), StartFrom::Position("8"), &mut players, &config("inf"));
+    assert!(bad.unwrap_err().message.contains("is not 'TOTAL PLY'"));
+}
+
+/// A player that records what it was told of each move, shared with the test.
+struct Listener(std::sync::Arc<std::sync::Mutex<Vec<String>>>, Scripted);
+
+impl Player for Listener {
+    fn name(&self) -> String {
+        "listener".into()
+    }
+    fn choose(&mut self, turn: &Turn<'_>) -> Result<Reply, PlayerError> {
+        assert!(turn.state().is_none(), "a hidden-information turn carries no true state");
+        self.1.choose(turn)
+    }
+    fn notify(&mut self, seen: &Seen<'_>) {
+        assert!(seen.before.is_none(), "nor does a hidden-information move");
+        self.0.lock().unwrap().push(seen.text.clone());
+    }
+}
+
+#[test]
+fn each_player_is_told_only_its_own_view_of_hidden_moves() {
+    let v = VariantHandle::in_process(Secret { id: "secret", sampling: Sampling::Honest }, "fixture-plugin", "0.1.0")
+        .unwrap();
+    let heard: Vec<_> = (0..2).map(|_| std::sync::Arc::new(std::sync::Mutex::new(Vec::new()))).collect();
+    let mut players: Vec<Box<dyn Player>> =
+        heard.iter().map(|h| Box::new(Listener(h.clone(), Scripted::new(vec![]))) as Box<dyn Player>).collect();
+    let start = StartFrom::Position("3 7 0");
+    let r = play_game(&v, &options(&v, json!({})), start, &mut players, &config("inf")).unwrap();
+    assert!(!r.plies.is_empty());
+    let mut game = v.from_position("3 7 0", &options(&v, json!({}))).unwrap();
+    for (i, ply) in r.plies.iter().enumerate() {
+        for (p, h) in heard.iter().enumerate() {
+            assert_eq!(h.lock().unwrap()[i], game.move_text(ply.mv, Viewer::Player(p as u32)).unwrap());
+        }
+        game.apply(ply.mv).unwrap();
+    }
+}
+
+#[test]
+fn mcts_finds_the_winning_line_and_a_plugin_panic_in_its_search_voids_the_game() {
+    use crate::players::mcts::{MctsConfig, MctsPlayer};
+    let v = race(Fault::None);
+    // From a total of 6 the side to move wins by leaving 7, then 10.
+    let mut players: Vec<Box<dyn Player>> =
+        vec![Box::new(MctsPlayer::new(MctsConfig::default(), 1)), Box::new(Scripted::new(vec![]))];
+    let r = play_game(&v, &options(&v, json!({})), StartFrom::Position("6 0"), &mut players, &config("inf")).unwrap();
+    assert_eq!(r.plies[0].text, "+1", "{:?}", r.plies);
+    assert_eq!(r.result.outcome, Outcome::Win(0));
+    // Its playouts reach ply 2, where the plugin panics: the plugin's fault.
+    let opts = options(&v, json!({"panic_in": "legal_moves", "panic_at_ply": 2}));
+    let r = play_game(&v, &opts, StartFrom::Standard, &mut players, &config("inf")).unwrap();
+    assert_eq!(r.result.outcome, Outcome::Ongoing);
+    assert!(r.result.termination.is_plugin_fault(), "{:?}", r.result);
+}

@@ -1,0 +1,58 @@
+//! What the host's unit tests share: kit variants run in process (the
+//! fixture plugin's, linked as a library) and a scripted player.
+
+use std::collections::VecDeque;
+
+use arbiter_api::host::VariantHandle;
+use arbiter_fixture::{Fault, Race};
+use serde_json::{Map, Value};
+
+use crate::seat::{Answer, Player, PlayerError, Reply, Seen, Turn};
+
+/// The fixture's race to ten, in process, misbehaving as `fault` says.
+pub(crate) fn race(fault: Fault) -> VariantHandle {
+    VariantHandle::in_process(Race { id: "race", fault }, "fixture-plugin", "0.1.0").unwrap()
+}
+
+/// The variant's default options, overridden by `given`.
+pub(crate) fn options(v: &VariantHandle, given: Value) -> Map<String, Value> {
+    let mut map: Map<String, Value> = v.info().options.iter().map(|o| (o.name.clone(), o.default.clone())).collect();
+    map.extend(given.as_object().cloned().unwrap_or_default());
+    map
+}
+
+/// A player that answers from a script, then always plays the first legal
+/// move; it keeps every move text it was shown.
+pub(crate) struct Scripted {
+    pub(crate) script: VecDeque<Result<Answer, PlayerError>>,
+    pub(crate) seen: Vec<String>,
+    pub(crate) accepts_draws: bool,
+    pub(crate) sleep_ms: u64,
+}
+
+impl Scripted {
+    /// A player answering `script`, then the first legal move.
+    pub(crate) fn new(script: Vec<Result<Answer, PlayerError>>) -> Scripted {
+        Scripted { script: script.into(), seen: Vec::new(), accepts_draws: false, sleep_ms: 0 }
+    }
+}
+
+impl Player for Scripted {
+    fn name(&self) -> String {
+        "scripted".into()
+    }
+
+    fn choose(&mut self, turn: &Turn<'_>) -> Result<Reply, PlayerError> {
+        std::thread::sleep(std::time::Duration::from_millis(self.sleep_ms));
+        let answer = self.script.pop_front().unwrap_or(Ok(Answer::Move(turn.legal_moves()[0])))?;
+        Ok(Reply { answer, reported_ms: None, score: None })
+    }
+
+    fn notify(&mut self, seen: &Seen<'_>) {
+        self.seen.push(seen.text.clone());
+    }
+
+    fn accepts_draw(&mut self, _from: u32) -> bool {
+        self.accepts_draws
+    }
+}

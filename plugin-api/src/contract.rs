@@ -1,0 +1,447 @@
+//! The plugin contract as checks (feature `contract`): the executable form of
+//! docs/ABI.md and the [`crate::kit`] docs. A variant is put through seeded
+//! random games; each check yields one named result, and the timings of the
+//! hot calls are reported. `arbiter check` runs it on plugin files (each
+//! variant in a child process); a plugin's own `cargo test` runs it in
+//! process with [`assert_contract`], as OpenSpiel's basic tests do:
+//!
+//! ```ignore
+//! #[test]
+//! fn the_plugin_contract_holds() {
+//!     let v = VariantHandle::in_process(MyVariant, env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION")).unwrap();
+//!     arbiter_api::contract::assert_contract(&v, &CheckConfig::default());
+//! }
+//! ```
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use serde_json::Map;
+
+use crate::host::{Game, MoveBuf, VariantHandle};
+use crate::perft::{perft, Mode};
+use crate::schema::BoardGeometry;
+use crate::{ErrorKind, Outcome, Viewer};
+
+/// The outcome of one check.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckResult {
+    /// What was checked.
+    pub name: String,
+    /// `None` if it passed, else what went wrong and where.
+    pub failure: Option<String>,
+}
+
+/// How a run of checks is set up.
+#[derive(Clone, Copy, Debug)]
+pub struct CheckConfig {
+    /// Random games per variant.
+    pub games: u32,
+    /// Seed of the games.
+    pub seed: u64,
+    /// Plies per game when the variant declares no bound.
+    pub ply_cap: u32,
+}
+
+impl Default for CheckConfig {
+    /// `arbiter check`'s defaults: 20 games, seed 1, 1000 plies at most.
+    fn default() -> CheckConfig {
+        CheckConfig { games: 20, seed: 1, ply_cap: 1000 }
+    }
+}
+
+/// Runs every check on `variant` and panics with every failure, one a line:
+/// the contract as one test of a plugin's own suite.
+pub fn assert_contract(variant: &VariantHandle, cfg: &CheckConfig) {
+    let (results, _) = check_variant(variant, cfg, &mut |_| {});
+    let failures: Vec<String> =
+        results.iter().filter_map(|r| r.failure.as_ref().map(|f| format!("FAIL {}: {f}", r.name))).collect();
+    assert!(failures.is_empty(), "{} breaks the plugin contract:\n{}", variant.info().id, failures.join("\n"));
+}
+
+/// Time spent in each hot call, for the report.
+#[derive(Clone, Debug, Default)]
+pub struct CallTimes {
+    /// Call name, calls, total and worst time.
+    pub rows: Vec<(&'static str, u64, Duration, Duration)>,
+}
+
+impl CallTimes {
+    fn time<T>(&mut self, name: &'static str, f: impl FnOnce() -> T) -> T {
+        let t0 = Instant::now();
+        let r = f();
+        let dt = t0.elapsed();
+        match self.rows.iter_mut().find(|r| r.0 == name) {
+            Some(row) => {
+                row.1 += 1;
+                row.2 += dt;
+                row.3 = row.3.max(dt);
+            }
+            None => self.rows.push((name, 1, dt, dt)),
+        }
+        r
+    }
+}
+
+/// Collects results: a failure is kept with the first place it was seen.
+struct Report<'a> {
+    results: Vec<CheckResult>,
+    /// Told of each check the moment its outcome is final: a failure, or a
+    /// check that runs once.
+    on_settled: &'a mut dyn FnMut(&CheckResult),
+    /// Positions where a player's observation hides something.
+    hidden_positions: u32,
+    /// Those of them where every sampled world was the true state.
+    truth_positions: u32,
+}
+
+impl Report<'_> {
+    /// Records a check that runs once, and settles it at once.
+    fn settle(&mut self, name: &str, ok: Result<(), String>) {
+        let passed = ok.is_ok();
+        self.check(name, ok);
+        if passed {
+            if let Some(r) = self.results.iter().find(|r| r.name == name && r.failure.is_none()) {
+                (self.on_settled)(r);
+            }
+        }
+    }
+
+    fn check(&mut self, name: &str, ok: Result<(), String>) {
+        let index = match self.results.iter().position(|r| r.name == name) {
+            Some(i) => i,
+            None => {
+                self.results.push(CheckResult { name: name.to_string(), failure: None });
+                self.results.len() - 1
+            }
+        };
+        let r = &mut self.results[index];
+        if r.failure.is_none() {
+            if let Err(why) = ok {
+                r.failure = Some(why);
+                (self.on_settled)(r);
+            }
+        }
+    }
+}
+
+fn err(e: crate::Error) -> String {
+    if e.kind == ErrorKind::Panic {
+        format!("panicked: {}", e.message)
+    } else {
+        e.message
+    }
+}
+
+/// Runs every check on `variant`; `on_settled` hears of each check whose
+/// outcome is final as soon as it is (a failure, or a check that runs once),
+/// so a caller can stream it before a later call aborts the process.
+pub fn check_variant(
+    variant: &VariantHandle,
+    cfg: &CheckConfig,
+    on_settled: &mut dyn FnMut(&CheckResult),
+) -> (Vec<CheckResult>, CallTimes) {
+    let mut report = Report { results: Vec::new(), on_settled, hidden_positions: 0, truth_positions: 0 };
+    let mut times = CallTimes::default();
+
+    report.settle("info card is complete", info_problems(variant));
+    let start = match variant.new_game(&Map::new()) {
+        Ok(g) => g,
+        Err(e) => {
+            report.settle("a new game starts with default options", Err(err(e)));
+            return (report.results, times);
+        }
+    };
+    report.settle("a new game starts with default options", Ok(()));
+    report.settle(
+        "the start position text round-trips",
+        variant.from_position(&start.position_text(), &Map::new()).map_err(err).and_then(|g| {
+            if g.position_text() == start.position_text() {
+                Ok(())
+            } else {
+                Err(format!("'{}' reads back as '{}'", start.position_text(), g.position_text()))
+            }
+        }),
+    );
+    let mut first_run = Vec::new();
+    for game_no in 0..cfg.games {
+        let moves = play_checked(variant, &start, cfg, cfg.seed.wrapping_add(game_no as u64), &mut report, &mut times);
+        if game_no == 0 {
+            first_run = moves;
+        }
+    }
+    // Determinism: the same seed replays the same game.
+    let mut ignore = |_: &CheckResult| {};
+    let mut scratch = Report { results: Vec::new(), on_settled: &mut ignore, hidden_positions: 0, truth_positions: 0 };
+    let again = play_checked(variant, &start, cfg, cfg.seed, &mut scratch, &mut CallTimes::default());
+    report.check(
+        "the same seed gives the same game",
+        if again == first_run {
+            Ok(())
+        } else {
+            Err(format!("two games with seed {} differ after {} plies", cfg.seed, first_diff(&again, &first_run)))
+        },
+    );
+    // Generic perft equals in-plugin perft (one ply less for wide games).
+    let depth = if start.legal_move_list().map_or(0, |m| m.len()) > 50 { 2 } else { 3 };
+    let generic_perft = match (perft(&start, depth, Mode::InPlugin), perft(&start, depth, Mode::Generic)) {
+        (Ok(a), Ok(b)) if a == b => Ok(()),
+        (Ok(a), Ok(b)) => Err(format!("depth {depth}: in-plugin {a}, generic {b}")),
+        (Err(e), _) | (_, Err(e)) => Err(err(e)),
+    };
+    report.check("generic perft equals in-plugin perft", generic_perft);
+    // The kit's default sample_world hands out the true state: a searching
+    // player would then see what it must not.
+    if variant.info().capabilities.hidden_information && variant.info().capabilities.sample_world {
+        let (hidden, truth) = (report.hidden_positions, report.truth_positions);
+        report.check(
+            "sampled worlds are not the true state where something is hidden",
+            if hidden >= 3 && truth == hidden {
+                Err(format!("at all {hidden} positions where a player's view hides something, every world sampled for it was the true state"))
+            } else {
+                Ok(())
+            },
+        );
+    }
+    (report.results, times)
+}
+
+/// Why a move text would corrupt a record (PGN and PDN write texts
+/// verbatim into their movetext), if it would.
+fn record_unsafe(text: &str) -> Option<&'static str> {
+    if text.is_empty() {
+        Some("is empty")
+    } else if text.contains(char::is_whitespace) {
+        Some("contains white space, which splits a move in PGN")
+    } else if ["1-0", "0-1", "1/2-1/2", "*"].contains(&text) {
+        Some("is a PGN game result")
+    } else if text.contains(['{', '}', ';', '[', ']', '*', '"']) {
+        Some("contains a character PGN reserves ({ } ; [ ] * \")")
+    } else if text.starts_with(['$', '%']) {
+        Some("starts like a PGN annotation ($ or %)")
+    } else if text.trim_end_matches('.').chars().all(|c| c.is_ascii_digit()) && text.ends_with('.') {
+        Some("reads as a PGN move number")
+    } else {
+        None
+    }
+}
+
+fn first_diff(a: &[u64], b: &[u64]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}
+
+fn info_problems(variant: &VariantHandle) -> Result<(), String> {
+    let info = variant.info();
+    if info.id.is_empty() || info.id != info.id.to_lowercase() || info.id.contains(char::is_whitespace) {
+        return Err(format!("id '{}' must be short, lowercase, without spaces", info.id));
+    }
+    if info.name.is_empty() || info.players.is_empty() || info.notation.is_empty() || info.start_position.is_empty() {
+        return Err("name, players, notation and start_position must all be given".into());
+    }
+    match &info.board {
+        BoardGeometry::Grid { width, height, files, ranks, .. } => {
+            if *width == 0 || *height == 0 {
+                return Err("grid board with no squares".into());
+            }
+            if (!files.is_empty() && files.len() != *width as usize)
+                || (!ranks.is_empty() && ranks.len() != *height as usize)
+            {
+                return Err(format!("grid {width}x{height} has {} file and {} rank names", files.len(), ranks.len()));
+            }
+        }
+        BoardGeometry::Graph { points, edges } => {
+            if let Some(e) = edges.iter().find(|e| e.a as usize >= points.len() || e.b as usize >= points.len()) {
+                return Err(format!("edge {}-{} names a point beyond the {} points", e.a, e.b, points.len()));
+            }
+        }
+    }
+    for o in &info.options {
+        let ok = match o.kind.as_str() {
+            "bool" => o.default.is_boolean(),
+            "int" => o.default.is_i64() || o.default.is_u64(),
+            "choice" => o.default.as_str().is_some_and(|d| o.choices.iter().any(|c| c == d)),
+            "string" => o.default.is_string(),
+            other => return Err(format!("option '{}' has unknown kind '{other}'", o.name)),
+        };
+        if !ok {
+            return Err(format!("option '{}' default {} is not a valid {}", o.name, o.default, o.kind));
+        }
+    }
+    Ok(())
+}
+
+/// Plays one seeded random game, checking the contract at every position;
+/// returns the moves played.
+fn play_checked(
+    variant: &VariantHandle,
+    start: &Game,
+    cfg: &CheckConfig,
+    seed: u64,
+    report: &mut Report,
+    times: &mut CallTimes,
+) -> Vec<u64> {
+    let info = variant.info();
+    let players = info.players.len() as u32;
+    let hidden = info.capabilities.hidden_information;
+    let cap = info.max_plies.unwrap_or(cfg.ply_cap);
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut game = start.clone();
+    let mut played = Vec::new();
+    let mut buf = MoveBuf::new();
+    loop {
+        let status = times.time("status", || game.status());
+        if let Err(e) = times.time("legal_moves", || game.legal_moves(&mut buf)) {
+            report.check("no call panics", Err(err(e)));
+            return played;
+        }
+        let ongoing = status.is_ongoing();
+        let here = game.position_text();
+        report.check(
+            "legal moves are non-empty exactly while the game is ongoing",
+            if ongoing != buf.is_empty() {
+                Ok(())
+            } else {
+                Err(format!("{} legal moves with status {:?} in '{here}'", buf.len(), status.outcome))
+            },
+        );
+        report.check(
+            "finished games have a consistent status",
+            match status.outcome {
+                Outcome::Win(p) if p >= players => Err(format!("winner {p} of {players} players in '{here}'")),
+                Outcome::Win(_) | Outcome::Draw if status.reason.is_empty() => {
+                    Err(format!("no reason given for the end in '{here}'"))
+                }
+                Outcome::Faulted => Err(format!("the state faulted in '{here}'")),
+                _ => Ok(()),
+            },
+        );
+        report.check(
+            "position text round-trips",
+            variant.from_position(&here, &Map::new()).map_err(err).and_then(|g| {
+                let (mut again, mut now) = (MoveBuf::new(), MoveBuf::new());
+                let _ = g.legal_moves(&mut again);
+                let _ = game.legal_moves(&mut now);
+                if g.position_text() != here {
+                    Err(format!("'{here}' reads back as '{}'", g.position_text()))
+                } else if g.to_move() != game.to_move() || *again != *now || g.status().outcome != status.outcome {
+                    Err(format!("the game read back from '{here}' differs (player to move, legal moves or status)"))
+                } else {
+                    Ok(())
+                }
+            }),
+        );
+        let mut viewers: Vec<Viewer> = (0..players).map(Viewer::Player).collect();
+        viewers.extend([Viewer::Spectator, Viewer::Referee]);
+        for v in &viewers {
+            if let Err(e) = times.time("observe", || game.observe(*v)) {
+                report.check("observations follow the schema", Err(format!("{v} in '{here}': {}", err(e))));
+            }
+        }
+        report.check("observations follow the schema", Ok(()));
+        // An ongoing game without moves was reported above; it cannot go on.
+        if !ongoing || buf.is_empty() {
+            break;
+        }
+        let mover = game.to_move();
+        let mut texts = HashSet::new();
+        for &mv in buf.iter() {
+            let text = match times.time("move_text", || game.move_text(mv, Viewer::Player(mover))) {
+                Ok(t) => t,
+                Err(e) => {
+                    report.check(
+                        "move texts are unique and parse back",
+                        Err(format!("move {mv:#x} in '{here}': {}", err(e))),
+                    );
+                    continue;
+                }
+            };
+            let back = game.parse_move(&text);
+            let problem = if !texts.insert(text.clone()) {
+                Some(format!("two moves read '{text}' in '{here}'"))
+            } else if back.as_ref().ok() != Some(&mv) {
+                Some(format!("'{text}' parses as {back:?}, not move {mv:#x}, in '{here}'"))
+            } else {
+                None
+            };
+            report.check("move texts are unique and parse back", problem.map_or(Ok(()), Err));
+            report.check(
+                "move texts are safe in records",
+                record_unsafe(&text).map_or(Ok(()), |why| Err(format!("'{text}' in '{here}' {why}"))),
+            );
+        }
+        // Junk is refused and changes nothing.
+        let junk = (0..8).map(|_| rng.random::<u64>()).find(|j| !buf.contains(j)).unwrap_or(u64::MAX);
+        let mut probe = game.clone();
+        let refused = match probe.apply(junk) {
+            Err(e) if e.kind == ErrorKind::IllegalMove => probe.position_text() == here,
+            _ => false,
+        };
+        let junk_text = probe.parse_move("@@ not a move @@").is_err();
+        report.check(
+            "junk move ids and texts are refused",
+            if refused && junk_text { Ok(()) } else { Err(format!("junk id {junk:#x} or text accepted in '{here}'")) },
+        );
+        // Hidden information: a sampled world agrees with the viewer's view.
+        if hidden && info.capabilities.sample_world {
+            let seen = game.observe(Viewer::Player(mover));
+            let world = times.time("sample_world", || game.sample_world(Viewer::Player(mover), rng.random()));
+            let agrees = match (seen, world.and_then(|w| w.observe(Viewer::Player(mover)))) {
+                (Ok(a), Ok(b)) if a == b => Ok(()),
+                (Ok(_), Ok(_)) => Err(format!("a world sampled for player {mover} looks different to it in '{here}'")),
+                (Err(e), _) | (_, Err(e)) => Err(err(e)),
+            };
+            report.check("sampled worlds agree with the viewer's observation", agrees);
+            if game.observe(Viewer::Player(mover)).ok() != game.observe(Viewer::Referee).ok() {
+                report.hidden_positions += 1;
+                let worlds: Vec<Option<String>> = (0..4)
+                    .map(|_| game.sample_world(Viewer::Player(mover), rng.random()).ok().map(|w| w.position_text()))
+                    .collect();
+                if worlds.iter().all(|w| w.as_deref() == Some(here.as_str())) {
+                    report.truth_positions += 1;
+                }
+            }
+        }
+        // A declared capability is honoured.
+        if info.capabilities.evaluate {
+            let value = game.evaluate(mover);
+            report.check(
+                "declared capabilities are honoured",
+                match value {
+                    Some(v) if (-1.0..=1.0).contains(&v) => Ok(()),
+                    Some(v) => Err(format!("evaluate gave {v}, outside [-1, 1], in '{here}'")),
+                    None => Err(format!("evaluate is declared but gave nothing in '{here}'")),
+                },
+            );
+        }
+        let mv = buf[rng.random_range(0..buf.len())];
+        // Clones are independent.
+        let copy = game.clone();
+        if let Err(e) = times.time("apply", || game.apply(mv)) {
+            report.check("every legal move applies", Err(format!("move {mv:#x} in '{here}': {}", err(e))));
+            return played;
+        }
+        report.check("every legal move applies", Ok(()));
+        report.check(
+            "clones are independent",
+            if copy.position_text() == here {
+                Ok(())
+            } else {
+                Err(format!("a clone changed when the original played in '{here}'"))
+            },
+        );
+        played.push(mv);
+        if played.len() as u32 > cap {
+            let declared = info.max_plies.is_some();
+            report.check(
+                "games end within the declared maximum length",
+                if declared { Err(format!("still going after {cap} plies")) } else { Ok(()) },
+            );
+            return played;
+        }
+    }
+    report.check("games end within the declared maximum length", Ok(()));
+    report.check("no call panics", Ok(()));
+    played
+}
