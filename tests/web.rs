@@ -166,8 +166,22 @@ fn names_a_rank(text: &str) -> Option<&'static str> {
 #[test]
 fn stored_tournaments_and_games_through_the_api() {
     let dir = temp_dir("web-api");
-    let db = dir.join("a.db");
-    run_tournament(&dir, &db, &["chess", "junqi", "tavreli", "international"]);
+    stored_games_through_the_api(&dir, &dir.join("a.db"));
+}
+
+#[test]
+fn stored_tournaments_and_games_through_the_api_on_postgresql() {
+    let dir = temp_dir("web-api-pg");
+    if let Some(url) = arbiter_e2e::postgres_database("web_api") {
+        stored_games_through_the_api(&dir, Path::new(&url));
+    }
+}
+
+/// The API over a store (an SQLite file or a PostgreSQL URL) holding one
+/// tournament of four variants.
+fn stored_games_through_the_api(dir: &Path, db: &Path) {
+    let db = db.to_path_buf();
+    run_tournament(dir, &db, &["chess", "junqi", "tavreli", "international"]);
     let server = Server::start(&db, &[]);
 
     let list = server.get_json("/api/tournaments");

@@ -109,3 +109,29 @@ pub fn temp_dir(name: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).expect("create temp dir");
     dir
 }
+
+/// The PostgreSQL server the tests use: `ARBITER_TEST_POSTGRES`, by default
+/// the local one `.ci/run` starts.
+fn admin_url() -> String {
+    std::env::var("ARBITER_TEST_POSTGRES").unwrap_or_else(|_| "postgres://postgres:postgres@localhost/postgres".into())
+}
+
+/// A fresh, empty database named after `name` on the test server, as a
+/// URL; `None` (saying so) without a server, unless `ARBITER_REQUIRE_POSTGRES`
+/// is set, which makes a missing server a failure.
+pub fn postgres_database(name: &str) -> Option<String> {
+    let admin = admin_url();
+    let mut client = match postgres::Client::connect(&admin, postgres::NoTls) {
+        Ok(c) => c,
+        Err(e) => {
+            assert!(std::env::var_os("ARBITER_REQUIRE_POSTGRES").is_none(), "no PostgreSQL at {admin}: {e}");
+            eprintln!("skipped: no PostgreSQL at {admin} ({e}); set ARBITER_TEST_POSTGRES");
+            return None;
+        }
+    };
+    let db = format!("arbiter_{name}_{}", std::process::id());
+    client.batch_execute(&format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)")).unwrap();
+    client.batch_execute(&format!("CREATE DATABASE {db}")).unwrap();
+    let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap_or(&admin);
+    Some(format!("{base}/{db}"))
+}

@@ -13,7 +13,9 @@ mod replay;
 mod results;
 mod serve;
 mod sprt;
+mod store;
 mod tournament;
+mod worker;
 
 use std::path::PathBuf;
 
@@ -71,9 +73,10 @@ pub enum Command {
     Sprt(sprt::SprtArgs),
     /// A web view: live tournaments, the game viewer, play in the browser.
     Serve(serve::ServeArgs),
-    /// Play games sent on stdin (used by tournaments; not for people).
-    #[command(hide = true)]
-    Worker,
+    /// Play the games queued in a shared store (PostgreSQL), on any machine.
+    Worker(worker::WorkerArgs),
+    /// Copy a store between backends (SQLite file, PostgreSQL URL).
+    Store(store::StoreArgs),
 }
 
 /// How games start and end: the players' seed, the start position, a ply limit.
@@ -134,7 +137,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Results(args) => results::run(&args),
         Command::Sprt(args) => sprt::run(&registry, &args),
         Command::Serve(args) => serve::run(registry, &args),
-        Command::Worker => crate::tournament::worker::serve(&registry),
+        Command::Worker(args) => worker::run(&registry, &args, &cli.plugin_dirs),
+        Command::Store(args) => store::run(&args),
     }
 }
 

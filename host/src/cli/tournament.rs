@@ -16,10 +16,11 @@ use crate::record::files::RecordFiles;
 use crate::record::store::Store;
 use crate::record::EventInfo;
 use crate::referee::GameRecord;
+use crate::sync::LockExt;
 use crate::tournament::config::{Format, OpeningConfig, OpeningOrder, PlayerConfig, TournamentConfig};
 use crate::tournament::driver::{Progress, RunEnd, Tournament};
 use crate::tournament::standings;
-use crate::tournament::Isolation;
+use crate::tournament::{queue, Isolation};
 
 /// Arguments of `arbiter tournament`.
 #[derive(Args, Debug)]
@@ -76,9 +77,13 @@ pub struct TournamentArgs {
     /// Seconds a game may make no progress beyond a move's budget before it is recorded as hung.
     #[arg(long)]
     watchdog: Option<u64>,
-    /// SQLite store.
+    /// The store: an SQLite file, or a postgres:// URL shared by many machines.
     #[arg(long, default_value = "arbiter.db")]
     db: PathBuf,
+    /// Queue the games in the store for `arbiter worker --db` processes on
+    /// any machine, and play N of them here at once (0: only queue them).
+    #[arg(long, value_name = "N")]
+    local_workers: Option<usize>,
     /// Print the standings every N games (0: only at the end).
     #[arg(long, default_value_t = 0)]
     standings_every: usize,
@@ -192,8 +197,11 @@ pub(super) fn run(registry: &Registry, args: &TournamentArgs, plugin_dirs: &[Pat
         tournament.entrants.len(),
         tournament.definition.variants.join(", "),
         cfg.format,
-        args.db.display()
+        store.location()
     );
+    if let Some(n) = args.local_workers {
+        return run_queued(registry, &store, &tournament, n, args, plugin_dirs);
+    }
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     let _ = ctrlc::set_handler(move || {
@@ -220,7 +228,7 @@ pub(super) fn run(registry: &Registry, args: &TournamentArgs, plugin_dirs: &[Pat
     let (games, byes) = tournament.results(&store)?;
     println!();
     print!("{}", standings::render(&tournament.names(), &tournament.definition.variants, &games, &byes));
-    let resume = format!("arbiter tournament --resume {} --db {}", tournament.id, args.db.display());
+    let resume = format!("arbiter tournament --resume {} --db {}", tournament.id, store.location());
     match end {
         RunEnd::Finished => Ok(()),
         RunEnd::Interrupted => {
@@ -235,4 +243,47 @@ pub(super) fn run(registry: &Registry, args: &TournamentArgs, plugin_dirs: &[Pat
             games.len()
         ),
     }
+}
+
+/// `--local-workers N`: queues the tournament's games in the store, plays N
+/// at a time here with queue workers (if N > 0) and prints the standings.
+fn run_queued(
+    registry: &Registry,
+    store: &Store,
+    tournament: &Tournament,
+    n: usize,
+    args: &TournamentArgs,
+    plugin_dirs: &[PathBuf],
+) -> Result<()> {
+    let added = queue::enqueue_pending(registry, store, tournament.id)?;
+    println!(
+        "{added} games queued; workers on any machine play them: arbiter worker --db {} --tournament {}",
+        store.location(),
+        tournament.id
+    );
+    if n == 0 {
+        return Ok(());
+    }
+    let files = std::sync::Mutex::new(args.records.open(true)?);
+    let workers = super::worker::queue_workers(n, Some(tournament.id), None, plugin_dirs);
+    let on_game = |record: &GameRecord, event: &EventInfo| {
+        for e in files.lock_or_recover().append(record, event) {
+            eprintln!("warning: {e}");
+        }
+        println!(
+            "Game {} ({}): {} vs {}: {} {{{}}}",
+            event.tournament.as_ref().map_or(0, |t| t.index + 1),
+            record.variant,
+            record.players[0],
+            record.players.get(1).map(String::as_str).unwrap_or("?"),
+            record.result.pgn(),
+            record.result.termination
+        );
+    };
+    let report = queue::run_queue_workers(registry, store, &workers, &AtomicBool::new(false), &on_game)?;
+    let (games, byes) = tournament.results(store)?;
+    println!("{} games played here ({} discarded as already stored elsewhere)", report.stored, report.duplicates);
+    println!();
+    print!("{}", standings::render(&tournament.names(), &tournament.definition.variants, &games, &byes));
+    Ok(())
 }

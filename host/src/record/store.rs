@@ -89,6 +89,7 @@ struct GameRow {
     index: Option<u32>,
     pair: Option<u32>,
     seats: Option<String>,
+    worker: Option<String>,
 }
 
 impl GameRow {
@@ -102,7 +103,7 @@ impl GameRow {
             pair: self.pair,
             seats: self.seats.and_then(|s| serde_json::from_str(&s).ok()).unwrap_or_default(),
         });
-        Ok(StoredGame { summary, pgn: self.pgn, record, slot })
+        Ok(StoredGame { summary, pgn: self.pgn, record, slot, worker: self.worker })
     }
 }
 
@@ -155,9 +156,53 @@ fn to_json(value: &impl serde::Serialize) -> String {
     serde_json::to_string(value).expect("plain data serialises")
 }
 
+/// A game waiting in a store's queue for a worker (see
+/// [`crate::tournament::queue`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueuedGame {
+    /// Its tournament.
+    pub tournament: i64,
+    /// Its index in the tournament's schedule.
+    pub index: u32,
+    /// The event name its record carries.
+    pub event: String,
+    /// Its round.
+    pub round: u32,
+    /// Its colour-swapped pair, if any.
+    pub pair: Option<u32>,
+    /// Entrant indices in turn order.
+    pub seats: Vec<usize>,
+    /// The worker job (`tournament::worker::Job`) as JSON.
+    pub job: String,
+}
+
+/// A queued game claimed by one worker until its lease runs out.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Claim {
+    /// The game.
+    pub game: QueuedGame,
+    /// Who claimed it (`host:pid#slot`).
+    pub holder: String,
+}
+
 /// What a store backend does; [`Store`] names the store in its errors.
 trait Backend: Send + Sync {
-    fn add_game(&self, game: &GameColumns<'_>) -> Result<i64, StoreFailure>;
+    /// Stores a game; for a claimed game (`claim`), unless its slot is
+    /// stored already (then `None`), taking it off the queue in the same
+    /// transaction.
+    fn add_game(&self, game: &GameColumns<'_>, claim: Option<&Claim>) -> Result<Option<i64>, StoreFailure>;
+    fn enqueue(&self, games: &[QueuedGame]) -> Result<usize, StoreFailure>;
+    fn claim(
+        &self,
+        holder: &str,
+        until_ms: i64,
+        now_ms: i64,
+        tournament: Option<i64>,
+        skip: &[i64],
+    ) -> Result<Option<Claim>, StoreFailure>;
+    fn renew_claim(&self, claim: &Claim, until_ms: i64) -> Result<(), StoreFailure>;
+    fn release_claim(&self, claim: &Claim) -> Result<(), StoreFailure>;
+    fn queue_counts(&self, tournament: i64, now_ms: i64) -> Result<(u64, u64), StoreFailure>;
     fn games(&self, tournament: Option<i64>, id: Option<i64>) -> Result<Vec<StoredGame>, StoreFailure>;
     fn tournament_results(&self, tournament: i64) -> Result<Vec<SlotResult>, StoreFailure>;
     fn game_list(&self, filter: &GameFilter, limit: u32, offset: u32) -> Result<(Vec<GameSummary>, u64), StoreFailure>;
@@ -204,6 +249,8 @@ pub struct StoredGame {
     pub record: GameRecord,
     /// Its place in a tournament, if any.
     pub slot: Option<TournamentSlot>,
+    /// The queue worker that played it (`host:pid#slot`), if one did.
+    pub worker: Option<String>,
 }
 
 impl StoredGame {
@@ -316,6 +363,10 @@ fn without_password(url: &str) -> String {
     }
 }
 
+fn now_ms() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
+}
+
 fn now() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
 }
@@ -338,13 +389,94 @@ impl Store {
         }
     }
 
+    /// Where the store is, for messages (a URL without its password).
+    pub fn location(&self) -> &str {
+        &self.location
+    }
+
+    /// Copies every tournament and game of this store into `to`, which must
+    /// be empty (tournament ids are renumbered there, each game keeping its
+    /// place in its tournament); returns (tournaments, games) copied.
+    pub fn copy_into(&self, to: &Store) -> Result<(usize, usize), StoreError> {
+        let (held, _) = to.game_list(&GameFilter::default(), 1, 0)?;
+        if !held.is_empty() || !to.tournament_list()?.is_empty() {
+            return Err(
+                to.err(StoreFailure::Schema("holds games or tournaments already: copy into an empty store".into()))
+            );
+        }
+        let mut tournaments = self.tournament_list()?;
+        tournaments.sort_by_key(|(t, _)| t.id);
+        let mut ids = std::collections::HashMap::new();
+        for (t, _) in &tournaments {
+            let id = to.add_tournament(&t.name, &t.config)?;
+            if t.finished_at.is_some() {
+                to.finish_tournament(id)?;
+            }
+            ids.insert(t.id, id);
+        }
+        let games = self.games(None)?;
+        for g in &games {
+            let mut event = g.event();
+            if let Some(slot) = event.tournament.as_mut() {
+                slot.id = ids[&slot.id];
+            }
+            to.add_game(&g.record, &event)?;
+        }
+        Ok((tournaments.len(), games.len()))
+    }
+
     fn err(&self, source: StoreFailure) -> StoreError {
         StoreError { path: self.location.clone(), source }
     }
 
     /// Commits one finished game in its own transaction; returns its id.
     pub fn add_game(&self, record: &GameRecord, event: &EventInfo) -> Result<i64, StoreError> {
-        self.backend.add_game(&GameColumns::new(record, event)).map_err(|e| self.err(e))
+        let id = self.backend.add_game(&GameColumns::new(record, event), None).map_err(|e| self.err(e))?;
+        Ok(id.expect("a game without a claim is always stored"))
+    }
+
+    /// Puts games in the queue, but none already queued or stored; returns
+    /// how many were added.
+    pub fn enqueue(&self, games: &[QueuedGame]) -> Result<usize, StoreError> {
+        self.backend.enqueue(games).map_err(|e| self.err(e))
+    }
+
+    /// Claims the first queued game that nobody holds (or whose holder's
+    /// lease ran out) for `holder`, for `lease`: of `tournament` if given,
+    /// of none of `skip`. One transaction, so no two workers hold one game.
+    pub fn claim(
+        &self,
+        holder: &str,
+        lease: std::time::Duration,
+        tournament: Option<i64>,
+        skip: &[i64],
+    ) -> Result<Option<Claim>, StoreError> {
+        let now = now_ms();
+        self.backend.claim(holder, now + lease.as_millis() as i64, now, tournament, skip).map_err(|e| self.err(e))
+    }
+
+    /// Extends a claim (the worker's heartbeat).
+    pub fn renew_claim(&self, claim: &Claim, lease: std::time::Duration) -> Result<(), StoreError> {
+        self.backend.renew_claim(claim, now_ms() + lease.as_millis() as i64).map_err(|e| self.err(e))
+    }
+
+    /// Gives a claimed game back to the queue.
+    pub fn release_claim(&self, claim: &Claim) -> Result<(), StoreError> {
+        self.backend.release_claim(claim).map_err(|e| self.err(e))
+    }
+
+    /// Stores a claimed game and takes it off the queue, in one
+    /// transaction; `false` when another worker stored that game first
+    /// (this result is then discarded).
+    pub fn complete_claim(&self, claim: &Claim, record: &GameRecord, event: &EventInfo) -> Result<bool, StoreError> {
+        let id = self.backend.add_game(&GameColumns::new(record, event), Some(claim)).map_err(|e| self.err(e))?;
+        Ok(id.is_some())
+    }
+
+    /// A tournament's queue: games waiting, and games being played (claimed
+    /// under a live lease).
+    pub fn queue_counts(&self, tournament: i64) -> Result<(u64, u64), StoreError> {
+        self.backend.queue_counts(tournament, now_ms()).map_err(|e| self.err(e))
     }
 
     /// All games, or those of one tournament, oldest first.

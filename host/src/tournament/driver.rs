@@ -34,6 +34,10 @@ pub struct StoredDefinition {
     pub variants: Vec<String>,
     /// Opening positions per variant id, in the order they are used.
     pub openings: HashMap<String, Vec<String>>,
+    /// The plugin build of each variant (file, sha256, arbiter-api version),
+    /// which every queue worker must have (definitions stored before it: none).
+    #[serde(default)]
+    pub plugins: std::collections::BTreeMap<String, super::queue::PluginPin>,
 }
 
 /// A tournament as the store holds it: enough to read its schedule and
@@ -213,7 +217,12 @@ impl Tournament {
                 e.spec.can_play(&e.spec_text, registry.get(id)?.info())?;
             }
         }
-        let definition = StoredDefinition { config, variants: ids, openings };
+        let mut plugins = std::collections::BTreeMap::new();
+        for id in &ids {
+            let v = registry.get(id)?;
+            plugins.insert(id.clone(), super::queue::PluginPin::of(&v.plugin().path, &v.plugin().api_version)?);
+        }
+        let definition = StoredDefinition { config, variants: ids, openings, plugins };
         let id = store.add_tournament(&definition.config.name, &serde_json::to_string(&definition)?)?;
         Self::from_view(registry, TournamentView { id, definition })
     }
@@ -232,6 +241,65 @@ impl Tournament {
         Ok(Tournament { view, entrants, variants })
     }
 
+    /// The settings its games are run with.
+    pub fn run_config(&self, stop: Arc<AtomicBool>, isolation: Isolation) -> RunConfig {
+        let cfg = &self.definition.config;
+        // A person at this terminal plays one game at a time, in this process.
+        let human = self.entrants.iter().any(|e| matches!(e.spec, PlayerSpec::Human));
+        RunConfig {
+            concurrency: if human { 1 } else { cfg.concurrency },
+            margin_ms: cfg.margin_ms,
+            max_plies: cfg.max_plies,
+            claim_draws: cfg.claim_draws,
+            watchdog: std::time::Duration::from_secs(cfg.watchdog_secs),
+            isolation: if human { Isolation::InProcess } else { isolation },
+            stop,
+        }
+    }
+
+    /// The games that can be played now and are not in the store (the
+    /// whole schedule for round-robin and gauntlet, the current round for
+    /// systems that wait for results), each with the event its record
+    /// carries; empty when every game is stored.
+    pub fn pending(&self, store: &Store) -> anyhow::Result<Vec<(ScheduledGame, EventInfo)>> {
+        let cfg = &self.definition.config;
+        let (rounds, stored) = self.rounds(store)?;
+        let pending: Vec<&super::schedule::Planned> =
+            rounds.iter().flat_map(|r| &r.games).filter(|g| !stored.contains_key(&g.index)).collect();
+        let Some(first) = pending.first() else { return Ok(Vec::new()) };
+        let round = first.round;
+        let dynamic = cfg.format.pairing(cfg.players.len(), cfg.rounds).waits_for_results();
+        Ok(pending
+            .into_iter()
+            .filter(|g| !dynamic || g.round == round)
+            .map(|g| {
+                let variant = &self.variants[g.variant];
+                let id = &variant.info().id;
+                let game = ScheduledGame {
+                    round: g.round,
+                    variant: variant.clone(),
+                    options: cfg.options.get(id).cloned().unwrap_or_default(),
+                    seats: g.seats.to_vec(),
+                    position: g
+                        .opening
+                        .and_then(|o| self.definition.openings.get(id).and_then(|list| list.get(o)).cloned()),
+                    seed: g.seed,
+                };
+                let event = EventInfo {
+                    event: cfg.name.clone(),
+                    round: g.round,
+                    tournament: Some(TournamentSlot {
+                        id: self.id,
+                        index: g.index,
+                        pair: g.pair,
+                        seats: g.seats.to_vec(),
+                    }),
+                };
+                (game, event)
+            })
+            .collect())
+    }
+
     /// Plays every game not yet in the store, round by round, committing each
     /// the moment it ends. Stops between games when `stop` is set.
     pub fn run(
@@ -241,18 +309,8 @@ impl Tournament {
         stop: Arc<AtomicBool>,
         progress: &mut dyn Progress,
     ) -> anyhow::Result<RunEnd> {
-        let cfg = &self.definition.config;
-        // A person at this terminal plays one game at a time, in this process.
         let human = self.entrants.iter().any(|e| matches!(e.spec, PlayerSpec::Human));
-        let run_config = RunConfig {
-            concurrency: if human { 1 } else { cfg.concurrency },
-            margin_ms: cfg.margin_ms,
-            max_plies: cfg.max_plies,
-            claim_draws: cfg.claim_draws,
-            watchdog: std::time::Duration::from_secs(cfg.watchdog_secs),
-            isolation: if human { Isolation::InProcess } else { isolation },
-            stop: stop.clone(),
-        };
+        let run_config = self.run_config(stop.clone(), isolation);
         let in_process = matches!(run_config.isolation, Isolation::InProcess);
         let (lease, previous) = RunLease::take(store, self.id, in_process)?;
         if previous == (PreviousRun::Died { in_process: true }) && in_process && !human {
@@ -290,72 +348,37 @@ impl Tournament {
         stop: &AtomicBool,
         progress: &mut dyn Progress,
     ) -> anyhow::Result<RunEnd> {
-        let cfg = &self.definition.config;
         loop {
-            let (rounds, stored) = self.rounds(store)?;
             let total = self.expected_games();
-            let pending: Vec<&super::schedule::Planned> =
-                rounds.iter().flat_map(|r| &r.games).filter(|g| !stored.contains_key(&g.index)).collect();
+            let pending = self.pending(store)?;
             if pending.is_empty() {
                 store.finish_tournament(self.id)?;
                 return Ok(RunEnd::Finished);
             }
-            // Round-robin and gauntlet games are all known: play them in one
-            // batch. Swiss and knockout rounds wait for the round before.
-            let round = pending[0].round;
-            let dynamic = cfg.format.pairing(cfg.players.len(), cfg.rounds).waits_for_results();
-            let batch: Vec<&super::schedule::Planned> =
-                pending.into_iter().filter(|g| !dynamic || g.round == round).collect();
-            let schedule: Vec<ScheduledGame> = batch
-                .iter()
-                .map(|g| {
-                    let variant = &self.variants[g.variant];
-                    let id = &variant.info().id;
-                    ScheduledGame {
-                        round: g.round,
-                        variant: variant.clone(),
-                        options: cfg.options.get(id).cloned().unwrap_or_default(),
-                        seats: g.seats.to_vec(),
-                        position: g
-                            .opening
-                            .and_then(|o| self.definition.openings.get(id).and_then(|list| list.get(o)).cloned()),
-                        seed: g.seed,
-                    }
-                })
-                .collect();
-            let mut done = stored.len();
+            let (schedule, events): (Vec<ScheduledGame>, Vec<EventInfo>) = pending.into_iter().unzip();
+            let slot = |i: usize| events[i].tournament.as_ref().expect("tournament games have slots");
+            let mut done = store.tournament_results(self.id)?.len();
             let mut failure = None;
             // Spectators of the store (`arbiter serve`) watch games in progress.
             let live = |i: usize, frame: &serde_json::Value| {
-                let (g, game) = (batch[i], &schedule[i]);
-                let names: Vec<String> = g.seats.iter().map(|&e| self.entrants[e].name.clone()).collect();
-                if let Err(e) = store.set_live(self.id, g.index, &game.variant.info().id, &names, frame) {
-                    tracing::warn!("live view of game {}: {e}", g.index);
+                let (s, game) = (slot(i), &schedule[i]);
+                let names: Vec<String> = s.seats.iter().map(|&e| self.entrants[e].name.clone()).collect();
+                if let Err(e) = store.set_live(self.id, s.index, &game.variant.info().id, &names, frame) {
+                    tracing::warn!("live view of game {}: {e}", s.index);
                 }
             };
             let report = run_games(&self.entrants, &schedule, run_config, Some(&live), |i, result| {
-                let g = batch[i];
                 let record = match result {
                     Ok(r) => r,
                     Err(e) => {
-                        failure.get_or_insert(anyhow::anyhow!("game {}: {e}", g.index));
+                        failure.get_or_insert(anyhow::anyhow!("game {}: {e}", slot(i).index));
                         return;
                     }
                 };
-                let event = EventInfo {
-                    event: cfg.name.clone(),
-                    round: g.round,
-                    tournament: Some(TournamentSlot {
-                        id: self.id,
-                        index: g.index,
-                        pair: g.pair,
-                        seats: g.seats.to_vec(),
-                    }),
-                };
-                match store.add_game(&record, &event) {
+                match store.add_game(&record, &events[i]) {
                     Ok(_) => {
                         done += 1;
-                        progress.game_done(self, &record, &event, done, total.max(done));
+                        progress.game_done(self, &record, &events[i], done, total.max(done));
                     }
                     Err(e) => {
                         failure.get_or_insert(e.into());
@@ -371,7 +394,7 @@ impl Tournament {
                 return Err(e);
             }
             if let Some(i) = report.hung_in_process {
-                return Ok(RunEnd::PluginHungInProcess { index: batch[i].index });
+                return Ok(RunEnd::PluginHungInProcess { index: slot(i).index });
             }
             if stopped {
                 return Ok(RunEnd::Interrupted);

@@ -11,6 +11,7 @@ pub mod journal;
 pub mod lease;
 pub mod openings;
 pub mod pulse;
+pub mod queue;
 pub mod runner;
 pub mod schedule;
 pub mod sprt_match;

@@ -101,10 +101,13 @@ async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T, ApiError> + S
 
 /// Serves until the process ends; `ready` is told the bound address.
 pub fn serve(registry: Registry, config: ServeConfig, ready: impl FnOnce(SocketAddr)) -> anyhow::Result<()> {
+    // Opened before the runtime starts: PostgreSQL's synchronous client runs
+    // a runtime of its own, which may not start inside another.
     let store = Arc::new(Store::open(&config.db)?);
+    let watched = Store::open(&config.db)?;
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async move {
-        let changes = live::StoreChanges::watch(Store::open(&config.db)?)?;
+        let changes = live::StoreChanges::watch(watched)?;
         let listener = tokio::net::TcpListener::bind(config.bind)
             .await
             .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", config.bind))?;

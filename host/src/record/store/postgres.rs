@@ -9,8 +9,8 @@ use postgres::{Client, NoTls, Row};
 use serde_json::Value;
 
 use super::{
-    Backend, GameColumns, GameFilter, GameRow, GameSummary, Lease, SlotResult, StoreFailure, StoredGame,
-    StoredTournament, SummaryRow,
+    Backend, Claim, GameColumns, GameFilter, GameRow, GameSummary, Lease, QueuedGame, SlotResult, StoreFailure,
+    StoredGame, StoredTournament, SummaryRow,
 };
 use crate::sync::LockExt;
 
@@ -47,6 +47,7 @@ const MIGRATIONS: [(&str, &str); 1] = [(
         duration_ms    BIGINT NOT NULL,
         pgn            TEXT NOT NULL,
         record         TEXT NOT NULL,
+        worker         TEXT,
         tournament_id  BIGINT REFERENCES tournaments(id),
         game_index     INTEGER,
         pair_id        INTEGER,
@@ -69,6 +70,19 @@ const MIGRATIONS: [(&str, &str); 1] = [(
         pid           BIGINT NOT NULL,
         heartbeat     BIGINT NOT NULL,
         in_process    BOOLEAN NOT NULL DEFAULT FALSE
+    );
+    CREATE TABLE game_queue (
+        tournament_id BIGINT NOT NULL,
+        game_index    INTEGER NOT NULL,
+        event         TEXT NOT NULL,
+        round         INTEGER NOT NULL,
+        pair_id       INTEGER,
+        seats         TEXT NOT NULL,
+        job           TEXT NOT NULL,
+        claimed_by    TEXT,
+        lease_until   BIGINT,
+        done          BOOLEAN NOT NULL DEFAULT FALSE,
+        PRIMARY KEY (tournament_id, game_index)
     );
     -- Bumped by every write: the data version readers poll.
     CREATE SEQUENCE store_changes;",
@@ -152,19 +166,24 @@ fn summary_row(r: &Row) -> SummaryRow {
 const SUMMARY: &str = super::SUMMARY_COLUMNS;
 
 impl Backend for Postgres {
-    fn add_game(&self, c: &GameColumns<'_>) -> Result<i64, StoreFailure> {
+    fn add_game(&self, c: &GameColumns<'_>, claim: Option<&Claim>) -> Result<Option<i64>, StoreFailure> {
         let (r, e) = (c.record, c.event);
         let slot = e.tournament.as_ref();
+        // A claimed game another worker stored first is not stored twice.
+        let once = if claim.is_some() { "ON CONFLICT (tournament_id, game_index) DO NOTHING" } else { "" };
+        let worker = claim.map(|c| c.holder.clone());
         self.with(|client| {
             let mut tx = client.transaction()?;
-            let id: i64 = tx
-                .query_one(
-                    "INSERT INTO games (event, round, variant, plugin, white, black, players, time_controls, options,
-                        start_position, result, winner, termination, plies, moves, final_position, started_at,
-                        duration_ms, pgn, tournament_id, game_index, pair_id, seats, termination_kind, record)
+            let id: Option<i64> = tx
+                .query_opt(
+                    &format!(
+                        "INSERT INTO games (event, round, variant, plugin, white, black, players, time_controls,
+                        options, start_position, result, winner, termination, plies, moves, final_position, started_at,
+                        duration_ms, pgn, tournament_id, game_index, pair_id, seats, termination_kind, record, worker)
                      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
-                        $20, $21, $22, $23, $24, $25)
-                     RETURNING id",
+                        $20, $21, $22, $23, $24, $25, $26) {once}
+                     RETURNING id"
+                    ),
                     &[
                         &e.event,
                         &(e.round as i32),
@@ -191,13 +210,21 @@ impl Backend for Postgres {
                         &c.seats,
                         &r.result.termination.kind(),
                         &c.whole,
+                        &worker,
                     ],
                 )?
-                .get(0);
+                .map(|row| row.get(0));
             if let Some(t) = slot {
                 tx.execute(
                     "DELETE FROM live_games WHERE tournament_id = $1 AND game_index = $2",
                     &[&t.id, &(t.index as i32)],
+                )?;
+            }
+            if let Some(c) = claim {
+                // Kept, marked done: a late enqueue of the same game finds it.
+                tx.execute(
+                    "UPDATE game_queue SET done = TRUE WHERE tournament_id = $1 AND game_index = $2",
+                    &[&c.game.tournament, &(c.game.index as i32)],
                 )?;
             }
             tx.execute("SELECT nextval('store_changes')", &[])?;
@@ -206,11 +233,112 @@ impl Backend for Postgres {
         })
     }
 
+    fn enqueue(&self, games: &[QueuedGame]) -> Result<usize, StoreFailure> {
+        self.with(|client| {
+            let mut tx = client.transaction()?;
+            let mut added = 0;
+            for g in games {
+                added += tx.execute(
+                    "INSERT INTO game_queue (tournament_id, game_index, event, round, pair_id, seats, job)
+                     SELECT $1, $2, $3, $4, $5, $6, $7
+                     WHERE NOT EXISTS (SELECT 1 FROM games WHERE tournament_id = $1 AND game_index = $2)
+                     ON CONFLICT (tournament_id, game_index) DO NOTHING",
+                    &[
+                        &g.tournament,
+                        &(g.index as i32),
+                        &g.event,
+                        &(g.round as i32),
+                        &g.pair.map(|p| p as i32),
+                        &super::to_json(&g.seats),
+                        &g.job,
+                    ],
+                )? as usize;
+            }
+            if added > 0 {
+                tx.execute("SELECT nextval('store_changes')", &[])?;
+            }
+            tx.commit()?;
+            Ok(added)
+        })
+    }
+
+    fn claim(
+        &self,
+        holder: &str,
+        until_ms: i64,
+        now_ms: i64,
+        tournament: Option<i64>,
+        skip: &[i64],
+    ) -> Result<Option<Claim>, StoreFailure> {
+        let skip = skip.to_vec();
+        let row = self.with(|client| {
+            client.query_opt(
+                "UPDATE game_queue q SET claimed_by = $1, lease_until = $2
+                 FROM (SELECT tournament_id, game_index FROM game_queue
+                       WHERE NOT done AND (claimed_by IS NULL OR lease_until < $3)
+                         AND ($4::BIGINT IS NULL OR tournament_id = $4)
+                         AND NOT (tournament_id = ANY($5))
+                       ORDER BY tournament_id, game_index LIMIT 1
+                       FOR UPDATE SKIP LOCKED) c
+                 WHERE q.tournament_id = c.tournament_id AND q.game_index = c.game_index
+                 RETURNING q.tournament_id, q.game_index, q.event, q.round, q.pair_id, q.seats, q.job",
+                &[&holder, &until_ms, &now_ms, &tournament, &skip],
+            )
+        })?;
+        Ok(row.map(|r| Claim {
+            game: QueuedGame {
+                tournament: r.get(0),
+                index: r.get::<_, i32>(1) as u32,
+                event: r.get(2),
+                round: r.get::<_, i32>(3) as u32,
+                pair: r.get::<_, Option<i32>>(4).map(|p| p as u32),
+                seats: serde_json::from_str(&r.get::<_, String>(5)).unwrap_or_default(),
+                job: r.get(6),
+            },
+            holder: holder.to_string(),
+        }))
+    }
+
+    fn renew_claim(&self, claim: &Claim, until_ms: i64) -> Result<(), StoreFailure> {
+        self.with(|client| {
+            client
+                .execute(
+                    "UPDATE game_queue SET lease_until = $4
+                     WHERE tournament_id = $1 AND game_index = $2 AND claimed_by = $3",
+                    &[&claim.game.tournament, &(claim.game.index as i32), &claim.holder, &until_ms],
+                )
+                .map(drop)
+        })
+    }
+
+    fn release_claim(&self, claim: &Claim) -> Result<(), StoreFailure> {
+        self.with(|client| {
+            client
+                .execute(
+                    "UPDATE game_queue SET claimed_by = NULL, lease_until = NULL
+                     WHERE tournament_id = $1 AND game_index = $2 AND claimed_by = $3",
+                    &[&claim.game.tournament, &(claim.game.index as i32), &claim.holder],
+                )
+                .map(drop)
+        })
+    }
+
+    fn queue_counts(&self, tournament: i64, now_ms: i64) -> Result<(u64, u64), StoreFailure> {
+        let row = self.with(|client| {
+            client.query_one(
+                "SELECT count(*), count(*) FILTER (WHERE claimed_by IS NOT NULL AND lease_until >= $2)
+                 FROM game_queue WHERE tournament_id = $1 AND NOT done",
+                &[&tournament, &now_ms],
+            )
+        })?;
+        Ok((row.get::<_, i64>(0) as u64, row.get::<_, i64>(1) as u64))
+    }
+
     fn games(&self, tournament: Option<i64>, id: Option<i64>) -> Result<Vec<StoredGame>, StoreFailure> {
         let rows = self.with(|client| {
             client.query(
                 &format!(
-                    "SELECT {SUMMARY}, pgn, record, game_index, pair_id, seats FROM games
+                    "SELECT {SUMMARY}, pgn, record, game_index, pair_id, seats, worker FROM games
                      WHERE ($1::BIGINT IS NULL OR tournament_id = $1) AND ($2::BIGINT IS NULL OR id = $2)
                      ORDER BY id"
                 ),
@@ -226,6 +354,7 @@ impl Backend for Postgres {
                     index: r.get::<_, Option<i32>>(14).map(|i| i as u32),
                     pair: r.get::<_, Option<i32>>(15).map(|p| p as u32),
                     seats: r.get(16),
+                    worker: r.get(17),
                 }
                 .into_stored()
             })

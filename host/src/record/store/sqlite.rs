@@ -12,8 +12,8 @@ use rusqlite_migration::{Migrations, M};
 use serde_json::Value;
 
 use super::{
-    Backend, GameColumns, GameFilter, GameRow, GameSummary, Lease, SlotResult, StoreFailure, StoredGame,
-    StoredTournament, SummaryRow, SUMMARY_COLUMNS,
+    Backend, Claim, GameColumns, GameFilter, GameRow, GameSummary, Lease, QueuedGame, SlotResult, StoreFailure,
+    StoredGame, StoredTournament, SummaryRow, SUMMARY_COLUMNS,
 };
 use crate::record::pgn;
 use crate::referee::{GameRecord, GameResult, Termination};
@@ -87,6 +87,24 @@ fn migration_steps() -> Vec<M<'static>> {
         // written again from the store; older rows are rebuilt from their
         // columns.
         M::up_with_hook("ALTER TABLE games ADD COLUMN record TEXT;", backfill_records),
+        // The queue of games for workers on other processes or machines,
+        // and the worker that played each game.
+        M::up(
+            "ALTER TABLE games ADD COLUMN worker TEXT;
+             CREATE TABLE game_queue (
+                 tournament_id INTEGER NOT NULL,
+                 game_index    INTEGER NOT NULL,
+                 event         TEXT NOT NULL,
+                 round         INTEGER NOT NULL,
+                 pair_id       INTEGER,
+                 seats         TEXT NOT NULL,
+                 job           TEXT NOT NULL,
+                 claimed_by    TEXT,
+                 lease_until   INTEGER,
+                 done          INTEGER NOT NULL DEFAULT 0,
+                 PRIMARY KEY (tournament_id, game_index)
+             );",
+        ),
     ]
 }
 
@@ -230,16 +248,20 @@ impl Sqlite {
 }
 
 impl Backend for Sqlite {
-    fn add_game(&self, c: &GameColumns<'_>) -> Result<i64, StoreFailure> {
+    fn add_game(&self, c: &GameColumns<'_>, claim: Option<&Claim>) -> Result<Option<i64>, StoreFailure> {
         let (record, event) = (c.record, c.event);
         let mut conn = self.conn.lock_or_recover();
-        let tx = conn.transaction()?;
-        tx.execute(
-            "INSERT INTO games (event, round, variant, plugin, white, black, players, time_controls, options,
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        // A claimed game another worker stored first is not stored twice.
+        let once = if claim.is_some() { "ON CONFLICT (tournament_id, game_index) DO NOTHING" } else { "" };
+        let inserted = tx.execute(
+            &format!(
+                "INSERT INTO games (event, round, variant, plugin, white, black, players, time_controls, options,
                 start_position, result, winner, termination, plies, moves, final_position, started_at, duration_ms, pgn,
-                tournament_id, game_index, pair_id, seats, termination_kind, record)
+                tournament_id, game_index, pair_id, seats, termination_kind, record, worker)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,
-                ?20, ?21, ?22, ?23, ?24, ?25)",
+                ?20, ?21, ?22, ?23, ?24, ?25, ?26) {once}"
+            ),
             params![
                 event.event,
                 event.round,
@@ -266,20 +288,117 @@ impl Backend for Sqlite {
                 c.seats,
                 record.result.termination.kind(),
                 c.whole,
+                claim.map(|c| &c.holder),
             ],
         )?;
-        let id = tx.last_insert_rowid();
+        let id = (inserted > 0).then(|| tx.last_insert_rowid());
         if let Some(t) = &event.tournament {
             tx.execute("DELETE FROM live_games WHERE tournament_id = ?1 AND game_index = ?2", params![t.id, t.index])?;
+        }
+        if let Some(c) = claim {
+            // Kept, marked done: a late enqueue of the same game finds it.
+            tx.execute(
+                "UPDATE game_queue SET done = 1 WHERE tournament_id = ?1 AND game_index = ?2",
+                params![c.game.tournament, c.game.index],
+            )?;
         }
         tx.commit()?;
         Ok(id)
     }
 
+    fn enqueue(&self, games: &[QueuedGame]) -> Result<usize, StoreFailure> {
+        let mut conn = self.conn.lock_or_recover();
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let mut added = 0;
+        for g in games {
+            added += tx.execute(
+                "INSERT INTO game_queue (tournament_id, game_index, event, round, pair_id, seats, job)
+                 SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7
+                 WHERE NOT EXISTS (SELECT 1 FROM games WHERE tournament_id = ?1 AND game_index = ?2)
+                 ON CONFLICT (tournament_id, game_index) DO NOTHING",
+                params![g.tournament, g.index, g.event, g.round, g.pair, super::to_json(&g.seats), g.job],
+            )?;
+        }
+        tx.commit()?;
+        Ok(added)
+    }
+
+    fn claim(
+        &self,
+        holder: &str,
+        until_ms: i64,
+        now_ms: i64,
+        tournament: Option<i64>,
+        skip: &[i64],
+    ) -> Result<Option<Claim>, StoreFailure> {
+        let mut conn = self.conn.lock_or_recover();
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let skip: Vec<String> = skip.iter().map(i64::to_string).collect();
+        let game = tx
+            .query_row(
+                &format!(
+                    "SELECT tournament_id, game_index, event, round, pair_id, seats, job FROM game_queue
+                     WHERE NOT done AND (claimed_by IS NULL OR lease_until < ?1) AND (?2 IS NULL OR tournament_id = ?2)
+                       AND tournament_id NOT IN ({})
+                     ORDER BY tournament_id, game_index LIMIT 1",
+                    skip.join(",")
+                ),
+                params![now_ms, tournament],
+                |r| {
+                    Ok(QueuedGame {
+                        tournament: r.get(0)?,
+                        index: r.get(1)?,
+                        event: r.get(2)?,
+                        round: r.get(3)?,
+                        pair: r.get(4)?,
+                        seats: serde_json::from_str(&r.get::<_, String>(5)?).unwrap_or_default(),
+                        job: r.get(6)?,
+                    })
+                },
+            )
+            .optional()?;
+        let Some(game) = game else { return Ok(None) };
+        tx.execute(
+            "UPDATE game_queue SET claimed_by = ?3, lease_until = ?4 WHERE tournament_id = ?1 AND game_index = ?2",
+            params![game.tournament, game.index, holder, until_ms],
+        )?;
+        tx.commit()?;
+        Ok(Some(Claim { game, holder: holder.to_string() }))
+    }
+
+    fn renew_claim(&self, claim: &Claim, until_ms: i64) -> Result<(), StoreFailure> {
+        let conn = self.conn.lock_or_recover();
+        conn.execute(
+            "UPDATE game_queue SET lease_until = ?4 WHERE tournament_id = ?1 AND game_index = ?2 AND claimed_by = ?3",
+            params![claim.game.tournament, claim.game.index, claim.holder, until_ms],
+        )?;
+        Ok(())
+    }
+
+    fn release_claim(&self, claim: &Claim) -> Result<(), StoreFailure> {
+        let conn = self.conn.lock_or_recover();
+        conn.execute(
+            "UPDATE game_queue SET claimed_by = NULL, lease_until = NULL
+             WHERE tournament_id = ?1 AND game_index = ?2 AND claimed_by = ?3",
+            params![claim.game.tournament, claim.game.index, claim.holder],
+        )?;
+        Ok(())
+    }
+
+    fn queue_counts(&self, tournament: i64, now_ms: i64) -> Result<(u64, u64), StoreFailure> {
+        let conn = self.conn.lock_or_recover();
+        Ok(conn.query_row(
+            "SELECT count(*), coalesce(sum(claimed_by IS NOT NULL AND lease_until >= ?2), 0)
+             FROM game_queue WHERE tournament_id = ?1 AND NOT done",
+            params![tournament, now_ms],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?)
+    }
+
     fn games(&self, tournament: Option<i64>, id: Option<i64>) -> Result<Vec<StoredGame>, StoreFailure> {
         let conn = self.conn.lock_or_recover();
         let mut stmt = conn.prepare(&format!(
-            "SELECT {SUMMARY_COLUMNS}, pgn, record, game_index, pair_id, seats FROM games
+            "SELECT {SUMMARY_COLUMNS}, pgn, record, game_index, pair_id, seats, worker FROM games
              WHERE (?1 IS NULL OR tournament_id = ?1) AND (?2 IS NULL OR id = ?2) ORDER BY id"
         ))?;
         let rows = stmt.query_map(params![tournament, id], |r| {
@@ -290,6 +409,7 @@ impl Backend for Sqlite {
                 index: r.get(14)?,
                 pair: r.get(15)?,
                 seats: r.get(16)?,
+                worker: r.get(17)?,
             })
         })?;
         rows.map(|row| row?.into_stored()).collect()

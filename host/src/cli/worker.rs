@@ -1,0 +1,91 @@
+//! `arbiter worker`: with `--db`, a queue worker that claims and plays the
+//! games queued in a shared store (see [`crate::tournament::queue`]); without
+//! it, the child that plays the games a tournament sends on stdin.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Result;
+use clap::Args;
+
+use crate::plugin::Registry;
+use crate::record::store::Store;
+use crate::record::EventInfo;
+use crate::referee::GameRecord;
+use crate::tournament::queue::{self, QueueWorkers};
+
+/// Arguments of `arbiter worker`.
+#[derive(Args, Debug)]
+pub struct WorkerArgs {
+    /// The shared store whose queued games to play (a postgres:// URL, or an
+    /// SQLite file that processes of this machine share). Without it, play
+    /// the games sent on stdin (how tournaments drive their worker processes).
+    #[arg(long)]
+    db: Option<PathBuf>,
+    /// Games played at once, each in its own worker process.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    concurrency: u32,
+    /// Only this tournament's games; exit when it is finished.
+    #[arg(long)]
+    tournament: Option<i64>,
+    /// Exit after this many seconds without a game to claim.
+    #[arg(long, value_name = "SECS")]
+    idle_exit: Option<u64>,
+    /// Seconds a claim lasts without a heartbeat: a game of a worker killed
+    /// mid-game is played again by another after this long.
+    #[arg(long, value_name = "SECS", default_value_t = queue::DEFAULT_LEASE.as_secs(), value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    lease: u64,
+}
+
+/// Queue workers for `concurrency` games at once, as `arbiter worker` and
+/// `tournament --local-workers` run them.
+pub(super) fn queue_workers(
+    concurrency: usize,
+    tournament: Option<i64>,
+    idle_exit: Option<Duration>,
+    plugin_dirs: &[PathBuf],
+) -> QueueWorkers {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    QueueWorkers {
+        concurrency,
+        tournament,
+        idle_exit,
+        lease: queue::DEFAULT_LEASE,
+        plugin_dirs: plugin_dirs.to_vec(),
+        holder: format!("{}:{}", host.trim(), std::process::id()),
+    }
+}
+
+pub(super) fn run(registry: &Registry, args: &WorkerArgs, plugin_dirs: &[PathBuf]) -> Result<()> {
+    let Some(db) = &args.db else { return crate::tournament::worker::serve(registry) };
+    let stop = Arc::new(AtomicBool::new(false));
+    // A server that is starting or restarting is waited for.
+    let store = queue::patiently(&stop, || Ok(Store::open(db)?))?;
+    let mut workers =
+        queue_workers(args.concurrency as usize, args.tournament, args.idle_exit.map(Duration::from_secs), plugin_dirs);
+    workers.lease = Duration::from_secs(args.lease);
+    println!("worker {} on store {}: {} at a time", workers.holder, store.location(), workers.concurrency);
+    let flag = stop.clone();
+    let _ = ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+        eprintln!("\nstopping after the games in progress (Ctrl-C again to abandon them; their claims expire)");
+    });
+    let on_game = |record: &GameRecord, event: &EventInfo| {
+        println!(
+            "tournament {} game {}: {} vs {}: {} {{{}}}",
+            event.tournament.as_ref().map_or(0, |t| t.id),
+            event.tournament.as_ref().map_or(0, |t| t.index + 1),
+            record.players[0],
+            record.players.get(1).map(String::as_str).unwrap_or("?"),
+            record.result.pgn(),
+            record.result.termination
+        );
+    };
+    let report = queue::run_queue_workers(registry, &store, &workers, &stop, &on_game)?;
+    println!("{} games stored, {} discarded as already stored by another worker", report.stored, report.duplicates);
+    Ok(())
+}

@@ -1,0 +1,369 @@
+//! Many machines, one tournament: the store's queue of games. A tournament
+//! registered on a shared store (`arbiter tournament --db postgres://...
+//! --local-workers N`) puts every game it can plan into the queue; `arbiter
+//! worker --db ...` processes on any machine claim one game at a time, play
+//! it in an isolated worker process exactly as a local run does, and store
+//! it in one transaction that also takes it off the queue. Then they plan
+//! again and enqueue what the new result makes known (the next Swiss or
+//! knockout round): planning is a pure function of the stored results and
+//! enqueueing is idempotent, so any worker may do it, a worker that dies
+//! between the two transactions leaves nothing undone that the next one
+//! will not do, and workers alone finish a tournament whose coordinator has
+//! exited.
+//!
+//! A claim is a lease, renewed while the game is played: the game of a
+//! worker killed mid-game (or of a lost machine) is claimed again once the
+//! lease expires, and a result is stored exactly once (a late duplicate is
+//! discarded and logged). A worker whose plugin build differs from the one
+//! the tournament was registered with refuses its games, naming both hashes.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use serde::{Deserialize, Serialize};
+
+use super::driver::Tournament;
+use super::games::{Entrant, ScheduledGame};
+use super::worker::{Job, WorkerHandle};
+use crate::players::PlayerSpec;
+use crate::plugin::Registry;
+use crate::record::store::{Claim, QueuedGame, Store};
+use crate::record::{EventInfo, TournamentSlot};
+
+/// How long a claim lasts without a heartbeat (renewed every third of it).
+pub const DEFAULT_LEASE: Duration = Duration::from_secs(30);
+
+/// The plugin build a tournament was registered with, per variant.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct PluginPin {
+    /// The plugin file's name (its folder differs from machine to machine).
+    pub file: String,
+    /// Its sha256, hex.
+    pub sha256: String,
+    /// The arbiter-api version it was built against.
+    pub api_version: String,
+}
+
+impl PluginPin {
+    /// The pin of the plugin file at `path`.
+    pub fn of(path: &std::path::Path, api_version: &str) -> anyhow::Result<PluginPin> {
+        use sha2::Digest;
+        let bytes = std::fs::read(path).with_context(|| format!("cannot read plugin {}", path.display()))?;
+        Ok(PluginPin {
+            file: path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default(),
+            sha256: format!("{:x}", sha2::Sha256::digest(&bytes)),
+            api_version: api_version.to_string(),
+        })
+    }
+}
+
+/// The pins of every variant of `tournament`, as this machine has them.
+pub fn pins(tournament: &Tournament) -> anyhow::Result<BTreeMap<String, PluginPin>> {
+    tournament
+        .variants
+        .iter()
+        .map(|v| Ok((v.info().id.clone(), PluginPin::of(&v.plugin().path, &v.plugin().api_version)?)))
+        .collect()
+}
+
+/// Why this machine may not play `tournament`'s games: a plugin that is not
+/// the build the tournament was registered with.
+pub fn refusal(tournament: &Tournament) -> anyhow::Result<Option<String>> {
+    let registered = &tournament.definition.plugins;
+    for (variant, mine) in pins(tournament)? {
+        match registered.get(&variant) {
+            Some(theirs) if theirs != &mine => {
+                let path = tournament.variants.iter().find(|v| v.info().id == variant).map(|v| v.plugin().path.clone());
+                return Ok(Some(format!(
+                    "tournament {}: variant {variant}: this machine's plugin {} (sha256 {}, arbiter-api {}) is not the \
+                     build the tournament was registered with ({}, sha256 {}, arbiter-api {})",
+                    tournament.id,
+                    path.map(|p| p.display().to_string()).unwrap_or_default(),
+                    mine.sha256,
+                    mine.api_version,
+                    theirs.file,
+                    theirs.sha256,
+                    theirs.api_version
+                )));
+            }
+            _ => {}
+        }
+    }
+    Ok(None)
+}
+
+/// Puts every game of tournament `id` that can be planned now and is neither
+/// stored nor queued into the queue; marks the tournament finished when
+/// every game is stored. Returns how many games were added.
+pub fn enqueue_pending(registry: &Registry, store: &Store, id: i64) -> anyhow::Result<usize> {
+    let tournament = Tournament::resume(registry, store, Some(id))?;
+    let pending = tournament.pending(store)?;
+    if pending.is_empty() {
+        store.finish_tournament(id)?;
+        return Ok(0);
+    }
+    let config = tournament.run_config(Default::default(), super::Isolation::InProcess);
+    let games: Vec<QueuedGame> = pending
+        .iter()
+        .map(|(game, event)| {
+            let slot = event.tournament.clone().expect("a tournament game has a slot");
+            let job = Job::new(&tournament.entrants, game, &config, false);
+            QueuedGame {
+                tournament: id,
+                index: slot.index,
+                event: event.event.clone(),
+                round: event.round,
+                pair: slot.pair,
+                seats: slot.seats,
+                job: serde_json::to_string(&job).expect("a job serialises"),
+            }
+        })
+        .collect();
+    Ok(store.enqueue(&games)?)
+}
+
+/// How `arbiter worker --db` runs.
+#[derive(Clone, Debug)]
+pub struct QueueWorkers {
+    /// Games played at once, each in its own worker process.
+    pub concurrency: usize,
+    /// Only this tournament's games; the workers end when it is finished.
+    pub tournament: Option<i64>,
+    /// End after this long without a game to claim (`None`: wait forever,
+    /// unless `tournament` is finished).
+    pub idle_exit: Option<Duration>,
+    /// How long a claim lasts without a heartbeat.
+    pub lease: Duration,
+    /// Plugin folders, passed on to the worker processes.
+    pub plugin_dirs: Vec<PathBuf>,
+    /// This worker's name in the store (`host:pid`).
+    pub holder: String,
+}
+
+/// What the workers did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct QueueReport {
+    /// Games played and stored.
+    pub stored: usize,
+    /// Games played whose result another worker had stored first (discarded).
+    pub duplicates: usize,
+}
+
+/// One claimed game, made playable on this machine.
+fn playable(registry: &Registry, claim: &Claim) -> anyhow::Result<(Job, Vec<Entrant>, ScheduledGame, EventInfo)> {
+    let job: Job = serde_json::from_str(&claim.game.job).context("unreadable job in the queue")?;
+    let entrants = job
+        .seats
+        .iter()
+        .map(|s| {
+            Ok(Entrant {
+                name: s.name.clone(),
+                spec: PlayerSpec::parse(&s.spec)?,
+                spec_text: s.spec.clone(),
+                tc: Some(s.tc.clone()),
+            })
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let game = ScheduledGame {
+        round: claim.game.round,
+        variant: registry.get(&job.variant)?.clone(),
+        options: job.options.clone(),
+        seats: (0..entrants.len()).collect(),
+        position: job.position.clone(),
+        seed: job.seed,
+    };
+    let event = EventInfo {
+        event: claim.game.event.clone(),
+        round: claim.game.round,
+        tournament: Some(TournamentSlot {
+            id: claim.game.tournament,
+            index: claim.game.index,
+            pair: claim.game.pair,
+            seats: claim.game.seats.clone(),
+        }),
+    };
+    Ok((job, entrants, game, event))
+}
+
+/// Claims and plays queued games on `cfg.concurrency` threads until there
+/// is no more work (see [`QueueWorkers`]) or `stop` is set; `on_game` hears
+/// of each stored game.
+pub fn run_queue_workers(
+    registry: &Registry,
+    store: &Store,
+    cfg: &QueueWorkers,
+    stop: &AtomicBool,
+    on_game: &(dyn Fn(&crate::referee::GameRecord, &EventInfo) + Sync),
+) -> anyhow::Result<QueueReport> {
+    // Whatever a worker killed between storing a game and enqueueing what it
+    // made known left undone is done first.
+    let tournaments: Vec<i64> = match cfg.tournament {
+        Some(t) => vec![t],
+        None => {
+            store.tournament_list()?.into_iter().filter(|(t, _)| t.finished_at.is_none()).map(|(t, _)| t.id).collect()
+        }
+    };
+    let mut refused = HashSet::new();
+    for &t in &tournaments {
+        let tournament = patiently(stop, || Tournament::resume(registry, store, Some(t)))?;
+        if let Some(why) = refusal(&tournament)? {
+            if cfg.tournament.is_some() {
+                anyhow::bail!(why);
+            }
+            tracing::warn!("{why}");
+            eprintln!("refused: {why}");
+            refused.insert(t);
+            continue;
+        }
+        patiently(stop, || enqueue_pending(registry, store, t))?;
+    }
+    let refused = std::sync::Mutex::new(refused);
+    let report = std::sync::Mutex::new(QueueReport::default());
+    let failure = std::sync::Mutex::new(None::<anyhow::Error>);
+    std::thread::scope(|scope| {
+        for slot in 0..cfg.concurrency.max(1) {
+            let (refused, report, failure) = (&refused, &report, &failure);
+            scope.spawn(move || {
+                let holder = format!("{}#{slot}", cfg.holder);
+                let mut handle = WorkerHandle::new(cfg.plugin_dirs.clone());
+                let mut idle_since = Instant::now();
+                while !stop.load(Ordering::SeqCst) && failure.lock().map(|f| f.is_none()).unwrap_or(false) {
+                    let skip: Vec<i64> = refused.lock().map(|r| r.iter().copied().collect()).unwrap_or_default();
+                    let step = play_one(registry, store, cfg, &holder, &skip, &mut handle, on_game);
+                    match step {
+                        Ok(Step::Played { stored }) => {
+                            idle_since = Instant::now();
+                            if let Ok(mut r) = report.lock() {
+                                if stored {
+                                    r.stored += 1;
+                                } else {
+                                    r.duplicates += 1;
+                                }
+                            }
+                        }
+                        Ok(Step::Refused(t, why)) => {
+                            eprintln!("refused: {why}");
+                            if cfg.tournament.is_some() {
+                                if let Ok(mut f) = failure.lock() {
+                                    f.get_or_insert(anyhow::anyhow!(why));
+                                }
+                            }
+                            if let Ok(mut r) = refused.lock() {
+                                r.insert(t);
+                            }
+                        }
+                        Ok(Step::Idle) => {
+                            let done = match cfg.tournament {
+                                Some(t) => {
+                                    store.tournament(Some(t)).ok().flatten().is_some_and(|t| t.finished_at.is_some())
+                                }
+                                None => false,
+                            };
+                            if done || cfg.idle_exit.is_some_and(|d| idle_since.elapsed() >= d) {
+                                break;
+                            }
+                            std::thread::sleep(Duration::from_millis(200));
+                        }
+                        // A lost connection is retried; the store reconnects.
+                        Err(e) => {
+                            tracing::warn!("worker {holder}: {e:#}");
+                            eprintln!("worker {holder}: {e:#} (retrying)");
+                            std::thread::sleep(Duration::from_secs(1));
+                        }
+                    }
+                }
+            });
+        }
+    });
+    if let Some(e) = failure.into_inner().unwrap_or_default() {
+        return Err(e);
+    }
+    Ok(report.into_inner().unwrap_or_default())
+}
+
+/// How long a worker keeps trying a store it cannot reach (a server
+/// restarting, a network hiccup) before it gives up.
+pub const RECONNECT_FOR: Duration = Duration::from_secs(120);
+
+/// Runs `f` until it succeeds, trying again every half second for
+/// [`RECONNECT_FOR`] (the store reconnects on the next call).
+pub fn patiently<T>(stop: &AtomicBool, mut f: impl FnMut() -> anyhow::Result<T>) -> anyhow::Result<T> {
+    let t0 = Instant::now();
+    loop {
+        match f() {
+            Ok(v) => return Ok(v),
+            Err(e) if t0.elapsed() < RECONNECT_FOR && !stop.load(Ordering::SeqCst) => {
+                tracing::warn!("{e:#} (trying again)");
+                std::thread::sleep(Duration::from_millis(500));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// What one turn of a worker thread did.
+enum Step {
+    /// A game was played; `stored` unless another worker stored it first.
+    Played { stored: bool },
+    /// A claimed game's tournament may not be played here.
+    Refused(i64, String),
+    /// Nothing to claim.
+    Idle,
+}
+
+fn play_one(
+    registry: &Registry,
+    store: &Store,
+    cfg: &QueueWorkers,
+    holder: &str,
+    skip: &[i64],
+    handle: &mut WorkerHandle,
+    on_game: &(dyn Fn(&crate::referee::GameRecord, &EventInfo) + Sync),
+) -> anyhow::Result<Step> {
+    let Some(claim) = store.claim(holder, cfg.lease, cfg.tournament, skip)? else { return Ok(Step::Idle) };
+    let t = claim.game.tournament;
+    let tournament = Tournament::resume(registry, store, Some(t))?;
+    if let Some(why) = refusal(&tournament)? {
+        store.release_claim(&claim)?;
+        return Ok(Step::Refused(t, why));
+    }
+    let (job, entrants, game, event) = playable(registry, &claim)?;
+    // The lease is renewed while the game is played.
+    let playing = AtomicBool::new(true);
+    let record = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let mut last = Instant::now();
+            while playing.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(100));
+                if last.elapsed() >= cfg.lease / 3 {
+                    last = Instant::now();
+                    if let Err(e) = store.renew_claim(&claim, cfg.lease) {
+                        tracing::warn!("renewing the claim on game {}: {e}", claim.game.index);
+                    }
+                }
+            }
+        });
+        let record = handle.play(&entrants, &game, &job, None);
+        playing.store(false, Ordering::SeqCst);
+        record
+    })?;
+    // A finished game is worth waiting for the store (a server restarting).
+    let stored = patiently(&AtomicBool::new(false), || Ok(store.complete_claim(&claim, &record, &event)?))?;
+    if stored {
+        on_game(&record, &event);
+    } else {
+        tracing::warn!(
+            "game {} of tournament {t}: already stored by another worker; this result is discarded",
+            claim.game.index
+        );
+        eprintln!(
+            "game {} of tournament {t}: already stored by another worker; this result is discarded",
+            claim.game.index
+        );
+    }
+    patiently(&AtomicBool::new(false), || enqueue_pending(registry, store, t))?;
+    Ok(Step::Played { stored })
+}

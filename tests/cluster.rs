@@ -1,0 +1,246 @@
+//! One tournament over many worker processes, coordinated by a real
+//! PostgreSQL server (the store's queue): the games are exactly those of one
+//! process on SQLite; a killed worker's game is played again and stored
+//! once; the server restarting mid-run loses nothing; a worker with another
+//! plugin build is refused; a store moves between backends whole.
+//!
+//! Needs a PostgreSQL server: `ARBITER_TEST_POSTGRES` (default
+//! `postgres://postgres:postgres@localhost/postgres`, what `.ci/run` starts).
+//! Without one the tests say so and pass, unless `ARBITER_REQUIRE_POSTGRES`
+//! is set (CI sets it).
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use arbiter::record::store::Store;
+use arbiter_e2e::{arbiter, arbiter_bin, postgres_database as fresh_database, temp_dir};
+
+/// One cluster test at a time: they restart the one server.
+static SERVER: Mutex<()> = Mutex::new(());
+
+/// Restarts the local PostgreSQL cluster (Debian's `pg_ctlcluster`), if
+/// this machine runs one and may restart it; whether it did.
+fn restart_local_server() -> bool {
+    let Ok(list) = Command::new("pg_lsclusters").arg("--no-header").output() else { return false };
+    let text = String::from_utf8_lossy(&list.stdout);
+    let Some(first) = text.lines().next() else { return false };
+    let fields: Vec<&str> = first.split_whitespace().collect();
+    fields.len() >= 2
+        && Command::new("pg_ctlcluster").args([fields[0], fields[1], "restart"]).status().is_ok_and(|s| s.success())
+}
+
+fn worker(db: &str, tournament: i64, extra: &[&str]) -> Child {
+    Command::new(arbiter_bin())
+        .args(["worker", "--db", db, "--tournament", &tournament.to_string()])
+        .args(extra)
+        .env_remove("ARBITER_PLUGIN_PATH")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn finish(child: Child) -> String {
+    let out = child.wait_with_output().unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "worker failed: {text}");
+    text
+}
+
+/// Every stored game by index: seats, result and move ids.
+fn games(db: &str) -> Vec<(u32, Vec<usize>, String, Vec<u64>)> {
+    let mut rows: Vec<_> = Store::open(Path::new(db))
+        .unwrap()
+        .games(None)
+        .unwrap()
+        .into_iter()
+        .map(|g| {
+            let slot = g.slot.unwrap();
+            (slot.index, slot.seats, g.summary.result, g.record.plies.iter().map(|p| p.mv).collect())
+        })
+        .collect();
+    rows.sort_by_key(|r| r.0);
+    rows
+}
+
+/// `arbiter results`'s standings, from the line that starts them.
+fn standings(db: &str) -> String {
+    let run = arbiter(&["results", "--db", db]);
+    assert!(run.ok, "{}", run.stderr);
+    run.stdout[run.stdout.find("Standings").unwrap()..].to_string()
+}
+
+const FIELD: &[&str] = &[
+    "--player",
+    "a=random:seed=5",
+    "--player",
+    "b=mcts:iterations=30",
+    "--player",
+    "c=random:seed=9",
+    "--variant",
+    "checkers",
+    "--variant",
+    "tavreli",
+    "--games-per-pairing",
+    "2",
+    "--max-plies",
+    "150",
+    "--seed",
+    "11",
+];
+
+fn tournament(db: &str, format: &[&str], extra: &[&str]) {
+    let mut args = vec!["tournament", "--db", db];
+    args.extend(FIELD);
+    args.extend(format);
+    args.extend(extra);
+    let run = arbiter(&args);
+    assert!(run.ok, "{}\n{}", run.stdout, run.stderr);
+}
+
+#[test]
+fn three_workers_on_postgres_play_exactly_the_games_of_one_process_on_sqlite() {
+    let _one = SERVER.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(pg) = fresh_database("same") else { return };
+    let dir = temp_dir("cluster-same");
+    for format in [&["--format", "round-robin"][..], &["--format", "swiss", "--rounds", "3"][..]] {
+        let lite = dir.join(format!("{}.db", format[1])).to_string_lossy().into_owned();
+        tournament(&lite, format, &[]);
+        let pg = fresh_database(&format[1].replace('-', "_")).unwrap();
+        tournament(&pg, format, &["--local-workers", "0"]);
+        let workers: Vec<Child> = (0..3).map(|_| worker(&pg, 1, &["--concurrency", "2"])).collect();
+        let logs: Vec<String> = workers.into_iter().map(finish).collect();
+        let played = games(&pg);
+        assert!(played.len() >= 12, "{}: {} games", format[1], played.len());
+        assert_eq!(played, games(&lite), "{}: the same games, move for move", format[1]);
+        assert_eq!(standings(&pg), standings(&lite));
+        // Every worker took part, and each game names its worker.
+        for log in &logs {
+            assert!(log.contains("games stored"), "{log}");
+        }
+        let named = Store::open(Path::new(&pg)).unwrap().games(None).unwrap();
+        assert!(named.iter().all(|g| g.worker.as_deref().is_some_and(|w| w.contains(':'))));
+    }
+    drop(pg);
+}
+
+#[test]
+fn a_killed_worker_s_game_is_played_again_and_every_game_is_stored_once_across_a_server_restart() {
+    let _one = SERVER.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(pg) = fresh_database("kill") else { return };
+    // Slow enough games that a worker is surely mid-game when killed.
+    let run = arbiter(&[
+        "tournament",
+        "--db",
+        &pg,
+        "--player",
+        "m=mcts:iterations=400",
+        "--player",
+        "r=random",
+        "--variant",
+        "chess",
+        "--games-per-pairing",
+        "4",
+        "--max-plies",
+        "40",
+        "--local-workers",
+        "0",
+    ]);
+    assert!(run.ok, "{}", run.stderr);
+    let mut first = worker(&pg, 1, &["--lease", "2"]);
+    let store = Store::open(Path::new(&pg)).unwrap();
+    let t0 = Instant::now();
+    while store.queue_counts(1).unwrap().1 == 0 {
+        assert!(t0.elapsed() < Duration::from_secs(30), "no game claimed");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let killed = first.id();
+    first.kill().unwrap(); // SIGKILL, mid-game
+    let _ = first.wait();
+    // The game it held when it died.
+    let mut client = postgres::Client::connect(&pg, postgres::NoTls).unwrap();
+    let held: Vec<i32> = client
+        .query("SELECT game_index FROM game_queue WHERE NOT done AND claimed_by LIKE $1", &[&format!("%:{killed}#%")])
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(held.len(), 1, "the killed worker held one game");
+    drop(client);
+    // All workers gone; new ones take over, and the server restarts under them.
+    let late: Vec<Child> = (0..2).map(|_| worker(&pg, 1, &["--lease", "2"])).collect();
+    let restarted = restart_local_server();
+    let logs: Vec<String> = late.into_iter().map(finish).collect();
+    let stored = games(&pg);
+    assert_eq!(stored.iter().map(|g| g.0).collect::<Vec<_>>(), (0..4).collect::<Vec<_>>(), "{logs:?}");
+    let again = Store::open(Path::new(&pg)).unwrap().games(None).unwrap();
+    let replayed = again.iter().find(|g| g.slot.as_ref().unwrap().index == held[0] as u32).unwrap();
+    assert!(!replayed.worker.as_deref().unwrap().contains(&format!(":{killed}#")), "played again by another worker");
+    let finished = Store::open(Path::new(&pg)).unwrap().tournament(Some(1)).unwrap().unwrap();
+    assert!(finished.finished_at.is_some());
+    if !restarted {
+        eprintln!("note: pg_ctlcluster could not restart the server; the restart was not exercised");
+    }
+}
+
+#[test]
+fn a_worker_with_another_plugin_build_is_refused_naming_both_hashes() {
+    let _one = SERVER.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(pg) = fresh_database("pin") else { return };
+    let run = arbiter(&[
+        "tournament",
+        "--db",
+        &pg,
+        "--player",
+        "a=random",
+        "--player",
+        "b=random",
+        "--variant",
+        "chess",
+        "--local-workers",
+        "0",
+    ]);
+    assert!(run.ok, "{}", run.stderr);
+    // The same plugin, one byte longer: another build as far as a hash can tell.
+    let dir = temp_dir("cluster-pin");
+    let original = arbiter_e2e::profile_dir().join("libarbiter_chess.so");
+    let mut bytes = std::fs::read(&original).unwrap();
+    bytes.push(0);
+    std::fs::write(dir.join("libarbiter_chess.so"), bytes).unwrap();
+    let out = Command::new(arbiter_bin())
+        .args(["--plugin-dir", dir.to_str().unwrap(), "worker", "--db", &pg, "--tournament", "1"])
+        .env_remove("ARBITER_PLUGIN_PATH")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{text}");
+    assert!(text.contains("is not the build the tournament was registered with"), "{text}");
+    assert!(text.contains(dir.join("libarbiter_chess.so").to_str().unwrap()), "{text}");
+    assert_eq!(Store::open(Path::new(&pg)).unwrap().games(None).unwrap().len(), 0, "no game played");
+}
+
+#[test]
+fn a_store_moves_between_sqlite_and_postgres_whole_and_serves_the_same_results() {
+    let _one = SERVER.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(pg) = fresh_database("copy") else { return };
+    let dir = temp_dir("cluster-copy");
+    let lite = dir.join("a.db").to_string_lossy().into_owned();
+    tournament(&lite, &["--format", "round-robin"], &[]);
+    let copy = arbiter(&["store", "copy", &lite, &pg]);
+    assert!(copy.ok && copy.stdout.contains("1 tournaments and 12 games copied"), "{}{}", copy.stdout, copy.stderr);
+    assert!(!copy.stdout.contains(":postgres@"), "no password in messages: {}", copy.stdout);
+    assert_eq!(standings(&pg), standings(&lite));
+    let (a, b) = (dir.join("a.jsonl"), dir.join("b.jsonl"));
+    assert!(arbiter(&["results", "--db", &lite, "--jsonl", a.to_str().unwrap()]).ok);
+    assert!(arbiter(&["results", "--db", &pg, "--jsonl", b.to_str().unwrap()]).ok);
+    assert_eq!(std::fs::read_to_string(a).unwrap(), std::fs::read_to_string(b).unwrap());
+    // And back, into an empty SQLite store; a store that holds games is refused.
+    let back = dir.join("back.db").to_string_lossy().into_owned();
+    assert!(arbiter(&["store", "copy", &pg, &back]).ok);
+    assert_eq!(standings(&back), standings(&lite));
+    let again = arbiter(&["store", "copy", &lite, &pg]);
+    assert!(!again.ok && again.stderr.contains("copy into an empty store"), "{}", again.stderr);
+}
