@@ -65,11 +65,14 @@ fn games(db: &str) -> Vec<(u32, Vec<usize>, String, Vec<u64>)> {
     rows
 }
 
-/// `arbiter results`'s standings, from the line that starts them.
+/// `arbiter results`'s standings, from the line that starts them, without
+/// the per-worker lines.
 fn standings(db: &str) -> String {
     let run = arbiter(&["results", "--db", db]);
     assert!(run.ok, "{}", run.stderr);
-    run.stdout[run.stdout.find("Standings").unwrap()..].to_string()
+    let text = &run.stdout[run.stdout.find("Standings").unwrap()..];
+    // Without the lines on who played (workers or one process).
+    text.lines().filter(|l| !l.starts_with("Worker host ")).collect::<Vec<_>>().join("\n")
 }
 
 const FIELD: &[&str] = &[
@@ -120,8 +123,15 @@ fn three_workers_on_postgres_play_exactly_the_games_of_one_process_on_sqlite() {
         for log in &logs {
             assert!(log.contains("games stored"), "{log}");
         }
-        let named = Store::open(Path::new(&pg)).unwrap().games(None).unwrap();
-        assert!(named.iter().all(|g| g.worker.as_deref().is_some_and(|w| w.contains(':'))));
+        let store = Store::open(Path::new(&pg)).unwrap();
+        assert!(store.games(None).unwrap().iter().all(|g| g.worker.as_deref().is_some_and(|w| w.contains(':'))));
+        // Progress per worker host, as results and the web page show it.
+        let rates = store.worker_rates(1).unwrap();
+        assert_eq!(rates.iter().map(|r| r.games).sum::<u64>(), played.len() as u64, "{rates:?}");
+        assert!(rates.iter().all(|r| r.per_minute > 0.0), "{rates:?}");
+        let shown = arbiter(&["results", "--db", &pg]).stdout;
+        assert!(shown.contains(&format!("Worker host {}: ", rates[0].host)), "{shown}");
+        assert_eq!(store.queue_counts(1).unwrap(), (0, 0));
     }
     drop(pg);
 }

@@ -38,6 +38,13 @@ pub(super) fn run(args: &ResultsArgs) -> Result<()> {
     println!("Tournament {} '{}': {} games, {state}", t.id, t.definition.config.name, games.len());
     println!();
     print!("{}", standings::render(&t.names(), &t.definition.variants, &games, &byes));
+    let (waiting, playing) = store.queue_counts(t.id)?;
+    if waiting > 0 {
+        println!("Queue: {waiting} games waiting, {playing} being played by workers");
+    }
+    for w in store.worker_rates(t.id)? {
+        println!("Worker host {}: {} games, {:.1} games/min", w.host, w.games, w.per_minute);
+    }
     let mut files = args.records.open(false)?;
     if !files.is_empty() {
         let rows = store.games(Some(t.id))?;

@@ -176,6 +176,24 @@ pub struct QueuedGame {
     pub job: String,
 }
 
+/// What the queue workers of one host did for a tournament.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct WorkerRate {
+    /// The host the workers ran on.
+    pub host: String,
+    /// Games they stored.
+    pub games: u64,
+    /// Games per minute, from the first game's start to the last one's end.
+    pub per_minute: f64,
+}
+
+impl WorkerRate {
+    fn new(host: String, games: i64, first_start_s: i64, last_end_ms: i64) -> WorkerRate {
+        let minutes = ((last_end_ms - first_start_s * 1000) as f64 / 60_000.0).max(1.0 / 60.0);
+        WorkerRate { host, games: games as u64, per_minute: games as f64 / minutes }
+    }
+}
+
 /// A queued game claimed by one worker until its lease runs out.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Claim {
@@ -203,6 +221,7 @@ trait Backend: Send + Sync {
     fn renew_claim(&self, claim: &Claim, until_ms: i64) -> Result<(), StoreFailure>;
     fn release_claim(&self, claim: &Claim) -> Result<(), StoreFailure>;
     fn queue_counts(&self, tournament: i64, now_ms: i64) -> Result<(u64, u64), StoreFailure>;
+    fn worker_rates(&self, tournament: i64) -> Result<Vec<WorkerRate>, StoreFailure>;
     fn games(&self, tournament: Option<i64>, id: Option<i64>) -> Result<Vec<StoredGame>, StoreFailure>;
     fn tournament_results(&self, tournament: i64) -> Result<Vec<SlotResult>, StoreFailure>;
     fn game_list(&self, filter: &GameFilter, limit: u32, offset: u32) -> Result<(Vec<GameSummary>, u64), StoreFailure>;
@@ -471,6 +490,12 @@ impl Store {
     pub fn complete_claim(&self, claim: &Claim, record: &GameRecord, event: &EventInfo) -> Result<bool, StoreError> {
         let id = self.backend.add_game(&GameColumns::new(record, event), Some(claim)).map_err(|e| self.err(e))?;
         Ok(id.is_some())
+    }
+
+    /// Per worker host, the games its queue workers stored for `tournament`
+    /// and their rate (none for games a local run played).
+    pub fn worker_rates(&self, tournament: i64) -> Result<Vec<WorkerRate>, StoreError> {
+        self.backend.worker_rates(tournament).map_err(|e| self.err(e))
     }
 
     /// A tournament's queue: games waiting, and games being played (claimed

@@ -77,10 +77,18 @@ pub(super) async fn tournament(State(app): State<Shared>, Path(id): Path<i64>) -
             "finished": stored.finished_at.is_some(),
             "played": games.len(),
             "expected": expected.max(games.len()),
+            "queue": queue_json(&app, id)?,
             "tables": tables,
         })))
     })
     .await
+}
+
+/// A tournament's queue on a shared store: games waiting, being played,
+/// and each worker host's games and rate (all zero and empty for a local run).
+fn queue_json(app: &Shared, id: i64) -> Result<Value, ApiError> {
+    let (waiting, playing) = app.store.queue_counts(id)?;
+    Ok(json!({ "waiting": waiting, "playing": playing, "workers": app.store.worker_rates(id)? }))
 }
 
 /// `GET /api/tournaments/{id}/live`: the games in progress as spectators

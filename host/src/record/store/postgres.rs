@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::{
     Backend, Claim, GameColumns, GameFilter, GameRow, GameSummary, Lease, QueuedGame, SlotResult, StoreFailure,
-    StoredGame, StoredTournament, SummaryRow,
+    StoredGame, StoredTournament, SummaryRow, WorkerRate,
 };
 use crate::sync::LockExt;
 
@@ -321,6 +321,18 @@ impl Backend for Postgres {
                 )
                 .map(drop)
         })
+    }
+
+    fn worker_rates(&self, tournament: i64) -> Result<Vec<WorkerRate>, StoreFailure> {
+        let rows = self.with(|client| {
+            client.query(
+                "SELECT split_part(worker, ':', 1) AS host, count(*), min(started_at),
+                        max(started_at * 1000 + duration_ms)
+                 FROM games WHERE tournament_id = $1 AND worker IS NOT NULL GROUP BY host ORDER BY host",
+                &[&tournament],
+            )
+        })?;
+        Ok(rows.iter().map(|r| WorkerRate::new(r.get(0), r.get(1), r.get(2), r.get(3))).collect())
     }
 
     fn queue_counts(&self, tournament: i64, now_ms: i64) -> Result<(u64, u64), StoreFailure> {

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::{
     Backend, Claim, GameColumns, GameFilter, GameRow, GameSummary, Lease, QueuedGame, SlotResult, StoreFailure,
-    StoredGame, StoredTournament, SummaryRow, SUMMARY_COLUMNS,
+    StoredGame, StoredTournament, SummaryRow, WorkerRate, SUMMARY_COLUMNS,
 };
 use crate::record::pgn;
 use crate::referee::{GameRecord, GameResult, Termination};
@@ -383,6 +383,18 @@ impl Backend for Sqlite {
             params![claim.game.tournament, claim.game.index, claim.holder],
         )?;
         Ok(())
+    }
+
+    fn worker_rates(&self, tournament: i64) -> Result<Vec<WorkerRate>, StoreFailure> {
+        let conn = self.conn.lock_or_recover();
+        let mut stmt = conn.prepare(
+            "SELECT substr(worker, 1, instr(worker, ':') - 1) AS host, count(*), min(started_at),
+                    max(started_at * 1000 + duration_ms)
+             FROM games WHERE tournament_id = ?1 AND worker IS NOT NULL GROUP BY host ORDER BY host",
+        )?;
+        let rows =
+            stmt.query_map(params![tournament], |r| Ok(WorkerRate::new(r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
     }
 
     fn queue_counts(&self, tournament: i64, now_ms: i64) -> Result<(u64, u64), StoreFailure> {
