@@ -222,6 +222,7 @@ trait Backend: Send + Sync {
     fn release_claim(&self, claim: &Claim) -> Result<(), StoreFailure>;
     fn queue_counts(&self, tournament: i64, now_ms: i64) -> Result<(u64, u64), StoreFailure>;
     fn worker_rates(&self, tournament: i64) -> Result<Vec<WorkerRate>, StoreFailure>;
+    fn queued_indices(&self, tournament: i64) -> Result<Vec<u32>, StoreFailure>;
     fn games(&self, tournament: Option<i64>, id: Option<i64>) -> Result<Vec<StoredGame>, StoreFailure>;
     fn tournament_results(&self, tournament: i64) -> Result<Vec<SlotResult>, StoreFailure>;
     fn game_list(&self, filter: &GameFilter, limit: u32, offset: u32) -> Result<(Vec<GameSummary>, u64), StoreFailure>;
@@ -490,6 +491,11 @@ impl Store {
     pub fn complete_claim(&self, claim: &Claim, record: &GameRecord, event: &EventInfo) -> Result<bool, StoreError> {
         let id = self.backend.add_game(&GameColumns::new(record, event), Some(claim)).map_err(|e| self.err(e))?;
         Ok(id.is_some())
+    }
+
+    /// The indices of every game of `tournament` ever queued (done or not).
+    pub fn queued_indices(&self, tournament: i64) -> Result<Vec<u32>, StoreError> {
+        self.backend.queued_indices(tournament).map_err(|e| self.err(e))
     }
 
     /// Per worker host, the games its queue workers stored for `tournament`

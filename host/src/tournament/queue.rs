@@ -32,6 +32,7 @@ use crate::players::PlayerSpec;
 use crate::plugin::Registry;
 use crate::record::store::{Claim, QueuedGame, Store};
 use crate::record::{EventInfo, TournamentSlot};
+use crate::sync::LockExt;
 
 /// How long a claim lasts without a heartbeat (renewed every third of it).
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(30);
@@ -48,13 +49,24 @@ pub struct PluginPin {
 }
 
 impl PluginPin {
-    /// The pin of the plugin file at `path`.
+    /// The pin of the plugin file at `path`, hashed once per process (a
+    /// loaded plugin is never reloaded, so its file may not change under it).
     pub fn of(path: &std::path::Path, api_version: &str) -> anyhow::Result<PluginPin> {
         use sha2::Digest;
-        let bytes = std::fs::read(path).with_context(|| format!("cannot read plugin {}", path.display()))?;
+        static HASHES: std::sync::Mutex<BTreeMap<PathBuf, String>> = std::sync::Mutex::new(BTreeMap::new());
+        let known = HASHES.lock_or_recover().get(path).cloned();
+        let sha256 = match known {
+            Some(h) => h,
+            None => {
+                let bytes = std::fs::read(path).with_context(|| format!("cannot read plugin {}", path.display()))?;
+                let h = format!("{:x}", sha2::Sha256::digest(&bytes));
+                HASHES.lock_or_recover().insert(path.to_path_buf(), h.clone());
+                h
+            }
+        };
         Ok(PluginPin {
             file: path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default(),
-            sha256: format!("{:x}", sha2::Sha256::digest(&bytes)),
+            sha256,
             api_version: api_version.to_string(),
         })
     }
@@ -106,8 +118,10 @@ pub fn enqueue_pending(registry: &Registry, store: &Store, id: i64) -> anyhow::R
         return Ok(0);
     }
     let config = tournament.run_config(Default::default(), super::Isolation::InProcess);
+    let queued: HashSet<u32> = store.queued_indices(id)?.into_iter().collect();
     let games: Vec<QueuedGame> = pending
         .iter()
+        .filter(|(_, event)| event.tournament.as_ref().is_some_and(|slot| !queued.contains(&slot.index)))
         .map(|(game, event)| {
             let slot = event.tournament.clone().expect("a tournament game has a slot");
             let job = Job::new(&tournament.entrants, game, &config, false);
@@ -122,6 +136,9 @@ pub fn enqueue_pending(registry: &Registry, store: &Store, id: i64) -> anyhow::R
             }
         })
         .collect();
+    if games.is_empty() {
+        return Ok(0);
+    }
     Ok(store.enqueue(&games)?)
 }
 
@@ -229,10 +246,11 @@ pub fn run_queue_workers(
             scope.spawn(move || {
                 let holder = format!("{}#{slot}", cfg.holder);
                 let mut handle = WorkerHandle::new(cfg.plugin_dirs.clone());
+                let mut known = std::collections::HashMap::new();
                 let mut idle_since = Instant::now();
                 while !stop.load(Ordering::SeqCst) && failure.lock().map(|f| f.is_none()).unwrap_or(false) {
                     let skip: Vec<i64> = refused.lock().map(|r| r.iter().copied().collect()).unwrap_or_default();
-                    let step = play_one(registry, store, cfg, &holder, &skip, &mut handle, on_game);
+                    let step = play_one(registry, store, cfg, &holder, &skip, &mut handle, &mut known, on_game);
                     match step {
                         Ok(Step::Played { stored }) => {
                             idle_since = Instant::now();
@@ -256,6 +274,25 @@ pub fn run_queue_workers(
                             }
                         }
                         Ok(Step::Idle) => {
+                            // The last game stored ends its tournament; the
+                            // worker that finds the queue empty says so.
+                            let open: Vec<i64> = match store.tournament_list() {
+                                Ok(list) => list
+                                    .into_iter()
+                                    .filter(|(t, _)| t.finished_at.is_none())
+                                    .map(|(t, _)| t.id)
+                                    .filter(|t| cfg.tournament.is_none_or(|only| only == *t) && !skip.contains(t))
+                                    .collect(),
+                                Err(e) => {
+                                    tracing::warn!("worker {holder}: {e}");
+                                    Vec::new()
+                                }
+                            };
+                            for t in &open {
+                                if let Err(e) = enqueue_pending(registry, store, *t) {
+                                    tracing::warn!("worker {holder}: tournament {t}: {e:#}");
+                                }
+                            }
                             let done = match cfg.tournament {
                                 Some(t) => {
                                     store.tournament(Some(t)).ok().flatten().is_some_and(|t| t.finished_at.is_some())
@@ -314,6 +351,7 @@ enum Step {
     Idle,
 }
 
+#[allow(clippy::too_many_arguments)]
 fn play_one(
     registry: &Registry,
     store: &Store,
@@ -321,33 +359,35 @@ fn play_one(
     holder: &str,
     skip: &[i64],
     handle: &mut WorkerHandle,
+    known: &mut std::collections::HashMap<i64, Tournament>,
     on_game: &(dyn Fn(&crate::referee::GameRecord, &EventInfo) + Sync),
 ) -> anyhow::Result<Step> {
     let Some(claim) = store.claim(holder, cfg.lease, cfg.tournament, skip)? else { return Ok(Step::Idle) };
     let t = claim.game.tournament;
-    let tournament = Tournament::resume(registry, store, Some(t))?;
-    if let Some(why) = refusal(&tournament)? {
-        store.release_claim(&claim)?;
-        return Ok(Step::Refused(t, why));
+    if !known.contains_key(&t) {
+        let tournament = Tournament::resume(registry, store, Some(t))?;
+        if let Some(why) = refusal(&tournament)? {
+            store.release_claim(&claim)?;
+            return Ok(Step::Refused(t, why));
+        }
+        known.insert(t, tournament);
     }
+    let tournament = &known[&t];
     let (job, entrants, game, event) = playable(registry, &claim)?;
-    // The lease is renewed while the game is played.
-    let playing = AtomicBool::new(true);
+    // The lease is renewed while the game is played; the renewer ends the
+    // moment the game does (its channel closes).
+    let (done, finished) = std::sync::mpsc::channel::<()>();
+    let held = &claim;
     let record = std::thread::scope(|scope| {
-        scope.spawn(|| {
-            let mut last = Instant::now();
-            while playing.load(Ordering::SeqCst) {
-                std::thread::sleep(Duration::from_millis(100));
-                if last.elapsed() >= cfg.lease / 3 {
-                    last = Instant::now();
-                    if let Err(e) = store.renew_claim(&claim, cfg.lease) {
-                        tracing::warn!("renewing the claim on game {}: {e}", claim.game.index);
-                    }
+        scope.spawn(move || {
+            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = finished.recv_timeout(cfg.lease / 3) {
+                if let Err(e) = store.renew_claim(held, cfg.lease) {
+                    tracing::warn!("renewing the claim on game {}: {e}", held.game.index);
                 }
             }
         });
         let record = handle.play(&entrants, &game, &job, None);
-        playing.store(false, Ordering::SeqCst);
+        drop(done);
         record
     })?;
     // A finished game is worth waiting for the store (a server restarting).
@@ -364,6 +404,15 @@ fn play_one(
             claim.game.index
         );
     }
-    patiently(&AtomicBool::new(false), || enqueue_pending(registry, store, t))?;
+    // Games become known with results only in systems that wait for them
+    // (the next Swiss or knockout round): plan again then. The end of a
+    // tournament is noticed by the worker that finds its queue empty.
+    let waits = {
+        let cfg = &tournament.definition.config;
+        cfg.format.pairing(cfg.players.len(), cfg.rounds).waits_for_results()
+    };
+    if waits {
+        patiently(&AtomicBool::new(false), || enqueue_pending(registry, store, t))?;
+    }
     Ok(Step::Played { stored })
 }

@@ -323,6 +323,13 @@ impl Backend for Postgres {
         })
     }
 
+    fn queued_indices(&self, tournament: i64) -> Result<Vec<u32>, StoreFailure> {
+        let rows = self.with(|client| {
+            client.query("SELECT game_index FROM game_queue WHERE tournament_id = $1", &[&tournament])
+        })?;
+        Ok(rows.iter().map(|r| r.get::<_, i32>(0) as u32).collect())
+    }
+
     fn worker_rates(&self, tournament: i64) -> Result<Vec<WorkerRate>, StoreFailure> {
         let rows = self.with(|client| {
             client.query(

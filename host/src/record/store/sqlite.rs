@@ -385,6 +385,13 @@ impl Backend for Sqlite {
         Ok(())
     }
 
+    fn queued_indices(&self, tournament: i64) -> Result<Vec<u32>, StoreFailure> {
+        let conn = self.conn.lock_or_recover();
+        let mut stmt = conn.prepare("SELECT game_index FROM game_queue WHERE tournament_id = ?1")?;
+        let rows = stmt.query_map(params![tournament], |r| r.get(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
     fn worker_rates(&self, tournament: i64) -> Result<Vec<WorkerRate>, StoreFailure> {
         let conn = self.conn.lock_or_recover();
         let mut stmt = conn.prepare(
