@@ -340,3 +340,60 @@ fn a_finished_hidden_game_can_be_shown_as_the_referee_or_a_player_saw_it() {
     let spectator = play("spectator");
     assert!(!spectator.contains("my secret") && spectator.contains("--view referee shows everything"), "{spectator}");
 }
+
+#[test]
+fn score_adjudication_ends_lopsided_and_dead_even_engine_games_as_cutechess_does() {
+    let sf = format!("uci:{}", stockfish());
+    let weak = format!("uci:{},Skill Level=0", stockfish());
+    let dir = temp_dir("adjudication");
+    let pgn = dir.join("a.pgn");
+    let run = arbiter(&[
+        "match",
+        "chess",
+        "--p1",
+        &sf,
+        "--p2",
+        &weak,
+        "--games",
+        "2",
+        "--tc",
+        "inf,nodes=3000",
+        "--resign",
+        "movecount=3,score=400",
+        "--no-db",
+        "--pgn",
+        pgn.to_str().unwrap(),
+    ]);
+    assert!(run.ok, "{}", run.stderr);
+    for line in run.stdout.lines().filter(|l| l.starts_with("Game ")) {
+        assert!(line.contains("{adjudication: resign rule: score -400 or worse for 3 moves}"), "{line}");
+    }
+    // The strong side wins both, and every engine move carries its score.
+    assert!(run.stdout.contains("Score of uci:") && run.stdout.contains(": 2 - 0 - 0"), "{}", run.stdout);
+    let text = std::fs::read_to_string(&pgn).unwrap();
+    assert!(text.contains("[Termination \"adjudication\"]") && text.contains("[%eval "), "{text}");
+    let run = arbiter(&[
+        "match",
+        "chess",
+        "--p1",
+        &sf,
+        "--p2",
+        &sf,
+        "--games",
+        "2",
+        "--tc",
+        "inf,nodes=3000",
+        "--draw",
+        "movenumber=8,movecount=4,score=40",
+        "--no-db",
+    ]);
+    assert!(run.ok, "{}", run.stderr);
+    assert_eq!(
+        run.stdout.matches("1/2-1/2 {adjudication: draw rule: scores within 40 for 4 moves from move 8}").count(),
+        2,
+        "{}",
+        run.stdout
+    );
+    let bad = arbiter(&["match", "chess", "--p1", "random", "--p2", "random", "--draw", "movecount=x"]);
+    assert!(!bad.ok && bad.stderr.contains("--draw 'movecount=x': movecount must be a whole number"), "{}", bad.stderr);
+}

@@ -95,6 +95,9 @@ fn serve_answers(dir: &Path, words: &[String]) {
     assert!(page.starts_with("HTTP/1.1 200"), "serve: {}", page.lines().next().unwrap_or(""));
 }
 
+/// The PostgreSQL URL the README's tour shows, replaced by a test database.
+const README_POSTGRES: &str = "postgres://u:p@db/arbiter";
+
 #[test]
 fn every_line_of_the_readme_tour_does_what_its_comment_says() {
     let dir = temp_dir("tour");
@@ -102,6 +105,7 @@ fn every_line_of_the_readme_tour_does_what_its_comment_says() {
     std::fs::create_dir_all(&home).unwrap();
     let release = format!("{}/", profile_dir().display());
     let commands = tour_commands();
+    let mut postgres: Option<Option<String>> = None;
     assert!(commands.len() >= 18, "the tour has its commands: {commands:?}");
     for words in commands {
         let words: Vec<String> = words
@@ -110,6 +114,16 @@ fn every_line_of_the_readme_tour_does_what_its_comment_says() {
             .collect();
         let line = words.join(" ");
         assert_eq!(words[0], "arbiter", "{line}");
+        // The PostgreSQL lines run against a fresh database of the test server.
+        let words: Vec<String> = if line.contains(README_POSTGRES) {
+            let Some(url) = postgres.get_or_insert_with(|| arbiter_e2e::postgres_database("tour")).clone() else {
+                eprintln!("skipped without PostgreSQL: {line}");
+                continue;
+            };
+            words.iter().map(|w| w.replace(README_POSTGRES, &url)).collect()
+        } else {
+            words
+        };
         let args: Vec<&str> = words.iter().skip(1).map(String::as_str).collect();
         if args == ["serve"] {
             serve_answers(&dir, &words);
@@ -154,6 +168,9 @@ fn every_line_of_the_readme_tour_does_what_its_comment_says() {
                 0
             }
             ["replay", "games.pgn"] => ["4 game(s) replayed: every move is legal"].map(says).len(),
+            ["tournament", .., "--local-workers", "0"] => {
+                ["games queued; workers on any machine play them"].map(says).len()
+            }
             ["tournament", "--player", ..] => {
                 says("Tournament 1 ");
                 assert_eq!(games, 6, "{line}: three Swiss rounds of one pairing, two games each");
@@ -161,6 +178,14 @@ fn every_line_of_the_readme_tour_does_what_its_comment_says() {
             }
             ["tournament", "--resume", "1"] => ["Standings"].map(says).len(),
             ["results"] => ["Tournament 1 ", "6 games, finished", "Crosstable"].map(says).len(),
+            ["store", "copy", ..] => ["tournaments and ", " games copied from "].map(says).len(),
+            ["worker", ..] => ["games stored, 0 discarded"].map(says).len(),
+            ["results", "--db", ..] => ["Standings", "Worker host "].map(says).len(),
+            ["results", "1", "--out", ..] => {
+                let finals = std::fs::read_to_string(dir.join("t1.epd")).unwrap();
+                assert_eq!(finals.lines().count(), 6, "{line}");
+                0
+            }
             ["results", "1", ..] => {
                 let pgn = std::fs::read_to_string(dir.join("t1.pgn")).unwrap();
                 let jsonl = std::fs::read_to_string(dir.join("t1.jsonl")).unwrap();

@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::Result;
 use clap::Args;
 
-use super::{GameArgs, OptionArgs, RecordArgs};
+use super::{AdjudicationArgs, GameArgs, OptionArgs, RecordArgs};
 use crate::clock::TimeControl;
 use crate::players::PlayerSpec;
 use crate::plugin::Registry;
@@ -63,6 +63,8 @@ pub struct MatchArgs {
     no_db: bool,
     #[command(flatten)]
     records: RecordArgs,
+    #[command(flatten)]
+    adjudication: AdjudicationArgs,
     /// Openings file (one position a line; EPD operations are stripped), each
     /// opening played by a pair of games with colours swapped.
     #[arg(long, conflicts_with = "position")]
@@ -144,6 +146,7 @@ pub(super) fn run(registry: &Registry, args: &MatchArgs) -> Result<()> {
         margin_ms: args.margin,
         max_plies: args.game.max_plies,
         claim_draws: !args.no_claim,
+        adjudication: args.adjudication.to_adjudication()?,
         watchdog: Duration::from_secs(DEFAULT_WATCHDOG_SECS),
         isolation: Isolation::InProcess,
         stop: Default::default(),

@@ -93,6 +93,31 @@ pub struct GameArgs {
     pub max_plies: Option<u32>,
 }
 
+/// Score adjudication, as cutechess-cli and fastchess take it.
+#[derive(Args, Debug, Clone, Default)]
+pub struct AdjudicationArgs {
+    /// Resign adjudication from engines' scores: a side whose score is at
+    /// most -score for movecount moves loses (`movecount=3,score=600[,twosided]`).
+    #[arg(long, value_name = "RULE")]
+    pub resign: Option<String>,
+    /// Draw adjudication from engines' scores: from full move movenumber,
+    /// every side within ±score for movecount moves draws
+    /// (`movenumber=40,movecount=8,score=10`).
+    #[arg(long, value_name = "RULE")]
+    pub draw: Option<String>,
+}
+
+impl AdjudicationArgs {
+    /// The rules given.
+    pub fn to_adjudication(&self) -> Result<crate::referee::Adjudication> {
+        use crate::referee::adjudication::{DrawRule, ResignRule};
+        Ok(crate::referee::Adjudication {
+            resign: self.resign.as_deref().map(ResignRule::parse).transpose().map_err(|e| anyhow!(e))?,
+            draw: self.draw.as_deref().map(DrawRule::parse).transpose().map_err(|e| anyhow!(e))?,
+        })
+    }
+}
+
 /// Variant options given as `--option name=value` (values parsed as JSON when
 /// they are JSON, else taken as strings).
 #[derive(Args, Debug, Clone, Default)]

@@ -66,6 +66,7 @@ pub(super) fn run(registry: &Registry, args: &PlayArgs) -> Result<()> {
         margin_ms: crate::tournament::config::DEFAULT_MARGIN_MS,
         max_plies: args.game.max_plies,
         claim_draws: true,
+        adjudication: Default::default(),
     };
     let start = match &args.game.position {
         Some(text) => StartFrom::Position(text),

@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::Result;
 use clap::Args;
 
-use super::OptionArgs;
+use super::{AdjudicationArgs, OptionArgs};
 use crate::clock::TimeControl;
 use crate::players::PlayerSpec;
 use crate::plugin::Registry;
@@ -63,6 +63,8 @@ pub struct SprtArgs {
     #[arg(long, default_value = "arbiter.db")]
     db: PathBuf,
     #[command(flatten)]
+    adjudication: AdjudicationArgs,
+    #[command(flatten)]
     options: OptionArgs,
 }
 
@@ -94,6 +96,7 @@ pub(super) fn run(registry: &Registry, args: &SprtArgs) -> Result<()> {
         margin_ms: DEFAULT_MARGIN_MS,
         max_plies: args.max_plies,
         claim_draws: true,
+        adjudication: args.adjudication.to_adjudication()?,
         watchdog: Duration::from_secs(DEFAULT_WATCHDOG_SECS),
         isolation: Isolation::InProcess,
         stop: Default::default(),

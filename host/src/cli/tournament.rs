@@ -10,7 +10,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::RecordArgs;
+use super::{AdjudicationArgs, RecordArgs};
 use crate::plugin::Registry;
 use crate::record::files::RecordFiles;
 use crate::record::store::Store;
@@ -70,6 +70,8 @@ pub struct TournamentArgs {
     random_openings: bool,
     #[command(flatten)]
     records: RecordArgs,
+    #[command(flatten)]
+    adjudication: AdjudicationArgs,
     /// Play on threads of this process instead of worker processes (not
     /// kept for --resume, which uses worker processes unless given again).
     #[arg(long)]
@@ -116,6 +118,12 @@ fn definition(args: &TournamentArgs) -> Result<TournamentConfig> {
     }
     if args.max_plies.is_some() {
         cfg.max_plies = args.max_plies;
+    }
+    if args.adjudication.resign.is_some() {
+        cfg.resign = args.adjudication.resign.clone();
+    }
+    if args.adjudication.draw.is_some() {
+        cfg.draw = args.adjudication.draw.clone();
     }
     if let Some(w) = args.watchdog {
         cfg.watchdog_secs = w;

@@ -1,7 +1,8 @@
 //! PGN out and in. Out: the Seven Tag Roster, `Variant`, `FEN`/`SetUp` when
 //! the game did not start from the variant's start, `TimeControl`,
 //! `Termination` (the PGN standard's category) with the precise reason as the
-//! last comment, `PlyCount`, and `[%clk]`/`[%emt]` after every move. Chess
+//! last comment, `PlyCount`, and `[%clk]`/`[%emt]` after every move (with
+//! `[%eval]` when the mover reported a score). Chess
 //! moves are SAN, so python-chess and pgn-extract read the files unchanged.
 //! In: tags and movetext (comments, variations and NAGs skipped), for replay;
 //! a `(` glued to a move (tavreli's `d4-d5(2)`) is part of the move.
@@ -25,6 +26,17 @@ impl RecordFormat for Pgn {
 
     fn write(&self, record: &GameRecord, event: &EventInfo) -> String {
         write_game(record, event)
+    }
+}
+
+/// A mover's score as `[%eval]` writes it, from the first player's side
+/// (lichess's convention): pawns with two decimals, or `#N` / `#-N` for a
+/// mate in N moves (scores of ±30000 less the distance).
+pub fn eval_text(score: i32, mover: u32) -> String {
+    let white = if mover == 0 { score } else { -score };
+    match white {
+        s if s.abs() >= 29_000 => format!("#{}{}", if s < 0 { "-" } else { "" }, 30_000 - s.abs()),
+        s => format!("{:.2}", s as f64 / 100.0),
     }
 }
 
@@ -143,6 +155,9 @@ pub fn write_game(record: &GameRecord, event: &EventInfo) -> String {
         let _ = write!(text, "{} {{", ply.text);
         if let Some(clk) = ply.clock_ms {
             let _ = write!(text, "[%clk {}] ", clock_text(clk));
+        }
+        if let Some(score) = ply.score {
+            let _ = write!(text, "[%eval {}] ", eval_text(score, ply.player));
         }
         let _ = write!(text, "[%emt {}]}} ", clock_text(ply.used_us / 1000));
         wrap(&mut out, &mut line, &text);
@@ -311,6 +326,11 @@ mod tests {
     #[test]
     fn dates_and_clocks_are_written_as_pgn_expects() {
         assert_eq!(pgn_date(0), "1970.01.01");
+        assert_eq!(
+            (eval_text(35, 0), eval_text(35, 1), eval_text(-120, 1)),
+            ("0.35".into(), "-0.35".into(), "1.20".into())
+        );
+        assert_eq!((eval_text(29_997, 0), eval_text(29_997, 1)), ("#3".into(), "#-3".into()));
         assert_eq!(pgn_date(1_795_996_800), "2026.11.30");
         assert_eq!(clock_text(3_723_004), "1:02:03.004");
         assert_eq!(clock_text(60_000), "0:01:00");

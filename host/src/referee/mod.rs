@@ -19,6 +19,9 @@ pub use crate::seat::{Seen, Start, Turn};
 
 pub use crate::verdict::{GameResult, Termination};
 
+pub mod adjudication;
+pub use adjudication::Adjudication;
+
 /// How one game is to be played.
 #[derive(Clone, Debug)]
 pub struct GameConfig {
@@ -30,6 +33,8 @@ pub struct GameConfig {
     pub max_plies: Option<u32>,
     /// Claim claimable draws (threefold, 50 moves) as soon as they arise.
     pub claim_draws: bool,
+    /// Score adjudication (resign and draw rules), from engines' scores.
+    pub adjudication: Adjudication,
 }
 
 /// One ply of a game, as the referee recorded it. Records write the move
@@ -490,6 +495,15 @@ impl<'a, 'w> Referee<'a, 'w> {
         }
         if self.config.claim_draws && !status.claimable.is_empty() {
             return Some(end(Outcome::Draw, Termination::DrawClaimed(status.claimable.to_string())));
+        }
+        match self.config.adjudication.judge(&self.plies) {
+            Some(adjudication::Adjudged::Resign { loser, reason }) => {
+                return Some(self.loss(loser, Termination::Adjudication(reason)))
+            }
+            Some(adjudication::Adjudged::Draw(reason)) => {
+                return Some(end(Outcome::Draw, Termination::Adjudication(reason)))
+            }
+            None => {}
         }
         if self.config.max_plies.is_some_and(|m| self.plies.len() as u32 >= m) {
             return Some(end(Outcome::Draw, Termination::Adjudication("ply limit".into())));

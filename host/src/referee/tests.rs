@@ -18,6 +18,7 @@ pub(crate) fn config(tc: &str) -> GameConfig {
         margin_ms: 0,
         max_plies: None,
         claim_draws: true,
+        adjudication: Adjudication::default(),
     }
 }
 

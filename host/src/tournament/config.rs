@@ -141,6 +141,12 @@ pub struct TournamentConfig {
     /// Overrun tolerated before a flag falls, in ms.
     #[serde(default = "margin")]
     pub margin_ms: u64,
+    /// Resign adjudication, as cutechess-cli writes it (`movecount=3,score=600[,twosided]`).
+    #[serde(default)]
+    pub resign: Option<String>,
+    /// Draw adjudication (`movenumber=40,movecount=8,score=10`).
+    #[serde(default)]
+    pub draw: Option<String>,
     /// Play games on threads of this process instead of worker processes
     /// (faster, but a crashing plugin takes the tournament down).
     #[serde(default)]
@@ -190,8 +196,18 @@ impl TournamentConfig {
     }
 
     /// Checks what the types cannot.
+    /// The score adjudication its `resign` and `draw` rules give.
+    pub fn adjudication(&self) -> Result<crate::referee::Adjudication, ConfigError> {
+        use crate::referee::adjudication::{DrawRule, ResignRule};
+        Ok(crate::referee::Adjudication {
+            resign: self.resign.as_deref().map(ResignRule::parse).transpose().map_err(ConfigError::Invalid)?,
+            draw: self.draw.as_deref().map(DrawRule::parse).transpose().map_err(ConfigError::Invalid)?,
+        })
+    }
+
     pub fn validate(&self) -> Result<(), ConfigError> {
         let bad = |m: String| Err(ConfigError::Invalid(m));
+        self.adjudication()?;
         if self.players.len() < 2 {
             return bad(format!("needs at least 2 players, has {}", self.players.len()));
         }

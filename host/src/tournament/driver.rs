@@ -251,6 +251,8 @@ impl Tournament {
             margin_ms: cfg.margin_ms,
             max_plies: cfg.max_plies,
             claim_draws: cfg.claim_draws,
+            // Validated when the definition was stored or read.
+            adjudication: cfg.adjudication().unwrap_or_default(),
             watchdog: std::time::Duration::from_secs(cfg.watchdog_secs),
             isolation: if human { Isolation::InProcess } else { isolation },
             stop,

@@ -71,6 +71,8 @@ pub struct RunConfig {
     pub max_plies: Option<u32>,
     /// Claim claimable draws at once.
     pub claim_draws: bool,
+    /// Score adjudication.
+    pub adjudication: crate::referee::Adjudication,
     /// Silence tolerated beyond a player's time budget before a game is
     /// recorded as "plugin hung".
     pub watchdog: Duration,

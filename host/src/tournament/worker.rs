@@ -31,7 +31,9 @@ use crate::clock::TimeControl;
 use crate::players::{Player, PlayerSpec};
 use crate::plugin::Registry;
 use crate::process::{ChildProcess, Limits, ProcessError};
-use crate::referee::{play_game_watched, GameConfig, GameRecord, GameResult, PlyRecord, StartFrom, Termination};
+use crate::referee::{
+    play_game_watched, Adjudication, GameConfig, GameRecord, GameResult, PlyRecord, StartFrom, Termination,
+};
 
 /// How often the worker reports progress while a game moves.
 pub const FLUSH_EVERY: Duration = Duration::from_millis(20);
@@ -66,6 +68,9 @@ pub struct Job {
     pub max_plies: Option<u32>,
     /// Claim claimable draws at once.
     pub claim_draws: bool,
+    /// Score adjudication.
+    #[serde(default)]
+    pub adjudication: Adjudication,
     /// Silence tolerated beyond a player's time budget.
     pub grace_ms: u64,
     /// Whether to send `live` frames of the game.
@@ -94,6 +99,7 @@ impl Job {
             margin_ms: config.margin_ms,
             max_plies: config.max_plies,
             claim_draws: config.claim_draws,
+            adjudication: config.adjudication,
             grace_ms: config.watchdog.as_millis() as u64,
             live,
             journal: None,
@@ -336,6 +342,7 @@ fn play_job(
         margin_ms: job.margin_ms,
         max_plies: job.max_plies,
         claim_draws: job.claim_draws,
+        adjudication: job.adjudication,
     };
     let start = job.position.as_deref().map(StartFrom::Position).unwrap_or(StartFrom::Standard);
     let sink = |frame: &Value| {
@@ -397,6 +404,7 @@ mod tests {
             margin_ms: 50,
             max_plies: Some(300),
             claim_draws: true,
+            adjudication: Adjudication::default(),
             grace_ms: 30_000,
             live: false,
             journal: Some((PathBuf::from("/tmp/j"), 3)),

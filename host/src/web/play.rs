@@ -367,7 +367,13 @@ fn start_game(app: &Shared, req: StartRequest) -> Result<Json<Value>, ApiError> 
             (None, None) => return Err(ApiError::from("a seat has neither a person nor a program")),
         });
     }
-    let config = GameConfig { time_controls: vec![tc; n], margin_ms: 200, max_plies: None, claim_draws: true };
+    let config = GameConfig {
+        time_controls: vec![tc; n],
+        margin_ms: 200,
+        max_plies: None,
+        claim_draws: true,
+        adjudication: Default::default(),
+    };
     let running = &app.sessions.running;
     if running.fetch_add(1, Ordering::SeqCst) >= app.config.max_games {
         running.fetch_sub(1, Ordering::SeqCst);

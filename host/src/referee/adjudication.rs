@@ -1,0 +1,222 @@
+//! Score adjudication, as cutechess-cli and fastchess do it, from the scores
+//! engines report with their moves (centipawns from the mover's side; mate
+//! scores as ±30000 less the distance):
+//!
+//! - resign (`movecount=3,score=600[,twosided]`): a player whose own score is
+//!   at most -score on each of its last `movecount` moves loses; with
+//!   `twosided` its opponent's last `movecount` scores must agree (at least
+//!   +score each).
+//! - draw (`movenumber=40,movecount=8,score=10`): from full move `movenumber`
+//!   on, the game is drawn when every player's last `movecount` scores lie
+//!   within ±score.
+//!
+//! A move without a score (a player that reports none) breaks a streak.
+
+use serde::{Deserialize, Serialize};
+
+use super::PlyRecord;
+
+/// The resign rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResignRule {
+    /// Consecutive own moves at or below -score.
+    pub movecount: u32,
+    /// The score, in centipawns (or the variant's unit).
+    pub score: i32,
+    /// Whether the opponent's scores must agree.
+    pub twosided: bool,
+}
+
+/// The draw rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DrawRule {
+    /// The full move from which it applies.
+    pub movenumber: u32,
+    /// Consecutive moves of every player within ±score.
+    pub movecount: u32,
+    /// The score, in centipawns (or the variant's unit).
+    pub score: i32,
+}
+
+/// Score adjudication for a game: none by default.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Adjudication {
+    /// The resign rule, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resign: Option<ResignRule>,
+    /// The draw rule, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draw: Option<DrawRule>,
+}
+
+/// What adjudication decided.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Adjudged {
+    /// `loser` is lost by the resign rule; the text says why.
+    Resign {
+        /// The player who loses.
+        loser: u32,
+        /// Why, for the record.
+        reason: String,
+    },
+    /// Drawn by the draw rule; the text says why.
+    Draw(String),
+}
+
+/// `name=value` pairs of a rule, each name known and each value a number
+/// (flags without a value are `None`).
+fn pairs<'a>(what: &str, text: &'a str, known: &[&str]) -> Result<Vec<(&'a str, Option<i64>)>, String> {
+    text.split(',')
+        .filter(|p| !p.trim().is_empty())
+        .map(|p| {
+            let (name, value) = match p.split_once('=') {
+                Some((n, v)) => (n.trim(), Some(v.trim())),
+                None => (p.trim(), None),
+            };
+            if !known.contains(&name) {
+                return Err(format!("--{what} '{text}': unknown setting '{name}' (known: {})", known.join(", ")));
+            }
+            let value = value
+                .map(|v| v.parse::<i64>().ok().filter(|n| (0..=1_000_000).contains(n)))
+                .map(|v| v.ok_or_else(|| format!("--{what} '{text}': {name} must be a whole number from 0 to 1000000")))
+                .transpose()?;
+            Ok((name, value))
+        })
+        .collect()
+}
+
+impl ResignRule {
+    /// Parses `movecount=N,score=CP[,twosided]`.
+    pub fn parse(text: &str) -> Result<ResignRule, String> {
+        let mut rule = ResignRule { movecount: 3, score: 600, twosided: false };
+        for (name, value) in pairs("resign", text, &["movecount", "score", "twosided"])? {
+            match (name, value) {
+                ("movecount", Some(v)) if v >= 1 => rule.movecount = v as u32,
+                ("score", Some(v)) => rule.score = v as i32,
+                ("twosided", None) => rule.twosided = true,
+                _ => return Err(format!("--resign '{text}': {name} needs a value (movecount at least 1)")),
+            }
+        }
+        Ok(rule)
+    }
+}
+
+impl DrawRule {
+    /// Parses `movenumber=N,movecount=N,score=CP`.
+    pub fn parse(text: &str) -> Result<DrawRule, String> {
+        let mut rule = DrawRule { movenumber: 40, movecount: 8, score: 10 };
+        for (name, value) in pairs("draw", text, &["movenumber", "movecount", "score"])? {
+            match (name, value) {
+                ("movenumber", Some(v)) => rule.movenumber = v as u32,
+                ("movecount", Some(v)) if v >= 1 => rule.movecount = v as u32,
+                ("score", Some(v)) => rule.score = v as i32,
+                _ => return Err(format!("--draw '{text}': {name} needs a value (movecount at least 1)")),
+            }
+        }
+        Ok(rule)
+    }
+}
+
+/// The last `n` scores `player` reported, newest first; `None` if it made
+/// fewer than `n` moves or one of them carried no score.
+fn last_scores(plies: &[PlyRecord], player: u32, n: u32) -> Option<Vec<i32>> {
+    let scores: Vec<Option<i32>> =
+        plies.iter().rev().filter(|p| p.player == player).take(n as usize).map(|p| p.score).collect();
+    (scores.len() == n as usize).then(|| scores.into_iter().collect::<Option<Vec<i32>>>()).flatten()
+}
+
+impl Adjudication {
+    /// Whether either rule ends the game after `plies` (two players).
+    pub fn judge(&self, plies: &[PlyRecord]) -> Option<Adjudged> {
+        let last = plies.last()?;
+        if let Some(rule) = self.resign {
+            let (mover, other) = (last.player, 1 - last.player.min(1));
+            let lost = last_scores(plies, mover, rule.movecount).is_some_and(|s| s.iter().all(|&v| v <= -rule.score));
+            let agreed = !rule.twosided
+                || last_scores(plies, other, rule.movecount).is_some_and(|s| s.iter().all(|&v| v >= rule.score));
+            if lost && agreed {
+                return Some(Adjudged::Resign {
+                    loser: mover,
+                    reason: format!("resign rule: score -{} or worse for {} moves", rule.score, rule.movecount),
+                });
+            }
+        }
+        if let Some(rule) = self.draw {
+            let full_moves = plies.len() as u32 / 2;
+            let quiet =
+                |p: u32| last_scores(plies, p, rule.movecount).is_some_and(|s| s.iter().all(|v| v.abs() <= rule.score));
+            if full_moves >= rule.movenumber && quiet(0) && quiet(1) {
+                return Some(Adjudged::Draw(format!(
+                    "draw rule: scores within {} for {} moves from move {}",
+                    rule.score, rule.movecount, rule.movenumber
+                )));
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plies(scores: &[(u32, Option<i32>)]) -> Vec<PlyRecord> {
+        scores
+            .iter()
+            .enumerate()
+            .map(|(i, &(player, score))| PlyRecord {
+                player,
+                mv: i as u64,
+                text: String::new(),
+                used_us: 0,
+                reported_ms: None,
+                clock_ms: None,
+                score,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn rules_parse_as_cutechess_writes_them_and_bad_ones_are_named() {
+        assert_eq!(
+            ResignRule::parse("movecount=5,score=900,twosided"),
+            Ok(ResignRule { movecount: 5, score: 900, twosided: true })
+        );
+        assert_eq!(
+            DrawRule::parse("movenumber=34,movecount=6,score=5"),
+            Ok(DrawRule { movenumber: 34, movecount: 6, score: 5 })
+        );
+        assert!(ResignRule::parse("moves=3").unwrap_err().contains("unknown setting 'moves'"));
+        assert!(DrawRule::parse("score=x").unwrap_err().contains("score must be a whole number"));
+        assert!(ResignRule::parse("movecount=0").unwrap_err().contains("movecount at least 1"));
+    }
+
+    #[test]
+    fn a_player_losing_by_the_margin_for_its_last_moves_resigns() {
+        let rule = Adjudication { resign: Some(ResignRule { movecount: 3, score: 600, twosided: false }), draw: None };
+        let mut game = vec![(0, Some(-700)), (1, Some(650)), (0, Some(-650)), (1, Some(700))];
+        assert_eq!(rule.judge(&plies(&game)), None, "two bad scores are not three");
+        game.push((0, Some(-600)));
+        assert!(matches!(rule.judge(&plies(&game)), Some(Adjudged::Resign { loser: 0, .. })));
+        game.pop();
+        game.push((0, None));
+        assert_eq!(rule.judge(&plies(&game)), None, "a move without a score breaks the streak");
+        let twosided =
+            Adjudication { resign: Some(ResignRule { movecount: 2, score: 600, twosided: true }), draw: None };
+        assert_eq!(twosided.judge(&plies(&[(0, Some(-700)), (1, Some(100)), (0, Some(-700))])), None);
+        let agreed = plies(&[(0, Some(-700)), (1, Some(700)), (0, Some(-700)), (1, Some(700))]);
+        assert_eq!(twosided.judge(&agreed), None, "the mover, not its opponent, is judged");
+        let agreed = plies(&[(1, Some(700)), (0, Some(-700)), (1, Some(700)), (0, Some(-700))]);
+        assert!(matches!(twosided.judge(&agreed), Some(Adjudged::Resign { loser: 0, .. })));
+    }
+
+    #[test]
+    fn quiet_scores_from_the_move_number_on_are_a_draw() {
+        let rule = Adjudication { resign: None, draw: Some(DrawRule { movenumber: 2, movecount: 2, score: 10 }) };
+        let quiet = [(0, Some(5)), (1, Some(-3)), (0, Some(0)), (1, Some(10))];
+        assert!(matches!(rule.judge(&plies(&quiet)), Some(Adjudged::Draw(_))));
+        assert_eq!(rule.judge(&plies(&quiet[..3])), None, "before move 2 is complete");
+        let loud = [(0, Some(5)), (1, Some(-3)), (0, Some(40)), (1, Some(10))];
+        assert_eq!(rule.judge(&plies(&loud)), None);
+    }
+}
