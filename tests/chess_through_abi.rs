@@ -78,6 +78,7 @@ fn random_games_through_the_referee_end_with_a_reason() {
         margin_ms: 0,
         max_plies: None,
         claim_draws: false,
+        adjudication: Default::default(),
     };
     for seed in 0..20 {
         let mut players =

@@ -15,7 +15,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use arbiter::record::store::Store;
-use arbiter_e2e::{arbiter, arbiter_bin, postgres_database as fresh_database, temp_dir};
+use arbiter_e2e::{arbiter, arbiter_bin, postgres_database as fresh_database, stored_games, temp_dir};
 
 /// One cluster test at a time: they restart the one server.
 static SERVER: Mutex<()> = Mutex::new(());
@@ -47,22 +47,6 @@ fn finish(child: Child) -> String {
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "worker failed: {text}");
     text
-}
-
-/// Every stored game by index: seats, result and move ids.
-fn games(db: &str) -> Vec<(u32, Vec<usize>, String, Vec<u64>)> {
-    let mut rows: Vec<_> = Store::open(Path::new(db))
-        .unwrap()
-        .games(None)
-        .unwrap()
-        .into_iter()
-        .map(|g| {
-            let slot = g.slot.unwrap();
-            (slot.index, slot.seats, g.summary.result, g.record.plies.iter().map(|p| p.mv).collect())
-        })
-        .collect();
-    rows.sort_by_key(|r| r.0);
-    rows
 }
 
 /// `arbiter results`'s standings, from the line that starts them, without
@@ -115,9 +99,9 @@ fn three_workers_on_postgres_play_exactly_the_games_of_one_process_on_sqlite() {
         tournament(&pg, format, &["--local-workers", "0"]);
         let workers: Vec<Child> = (0..3).map(|_| worker(&pg, 1, &["--concurrency", "2"])).collect();
         let logs: Vec<String> = workers.into_iter().map(finish).collect();
-        let played = games(&pg);
+        let played = stored_games(Path::new(&pg));
         assert!(played.len() >= 12, "{}: {} games", format[1], played.len());
-        assert_eq!(played, games(&lite), "{}: the same games, move for move", format[1]);
+        assert_eq!(played, stored_games(Path::new(&lite)), "{}: the same games, move for move", format[1]);
         assert_eq!(standings(&pg), standings(&lite));
         // Every worker took part, and each game names its worker.
         for log in &logs {
@@ -184,7 +168,7 @@ fn a_killed_worker_s_game_is_played_again_and_every_game_is_stored_once_across_a
     let late: Vec<Child> = (0..2).map(|_| worker(&pg, 1, &["--lease", "2"])).collect();
     let restarted = restart_local_server();
     let logs: Vec<String> = late.into_iter().map(finish).collect();
-    let stored = games(&pg);
+    let stored = stored_games(Path::new(&pg));
     assert_eq!(stored.iter().map(|g| g.0).collect::<Vec<_>>(), (0..4).collect::<Vec<_>>(), "{logs:?}");
     let again = Store::open(Path::new(&pg)).unwrap().games(None).unwrap();
     let replayed = again.iter().find(|g| g.slot.as_ref().unwrap().index == held[0] as u32).unwrap();

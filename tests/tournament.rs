@@ -8,27 +8,10 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use arbiter::record::store::Store;
-use arbiter_e2e::{arbiter, arbiter_bin, fixture_plugin, profile_dir, temp_dir};
+use arbiter_e2e::{arbiter, arbiter_bin, fixture_plugin, profile_dir, stored_games, temp_dir};
 
 fn dirs() -> (String, String) {
     (profile_dir().display().to_string(), fixture_plugin("fixture", None).display().to_string())
-}
-
-/// Each game's index, seats, result and move ids (timings differ run to run).
-fn games(db: &Path) -> Vec<(u32, Vec<usize>, String, Vec<u64>)> {
-    let mut rows: Vec<_> = Store::open(db)
-        .unwrap()
-        .games(None)
-        .unwrap()
-        .into_iter()
-        .map(|g| {
-            let slot = g.slot.unwrap();
-            let moves = g.record.plies.iter().map(|p| p.mv).collect();
-            (slot.index, slot.seats, g.summary.result, moves)
-        })
-        .collect();
-    rows.sort_by_key(|r| r.0);
-    rows
 }
 
 #[test]
@@ -60,7 +43,7 @@ fn round_robin_of_three_players_on_two_variants_has_every_game_and_a_consistent_
     ]);
     assert!(run.ok, "{}", run.stderr);
     // 3 pairings x 2 variants x 2 games.
-    assert_eq!(games(&db).len(), 12);
+    assert_eq!(stored_games(&db).len(), 12);
     assert_eq!(run.stdout.matches("\nGame ").count() + run.stdout.starts_with("Game ") as usize, 12, "{}", run.stdout);
     for part in [
         "Standings (overall, 12 games)",
@@ -122,7 +105,7 @@ fn a_tournament_killed_and_resumed_ends_with_exactly_the_uninterrupted_games() {
     let args = tournament_args(&d, &whole);
     let run = arbiter(&args.iter().map(String::as_str).collect::<Vec<_>>());
     assert!(run.ok, "{}", run.stderr);
-    let expected = games(&whole);
+    let expected = stored_games(&whole);
     assert_eq!(expected.len(), 12);
 
     let mut child = Command::new(arbiter_bin())
@@ -144,11 +127,11 @@ fn a_tournament_killed_and_resumed_ends_with_exactly_the_uninterrupted_games() {
     }
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
-    let partial = games(&killed).len();
+    let partial = stored_games(&killed).len();
     assert!(partial < 12, "the tournament finished before it could be killed");
     let resumed = arbiter(&["--plugin-dir", &d, "tournament", "--resume", "1", "--db", killed.to_str().unwrap()]);
     assert!(resumed.ok, "{}", resumed.stderr);
-    let got = games(&killed);
+    let got = stored_games(&killed);
     assert_eq!(got.len(), 12, "no game lost, none played twice");
     assert_eq!(got, expected, "the resumed tournament played exactly the uninterrupted schedule");
 }

@@ -27,6 +27,7 @@ fn main() {
         margin_ms: 0,
         max_plies: None,
         claim_draws: true,
+        adjudication: Default::default(),
     };
     let mut records = Vec::new();
     let t0 = Instant::now();

@@ -135,3 +135,21 @@ pub fn postgres_database(name: &str) -> Option<String> {
     let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap_or(&admin);
     Some(format!("{base}/{db}"))
 }
+
+/// Each stored tournament game of the store at `db` (a file or a URL), by
+/// index: seats, result and move ids (timings differ run to run).
+pub fn stored_games(db: &Path) -> Vec<(u32, Vec<usize>, String, Vec<u64>)> {
+    let mut rows: Vec<_> = arbiter::record::store::Store::open(db)
+        .unwrap()
+        .games(None)
+        .unwrap()
+        .into_iter()
+        .map(|g| {
+            let slot = g.slot.unwrap();
+            let moves = g.record.plies.iter().map(|p| p.mv).collect();
+            (slot.index, slot.seats, g.summary.result, moves)
+        })
+        .collect();
+    rows.sort_by_key(|r| r.0);
+    rows
+}
