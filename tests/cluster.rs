@@ -238,3 +238,45 @@ fn a_store_moves_between_sqlite_and_postgres_whole_and_serves_the_same_results()
     let again = arbiter(&["store", "copy", &lite, &pg]);
     assert!(!again.ok && again.stderr.contains("copy into an empty store"), "{}", again.stderr);
 }
+
+#[test]
+fn an_engine_named_by_a_path_is_pinned_and_another_binary_is_refused() {
+    let _one = SERVER.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(pg) = fresh_database("engine_pin") else { return };
+    let dir = temp_dir("cluster-engine-pin");
+    let engine = dir.join("engine.py");
+    std::fs::copy(arbiter_e2e::workspace().join("scripts/example-engine.py"), &engine).unwrap();
+    let spec = format!("e=engine:{}", engine.display());
+    let run = arbiter(&[
+        "tournament",
+        "--db",
+        &pg,
+        "--player",
+        &spec,
+        "--player",
+        "r=random",
+        "--variant",
+        "chess",
+        "--max-plies",
+        "20",
+        "--local-workers",
+        "0",
+    ]);
+    assert!(run.ok, "{}", run.stderr);
+    // Another binary at the same path: refused, naming both hashes.
+    let mut text = std::fs::read_to_string(&engine).unwrap();
+    text.push_str("\n# another build\n");
+    std::fs::write(&engine, text).unwrap();
+    let out = Command::new(arbiter_bin())
+        .args(["worker", "--db", &pg, "--tournament", "1"])
+        .env_remove("ARBITER_PLUGIN_PATH")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("player e: this machine's engine")
+            && err.contains("is not the binary the tournament was registered with"),
+        "{err}"
+    );
+}

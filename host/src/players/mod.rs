@@ -96,6 +96,15 @@ pub enum PlayerSpec {
 }
 
 impl PlayerSpec {
+    /// The command line of an engine player (`uci`, `hub`, `engine`).
+    pub fn command(&self) -> Option<&str> {
+        match self {
+            PlayerSpec::Uci(cfg) => Some(&cfg.command),
+            PlayerSpec::Hub { command } | PlayerSpec::Engine { command } => Some(command),
+            PlayerSpec::Random { .. } | PlayerSpec::Mcts(_) | PlayerSpec::Human => None,
+        }
+    }
+
     /// Parses a spec string.
     pub fn parse(spec: &str) -> Result<PlayerSpec, SpecError> {
         let err = |reason: String| SpecError { spec: spec.to_string(), reason };

@@ -38,6 +38,9 @@ pub struct StoredDefinition {
     /// which every queue worker must have (definitions stored before it: none).
     #[serde(default)]
     pub plugins: std::collections::BTreeMap<String, super::queue::PluginPin>,
+    /// The engine binaries named by a path, per entrant, likewise pinned.
+    #[serde(default)]
+    pub engines: std::collections::BTreeMap<String, super::queue::PluginPin>,
 }
 
 /// A tournament as the store holds it: enough to read its schedule and
@@ -222,7 +225,8 @@ impl Tournament {
             let v = registry.get(id)?;
             plugins.insert(id.clone(), super::queue::PluginPin::of(&v.plugin().path, &v.plugin().api_version)?);
         }
-        let definition = StoredDefinition { config, variants: ids, openings, plugins };
+        let engines = super::queue::engine_pins(&entrants(&config)?)?;
+        let definition = StoredDefinition { config, variants: ids, openings, plugins, engines };
         let id = store.add_tournament(&definition.config.name, &serde_json::to_string(&definition)?)?;
         Self::from_view(registry, TournamentView { id, definition })
     }

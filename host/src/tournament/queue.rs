@@ -37,10 +37,13 @@ use crate::sync::LockExt;
 /// How long a claim lasts without a heartbeat (renewed every third of it).
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(30);
 
-/// The plugin build a tournament was registered with, per variant.
+/// A file a tournament was registered with: a variant's plugin build (with
+/// its arbiter-api version), or an engine binary named by a path (no API
+/// version).
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
 pub struct PluginPin {
-    /// The plugin file's name (its folder differs from machine to machine).
+    /// The file: a plugin's name (its folder differs from machine to
+    /// machine), an engine's path as its command names it.
     pub file: String,
     /// Its sha256, hex.
     pub sha256: String,
@@ -58,18 +61,33 @@ impl PluginPin {
         let sha256 = match known {
             Some(h) => h,
             None => {
-                let bytes = std::fs::read(path).with_context(|| format!("cannot read plugin {}", path.display()))?;
+                let bytes = std::fs::read(path).with_context(|| format!("cannot read {} to pin it", path.display()))?;
                 let h = format!("{:x}", sha2::Sha256::digest(&bytes));
                 HASHES.lock_or_recover().insert(path.to_path_buf(), h.clone());
                 h
             }
         };
-        Ok(PluginPin {
-            file: path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default(),
-            sha256,
-            api_version: api_version.to_string(),
-        })
+        let file = if api_version.is_empty() {
+            path.display().to_string()
+        } else {
+            path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default()
+        };
+        Ok(PluginPin { file, sha256, api_version: api_version.to_string() })
     }
+}
+
+/// The engine programs named by a path in the entrants' player specs
+/// (`uci:/opt/sf/stockfish`), pinned by their sha256, by entrant name; an
+/// engine found on `PATH` differs from machine to machine and is not pinned.
+pub fn engine_pins(entrants: &[Entrant]) -> anyhow::Result<BTreeMap<String, PluginPin>> {
+    let mut pins = BTreeMap::new();
+    for e in entrants {
+        let program = e.spec.command().and_then(|c| c.split_whitespace().next()).filter(|p| p.contains('/'));
+        if let Some(program) = program {
+            pins.insert(e.name.clone(), PluginPin::of(std::path::Path::new(program), "")?);
+        }
+    }
+    Ok(pins)
 }
 
 /// The pins of every variant of `tournament`, as this machine has them.
@@ -99,6 +117,19 @@ pub fn refusal(tournament: &Tournament) -> anyhow::Result<Option<String>> {
                     theirs.file,
                     theirs.sha256,
                     theirs.api_version
+                )));
+            }
+            _ => {}
+        }
+    }
+    let registered = &tournament.definition.engines;
+    for (name, mine) in engine_pins(&tournament.entrants)? {
+        match registered.get(&name) {
+            Some(theirs) if theirs.sha256 != mine.sha256 => {
+                return Ok(Some(format!(
+                    "tournament {}: player {name}: this machine's engine {} (sha256 {}) is not the binary the \
+                     tournament was registered with (sha256 {})",
+                    tournament.id, theirs.file, mine.sha256, theirs.sha256
                 )));
             }
             _ => {}
