@@ -9,7 +9,6 @@ use serde_json::{json, Value};
 
 use super::{blocking, ApiError, Reveal, Shared};
 use crate::clock::Clock;
-use crate::record::redact;
 use crate::record::store::{GameFilter, StoredGame};
 use crate::tournament::driver::TournamentView;
 use crate::tournament::standings::{self, GameResultRow};
@@ -217,19 +216,17 @@ pub(super) async fn game(
         let info = variant.info();
         let hidden = info.capabilities.hidden_information;
         let viewer = viewer_of(&app, q.view.as_deref(), record.players.len(), hidden)?;
-        // The stored texts, unless a hidden game is seen by less than the referee.
-        let texts: Vec<String> = if hidden && viewer != Viewer::Referee {
-            redact::plies_as_seen_by(variant, record, viewer)?.into_iter().map(|p| p.text).collect()
-        } else {
-            record.plies.iter().map(|p| p.text.clone()).collect()
-        };
+        // The stored texts, unless a hidden game is seen by less than the
+        // referee: then each as the viewer saw it, in the one replay below.
+        let redacted = hidden && viewer != Viewer::Referee;
         let mut game = variant.from_position(&record.start_position, &record.options)?;
         // Each clock as it started, then as the record has it after each move.
         let mut clocks: Vec<Option<u64>> =
             record.time_controls.iter().map(|tc| Clock::new(tc).remaining_ms()).collect();
         clocks.resize(record.players.len(), None);
         let mut frames = vec![json!({ "ply": 0, "observation": game.observe(viewer)?.view, "clocks": clocks })];
-        for (i, (ply, text)) in record.plies.iter().zip(texts).enumerate() {
+        for (i, ply) in record.plies.iter().enumerate() {
+            let text = if redacted { game.move_text(ply.mv, viewer)? } else { ply.text.clone() };
             game.apply(ply.mv)?;
             if let Some(c) = clocks.get_mut(ply.player as usize) {
                 *c = ply.clock_ms;
