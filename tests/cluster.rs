@@ -280,3 +280,63 @@ fn an_engine_named_by_a_path_is_pinned_and_another_binary_is_refused() {
         "{err}"
     );
 }
+
+#[test]
+fn an_sprt_across_three_workers_decides_once_closes_its_queue_and_plays_one_machine_s_pairings() {
+    let _one = SERVER.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(pg) = fresh_database("sprt") else { return };
+    let sprt = |db: &str, extra: &[&str]| {
+        let mut args = vec![
+            "sprt",
+            "checkers",
+            "--p1",
+            "mcts:iterations=60",
+            "--p2",
+            "random:seed=3",
+            "--elo0",
+            "0",
+            "--elo1",
+            "150",
+            "--max-plies",
+            "150",
+            "--max-games",
+            "400",
+            "--seed",
+            "5",
+            "--db",
+            db,
+        ];
+        args.extend(extra);
+        let run = arbiter(&args);
+        assert!(run.ok, "{}\n{}", run.stdout, run.stderr);
+        run.stdout
+    };
+    let queued = sprt(&pg, &["--local-workers", "0"]);
+    assert!(queued.contains("400 games queued"), "{queued}");
+    let workers: Vec<Child> = (0..3).map(|_| worker(&pg, 1, &["--concurrency", "1"])).collect();
+    // The workers end by themselves: the decision finishes the tournament.
+    for w in workers {
+        finish(w);
+    }
+    let store = Store::open(Path::new(&pg)).unwrap();
+    assert!(store.tournament(Some(1)).unwrap().unwrap().finished_at.is_some());
+    assert_eq!(store.queue_counts(1).unwrap(), (0, 0), "no game of a decided test is left to claim");
+    let shown = arbiter(&["results", "--db", &pg]).stdout;
+    let line = shown.lines().find(|l| l.starts_with("SPRT pairs")).unwrap_or_else(|| panic!("{shown}"));
+    assert!(line.contains("H1 accepted after "), "{line}");
+    let counted: usize = line.split("accepted after ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+    let played = stored_games(Path::new(&pg));
+    // Besides the counted games, at most the two other workers' games in flight.
+    assert!(played.len() >= counted && played.len() <= counted + 2, "{} stored, {counted} counted", played.len());
+    assert!(played.len() < 400);
+    // One machine plays the same games, index for index (pairing, colours, moves).
+    let lite = temp_dir("cluster-sprt").join("one.db").to_string_lossy().into_owned();
+    sprt(&lite, &[]);
+    let alone: std::collections::HashMap<u32, _> =
+        stored_games(Path::new(&lite)).into_iter().map(|g| (g.0, g)).collect();
+    let common: Vec<_> = played.iter().filter(|g| alone.contains_key(&g.0)).collect();
+    assert!(common.len() >= counted.min(alone.len()) - 2, "{} in common", common.len());
+    for g in common {
+        assert_eq!(g, &alone[&g.0], "game {}", g.0);
+    }
+}

@@ -241,7 +241,9 @@ fn sprt_accepts_h1_for_a_much_stronger_player_and_stores_every_game() {
     let last = run.stdout.lines().last().unwrap();
     assert!(last.starts_with("H1 accepted after "), "{}", run.stdout);
     let games: u32 = last.trim_start_matches("H1 accepted after ").split(' ').next().unwrap().parse().unwrap();
-    assert_eq!(Store::open(&db).unwrap().games(None).unwrap().len() as u32, games);
+    // Besides the counted games, those in flight when the test decided.
+    let stored = Store::open(&db).unwrap().games(None).unwrap().len() as u32;
+    assert!(stored >= games && stored <= games + 2, "{stored} stored, {games} counted");
 }
 
 #[test]

@@ -160,7 +160,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Replay(args) => replay::run(&registry, &args),
         Command::Tournament(args) => tournament::run(&registry, &args, &cli.plugin_dirs),
         Command::Results(args) => results::run(&args),
-        Command::Sprt(args) => sprt::run(&registry, &args),
+        Command::Sprt(args) => sprt::run(&registry, &args, &cli.plugin_dirs),
         Command::Serve(args) => serve::run(registry, &args),
         Command::Worker(args) => worker::run(&registry, &args, &cli.plugin_dirs),
         Command::Store(args) => store::run(&args),

@@ -17,7 +17,7 @@ use crate::tournament::standings;
 pub struct ResultsArgs {
     /// Tournament id (default: the latest).
     id: Option<i64>,
-    /// SQLite store.
+    /// The store: an SQLite file or a postgres:// URL.
     #[arg(long, default_value = "arbiter.db")]
     db: PathBuf,
     /// Files to write the tournament's games to (each emptied first).
@@ -38,6 +38,19 @@ pub(super) fn run(args: &ResultsArgs) -> Result<()> {
     println!("Tournament {} '{}': {} games, {state}", t.id, t.definition.config.name, games.len());
     println!();
     print!("{}", standings::render(&t.names(), &t.definition.variants, &games, &byes));
+    if let Some(tally) = t.sprt_tally(&store)? {
+        let p = tally.pentanomial.counts;
+        let test = &t.definition.config.players[0].spec;
+        println!(
+            "SPRT pairs [{}, {}, {}, {}, {}]: {}",
+            p[0],
+            p[1],
+            p[2],
+            p[3],
+            p[4],
+            super::sprt::verdict_line(&tally, test)
+        );
+    }
     let (waiting, playing) = store.queue_counts(t.id)?;
     if waiting > 0 {
         println!("Queue: {waiting} games waiting, {playing} being played by workers");

@@ -1,21 +1,26 @@
 //! `arbiter sprt`: two players until the SPRT decides (normalized Elo,
-//! pentanomial GSPRT as fishtest and fastchess run it).
+//! pentanomial GSPRT as fishtest and fastchess run it). The match is a
+//! tournament with a stopping rule, so it is stored, resumed and spread
+//! over machines (`--local-workers`) as any tournament is.
 
 use std::path::PathBuf;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use anyhow::Result;
 use clap::Args;
 
-use super::{AdjudicationArgs, OptionArgs};
-use crate::clock::TimeControl;
-use crate::players::PlayerSpec;
+use super::{AdjudicationArgs, OptionArgs, RecordArgs};
 use crate::plugin::Registry;
-use crate::record::store::Store;
+use crate::record::files::RecordFiles;
+use crate::record::store::{SlotResult, Store};
+use crate::record::EventInfo;
+use crate::referee::GameRecord;
 use crate::stats::sprt::{Sprt, Verdict};
-use crate::tournament::config::{DEFAULT_MARGIN_MS, DEFAULT_WATCHDOG_SECS};
-use crate::tournament::sprt_match::run_sprt;
-use crate::tournament::{Entrant, Isolation, RunConfig};
+use crate::tournament::config::{OpeningConfig, PlayerConfig, TournamentConfig};
+use crate::tournament::driver::{Progress, RunEnd, Tournament};
+use crate::tournament::sprt_match::SprtTally;
+use crate::tournament::Isolation;
 
 /// Arguments of `arbiter sprt`.
 #[derive(Args, Debug)]
@@ -41,8 +46,8 @@ pub struct SprtArgs {
     /// False-negative rate.
     #[arg(long, default_value_t = 0.05)]
     beta: f64,
-    /// Stop after this many games whatever the test says.
-    #[arg(long, default_value_t = 20_000)]
+    /// Stop after this many games whatever the test says (pairs: an even number).
+    #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u32).range(2..=20_000))]
     max_games: u32,
     /// Time control for both (default: the variant's).
     #[arg(long)]
@@ -59,90 +64,160 @@ pub struct SprtArgs {
     /// Adjudicate a draw after this many plies.
     #[arg(long)]
     max_plies: Option<u32>,
-    /// SQLite store.
+    /// The store: an SQLite file, or a postgres:// URL shared by many machines.
     #[arg(long, default_value = "arbiter.db")]
     db: PathBuf,
+    /// Queue the games in the store for `arbiter worker --db` processes on
+    /// any machine, and play N of them here at once (0: only queue them).
+    /// The worker that stores the deciding game closes the queue.
+    #[arg(long, value_name = "N")]
+    local_workers: Option<usize>,
+    /// Play on threads of this process instead of worker processes.
+    #[arg(long)]
+    in_process: bool,
+    #[command(flatten)]
+    records: RecordArgs,
     #[command(flatten)]
     adjudication: AdjudicationArgs,
     #[command(flatten)]
     options: OptionArgs,
 }
 
-pub(super) fn run(registry: &Registry, args: &SprtArgs) -> Result<()> {
-    let variant = registry.get(&args.variant)?;
+/// The tournament an SPRT is: a round-robin of the two players in
+/// colour-swapped pairs, as many as `--max-games` allows, with the test as
+/// its stopping rule.
+fn definition(args: &SprtArgs) -> Result<TournamentConfig> {
+    let mut cfg: TournamentConfig = toml::from_str("players = []").expect("defaults parse");
+    cfg.name = format!("SPRT {} vs {}", args.p1, args.p2);
+    cfg.players = vec![
+        PlayerConfig { name: format!("{} (test)", args.p1), spec: args.p1.clone(), tc: None },
+        PlayerConfig { name: format!("{} (base)", args.p2), spec: args.p2.clone(), tc: None },
+    ];
+    cfg.variants = vec![args.variant.clone()];
+    cfg.rounds = args.max_games / 2;
+    cfg.games_per_pairing = 2;
+    cfg.tc = args.tc.clone();
+    cfg.concurrency = args.concurrency as usize;
+    cfg.seed = args.seed;
+    cfg.max_plies = args.max_plies;
+    cfg.resign = args.adjudication.resign.clone();
+    cfg.draw = args.adjudication.draw.clone();
+    cfg.in_process = args.in_process;
+    if let Some(file) = &args.openings {
+        let file = file.display().to_string();
+        cfg.openings.insert(args.variant.clone(), OpeningConfig { file, order: Default::default() });
+    }
     let options = args.options.to_map()?;
-    variant.new_game(&options)?;
-    let tc = TimeControl::parse(args.tc.as_deref().unwrap_or(&variant.info().default_time_control))?;
-    let make = |spec: &str, name: &str| -> Result<Entrant> {
-        let parsed = PlayerSpec::parse(spec)?;
-        parsed.check_available(spec)?;
-        parsed.can_play(spec, variant.info())?;
-        Ok(Entrant { name: name.into(), spec: parsed, spec_text: spec.into(), tc: Some(tc.clone()) })
+    if !options.is_empty() {
+        cfg.options.insert(args.variant.clone(), options);
+    }
+    cfg.sprt = Some(Sprt::new(args.elo0, args.elo1, args.alpha, args.beta)?);
+    cfg.validate()?;
+    Ok(cfg)
+}
+
+/// Prints each game with the test's state, and appends the record files.
+struct Lines {
+    tally: SprtTally,
+    files: RecordFiles,
+}
+
+impl Progress for Lines {
+    fn game_done(&mut self, _: &Tournament, record: &GameRecord, event: &EventInfo, _: usize, _: usize) {
+        for e in self.files.append(record, event) {
+            eprintln!("warning: {e}");
+        }
+        if let Some(slot) = SlotResult::of(record, event) {
+            self.tally.add(&slot);
+        }
+        println!("{}", game_line(&self.tally, record));
+    }
+}
+
+/// One game and where the test stands after it.
+fn game_line(t: &SprtTally, record: &GameRecord) -> String {
+    let p = t.pentanomial.counts;
+    let game = if t.after_decision > 0 {
+        format!("Game after the decision ({} of them)", t.after_decision)
+    } else {
+        format!("Game {}", t.games)
     };
-    let entrants = [make(&args.p1, &format!("{} (test)", args.p1))?, make(&args.p2, &format!("{} (base)", args.p2))?];
-    let openings: Vec<String> = match &args.openings {
-        Some(p) => crate::tournament::openings::load(variant, p, &options, None)?,
-        None => Vec::new(),
+    format!(
+        "{game}: {} {{{}}}  score {}-{}-{}  pairs [{}, {}, {}, {}, {}]  LLR {:.2}",
+        record.result.pgn(),
+        record.result.termination,
+        t.score.wins,
+        t.score.losses,
+        t.score.draws,
+        p[0],
+        p[1],
+        p[2],
+        p[3],
+        p[4],
+        t.llr
+    )
+}
+
+/// The verdict as a sentence: what was decided, after how many games.
+pub(super) fn verdict_line(t: &SprtTally, test: &str) -> String {
+    let (lower, upper) = t.sprt.bounds();
+    let late = match t.after_decision {
+        0 => String::new(),
+        n => format!("; {n} games in flight then were stored and not counted"),
     };
-    let sprt = Sprt::new(args.elo0, args.elo1, args.alpha, args.beta)?;
+    match t.verdict {
+        Verdict::AcceptH1 => {
+            format!("H1 accepted after {} games: {test} is stronger (LLR {:.2} >= {upper:.2}){late}", t.games, t.llr)
+        }
+        Verdict::AcceptH0 => format!("H0 accepted after {} games (LLR {:.2} <= {lower:.2}){late}", t.games, t.llr),
+        Verdict::Continue => format!("no decision after {} games (LLR {:.2})", t.games, t.llr),
+    }
+}
+
+pub(super) fn run(registry: &Registry, args: &SprtArgs, plugin_dirs: &[PathBuf]) -> Result<()> {
+    let store = Store::open(&args.db)?;
+    let tournament = Tournament::create(registry, &store, definition(args)?)?;
+    let sprt = tournament.definition.config.sprt.expect("an SPRT's definition has its test");
     let (lower, upper) = sprt.bounds();
     println!(
-        "SPRT [{}, {}] alpha {} beta {}: LLR bounds ({lower:.2}, {upper:.2})",
-        args.elo0, args.elo1, args.alpha, args.beta
+        "SPRT [{}, {}] alpha {} beta {}: LLR bounds ({lower:.2}, {upper:.2}); tournament {} in {}",
+        args.elo0,
+        args.elo1,
+        args.alpha,
+        args.beta,
+        tournament.id,
+        store.location()
     );
-    let store = Store::open(&args.db)?;
-    let config = RunConfig {
-        concurrency: args.concurrency as usize,
-        margin_ms: DEFAULT_MARGIN_MS,
-        max_plies: args.max_plies,
-        claim_draws: true,
-        adjudication: args.adjudication.to_adjudication()?,
-        watchdog: Duration::from_secs(DEFAULT_WATCHDOG_SECS),
-        isolation: Isolation::InProcess,
-        stop: Default::default(),
-    };
-    let state = run_sprt(
-        &entrants,
-        variant,
-        &options,
-        &openings,
-        &sprt,
-        args.max_games,
-        args.seed,
-        &config,
-        Some(&store),
-        |record, s| {
-            let p = s.pentanomial.counts;
-            println!(
-                "Game {}: {} {{{}}}  score {}-{}-{}  pairs [{}, {}, {}, {}, {}]  LLR {:.2}",
-                s.games,
-                record.result.pgn(),
-                record.result.termination,
-                s.score.wins,
-                s.score.losses,
-                s.score.draws,
-                p[0],
-                p[1],
-                p[2],
-                p[3],
-                p[4],
-                s.llr
+    if let Some(n) = args.local_workers {
+        super::tournament::run_queued(registry, &store, &tournament, n, &args.records, plugin_dirs)?;
+    } else {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let _ = ctrlc::set_handler(move || {
+            if flag.swap(true, Ordering::SeqCst) {
+                std::process::exit(130);
+            }
+            eprintln!("\nstopping after the games in progress (Ctrl-C again to abandon them)");
+        });
+        let isolation = if args.in_process {
+            Isolation::InProcess
+        } else {
+            Isolation::Workers { plugin_dirs: plugin_dirs.to_vec() }
+        };
+        let mut lines = Lines { tally: SprtTally::new(sprt), files: args.records.open(true)? };
+        if tournament.run(&store, isolation, stop, &mut lines)? != RunEnd::Finished {
+            let tally = tournament.sprt_tally(&store)?.expect("an SPRT tournament");
+            println!("{}", verdict_line(&tally, &args.p1));
+            anyhow::bail!(
+                "stopped before the test decided; continue with: arbiter tournament --resume {} --db {}",
+                tournament.id,
+                store.location()
             );
-        },
-    )?;
-    println!();
-    println!("{}", super::matches::summary(&state.score));
-    println!(
-        "{}",
-        match state.verdict {
-            Verdict::AcceptH1 => format!(
-                "H1 accepted after {} games: {} is stronger (LLR {:.2} >= {upper:.2})",
-                state.games, args.p1, state.llr
-            ),
-            Verdict::AcceptH0 =>
-                format!("H0 accepted after {} games (LLR {:.2} <= {lower:.2})", state.games, state.llr),
-            Verdict::Continue => format!("no decision after {} games (LLR {:.2})", state.games, state.llr),
         }
-    );
+    }
+    let tally = tournament.sprt_tally(&store)?.expect("an SPRT tournament");
+    println!();
+    println!("{}", super::matches::summary(&tally.score));
+    println!("{}", verdict_line(&tally, &args.p1));
     Ok(())
 }

@@ -208,7 +208,11 @@ pub(super) fn run(registry: &Registry, args: &TournamentArgs, plugin_dirs: &[Pat
         store.location()
     );
     if let Some(n) = args.local_workers {
-        return run_queued(registry, &store, &tournament, n, args, plugin_dirs);
+        run_queued(registry, &store, &tournament, n, &args.records, plugin_dirs)?;
+        let (games, byes) = tournament.results(&store)?;
+        println!();
+        print!("{}", standings::render(&tournament.names(), &tournament.definition.variants, &games, &byes));
+        return Ok(());
     }
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
@@ -253,14 +257,14 @@ pub(super) fn run(registry: &Registry, args: &TournamentArgs, plugin_dirs: &[Pat
     }
 }
 
-/// `--local-workers N`: queues the tournament's games in the store, plays N
-/// at a time here with queue workers (if N > 0) and prints the standings.
-fn run_queued(
+/// `--local-workers N`: queues the tournament's games in the store and
+/// plays N at a time here with queue workers (if N > 0).
+pub(super) fn run_queued(
     registry: &Registry,
     store: &Store,
     tournament: &Tournament,
     n: usize,
-    args: &TournamentArgs,
+    records: &RecordArgs,
     plugin_dirs: &[PathBuf],
 ) -> Result<()> {
     let added = queue::enqueue_pending(registry, store, tournament.id)?;
@@ -272,7 +276,7 @@ fn run_queued(
     if n == 0 {
         return Ok(());
     }
-    let files = std::sync::Mutex::new(args.records.open(true)?);
+    let files = std::sync::Mutex::new(records.open(true)?);
     let workers = super::worker::queue_workers(n, Some(tournament.id), None, plugin_dirs);
     let on_game = |record: &GameRecord, event: &EventInfo| {
         for e in files.lock_or_recover().append(record, event) {
@@ -289,9 +293,6 @@ fn run_queued(
         );
     };
     let report = queue::run_queue_workers(registry, store, &workers, &AtomicBool::new(false), &on_game)?;
-    let (games, byes) = tournament.results(store)?;
     println!("{} games played here ({} discarded as already stored elsewhere)", report.stored, report.duplicates);
-    println!();
-    print!("{}", standings::render(&tournament.names(), &tournament.definition.variants, &games, &byes));
     Ok(())
 }

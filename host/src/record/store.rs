@@ -203,12 +203,34 @@ pub struct Claim {
     pub holder: String,
 }
 
+/// A tournament's stopping rule (an SPRT's): checked in the transaction
+/// that stores each of its games, over all its games in the order they were
+/// stored, this one last. When it holds, that transaction also marks the
+/// tournament finished and closes its queue (no game of it is claimed
+/// again). Stores of one tournament's games are serialised while it is
+/// checked, so the store order is the order the rule saw.
+pub type StopRule<'a> = &'a (dyn Fn(&[SlotResult]) -> bool + Sync);
+
+/// What storing a game did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stored {
+    /// The game's id; `None` for a claimed game another worker stored first.
+    pub id: Option<i64>,
+    /// Whether the tournament's stopping rule holds now.
+    pub stopped: bool,
+}
+
 /// What a store backend does; [`Store`] names the store in its errors.
 trait Backend: Send + Sync {
     /// Stores a game; for a claimed game (`claim`), unless its slot is
-    /// stored already (then `None`), taking it off the queue in the same
-    /// transaction.
-    fn add_game(&self, game: &GameColumns<'_>, claim: Option<&Claim>) -> Result<Option<i64>, StoreFailure>;
+    /// stored already (then `id` is `None`), taking it off the queue in the
+    /// same transaction; checks `stop` as [`StopRule`] says.
+    fn add_game(
+        &self,
+        game: &GameColumns<'_>,
+        claim: Option<&Claim>,
+        stop: Option<StopRule>,
+    ) -> Result<Stored, StoreFailure>;
     fn enqueue(&self, games: &[QueuedGame]) -> Result<usize, StoreFailure>;
     fn claim(
         &self,
@@ -340,6 +362,24 @@ pub struct SlotResult {
     pub winner: Option<u32>,
 }
 
+impl SlotResult {
+    /// What the store keeps of a tournament game (`None` outside a tournament).
+    pub fn of(record: &GameRecord, event: &EventInfo) -> Option<SlotResult> {
+        let slot = event.tournament.as_ref()?;
+        Some(SlotResult {
+            index: slot.index,
+            pair: slot.pair,
+            seats: slot.seats.clone(),
+            variant: record.variant.clone(),
+            result: record.result.pgn().to_string(),
+            winner: match record.result.outcome {
+                Outcome::Win(p) => Some(p),
+                _ => None,
+            },
+        })
+    }
+}
+
 /// Who runs a tournament: one run at a time holds its lease.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Lease {
@@ -451,8 +491,19 @@ impl Store {
 
     /// Commits one finished game in its own transaction; returns its id.
     pub fn add_game(&self, record: &GameRecord, event: &EventInfo) -> Result<i64, StoreError> {
-        let id = self.backend.add_game(&GameColumns::new(record, event), None).map_err(|e| self.err(e))?;
-        Ok(id.expect("a game without a claim is always stored"))
+        let stored = self.backend.add_game(&GameColumns::new(record, event), None, None).map_err(|e| self.err(e))?;
+        Ok(stored.id.expect("a game without a claim is always stored"))
+    }
+
+    /// Commits one finished tournament game, checking the tournament's
+    /// stopping rule in the same transaction (see [`StopRule`]).
+    pub fn add_game_until(
+        &self,
+        record: &GameRecord,
+        event: &EventInfo,
+        stop: Option<StopRule>,
+    ) -> Result<Stored, StoreError> {
+        self.backend.add_game(&GameColumns::new(record, event), None, stop).map_err(|e| self.err(e))
     }
 
     /// Puts games in the queue, but none already queued or stored; returns
@@ -486,11 +537,17 @@ impl Store {
     }
 
     /// Stores a claimed game and takes it off the queue, in one
-    /// transaction; `false` when another worker stored that game first
-    /// (this result is then discarded).
-    pub fn complete_claim(&self, claim: &Claim, record: &GameRecord, event: &EventInfo) -> Result<bool, StoreError> {
-        let id = self.backend.add_game(&GameColumns::new(record, event), Some(claim)).map_err(|e| self.err(e))?;
-        Ok(id.is_some())
+    /// transaction that also checks the stopping rule; `id` is `None` when
+    /// another worker stored that game first (this result is then
+    /// discarded).
+    pub fn complete_claim(
+        &self,
+        claim: &Claim,
+        record: &GameRecord,
+        event: &EventInfo,
+        stop: Option<StopRule>,
+    ) -> Result<Stored, StoreError> {
+        self.backend.add_game(&GameColumns::new(record, event), Some(claim), stop).map_err(|e| self.err(e))
     }
 
     /// The indices of every game of `tournament` ever queued (done or not).
@@ -521,7 +578,8 @@ impl Store {
     }
 
     /// The finished games of a tournament, lightly: slot, variant, result and
-    /// winner (what scheduling and standings need), by game index.
+    /// winner (what scheduling and standings need), in the order they were
+    /// stored.
     pub fn tournament_results(&self, tournament: i64) -> Result<Vec<SlotResult>, StoreError> {
         self.backend.tournament_results(tournament).map_err(|e| self.err(e))
     }

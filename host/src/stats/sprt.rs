@@ -26,8 +26,10 @@ impl Pentanomial {
     }
 }
 
-/// SPRT settings: hypotheses in normalized Elo and error rates.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// SPRT settings: hypotheses in normalized Elo and error rates (checked by
+/// [`Sprt::new`]; a definition read from a file or the store is checked again).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Sprt {
     /// H0: the normalized Elo difference is `elo0`.
     pub elo0: f64,

@@ -161,6 +161,10 @@ pub struct TournamentConfig {
     /// Variant options by variant id.
     #[serde(default)]
     pub options: BTreeMap<String, serde_json::Map<String, serde_json::Value>>,
+    /// A stopping rule: the games of two players, in colour-swapped pairs,
+    /// stop when this SPRT decides (`arbiter sprt` is such a tournament).
+    #[serde(default)]
+    pub sprt: Option<crate::stats::sprt::Sprt>,
 }
 
 fn one_usize() -> usize {
@@ -242,6 +246,21 @@ impl TournamentConfig {
         }
         if self.variants.is_empty() {
             return bad("no variants listed (use [\"all\"] for every installed one)".into());
+        }
+        if let Some(s) = &self.sprt {
+            crate::stats::sprt::Sprt::new(s.elo0, s.elo1, s.alpha, s.beta)
+                .map_err(|e| ConfigError::Invalid(e.to_string()))?;
+            if self.players.len() != 2
+                || self.format != Format::RoundRobin
+                || self.games_per_pairing != 2
+                || self.variants.len() != 1
+                || self.variants[0] == "all"
+            {
+                return bad(
+                    "an SPRT is a round-robin of 2 players in one variant, 2 games per pairing (a colour-swapped pair)"
+                        .into(),
+                );
+            }
         }
         Ok(())
     }

@@ -15,11 +15,12 @@ use super::games::{Entrant, Isolation, RunConfig, ScheduledGame};
 use super::lease::{PreviousRun, RunLease};
 use super::runner::run_games;
 use super::schedule::{plan, Finished, Round};
+use super::sprt_match::SprtTally;
 use super::standings::GameResultRow;
 use crate::clock::TimeControl;
 use crate::players::PlayerSpec;
 use crate::plugin::Registry;
-use crate::record::store::{SlotResult, Store};
+use crate::record::store::{SlotResult, StopRule, Store};
 use crate::record::{EventInfo, TournamentSlot};
 use crate::referee::GameRecord;
 
@@ -181,6 +182,20 @@ impl TournamentView {
         Ok((rows, byes, self.expected_games()))
     }
 
+    /// An SPRT tournament's tally over its games as stored (`None` for
+    /// other tournaments).
+    pub fn sprt_tally(&self, store: &Store) -> anyhow::Result<Option<SprtTally>> {
+        let Some(sprt) = self.definition.config.sprt else { return Ok(None) };
+        Ok(Some(SprtTally::over(sprt, &store.tournament_results(self.id)?)))
+    }
+
+    /// The rule that ends the tournament before its schedule does, checked
+    /// as each game is stored: an SPRT's decision.
+    pub fn stop_rule(&self) -> Option<impl Fn(&[SlotResult]) -> bool + Sync> {
+        let sprt = self.definition.config.sprt?;
+        Some(move |results: &[SlotResult]| SprtTally::over(sprt, results).decided())
+    }
+
     /// The number of games the whole tournament plays (at most, for
     /// systems that wait for results).
     fn expected_games(&self) -> usize {
@@ -269,6 +284,9 @@ impl Tournament {
     /// carries; empty when every game is stored.
     pub fn pending(&self, store: &Store) -> anyhow::Result<Vec<(ScheduledGame, EventInfo)>> {
         let cfg = &self.definition.config;
+        if self.sprt_tally(store)?.is_some_and(|t| t.decided()) {
+            return Ok(Vec::new());
+        }
         let (rounds, stored) = self.rounds(store)?;
         let pending: Vec<&super::schedule::Planned> =
             rounds.iter().flat_map(|r| &r.games).filter(|g| !stored.contains_key(&g.index)).collect();
@@ -365,6 +383,8 @@ impl Tournament {
             let slot = |i: usize| events[i].tournament.as_ref().expect("tournament games have slots");
             let mut done = store.tournament_results(self.id)?.len();
             let mut failure = None;
+            let rule = self.stop_rule();
+            let mut decided = false;
             // Spectators of the store (`arbiter serve`) watch games in progress.
             let live = |i: usize, frame: &serde_json::Value| {
                 let (s, game) = (slot(i), &schedule[i]);
@@ -381,8 +401,13 @@ impl Tournament {
                         return;
                     }
                 };
-                match store.add_game(&record, &events[i]) {
-                    Ok(_) => {
+                match store.add_game_until(&record, &events[i], rule.as_ref().map(|r| r as StopRule)) {
+                    Ok(stored) => {
+                        if stored.stopped {
+                            // The games in progress finish and are stored.
+                            decided = true;
+                            stop.store(true, Ordering::SeqCst);
+                        }
                         done += 1;
                         progress.game_done(self, &record, &events[i], done, total.max(done));
                     }
@@ -391,7 +416,7 @@ impl Tournament {
                     }
                 }
             });
-            let stopped = failure.is_some() || stop.load(Ordering::SeqCst);
+            let stopped = failure.is_some() || (stop.load(Ordering::SeqCst) && !decided);
             if stopped {
                 // Games cut short are not in progress any more.
                 store.clear_live(self.id)?;

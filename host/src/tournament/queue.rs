@@ -422,7 +422,13 @@ fn play_one(
         record
     })?;
     // A finished game is worth waiting for the store (a server restarting).
-    let stored = patiently(&AtomicBool::new(false), || Ok(store.complete_claim(&claim, &record, &event)?))?;
+    let rule = tournament.stop_rule();
+    let rule = rule.as_ref().map(|r| r as crate::record::store::StopRule);
+    let outcome = patiently(&AtomicBool::new(false), || Ok(store.complete_claim(&claim, &record, &event, rule)?))?;
+    let stored = outcome.id.is_some();
+    if outcome.stopped {
+        tracing::info!("tournament {t}: its stopping rule holds; its queue is closed");
+    }
     if stored {
         on_game(&record, &event);
     } else {

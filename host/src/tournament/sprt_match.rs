@@ -1,28 +1,30 @@
-//! An SPRT match: two players play paired games (one opening, colours
-//! swapped) until the normalized-Elo GSPRT on the pentanomial counts accepts
-//! H0 or H1, or a game limit is reached. Every game is committed to the store.
+//! An SPRT match is a tournament with a stopping rule: two players play
+//! colour-swapped pairs of games (one opening each) until the GSPRT on the
+//! pentanomial counts accepts H0 or H1, or the schedule ends.
+//!
+//! The rule is checked in the transaction that stores each game (see
+//! [`crate::record::store::StopRule`]), over the tournament's games in the
+//! order they were stored: one machine or many, the first game whose
+//! storing makes the test decide ends the tournament, its queue is closed
+//! and no further game is claimed. Games in flight at that moment still
+//! finish and are stored (no finished game is lost), but they come after
+//! the decision in store order and do not change it: [`SprtTally`] counts
+//! them apart.
 
 use std::collections::HashMap;
-use std::sync::atomic::Ordering;
 
-use arbiter_api::host::VariantHandle;
-use serde_json::{Map, Value};
-
-use super::duel::{first_points, paired_schedule};
-use super::games::{Entrant, RunConfig};
-use super::runner::run_games;
-use crate::record::store::Store;
-use crate::record::EventInfo;
-use crate::referee::GameRecord;
+use crate::record::store::SlotResult;
 use crate::stats::sprt::{Pentanomial, Sprt, Verdict};
 use crate::stats::Score;
 
-/// The state of an SPRT after each game.
+/// Where an SPRT stands after the games stored so far.
 #[derive(Clone, Debug)]
-pub struct SprtState {
-    /// Games finished.
+pub struct SprtTally {
+    /// The test.
+    pub sprt: Sprt,
+    /// Games counted (up to and including the one that decided).
     pub games: u32,
-    /// The first player's plain score.
+    /// The first player's plain score over them.
     pub score: Score,
     /// Complete pairs, from the first player's side.
     pub pentanomial: Pentanomial,
@@ -30,73 +32,126 @@ pub struct SprtState {
     pub llr: f64,
     /// The verdict so far.
     pub verdict: Verdict,
+    /// Games stored after the decision (in flight when it was taken).
+    pub after_decision: u32,
+    /// Halves of pairs waiting for their other game, by pair id.
+    halves: HashMap<u32, Option<f64>>,
 }
 
-/// Plays paired games between `entrants[0]` and `entrants[1]` until the test
-/// decides or `max_games` are played; `on_game` sees every game and the state.
-#[allow(clippy::too_many_arguments)]
-pub fn run_sprt(
-    entrants: &[Entrant],
-    variant: &VariantHandle,
-    options: &Map<String, Value>,
-    openings: &[String],
-    sprt: &Sprt,
-    max_games: u32,
-    seed: u64,
-    config: &RunConfig,
-    store: Option<&Store>,
-    mut on_game: impl FnMut(&GameRecord, &SprtState),
-) -> anyhow::Result<SprtState> {
-    let schedule = paired_schedule(variant, options, None, openings, max_games - max_games % 2, seed);
-    let mut state = SprtState {
-        games: 0,
-        score: Score::default(),
-        pentanomial: Pentanomial::default(),
-        llr: 0.0,
-        verdict: Verdict::Continue,
-    };
-    let mut halves: HashMap<usize, Option<f64>> = HashMap::new();
-    let mut failure = None;
-    let event_name = format!("SPRT {} vs {}", entrants[0].name, entrants[1].name);
-    run_games(entrants, &schedule, config, None, |i, result| {
-        let record = match result {
-            Ok(r) => r,
-            Err(e) => {
-                failure.get_or_insert(anyhow::anyhow!("game {}: {e}", i + 1));
-                config.stop.store(true, Ordering::SeqCst);
-                return;
-            }
-        };
-        if let Some(s) = store {
-            let event = EventInfo { event: event_name.clone(), round: schedule[i].round, tournament: None };
-            if let Err(e) = s.add_game(&record, &event) {
-                failure.get_or_insert(e.into());
-            }
+impl SprtTally {
+    /// An SPRT before any game.
+    pub fn new(sprt: Sprt) -> SprtTally {
+        SprtTally {
+            sprt,
+            games: 0,
+            score: Score::default(),
+            pentanomial: Pentanomial::default(),
+            llr: 0.0,
+            verdict: Verdict::Continue,
+            after_decision: 0,
+            halves: HashMap::new(),
         }
-        // A game without a result counts for no one, and voids its pair.
-        let points = first_points(&record, &schedule[i]);
+    }
+
+    /// The tally over `results` in the order they were stored.
+    pub fn over(sprt: Sprt, results: &[SlotResult]) -> SprtTally {
+        let mut tally = SprtTally::new(sprt);
+        for r in results {
+            tally.add(r);
+        }
+        tally
+    }
+
+    /// Whether the test has decided.
+    pub fn decided(&self) -> bool {
+        self.verdict != Verdict::Continue
+    }
+
+    /// Counts the next stored game (entrant 0 is the player under test). A
+    /// game without a result counts for no one and voids its pair.
+    pub fn add(&mut self, game: &SlotResult) {
+        if self.decided() {
+            self.after_decision += 1;
+            return;
+        }
+        let points = first_points(game);
         if let Some(p) = points {
-            state.score.add(p);
+            self.score.add(p);
         }
-        state.games += 1;
-        match (halves.remove(&(i / 2)), points) {
+        self.games += 1;
+        let pair = game.pair.unwrap_or(game.index);
+        match (self.halves.remove(&pair), points) {
             (Some(Some(other)), Some(p)) => {
-                state.pentanomial.add_pair(other, p);
-                state.llr = sprt.llr_pentanomial(&state.pentanomial);
-                state.verdict = sprt.verdict(state.llr);
-                if state.verdict != Verdict::Continue {
-                    config.stop.store(true, Ordering::SeqCst);
-                }
+                self.pentanomial.add_pair(other, p);
+                self.llr = self.sprt.llr_pentanomial(&self.pentanomial);
+                self.verdict = self.sprt.verdict(self.llr);
             }
-            (Some(None), _) | (Some(_), None) => {}
+            (Some(_), _) => {}
             (None, p) => {
-                halves.insert(i / 2, p);
+                self.halves.insert(pair, p);
             }
         }
-        on_game(&record, &state);
-    });
-    match failure {
-        Some(e) => Err(e),
-        None => Ok(state),
+    }
+}
+
+/// Entrant 0's points in a stored game; `None` for a game without a result.
+fn first_points(game: &SlotResult) -> Option<f64> {
+    if game.result == "*" {
+        return None;
+    }
+    Some(match game.winner {
+        None => 0.5,
+        Some(w) if game.seats.get(w as usize) == Some(&0) => 1.0,
+        Some(_) => 0.0,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game(index: u32, first_is_white: bool, result: &str) -> SlotResult {
+        let winner = match result {
+            "1-0" => Some(0),
+            "0-1" => Some(1),
+            _ => None,
+        };
+        SlotResult {
+            index,
+            pair: Some(index - index % 2),
+            seats: if first_is_white { vec![0, 1] } else { vec![1, 0] },
+            variant: "chess".into(),
+            result: result.into(),
+            winner,
+        }
+    }
+
+    #[test]
+    fn pairs_count_once_both_halves_are_stored_in_any_order_and_a_void_game_voids_its_pair() {
+        let sprt = Sprt::new(0.0, 200.0, 0.05, 0.05).unwrap();
+        let games = [
+            game(1, false, "0-1"), // the first player wins with black...
+            game(0, true, "1-0"),  // ...and with white: a 2-point pair
+            game(2, true, "*"),
+            game(3, false, "1/2-1/2"),
+        ];
+        let t = SprtTally::over(sprt, &games);
+        assert_eq!(t.games, 4);
+        assert_eq!((t.score.wins, t.score.draws, t.score.losses), (2, 1, 0));
+        assert_eq!(t.pentanomial.counts, [0, 0, 0, 0, 1]);
+    }
+
+    #[test]
+    fn games_stored_after_the_decision_are_counted_apart() {
+        let sprt = Sprt::new(0.0, 200.0, 0.05, 0.05).unwrap();
+        let mut games = Vec::new();
+        for i in 0..200 {
+            games.push(game(i, i % 2 == 0, if i % 2 == 0 { "1-0" } else { "0-1" }));
+        }
+        let t = SprtTally::over(sprt, &games);
+        assert_eq!(t.verdict, Verdict::AcceptH1);
+        assert_eq!(t.games + t.after_decision, 200);
+        assert!(t.games < 200 && t.games % 2 == 0, "{}", t.games);
+        assert_eq!(t.pentanomial.pairs() * 2, t.games);
     }
 }

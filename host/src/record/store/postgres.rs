@@ -9,8 +9,8 @@ use postgres::{Client, NoTls, Row};
 use serde_json::Value;
 
 use super::{
-    Backend, Claim, GameColumns, GameFilter, GameRow, GameSummary, Lease, QueuedGame, SlotResult, StoreFailure,
-    StoredGame, StoredTournament, SummaryRow, WorkerRate,
+    Backend, Claim, GameColumns, GameFilter, GameRow, GameSummary, Lease, QueuedGame, SlotResult, StopRule,
+    StoreFailure, Stored, StoredGame, StoredTournament, SummaryRow, WorkerRate,
 };
 use crate::sync::LockExt;
 
@@ -166,7 +166,12 @@ fn summary_row(r: &Row) -> SummaryRow {
 const SUMMARY: &str = super::SUMMARY_COLUMNS;
 
 impl Backend for Postgres {
-    fn add_game(&self, c: &GameColumns<'_>, claim: Option<&Claim>) -> Result<Option<i64>, StoreFailure> {
+    fn add_game(
+        &self,
+        c: &GameColumns<'_>,
+        claim: Option<&Claim>,
+        stop: Option<StopRule>,
+    ) -> Result<Stored, StoreFailure> {
         let (r, e) = (c.record, c.event);
         let slot = e.tournament.as_ref();
         // A claimed game another worker stored first is not stored twice.
@@ -174,6 +179,12 @@ impl Backend for Postgres {
         let worker = claim.map(|c| c.holder.clone());
         self.with(|client| {
             let mut tx = client.transaction()?;
+            let ruled = slot.filter(|_| stop.is_some());
+            if let Some(t) = ruled {
+                // One store at a time for a tournament with a stopping rule:
+                // ids then follow the order the rule sees.
+                tx.execute("SELECT 1 FROM tournaments WHERE id = $1 FOR UPDATE", &[&t.id])?;
+            }
             let id: Option<i64> = tx
                 .query_opt(
                     &format!(
@@ -227,9 +238,20 @@ impl Backend for Postgres {
                     &[&c.game.tournament, &(c.game.index as i32)],
                 )?;
             }
+            let mut stopped = false;
+            if let (Some(t), Some(rule), Some(_)) = (ruled, stop, id) {
+                stopped = rule(&results(&mut tx, t.id)?);
+                if stopped {
+                    tx.execute(
+                        "UPDATE tournaments SET finished_at = $2 WHERE id = $1 AND finished_at IS NULL",
+                        &[&t.id, &super::now()],
+                    )?;
+                    tx.execute("UPDATE game_queue SET done = TRUE WHERE tournament_id = $1 AND NOT done", &[&t.id])?;
+                }
+            }
             tx.execute("SELECT nextval('store_changes')", &[])?;
             tx.commit()?;
-            Ok(id)
+            Ok(Stored { id, stopped })
         })
     }
 
@@ -381,24 +403,7 @@ impl Backend for Postgres {
     }
 
     fn tournament_results(&self, tournament: i64) -> Result<Vec<SlotResult>, StoreFailure> {
-        let rows = self.with(|client| {
-            client.query(
-                "SELECT game_index, pair_id, seats, variant, result, winner FROM games
-                 WHERE tournament_id = $1 ORDER BY game_index",
-                &[&tournament],
-            )
-        })?;
-        Ok(rows
-            .iter()
-            .map(|r| SlotResult {
-                index: r.get::<_, i32>(0) as u32,
-                pair: r.get::<_, Option<i32>>(1).map(|p| p as u32),
-                seats: r.get::<_, Option<String>>(2).and_then(|s| serde_json::from_str(&s).ok()).unwrap_or_default(),
-                variant: r.get(3),
-                result: r.get(4),
-                winner: r.get::<_, Option<i32>>(5).map(|w| w as u32),
-            })
-            .collect())
+        self.with(|client| results(client, tournament))
     }
 
     fn game_list(&self, filter: &GameFilter, limit: u32, offset: u32) -> Result<(Vec<GameSummary>, u64), StoreFailure> {
@@ -572,4 +577,24 @@ impl Backend for Postgres {
 
 fn tournament_of(r: &Row) -> StoredTournament {
     StoredTournament { id: r.get(0), name: r.get(1), config: r.get(2), finished_at: r.get(3) }
+}
+
+/// A tournament's finished games, in the order they were stored.
+fn results(client: &mut impl postgres::GenericClient, tournament: i64) -> Result<Vec<SlotResult>, postgres::Error> {
+    let rows = client.query(
+        "SELECT game_index, pair_id, seats, variant, result, winner FROM games
+         WHERE tournament_id = $1 ORDER BY id",
+        &[&tournament],
+    )?;
+    Ok(rows
+        .iter()
+        .map(|r| SlotResult {
+            index: r.get::<_, i32>(0) as u32,
+            pair: r.get::<_, Option<i32>>(1).map(|p| p as u32),
+            seats: r.get::<_, Option<String>>(2).and_then(|s| serde_json::from_str(&s).ok()).unwrap_or_default(),
+            variant: r.get(3),
+            result: r.get(4),
+            winner: r.get::<_, Option<i32>>(5).map(|w| w as u32),
+        })
+        .collect())
 }

@@ -12,8 +12,8 @@ use rusqlite_migration::{Migrations, M};
 use serde_json::Value;
 
 use super::{
-    Backend, Claim, GameColumns, GameFilter, GameRow, GameSummary, Lease, QueuedGame, SlotResult, StoreFailure,
-    StoredGame, StoredTournament, SummaryRow, WorkerRate, SUMMARY_COLUMNS,
+    Backend, Claim, GameColumns, GameFilter, GameRow, GameSummary, Lease, QueuedGame, SlotResult, StopRule,
+    StoreFailure, Stored, StoredGame, StoredTournament, SummaryRow, WorkerRate, SUMMARY_COLUMNS,
 };
 use crate::record::pgn;
 use crate::referee::{GameRecord, GameResult, Termination};
@@ -248,7 +248,12 @@ impl Sqlite {
 }
 
 impl Backend for Sqlite {
-    fn add_game(&self, c: &GameColumns<'_>, claim: Option<&Claim>) -> Result<Option<i64>, StoreFailure> {
+    fn add_game(
+        &self,
+        c: &GameColumns<'_>,
+        claim: Option<&Claim>,
+        stop: Option<StopRule>,
+    ) -> Result<Stored, StoreFailure> {
         let (record, event) = (c.record, c.event);
         let mut conn = self.conn.lock_or_recover();
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
@@ -302,8 +307,21 @@ impl Backend for Sqlite {
                 params![c.game.tournament, c.game.index],
             )?;
         }
+        // Writes are serialised (an immediate transaction): the store order
+        // is the order the rule sees.
+        let mut stopped = false;
+        if let (Some(t), Some(rule), Some(_)) = (&event.tournament, stop, id) {
+            stopped = rule(&results(&tx, t.id)?);
+            if stopped {
+                tx.execute(
+                    "UPDATE tournaments SET finished_at = ?2 WHERE id = ?1 AND finished_at IS NULL",
+                    params![t.id, super::now()],
+                )?;
+                tx.execute("UPDATE game_queue SET done = 1 WHERE tournament_id = ?1 AND NOT done", params![t.id])?;
+            }
+        }
         tx.commit()?;
-        Ok(id)
+        Ok(Stored { id, stopped })
     }
 
     fn enqueue(&self, games: &[QueuedGame]) -> Result<usize, StoreFailure> {
@@ -435,23 +453,7 @@ impl Backend for Sqlite {
     }
 
     fn tournament_results(&self, tournament: i64) -> Result<Vec<SlotResult>, StoreFailure> {
-        let conn = self.conn.lock_or_recover();
-        let mut stmt = conn.prepare(
-            "SELECT game_index, pair_id, seats, variant, result, winner FROM games
-             WHERE tournament_id = ?1 ORDER BY game_index",
-        )?;
-        let rows = stmt.query_map(params![tournament], |r| {
-            let seats: Option<String> = r.get(2)?;
-            Ok(SlotResult {
-                index: r.get(0)?,
-                pair: r.get(1)?,
-                seats: seats.and_then(|s| serde_json::from_str(&s).ok()).unwrap_or_default(),
-                variant: r.get(3)?,
-                result: r.get(4)?,
-                winner: r.get(5)?,
-            })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        Ok(results(&self.conn.lock_or_recover(), tournament)?)
     }
 
     fn game_list(&self, filter: &GameFilter, limit: u32, offset: u32) -> Result<(Vec<GameSummary>, u64), StoreFailure> {
@@ -601,6 +603,26 @@ impl Backend for Sqlite {
             )
             .optional()?)
     }
+}
+
+/// A tournament's finished games, in the order they were stored.
+fn results(conn: &Connection, tournament: i64) -> rusqlite::Result<Vec<SlotResult>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT game_index, pair_id, seats, variant, result, winner FROM games
+         WHERE tournament_id = ?1 ORDER BY id",
+    )?;
+    let rows = stmt.query_map(params![tournament], |r| {
+        let seats: Option<String> = r.get(2)?;
+        Ok(SlotResult {
+            index: r.get(0)?,
+            pair: r.get(1)?,
+            seats: seats.and_then(|s| serde_json::from_str(&s).ok()).unwrap_or_default(),
+            variant: r.get(3)?,
+            result: r.get(4)?,
+            winner: r.get(5)?,
+        })
+    })?;
+    rows.collect()
 }
 
 /// Whether opening failed because the file or its folder cannot be written.
