@@ -35,7 +35,7 @@ pub(super) fn run(args: &ResultsArgs) -> Result<()> {
     } else {
         "not finished (arbiter tournament --resume continues it)"
     };
-    println!("Tournament {} '{}': {} games, {state}", t.id, t.definition.config.name, games.len());
+    println!("Tournament {} '{}': {} games, {state}", t.id, t.definition.config.name, games.games());
     println!();
     print!("{}", standings::render(&t.names(), &t.definition.variants, &games, &byes));
     if let Some(tally) = t.sprt_tally(&store)? {

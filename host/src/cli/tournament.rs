@@ -244,7 +244,7 @@ pub(super) fn run(registry: &Registry, args: &TournamentArgs, plugin_dirs: &[Pat
     match end {
         RunEnd::Finished => Ok(()),
         RunEnd::Interrupted => {
-            println!("Interrupted with {} games saved. Resume with: {resume}", games.len());
+            println!("Interrupted with {} games saved. Resume with: {resume}", games.games());
             // As shells expect of a program stopped by Ctrl-C.
             std::process::exit(130)
         }
@@ -252,7 +252,7 @@ pub(super) fn run(registry: &Registry, args: &TournamentArgs, plugin_dirs: &[Pat
             "game {} hung inside a plugin in this process: it is stored as 'plugin hung' and the run stopped \
              with {} games saved. Resume in worker processes, where a hang costs one game: {resume}",
             index + 1,
-            games.len()
+            games.games()
         ),
     }
 }

@@ -35,10 +35,15 @@ impl ResultMatrix {
 
     /// Adds one game: `score` is what `a` scored against `b` (1, 0.5 or 0).
     pub fn add(&mut self, a: usize, b: usize, score: f64) {
-        self.points[a][b] += score;
-        self.points[b][a] += 1.0 - score;
-        self.games[a][b] += 1.0;
-        self.games[b][a] += 1.0;
+        self.add_many(a, b, score, 1.0);
+    }
+
+    /// Adds `games` games in which `a` scored `score` each against `b`.
+    pub fn add_many(&mut self, a: usize, b: usize, score: f64, games: f64) {
+        self.points[a][b] += score * games;
+        self.points[b][a] += (1.0 - score) * games;
+        self.games[a][b] += games;
+        self.games[b][a] += games;
     }
 
     fn n(&self) -> usize {

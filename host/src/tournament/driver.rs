@@ -16,11 +16,10 @@ use super::lease::{PreviousRun, RunLease};
 use super::runner::run_games;
 use super::schedule::{plan, Finished, Round};
 use super::sprt_match::SprtTally;
-use super::standings::GameResultRow;
 use crate::clock::TimeControl;
 use crate::players::PlayerSpec;
 use crate::plugin::Registry;
-use crate::record::store::{SlotResult, StopRule, Store};
+use crate::record::store::{SlotResult, StopRule, Store, Tallies};
 use crate::record::{EventInfo, TournamentSlot};
 use crate::referee::GameRecord;
 
@@ -151,35 +150,30 @@ impl TournamentView {
         Ok((rounds, stored))
     }
 
-    /// The results so far, for standings.
-    pub fn results(&self, store: &Store) -> anyhow::Result<(Vec<GameResultRow>, Vec<f64>)> {
-        self.results_and_expected(store).map(|(rows, byes, _)| (rows, byes))
-    }
-
-    /// [`TournamentView::results`], and the number of games the whole
-    /// tournament is expected to play (one planning of the schedule for both).
-    pub fn results_and_expected(&self, store: &Store) -> anyhow::Result<(Vec<GameResultRow>, Vec<f64>, usize)> {
-        let (rounds, stored) = self.rounds(store)?;
-        let mut byes = vec![0.0; self.definition.config.players.len()];
-        let per_pairing = (self.definition.config.games_per_pairing as usize * self.definition.variants.len()) as f64;
-        for r in &rounds {
-            for &b in &r.byes {
-                byes[b] += per_pairing;
+    /// The results so far, for standings: the games and pairs as the store
+    /// counts them, and each entrant's bye points.
+    pub fn results(&self, store: &Store) -> anyhow::Result<(Tallies, Vec<f64>)> {
+        let cfg = &self.definition.config;
+        let mut byes = vec![0.0; cfg.players.len()];
+        // Only systems that wait for results give byes; only they need the
+        // schedule planned from every stored game.
+        if cfg.format.pairing(cfg.players.len(), cfg.rounds).waits_for_results() {
+            let per_pairing = (cfg.games_per_pairing as usize * self.definition.variants.len()) as f64;
+            for r in &self.rounds(store)?.0 {
+                for &b in &r.byes {
+                    byes[b] += per_pairing;
+                }
             }
         }
-        let mut games: Vec<&SlotResult> = stored.values().collect();
-        games.sort_by_key(|g| g.index);
-        let rows = games
-            .into_iter()
-            .map(|g| GameResultRow {
-                variant: g.variant.clone(),
-                seats: g.seats.clone(),
-                winner: g.winner,
-                decided: g.result != "*",
-                pair: g.pair,
-            })
-            .collect();
-        Ok((rows, byes, self.expected_games()))
+        Ok((store.tallies(self.id)?, byes))
+    }
+
+    /// The number of games the whole tournament plays (at most, for
+    /// systems that wait for results, or until its stopping rule holds).
+    pub fn expected_games(&self) -> usize {
+        let cfg = &self.definition.config;
+        let per_pairing = cfg.games_per_pairing as usize * self.definition.variants.len();
+        cfg.format.pairing(cfg.players.len(), cfg.rounds).expected_pairings() * per_pairing
     }
 
     /// An SPRT tournament's tally over its games as stored (`None` for
@@ -194,14 +188,6 @@ impl TournamentView {
     pub fn stop_rule(&self) -> Option<impl Fn(&[SlotResult]) -> bool + Sync> {
         let sprt = self.definition.config.sprt?;
         Some(move |results: &[SlotResult]| SprtTally::over(sprt, results).decided())
-    }
-
-    /// The number of games the whole tournament plays (at most, for
-    /// systems that wait for results).
-    fn expected_games(&self) -> usize {
-        let cfg = &self.definition.config;
-        let per_pairing = cfg.games_per_pairing as usize * self.definition.variants.len();
-        cfg.format.pairing(cfg.players.len(), cfg.rounds).expected_pairings() * per_pairing
     }
 }
 

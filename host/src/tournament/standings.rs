@@ -5,23 +5,9 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use crate::record::store::{PairTally, Tallies, Tally};
 use crate::stats::ratings::{ratings, ResultMatrix};
 use crate::stats::sprt::Pentanomial;
-
-/// One finished game as the standings need it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct GameResultRow {
-    /// Variant id.
-    pub variant: String,
-    /// Entrant indices in turn order.
-    pub seats: Vec<usize>,
-    /// Winner's seat, `None` for a draw or an unfinished game.
-    pub winner: Option<u32>,
-    /// Whether the game has a result (`*` games count for nobody).
-    pub decided: bool,
-    /// The game's pair id, for pentanomial counts.
-    pub pair: Option<u32>,
-}
 
 /// One row of a table.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -66,68 +52,62 @@ pub struct Table {
     pub unfinished: u32,
 }
 
-/// Builds a table over `games` for `n` entrants; `byes[e]` is entrant e's bye points.
-pub fn table(n: usize, games: &[&GameResultRow], byes: &[f64]) -> Table {
+/// Builds a table over counted games and pairs (see [`Tallies`]) for `n`
+/// entrants; `byes[e]` is entrant e's bye points.
+pub fn table(n: usize, games: &[&Tally], pairs: &[&PairTally], byes: &[f64]) -> Table {
     let mut rows: Vec<Row> =
         (0..n).map(|e| Row { entrant: e, bye_points: byes.get(e).copied().unwrap_or(0.0), ..Row::default() }).collect();
     let mut cross = vec![vec![(0.0, 0u32); n]; n];
     let mut pair_scores = vec![vec![crate::stats::Score::default(); n]; n];
     let mut matrix = ResultMatrix::new(n);
     let mut unfinished = 0;
-    let mut pairs: BTreeMap<u32, Vec<&GameResultRow>> = BTreeMap::new();
     for g in games {
-        if !g.decided || g.seats.len() != 2 {
-            unfinished += 1;
-            continue;
-        }
-        let (a, b) = (g.seats[0], g.seats[1]);
+        let count = g.games as u32;
+        let (a, b) = match g.seats[..] {
+            [a, b] if g.decided && a < n && b < n => (a, b),
+            _ => {
+                unfinished += count;
+                continue;
+            }
+        };
         let score_a = match g.winner {
             Some(0) => 1.0,
             Some(_) => 0.0,
             None => 0.5,
         };
         for (e, s) in [(a, score_a), (b, 1.0 - score_a)] {
-            rows[e].games += 1;
+            rows[e].games += count;
             if s == 1.0 {
-                rows[e].wins += 1;
+                rows[e].wins += count;
             } else if s == 0.0 {
-                rows[e].losses += 1;
+                rows[e].losses += count;
             } else {
-                rows[e].draws += 1;
+                rows[e].draws += count;
             }
         }
         for (x, y, s) in [(a, b, score_a), (b, a, 1.0 - score_a)] {
             let sc = &mut pair_scores[x][y];
             if s == 1.0 {
-                sc.wins += 1;
+                sc.wins += count;
             } else if s == 0.0 {
-                sc.losses += 1;
+                sc.losses += count;
             } else {
-                sc.draws += 1;
+                sc.draws += count;
             }
         }
-        cross[a][b].0 += score_a;
-        cross[a][b].1 += 1;
-        cross[b][a].0 += 1.0 - score_a;
-        cross[b][a].1 += 1;
-        matrix.add(a, b, score_a);
-        if let Some(p) = g.pair {
-            pairs.entry(p).or_default().push(g);
-        }
+        cross[a][b].0 += score_a * count as f64;
+        cross[a][b].1 += count;
+        cross[b][a].0 += (1.0 - score_a) * count as f64;
+        cross[b][a].1 += count;
+        matrix.add_many(a, b, score_a, count as f64);
     }
     for (e, r) in ratings(&matrix).into_iter().enumerate() {
         rows[e].elo = r.elo;
         rows[e].error = r.error;
     }
     let mut pentanomial: BTreeMap<(usize, usize), Pentanomial> = BTreeMap::new();
-    for pair in pairs.values().filter(|p| p.len() == 2) {
-        let (a, b) = (pair[0].seats[0].min(pair[0].seats[1]), pair[0].seats[0].max(pair[0].seats[1]));
-        let score_of_a = |g: &GameResultRow| match g.winner {
-            None => 0.5,
-            Some(w) if g.seats[w as usize] == a => 1.0,
-            Some(_) => 0.0,
-        };
-        pentanomial.entry((a, b)).or_default().add_pair(score_of_a(pair[0]), score_of_a(pair[1]));
+    for p in pairs {
+        pentanomial.entry(p.entrants).or_default().counts[usize::from(p.half_points.min(4))] += p.pairs as u32;
     }
     rows.sort_by(|x, y| {
         y.points().total_cmp(&x.points()).then(y.elo.total_cmp(&x.elo)).then(x.entrant.cmp(&y.entrant))
@@ -136,17 +116,26 @@ pub fn table(n: usize, games: &[&GameResultRow], byes: &[f64]) -> Table {
 }
 
 /// The standings text: one table overall and one per variant when several.
-pub fn render(names: &[String], variants: &[String], games: &[GameResultRow], byes: &[f64]) -> String {
+pub fn render(names: &[String], variants: &[String], tallies: &Tallies, byes: &[f64]) -> String {
     let mut out = String::new();
-    let all: Vec<&GameResultRow> = games.iter().collect();
-    render_table(&mut out, "overall", names, &table(names.len(), &all, byes));
+    let (games, pairs) = of_variant(tallies, None);
+    render_table(&mut out, "overall", names, &table(names.len(), &games, &pairs, byes));
     if variants.len() > 1 {
         for v in variants {
-            let of_v: Vec<&GameResultRow> = games.iter().filter(|g| &g.variant == v).collect();
-            render_table(&mut out, v, names, &table(names.len(), &of_v, &vec![0.0; names.len()]));
+            let (games, pairs) = of_variant(tallies, Some(v));
+            render_table(&mut out, v, names, &table(names.len(), &games, &pairs, &vec![0.0; names.len()]));
         }
     }
     out
+}
+
+/// The tallies of one variant (all of them for `None`).
+pub fn of_variant<'a>(tallies: &'a Tallies, variant: Option<&str>) -> (Vec<&'a Tally>, Vec<&'a PairTally>) {
+    let keep = |v: &str| variant.is_none_or(|only| only == v);
+    (
+        tallies.games.iter().filter(|g| keep(&g.variant)).collect(),
+        tallies.pairs.iter().filter(|p| keep(&p.variant)).collect(),
+    )
 }
 
 fn render_table(out: &mut String, title: &str, names: &[String], t: &Table) {

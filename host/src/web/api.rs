@@ -10,8 +10,9 @@ use serde_json::{json, Value};
 use super::{blocking, ApiError, Reveal, Shared};
 use crate::clock::Clock;
 use crate::record::store::{GameFilter, StoredGame};
+use crate::record::store::{PairTally, Tally};
 use crate::tournament::driver::TournamentView;
-use crate::tournament::standings::{self, GameResultRow};
+use crate::tournament::standings;
 use crate::Viewer;
 
 /// `GET /api/variants`: every installed variant's card.
@@ -57,13 +58,15 @@ pub(super) async fn tournament(State(app): State<Shared>, Path(id): Path<i64>) -
         let stored =
             app.store.tournament(Some(id))?.ok_or_else(|| ApiError::not_found(format!("no tournament {id}")))?;
         let t = TournamentView::load(&app.store, Some(id))?;
-        let (games, byes, expected) = t.results_and_expected(&app.store)?;
+        let (tallies, byes) = t.results(&app.store)?;
+        let (expected, played) = (t.expected_games(), tallies.games() as usize);
         let names = t.names();
-        let mut tables = vec![table_json("overall", &names, &games.iter().collect::<Vec<_>>(), &byes)];
+        let (games, pairs) = standings::of_variant(&tallies, None);
+        let mut tables = vec![table_json("overall", &names, &games, &pairs, &byes)];
         if t.definition.variants.len() > 1 {
             for v in &t.definition.variants {
-                let of_v: Vec<&GameResultRow> = games.iter().filter(|g| &g.variant == v).collect();
-                tables.push(table_json(v, &names, &of_v, &vec![0.0; names.len()]));
+                let (games, pairs) = standings::of_variant(&tallies, Some(v));
+                tables.push(table_json(v, &names, &games, &pairs, &vec![0.0; names.len()]));
             }
         }
         let config = &t.definition.config;
@@ -74,8 +77,8 @@ pub(super) async fn tournament(State(app): State<Shared>, Path(id): Path<i64>) -
             "variants": t.definition.variants,
             "players": names,
             "finished": stored.finished_at.is_some(),
-            "played": games.len(),
-            "expected": expected.max(games.len()),
+            "played": played,
+            "expected": expected.max(played),
             "queue": queue_json(&app, id)?,
             "tables": tables,
         })))
@@ -102,8 +105,8 @@ pub(super) async fn tournament_live(State(app): State<Shared>, Path(id): Path<i6
     .await
 }
 
-fn table_json(title: &str, names: &[String], games: &[&GameResultRow], byes: &[f64]) -> Value {
-    let t = standings::table(names.len(), games, byes);
+fn table_json(title: &str, names: &[String], games: &[&Tally], pairs: &[&PairTally], byes: &[f64]) -> Value {
+    let t = standings::table(names.len(), games, pairs, byes);
     let rows: Vec<Value> = t
         .rows
         .iter()

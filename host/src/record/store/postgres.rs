@@ -9,15 +9,16 @@ use postgres::{Client, NoTls, Row};
 use serde_json::Value;
 
 use super::{
-    Backend, Claim, GameColumns, GameFilter, GameRow, GameSummary, Lease, QueuedGame, SlotResult, StopRule,
-    StoreFailure, Stored, StoredGame, StoredTournament, SummaryRow, WorkerRate,
+    pair_points, Backend, Claim, GameColumns, GameFilter, GameRow, GameSummary, Lease, PairTally, QueuedGame,
+    SlotResult, StopRule, StoreFailure, Stored, StoredGame, StoredTournament, SummaryRow, Tallies, Tally, WorkerRate,
 };
 use crate::sync::LockExt;
 
 /// The schema, in order; refinery records which ran in `refinery_schema_history`.
-const MIGRATIONS: [(&str, &str); 1] = [(
-    "V1__initial",
-    "CREATE TABLE tournaments (
+const MIGRATIONS: [(&str, &str); 2] = [
+    (
+        "V1__initial",
+        "CREATE TABLE tournaments (
         id          BIGSERIAL PRIMARY KEY,
         name        TEXT NOT NULL,
         config      TEXT NOT NULL,
@@ -86,7 +87,43 @@ const MIGRATIONS: [(&str, &str); 1] = [(
     );
     -- Bumped by every write: the data version readers poll.
     CREATE SEQUENCE store_changes;",
-)];
+    ),
+    // Standings counted as games are stored; the games stored before are
+    // counted once by `count_earlier_games` (the flag says whether it ran).
+    (
+        "V2__tallies",
+        "CREATE TABLE tallies (
+            tournament_id BIGINT NOT NULL,
+            variant       TEXT NOT NULL,
+            seats         TEXT NOT NULL,
+            winner        INTEGER NOT NULL,
+            decided       BOOLEAN NOT NULL,
+            games         BIGINT NOT NULL,
+            PRIMARY KEY (tournament_id, variant, seats, winner, decided)
+        );
+        CREATE TABLE pair_tallies (
+            tournament_id BIGINT NOT NULL,
+            variant       TEXT NOT NULL,
+            low           INTEGER NOT NULL,
+            high          INTEGER NOT NULL,
+            half_points   INTEGER NOT NULL,
+            pairs         BIGINT NOT NULL,
+            PRIMARY KEY (tournament_id, variant, low, high, half_points)
+        );
+        -- Games per worker host, for progress pages.
+        CREATE TABLE worker_tallies (
+            tournament_id BIGINT NOT NULL,
+            host          TEXT NOT NULL,
+            games         BIGINT NOT NULL,
+            first_start   BIGINT NOT NULL,
+            last_end_ms   BIGINT NOT NULL,
+            PRIMARY KEY (tournament_id, host)
+        );
+        CREATE INDEX game_queue_open ON game_queue (tournament_id) WHERE NOT done;
+        CREATE TABLE tallies_counted (counted BOOLEAN NOT NULL);
+        INSERT INTO tallies_counted VALUES (FALSE);",
+    ),
+];
 
 /// A PostgreSQL store.
 pub(super) struct Postgres {
@@ -121,8 +158,12 @@ impl Postgres {
         // the lock and then finds the work done.
         client.batch_execute("SELECT pg_advisory_lock(727274)")?;
         let ran = refinery::Runner::new(&migrations).set_abort_divergent(true).run(&mut client);
+        let counted = ran.map_err(|e| StoreFailure::Schema(e.to_string().replace('\n', " "))).and_then(|_| {
+            count_earlier_games(&mut client)?;
+            Ok(())
+        });
         client.batch_execute("SELECT pg_advisory_unlock(727274)")?;
-        ran.map_err(|e| StoreFailure::Schema(e.to_string().replace('\n', " ")))?;
+        counted?;
         Ok(Postgres { url: url.to_string(), client: Mutex::new(Some(client)) })
     }
 
@@ -184,6 +225,10 @@ impl Backend for Postgres {
                 // One store at a time for a tournament with a stopping rule:
                 // ids then follow the order the rule sees.
                 tx.execute("SELECT 1 FROM tournaments WHERE id = $1 FOR UPDATE", &[&t.id])?;
+            } else if let Some((t, pair)) = slot.and_then(|t| Some((t, t.pair?))) {
+                // The two games of a pair are stored one after the other, so
+                // that the second sees the first and counts the pair.
+                tx.execute("SELECT pg_advisory_xact_lock($1::INTEGER, $2)", &[&(t.id as i32), &(pair as i32)])?;
             }
             let id: Option<i64> = tx
                 .query_opt(
@@ -237,6 +282,19 @@ impl Backend for Postgres {
                     "UPDATE game_queue SET done = TRUE WHERE tournament_id = $1 AND game_index = $2",
                     &[&c.game.tournament, &(c.game.index as i32)],
                 )?;
+            }
+            if let (Some(t), Some(game), Some(_)) = (slot, SlotResult::of(r, e), id) {
+                count_game(&mut tx, t.id, &game)?;
+                if let Some(host) = worker.as_deref().map(|w| w.split(':').next().unwrap_or(w)) {
+                    tx.execute(
+                        "INSERT INTO worker_tallies (tournament_id, host, games, first_start, last_end_ms)
+                         VALUES ($1, $2, 1, $3, $4)
+                         ON CONFLICT (tournament_id, host) DO UPDATE SET games = worker_tallies.games + 1,
+                             first_start = LEAST(worker_tallies.first_start, $3),
+                             last_end_ms = GREATEST(worker_tallies.last_end_ms, $4)",
+                        &[&t.id, &host, &(r.started_at as i64), &((r.started_at * 1000 + r.duration_ms) as i64)],
+                    )?;
+                }
             }
             let mut stopped = false;
             if let (Some(t), Some(rule), Some(_)) = (ruled, stop, id) {
@@ -355,9 +413,8 @@ impl Backend for Postgres {
     fn worker_rates(&self, tournament: i64) -> Result<Vec<WorkerRate>, StoreFailure> {
         let rows = self.with(|client| {
             client.query(
-                "SELECT split_part(worker, ':', 1) AS host, count(*), min(started_at),
-                        max(started_at * 1000 + duration_ms)
-                 FROM games WHERE tournament_id = $1 AND worker IS NOT NULL GROUP BY host ORDER BY host",
+                "SELECT host, games, first_start, last_end_ms FROM worker_tallies
+                 WHERE tournament_id = $1 ORDER BY host",
                 &[&tournament],
             )
         })?;
@@ -404,6 +461,41 @@ impl Backend for Postgres {
 
     fn tournament_results(&self, tournament: i64) -> Result<Vec<SlotResult>, StoreFailure> {
         self.with(|client| results(client, tournament))
+    }
+
+    fn tallies(&self, tournament: i64) -> Result<Tallies, StoreFailure> {
+        self.with(|client| {
+            let games = client
+                .query(
+                    "SELECT variant, seats, winner, decided, games FROM tallies WHERE tournament_id = $1
+                     ORDER BY variant, seats, winner, decided",
+                    &[&tournament],
+                )?
+                .iter()
+                .map(|r| Tally {
+                    variant: r.get(0),
+                    seats: serde_json::from_str(&r.get::<_, String>(1)).unwrap_or_default(),
+                    winner: u32::try_from(r.get::<_, i32>(2)).ok(),
+                    decided: r.get(3),
+                    games: r.get::<_, i64>(4) as u64,
+                })
+                .collect();
+            let pairs = client
+                .query(
+                    "SELECT variant, low, high, half_points, pairs FROM pair_tallies WHERE tournament_id = $1
+                     ORDER BY variant, low, high, half_points",
+                    &[&tournament],
+                )?
+                .iter()
+                .map(|r| PairTally {
+                    variant: r.get(0),
+                    entrants: (r.get::<_, i32>(1) as usize, r.get::<_, i32>(2) as usize),
+                    half_points: r.get::<_, i32>(3) as u8,
+                    pairs: r.get::<_, i64>(4) as u64,
+                })
+                .collect();
+            Ok(Tallies { games, pairs })
+        })
     }
 
     fn game_list(&self, filter: &GameFilter, limit: u32, offset: u32) -> Result<(Vec<GameSummary>, u64), StoreFailure> {
@@ -586,15 +678,90 @@ fn results(client: &mut impl postgres::GenericClient, tournament: i64) -> Result
          WHERE tournament_id = $1 ORDER BY id",
         &[&tournament],
     )?;
-    Ok(rows
+    Ok(rows.iter().map(slot_result).collect())
+}
+
+/// A row of `game_index, pair_id, seats, variant, result, winner`.
+fn slot_result(r: &Row) -> SlotResult {
+    SlotResult {
+        index: r.get::<_, i32>(0) as u32,
+        pair: r.get::<_, Option<i32>>(1).map(|p| p as u32),
+        seats: r.get::<_, Option<String>>(2).and_then(|s| serde_json::from_str(&s).ok()).unwrap_or_default(),
+        variant: r.get(3),
+        result: r.get(4),
+        winner: r.get::<_, Option<i32>>(5).map(|w| w as u32),
+    }
+}
+
+/// Counts the games stored before the store kept tallies, once, in one
+/// transaction (a process killed half way leaves it to the next open).
+fn count_earlier_games(client: &mut Client) -> Result<(), postgres::Error> {
+    let mut tx = client.transaction()?;
+    let counted: bool = tx.query_one("SELECT counted FROM tallies_counted FOR UPDATE", &[])?.get(0);
+    if counted {
+        return Ok(());
+    }
+    tx.batch_execute("DELETE FROM tallies; DELETE FROM pair_tallies; DELETE FROM worker_tallies")?;
+    let ids: Vec<i64> = tx
+        .query("SELECT DISTINCT tournament_id FROM games WHERE tournament_id IS NOT NULL", &[])?
         .iter()
-        .map(|r| SlotResult {
-            index: r.get::<_, i32>(0) as u32,
-            pair: r.get::<_, Option<i32>>(1).map(|p| p as u32),
-            seats: r.get::<_, Option<String>>(2).and_then(|s| serde_json::from_str(&s).ok()).unwrap_or_default(),
-            variant: r.get(3),
-            result: r.get(4),
-            winner: r.get::<_, Option<i32>>(5).map(|w| w as u32),
-        })
-        .collect())
+        .map(|r| r.get(0))
+        .collect();
+    for id in ids {
+        let tallies = Tallies::of(&results(&mut tx, id)?);
+        for t in &tallies.games {
+            tx.execute(
+                "INSERT INTO tallies (tournament_id, variant, seats, winner, decided, games) VALUES ($1, $2, $3, $4, $5, $6)",
+                &[&id, &t.variant, &super::to_json(&t.seats), &t.winner.map_or(-1, |w| w as i32), &t.decided, &(t.games as i64)],
+            )?;
+        }
+        for p in &tallies.pairs {
+            tx.execute(
+                "INSERT INTO pair_tallies (tournament_id, variant, low, high, half_points, pairs) VALUES ($1, $2, $3, $4, $5, $6)",
+                &[&id, &p.variant, &(p.entrants.0 as i32), &(p.entrants.1 as i32), &(p.half_points as i32), &(p.pairs as i64)],
+            )?;
+        }
+    }
+    tx.execute(
+        "INSERT INTO worker_tallies (tournament_id, host, games, first_start, last_end_ms)
+         SELECT tournament_id, split_part(worker, ':', 1), count(*), min(started_at), max(started_at * 1000 + duration_ms)
+         FROM games WHERE tournament_id IS NOT NULL AND worker IS NOT NULL GROUP BY 1, 2",
+        &[],
+    )?;
+    tx.execute("UPDATE tallies_counted SET counted = TRUE", &[])?;
+    tx.commit()
+}
+
+/// Counts one stored tournament game in its tournament's tallies, and the
+/// pair it completes if its other half is stored.
+fn count_game(tx: &mut postgres::Transaction<'_>, tournament: i64, game: &SlotResult) -> Result<(), postgres::Error> {
+    let other = match game.other_half() {
+        Some(index) => tx
+            .query_opt(
+                "SELECT game_index, pair_id, seats, variant, result, winner FROM games
+                 WHERE tournament_id = $1 AND game_index = $2",
+                &[&tournament, &(index as i32)],
+            )?
+            .map(|r| slot_result(&r)),
+        None => None,
+    };
+    if let Some(((low, high), half_points)) = other.and_then(|o| pair_points(game, &o)) {
+        tx.execute(
+            "INSERT INTO pair_tallies (tournament_id, variant, low, high, half_points, pairs) VALUES ($1, $2, $3, $4, $5, 1)
+             ON CONFLICT (tournament_id, variant, low, high, half_points) DO UPDATE SET pairs = pair_tallies.pairs + 1",
+            &[&tournament, &game.variant, &(low as i32), &(high as i32), &(half_points as i32)],
+        )?;
+    }
+    tx.execute(
+        "INSERT INTO tallies (tournament_id, variant, seats, winner, decided, games) VALUES ($1, $2, $3, $4, $5, 1)
+         ON CONFLICT (tournament_id, variant, seats, winner, decided) DO UPDATE SET games = tallies.games + 1",
+        &[
+            &tournament,
+            &game.variant,
+            &super::to_json(&game.seats),
+            &game.winner.map_or(-1, |w| w as i32),
+            &game.decided(),
+        ],
+    )?;
+    Ok(())
 }

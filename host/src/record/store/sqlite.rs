@@ -12,8 +12,9 @@ use rusqlite_migration::{Migrations, M};
 use serde_json::Value;
 
 use super::{
-    Backend, Claim, GameColumns, GameFilter, GameRow, GameSummary, Lease, QueuedGame, SlotResult, StopRule,
-    StoreFailure, Stored, StoredGame, StoredTournament, SummaryRow, WorkerRate, SUMMARY_COLUMNS,
+    pair_points, Backend, Claim, GameColumns, GameFilter, GameRow, GameSummary, Lease, PairTally, QueuedGame,
+    SlotResult, StopRule, StoreFailure, Stored, StoredGame, StoredTournament, SummaryRow, Tallies, Tally, WorkerRate,
+    SUMMARY_COLUMNS,
 };
 use crate::record::pgn;
 use crate::referee::{GameRecord, GameResult, Termination};
@@ -105,7 +106,103 @@ fn migration_steps() -> Vec<M<'static>> {
                  PRIMARY KEY (tournament_id, game_index)
              );",
         ),
+        // Standings counted as games are stored; earlier games counted once.
+        M::up_with_hook(
+            "CREATE TABLE tallies (
+                 tournament_id INTEGER NOT NULL,
+                 variant       TEXT NOT NULL,
+                 seats         TEXT NOT NULL,
+                 winner        INTEGER NOT NULL,
+                 decided       INTEGER NOT NULL,
+                 games         INTEGER NOT NULL,
+                 PRIMARY KEY (tournament_id, variant, seats, winner, decided)
+             );
+             CREATE TABLE pair_tallies (
+                 tournament_id INTEGER NOT NULL,
+                 variant       TEXT NOT NULL,
+                 low           INTEGER NOT NULL,
+                 high          INTEGER NOT NULL,
+                 half_points   INTEGER NOT NULL,
+                 pairs         INTEGER NOT NULL,
+                 PRIMARY KEY (tournament_id, variant, low, high, half_points)
+             );
+             CREATE TABLE worker_tallies (
+                 tournament_id INTEGER NOT NULL,
+                 host          TEXT NOT NULL,
+                 games         INTEGER NOT NULL,
+                 first_start   INTEGER NOT NULL,
+                 last_end_ms   INTEGER NOT NULL,
+                 PRIMARY KEY (tournament_id, host)
+             );
+             CREATE INDEX game_queue_open ON game_queue (tournament_id) WHERE NOT done;",
+            count_earlier_games,
+        ),
     ]
+}
+
+/// Counts the games stored before the store kept tallies.
+fn count_earlier_games(tx: &rusqlite::Transaction<'_>) -> rusqlite_migration::HookResult {
+    let ids: Vec<i64> = tx
+        .prepare("SELECT DISTINCT tournament_id FROM games WHERE tournament_id IS NOT NULL")?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    tx.execute(
+        "INSERT INTO worker_tallies (tournament_id, host, games, first_start, last_end_ms)
+         SELECT tournament_id, substr(worker, 1, instr(worker || ':', ':') - 1), count(*), min(started_at),
+                max(started_at * 1000 + duration_ms)
+         FROM games WHERE tournament_id IS NOT NULL AND worker IS NOT NULL GROUP BY 1, 2",
+        [],
+    )?;
+    for id in ids {
+        let tallies = Tallies::of(&results(tx, id)?);
+        for t in &tallies.games {
+            tx.execute(
+                "INSERT INTO tallies (tournament_id, variant, seats, winner, decided, games) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![id, t.variant, super::to_json(&t.seats), t.winner.map_or(-1, i64::from), t.decided, t.games as i64],
+            )?;
+        }
+        for p in &tallies.pairs {
+            tx.execute(
+                "INSERT INTO pair_tallies (tournament_id, variant, low, high, half_points, pairs) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![id, p.variant, p.entrants.0 as i64, p.entrants.1 as i64, p.half_points, p.pairs as i64],
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Counts one stored tournament game in its tournament's tallies, and the
+/// pair it completes if its other half is stored.
+fn count_game(tx: &Connection, tournament: i64, game: &SlotResult) -> rusqlite::Result<()> {
+    let other = match game.other_half() {
+        Some(index) => tx
+            .prepare_cached(
+                "SELECT game_index, pair_id, seats, variant, result, winner FROM games
+                 WHERE tournament_id = ?1 AND game_index = ?2",
+            )?
+            .query_row(params![tournament, index], slot_result)
+            .optional()?,
+        None => None,
+    };
+    if let Some(((low, high), half_points)) = other.and_then(|o| pair_points(game, &o)) {
+        tx.prepare_cached(
+            "INSERT INTO pair_tallies (tournament_id, variant, low, high, half_points, pairs) VALUES (?1, ?2, ?3, ?4, ?5, 1)
+             ON CONFLICT (tournament_id, variant, low, high, half_points) DO UPDATE SET pairs = pairs + 1",
+        )?
+        .execute(params![tournament, game.variant, low as i64, high as i64, half_points])?;
+    }
+    tx.prepare_cached(
+        "INSERT INTO tallies (tournament_id, variant, seats, winner, decided, games) VALUES (?1, ?2, ?3, ?4, ?5, 1)
+         ON CONFLICT (tournament_id, variant, seats, winner, decided) DO UPDATE SET games = games + 1",
+    )?
+    .execute(params![
+        tournament,
+        game.variant,
+        super::to_json(&game.seats),
+        game.winner.map_or(-1, i64::from),
+        game.decided()
+    ])?;
+    Ok(())
 }
 
 /// Fills the `record` column of rows stored before it existed, from their
@@ -309,6 +406,23 @@ impl Backend for Sqlite {
         }
         // Writes are serialised (an immediate transaction): the store order
         // is the order the rule sees.
+        if let (Some(t), Some(game), Some(_)) = (&event.tournament, SlotResult::of(record, event), id) {
+            count_game(&tx, t.id, &game)?;
+            if let Some(holder) = claim.map(|c| c.holder.as_str()) {
+                tx.prepare_cached(
+                    "INSERT INTO worker_tallies (tournament_id, host, games, first_start, last_end_ms)
+                     VALUES (?1, ?2, 1, ?3, ?4)
+                     ON CONFLICT (tournament_id, host) DO UPDATE SET games = games + 1,
+                         first_start = min(first_start, ?3), last_end_ms = max(last_end_ms, ?4)",
+                )?
+                .execute(params![
+                    t.id,
+                    holder.split(':').next().unwrap_or(holder),
+                    record.started_at as i64,
+                    (record.started_at * 1000 + record.duration_ms) as i64
+                ])?;
+            }
+        }
         let mut stopped = false;
         if let (Some(t), Some(rule), Some(_)) = (&event.tournament, stop, id) {
             stopped = rule(&results(&tx, t.id)?);
@@ -413,9 +527,7 @@ impl Backend for Sqlite {
     fn worker_rates(&self, tournament: i64) -> Result<Vec<WorkerRate>, StoreFailure> {
         let conn = self.conn.lock_or_recover();
         let mut stmt = conn.prepare(
-            "SELECT substr(worker, 1, instr(worker, ':') - 1) AS host, count(*), min(started_at),
-                    max(started_at * 1000 + duration_ms)
-             FROM games WHERE tournament_id = ?1 AND worker IS NOT NULL GROUP BY host ORDER BY host",
+            "SELECT host, games, first_start, last_end_ms FROM worker_tallies WHERE tournament_id = ?1 ORDER BY host",
         )?;
         let rows =
             stmt.query_map(params![tournament], |r| Ok(WorkerRate::new(r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
@@ -454,6 +566,40 @@ impl Backend for Sqlite {
 
     fn tournament_results(&self, tournament: i64) -> Result<Vec<SlotResult>, StoreFailure> {
         Ok(results(&self.conn.lock_or_recover(), tournament)?)
+    }
+
+    fn tallies(&self, tournament: i64) -> Result<Tallies, StoreFailure> {
+        let conn = self.conn.lock_or_recover();
+        let games = conn
+            .prepare_cached(
+                "SELECT variant, seats, winner, decided, games FROM tallies WHERE tournament_id = ?1
+                 ORDER BY variant, seats, winner, decided",
+            )?
+            .query_map(params![tournament], |r| {
+                Ok(Tally {
+                    variant: r.get(0)?,
+                    seats: serde_json::from_str(&r.get::<_, String>(1)?).unwrap_or_default(),
+                    winner: u32::try_from(r.get::<_, i64>(2)?).ok(),
+                    decided: r.get(3)?,
+                    games: r.get::<_, i64>(4)? as u64,
+                })
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+        let pairs = conn
+            .prepare_cached(
+                "SELECT variant, low, high, half_points, pairs FROM pair_tallies WHERE tournament_id = ?1
+                 ORDER BY variant, low, high, half_points",
+            )?
+            .query_map(params![tournament], |r| {
+                Ok(PairTally {
+                    variant: r.get(0)?,
+                    entrants: (r.get::<_, i64>(1)? as usize, r.get::<_, i64>(2)? as usize),
+                    half_points: r.get(3)?,
+                    pairs: r.get::<_, i64>(4)? as u64,
+                })
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+        Ok(Tallies { games, pairs })
     }
 
     fn game_list(&self, filter: &GameFilter, limit: u32, offset: u32) -> Result<(Vec<GameSummary>, u64), StoreFailure> {
@@ -611,18 +757,21 @@ fn results(conn: &Connection, tournament: i64) -> rusqlite::Result<Vec<SlotResul
         "SELECT game_index, pair_id, seats, variant, result, winner FROM games
          WHERE tournament_id = ?1 ORDER BY id",
     )?;
-    let rows = stmt.query_map(params![tournament], |r| {
-        let seats: Option<String> = r.get(2)?;
-        Ok(SlotResult {
-            index: r.get(0)?,
-            pair: r.get(1)?,
-            seats: seats.and_then(|s| serde_json::from_str(&s).ok()).unwrap_or_default(),
-            variant: r.get(3)?,
-            result: r.get(4)?,
-            winner: r.get(5)?,
-        })
-    })?;
+    let rows = stmt.query_map(params![tournament], slot_result)?;
     rows.collect()
+}
+
+/// A row of `game_index, pair_id, seats, variant, result, winner`.
+fn slot_result(r: &rusqlite::Row<'_>) -> rusqlite::Result<SlotResult> {
+    let seats: Option<String> = r.get(2)?;
+    Ok(SlotResult {
+        index: r.get(0)?,
+        pair: r.get(1)?,
+        seats: seats.and_then(|s| serde_json::from_str(&s).ok()).unwrap_or_default(),
+        variant: r.get(3)?,
+        result: r.get(4)?,
+        winner: r.get(5)?,
+    })
 }
 
 /// Whether opening failed because the file or its folder cannot be written.
@@ -641,7 +790,7 @@ fn percent_path(path: &Path) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::Store;
+    use super::super::{Store, FORGET_TALLIES};
     use super::*;
     use crate::record::EventInfo;
     use crate::referee::fixtures::record;
@@ -689,6 +838,55 @@ mod tests {
         }
         let g = Store::open(&path).unwrap().games(None).unwrap().pop().unwrap();
         assert_eq!(g.record, r, "the record tags and the set-up start come from the stored PGN");
+    }
+
+    /// Stores a tournament of three entrants whose paired games arrive out
+    /// of order, with every outcome and a game without a result.
+    fn store_paired_games(store: &Store) -> i64 {
+        let t = store.add_tournament("t", "{}").unwrap();
+        let mut order: Vec<u32> = (0..24).collect();
+        order.reverse();
+        order.swap(3, 17);
+        for index in order {
+            let pair = index - index % 2;
+            let (a, b) = [(0, 1), (0, 2), (1, 2)][(pair / 2 % 3) as usize];
+            let seats = if index % 2 == 0 { vec![a, b] } else { vec![b, a] };
+            let mut r = record(&[0, 1]);
+            r.result.outcome = match index % 7 {
+                0 | 3 => Outcome::Win(0),
+                1 | 5 => Outcome::Win(1),
+                6 if index > 10 => Outcome::Ongoing,
+                _ => Outcome::Draw,
+            };
+            let slot = crate::record::TournamentSlot { id: t, index, pair: Some(pair), seats };
+            store.add_game(&r, &EventInfo { event: "t".into(), round: 1, tournament: Some(slot) }).unwrap();
+        }
+        t
+    }
+
+    fn sorted(mut t: Tallies) -> Tallies {
+        t.games.sort();
+        t.pairs.sort();
+        t
+    }
+
+    #[test]
+    fn standings_counted_as_games_are_stored_equal_a_count_over_every_game() {
+        let store = Store::open(&temp_store("tallies")).unwrap();
+        let t = store_paired_games(&store);
+        let counted = store.tallies(t).unwrap();
+        assert_eq!(counted.games(), 24);
+        assert_eq!(counted.pairs.iter().map(|p| p.pairs).sum::<u64>(), 10, "two pairs hold a game without result");
+        assert_eq!(sorted(counted), sorted(Tallies::of(&store.tournament_results(t).unwrap())));
+    }
+
+    #[test]
+    fn a_store_written_before_tallies_counts_its_games_when_upgraded() {
+        let path = temp_store("tallies-legacy");
+        let t = store_paired_games(&Store::open(&path).unwrap());
+        let expected = sorted(Store::open(&path).unwrap().tallies(t).unwrap());
+        Connection::open(&path).unwrap().execute_batch(FORGET_TALLIES).unwrap();
+        assert_eq!(sorted(Store::open(&path).unwrap().tallies(t).unwrap()), expected);
     }
 
     #[test]
