@@ -352,3 +352,40 @@ fn a_tournament_appends_each_game_to_live_pgn_and_json_lines_files_as_it_is_stor
         unknown.stderr
     );
 }
+
+#[test]
+fn sprt_in_logistic_elo_on_single_games_decides_for_stockfish_at_fixed_nodes() {
+    let db = temp_dir("sprt-logistic").join("s.db");
+    let run = arbiter(&[
+        "sprt",
+        "chess",
+        "--p1",
+        "uci:stockfish",
+        "--p2",
+        "random",
+        "--model",
+        "logistic",
+        "--trinomial",
+        "--elo0",
+        "0",
+        "--elo1",
+        "300",
+        "--tc",
+        "inf,nodes=2000",
+        "--max-plies",
+        "300",
+        "--concurrency",
+        "2",
+        "--db",
+        db.to_str().unwrap(),
+    ]);
+    assert!(run.ok, "{}", run.stderr);
+    assert!(run.stdout.starts_with("SPRT [0, 300] (Logistic Elo, trinomial)"), "{}", run.stdout);
+    let last = run.stdout.lines().last().unwrap();
+    assert!(last.starts_with("H1 accepted after "), "{}", run.stdout);
+    // On single games the test may decide on an odd game, not only on pairs.
+    let games: u32 = last.trim_start_matches("H1 accepted after ").split(' ').next().unwrap().parse().unwrap();
+    assert!((4..40).contains(&games), "{games}");
+    let shown = arbiter(&["results", "--db", db.to_str().unwrap()]).stdout;
+    assert!(shown.lines().any(|l| l.starts_with("SPRT pairs") && l.contains("H1 accepted")), "{shown}");
+}

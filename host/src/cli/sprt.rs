@@ -16,7 +16,7 @@ use crate::record::files::RecordFiles;
 use crate::record::store::{SlotResult, Store};
 use crate::record::EventInfo;
 use crate::referee::GameRecord;
-use crate::stats::sprt::{Sprt, Verdict};
+use crate::stats::sprt::{Model, Sprt, Verdict};
 use crate::tournament::config::{OpeningConfig, PlayerConfig, TournamentConfig};
 use crate::tournament::driver::{Progress, RunEnd, Tournament};
 use crate::tournament::sprt_match::SprtTally;
@@ -40,6 +40,13 @@ pub struct SprtArgs {
     /// H1: normalized Elo difference.
     #[arg(long, default_value_t = 5.0, allow_negative_numbers = true)]
     elo1: f64,
+    /// The Elo model of --elo0 and --elo1 (fastchess's names).
+    #[arg(long, value_enum, default_value_t = Model::Normalized)]
+    model: Model,
+    /// Count single games (trinomial) instead of colour-swapped pairs
+    /// (pentanomial, the default); the bayesian model needs it.
+    #[arg(long)]
+    trinomial: bool,
     /// False-positive rate.
     #[arg(long, default_value_t = 0.05)]
     alpha: f64,
@@ -111,7 +118,7 @@ fn definition(args: &SprtArgs) -> Result<TournamentConfig> {
     if !options.is_empty() {
         cfg.options.insert(args.variant.clone(), options);
     }
-    cfg.sprt = Some(Sprt::new(args.elo0, args.elo1, args.alpha, args.beta)?);
+    cfg.sprt = Some(Sprt::new(args.elo0, args.elo1, args.alpha, args.beta)?.counting(args.model, !args.trinomial)?);
     cfg.validate()?;
     Ok(cfg)
 }
@@ -180,9 +187,11 @@ pub(super) fn run(registry: &Registry, args: &SprtArgs, plugin_dirs: &[PathBuf])
     let sprt = tournament.definition.config.sprt.expect("an SPRT's definition has its test");
     let (lower, upper) = sprt.bounds();
     println!(
-        "SPRT [{}, {}] alpha {} beta {}: LLR bounds ({lower:.2}, {upper:.2}); tournament {} in {}",
+        "SPRT [{}, {}] ({:?} Elo, {}) alpha {} beta {}: LLR bounds ({lower:.2}, {upper:.2}); tournament {} in {}",
         args.elo0,
         args.elo1,
+        args.model,
+        if args.trinomial { "trinomial" } else { "pentanomial" },
         args.alpha,
         args.beta,
         tournament.id,

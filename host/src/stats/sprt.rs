@@ -26,19 +26,46 @@ impl Pentanomial {
     }
 }
 
-/// SPRT settings: hypotheses in normalized Elo and error rates (checked by
+/// The Elo model the hypotheses are stated in, as fastchess names them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Model {
+    /// Normalized Elo (fishtest's and fastchess's default): the score's
+    /// distance from 1/2 in standard deviations, so that a bound means the
+    /// same whatever the draw rate.
+    #[default]
+    Normalized,
+    /// Logistic Elo: the expected score 1 / (1 + 10^(-elo/400)).
+    Logistic,
+    /// BayesElo (cutechess-cli's and OpenBench's old model): Elo with the
+    /// draw Elo estimated from the sample; trinomial counts only.
+    Bayesian,
+}
+
+/// SPRT settings: hypotheses in the model's Elo and error rates (checked by
 /// [`Sprt::new`]; a definition read from a file or the store is checked again).
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Sprt {
-    /// H0: the normalized Elo difference is `elo0`.
+    /// H0: the Elo difference is `elo0`.
     pub elo0: f64,
-    /// H1: the normalized Elo difference is `elo1`.
+    /// H1: the Elo difference is `elo1`.
     pub elo1: f64,
     /// False-positive rate.
     pub alpha: f64,
     /// False-negative rate.
     pub beta: f64,
+    /// The Elo model of `elo0` and `elo1`.
+    #[serde(default)]
+    pub model: Model,
+    /// Whether the test counts pairs of games (pentanomial, the default) or
+    /// single games (trinomial).
+    #[serde(default = "yes")]
+    pub pentanomial: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// Where an SPRT stands.
@@ -84,7 +111,28 @@ impl Sprt {
                 return Err(SprtError(format!("{name} is {v}: an error rate must be above 0 and below 0.5")));
             }
         }
-        Ok(Sprt { elo0, elo1, alpha, beta })
+        Ok(Sprt { elo0, elo1, alpha, beta, model: Model::Normalized, pentanomial: true })
+    }
+
+    /// The same test in another Elo model, on pairs or on single games.
+    /// BayesElo is defined on single games only.
+    pub fn counting(self, model: Model, pentanomial: bool) -> Result<Sprt, SprtError> {
+        if model == Model::Bayesian && pentanomial {
+            return Err(SprtError(
+                "the bayesian model counts single games: ask for trinomial counts (--trinomial)".into(),
+            ));
+        }
+        Ok(Sprt { model, pentanomial, ..self })
+    }
+
+    /// The log-likelihood ratio of H1 against H0, over pairs or single games
+    /// as the test counts them.
+    pub fn llr(&self, games: &crate::stats::Score, pairs: &Pentanomial) -> f64 {
+        if self.pentanomial {
+            self.llr_pentanomial(pairs)
+        } else {
+            self.llr_trinomial(games.losses, games.draws, games.wins)
+        }
     }
 
     /// Lower and upper LLR bounds: ln(beta / (1 - alpha)), ln((1 - beta) / alpha).
@@ -95,12 +143,35 @@ impl Sprt {
     /// The log-likelihood ratio of H1 against H0 for pentanomial counts.
     pub fn llr_pentanomial(&self, p: &Pentanomial) -> f64 {
         let counts: Vec<f64> = p.counts.iter().map(|&c| c as f64).collect();
-        llr(&counts, &[0.0, 0.25, 0.5, 0.75, 1.0], self.elo0, self.elo1, std::f64::consts::SQRT_2)
+        let scores = [0.0, 0.25, 0.5, 0.75, 1.0];
+        match self.model {
+            Model::Normalized => llr(&counts, &scores, self.elo0, self.elo1, std::f64::consts::SQRT_2),
+            // BayesElo is refused on pairs (see `counting`).
+            Model::Logistic | Model::Bayesian => {
+                llr_score(&counts, &scores, logistic_score(self.elo0), logistic_score(self.elo1))
+            }
+        }
     }
 
     /// The log-likelihood ratio for plain (unpaired) counts of losses, draws, wins.
     pub fn llr_trinomial(&self, losses: u32, draws: u32, wins: u32) -> f64 {
-        llr(&[losses as f64, draws as f64, wins as f64], &[0.0, 0.5, 1.0], self.elo0, self.elo1, 1.0)
+        let counts = [losses as f64, draws as f64, wins as f64];
+        let scores = [0.0, 0.5, 1.0];
+        match self.model {
+            Model::Normalized => llr(&counts, &scores, self.elo0, self.elo1, 1.0),
+            Model::Logistic => llr_score(&counts, &scores, logistic_score(self.elo0), logistic_score(self.elo1)),
+            Model::Bayesian => {
+                // The draw Elo is estimated from the sample, which needs a
+                // win and a loss.
+                if wins == 0 || losses == 0 {
+                    return 0.0;
+                }
+                let total = regular(losses as f64) + regular(draws as f64) + regular(wins as f64);
+                let (l, w) = (losses as f64 / total, wins as f64 / total);
+                let draw_elo = 200.0 * ((1.0 - l) / l * (1.0 - w) / w).log10();
+                llr_score(&counts, &scores, bayes_score(self.elo0, draw_elo), bayes_score(self.elo1, draw_elo))
+            }
+        }
     }
 
     /// The verdict for an LLR.
@@ -114,6 +185,49 @@ impl Sprt {
             Verdict::Continue
         }
     }
+}
+
+/// A count as the likelihoods use it: an empty cell gets a tiny count, as
+/// fishtest and fastchess do, so that logs stay finite.
+fn regular(count: f64) -> f64 {
+    if count > 0.0 {
+        count
+    } else {
+        1e-3
+    }
+}
+
+/// The expected score of a logistic Elo difference.
+fn logistic_score(elo: f64) -> f64 {
+    1.0 / (1.0 + 10f64.powf(-elo / 400.0))
+}
+
+/// The expected score of a BayesElo difference at a draw Elo.
+fn bayes_score(elo: f64, draw_elo: f64) -> f64 {
+    let win = 1.0 / (1.0 + 10f64.powf((draw_elo - elo) / 400.0));
+    let loss = 1.0 / (1.0 + 10f64.powf((draw_elo + elo) / 400.0));
+    win + (1.0 - win - loss) / 2.0
+}
+
+/// The generalized LLR of expected score `s1` against `s0`: for each, the
+/// distribution closest to the sample (maximum likelihood) with that
+/// expectation (Van den Bergh, "Comments on normalized Elo", 1.1), and the
+/// sample's mean log ratio of the two, times its size.
+fn llr_score(counts: &[f64], scores: &[f64], s0: f64, s1: f64) -> f64 {
+    let total: f64 = counts.iter().sum();
+    if total == 0.0 {
+        return 0.0;
+    }
+    let regular: Vec<f64> = counts.iter().map(|&c| regular(c)).collect();
+    let n: f64 = regular.iter().sum();
+    let phat: Vec<f64> = regular.iter().map(|c| c / n).collect();
+    let closest = |s: f64| -> Vec<f64> {
+        let phi: Vec<f64> = scores.iter().map(|a| a - s).collect();
+        let x = secular(&phat, &phi);
+        phat.iter().zip(&phi).map(|(p, f)| p / (1.0 + x * f)).collect()
+    };
+    let (p0, p1) = (closest(s0), closest(s1));
+    n * phat.iter().zip(p0.iter().zip(&p1)).map(|(ph, (a, b))| ph * (b / a).ln()).sum::<f64>()
 }
 
 /// `scale` converts a per-game t-value to the sample unit (sqrt 2 for pairs).
@@ -236,6 +350,77 @@ mod tests {
         assert_eq!(s.verdict(-3.0), Verdict::AcceptH0);
         assert_eq!(s.verdict(0.0), Verdict::Continue);
         assert_eq!(s.llr_pentanomial(&Pentanomial::default()), 0.0);
+    }
+
+    /// The LLR of two expected scores over single games, by a deliberately
+    /// plain search: with the mean fixed, a trinomial has one free
+    /// probability, scanned for the largest likelihood.
+    fn brute_llr(losses: f64, draws: f64, wins: f64, s0: f64, s1: f64) -> f64 {
+        let n = losses + draws + wins;
+        let (ql, qd, qw) = (losses / n, draws / n, wins / n);
+        let best = |s: f64| {
+            let log_likelihood = |w: f64| {
+                let d = 2.0 * (s - w);
+                let l = 1.0 - d - w;
+                ql * l.ln() + qd * d.ln() + qw * w.ln()
+            };
+            // w from max(0, 2s - 1) to s keeps every probability positive.
+            let (mut lo, mut hi) = ((2.0 * s - 1.0).max(0.0) + 1e-12, s - 1e-12);
+            for _ in 0..200 {
+                let (a, b) = (lo + (hi - lo) / 3.0, hi - (hi - lo) / 3.0);
+                if log_likelihood(a) < log_likelihood(b) {
+                    lo = a;
+                } else {
+                    hi = b;
+                }
+            }
+            log_likelihood((lo + hi) / 2.0)
+        };
+        n * (best(s1) - best(s0))
+    }
+
+    #[test]
+    fn logistic_trinomial_llr_is_the_likelihood_ratio_a_plain_search_finds() {
+        let test = |e0: f64, e1: f64| sprt(e0, e1).counting(Model::Logistic, false).unwrap();
+        for ((w, l, d), e0, e1) in
+            [((36433, 36027, 68692), 0.0, 2.0), ((10871, 10650, 20431), -1.75, 0.25), ((120, 80, 300), 0.0, 10.0)]
+        {
+            let llr = test(e0, e1).llr_trinomial(l, d, w);
+            let oracle = brute_llr(l as f64, d as f64, w as f64, logistic_score(e0), logistic_score(e1));
+            assert!((llr - oracle).abs() < 1e-6 * oracle.abs().max(1.0), "{llr} vs {oracle}");
+        }
+    }
+
+    #[test]
+    fn bayes_elo_uses_the_sample_s_draw_elo_and_needs_a_win_and_a_loss() {
+        let test = sprt(0.0, 10.0).counting(Model::Bayesian, false).unwrap();
+        assert_eq!(test.llr_trinomial(0, 50, 20), 0.0);
+        let (w, l, d): (f64, f64, f64) = (3000.0, 2800.0, 4200.0);
+        let total = w + l + d;
+        let draw_elo = 200.0 * ((1.0 - l / total) / (l / total) * (1.0 - w / total) / (w / total)).log10();
+        let oracle = brute_llr(l, d, w, bayes_score(0.0, draw_elo), bayes_score(10.0, draw_elo));
+        let llr = test.llr_trinomial(2800, 4200, 3000);
+        assert!((llr - oracle).abs() < 1e-6 * oracle.abs(), "{llr} vs {oracle}");
+        // A BayesElo of 0 is a score of one half, whatever the draw Elo.
+        assert!((bayes_score(0.0, draw_elo) - 0.5).abs() < 1e-12);
+        assert!(sprt(0.0, 10.0).counting(Model::Bayesian, true).unwrap_err().to_string().contains("--trinomial"));
+    }
+
+    #[test]
+    fn logistic_pentanomial_llr_is_the_plain_search_s_on_pairs_of_whole_points() {
+        let test = |e0: f64, e1: f64| sprt(e0, e1).counting(Model::Logistic, true).unwrap();
+        // Pairs scoring 0, 1 or 2 points only: the trinomial search on the
+        // pair's mean (the empty cells' tiny counts aside).
+        let p = Pentanomial { counts: [900, 0, 2500, 0, 1100] };
+        let llr = test(0.0, 20.0).llr_pentanomial(&p);
+        let oracle = brute_llr(900.0, 2500.0, 1100.0, logistic_score(0.0), logistic_score(20.0));
+        assert!((llr - oracle).abs() < 1e-3 * oracle.abs(), "{llr} vs {oracle}");
+        // A sample halfway between the hypotheses leaves the test undecided.
+        let p = Pentanomial { counts: [365, 16618, 36229, 16974, 390] };
+        let mean = (0.25 * 16618.0 + 0.5 * 36229.0 + 0.75 * 16974.0 + 390.0) / p.pairs() as f64;
+        let elo = -400.0 * (1.0 / mean - 1.0).log10();
+        assert!(test(elo - 1.0, elo + 1.0).llr_pentanomial(&p).abs() < 0.01);
+        assert!(test(elo - 3.0, elo - 1.0).llr_pentanomial(&p) > 0.0);
     }
 
     #[test]

@@ -249,6 +249,7 @@ impl TournamentConfig {
         }
         if let Some(s) = &self.sprt {
             crate::stats::sprt::Sprt::new(s.elo0, s.elo1, s.alpha, s.beta)
+                .and_then(|t| t.counting(s.model, s.pentanomial))
                 .map_err(|e| ConfigError::Invalid(e.to_string()))?;
             if self.players.len() != 2
                 || self.format != Format::RoundRobin

@@ -81,16 +81,16 @@ impl SprtTally {
         self.games += 1;
         let pair = game.pair.unwrap_or(game.index);
         match (self.halves.remove(&pair), points) {
-            (Some(Some(other)), Some(p)) => {
-                self.pentanomial.add_pair(other, p);
-                self.llr = self.sprt.llr_pentanomial(&self.pentanomial);
-                self.verdict = self.sprt.verdict(self.llr);
-            }
+            (Some(Some(other)), Some(p)) => self.pentanomial.add_pair(other, p),
             (Some(_), _) => {}
             (None, p) => {
                 self.halves.insert(pair, p);
             }
         }
+        // A pentanomial test moves when a pair completes, a trinomial one
+        // with every game.
+        self.llr = self.sprt.llr(&self.score, &self.pentanomial);
+        self.verdict = self.sprt.verdict(self.llr);
     }
 }
 
