@@ -164,6 +164,15 @@ fn every_line_of_the_readme_tour_does_what_its_comment_says() {
                 says("Score of uci:stockfish vs mcts:iterations=400: ");
                 let pgn = std::fs::read_to_string(dir.join("games.pgn")).unwrap();
                 assert_eq!(pgn.matches("[Event ").count(), 4, "{line}: the PGN file");
+                // Stockfish's moves carry its score, depth and time as cutechess-cli writes them.
+                let search = pgn.split('{').skip(1).find(|c| {
+                    let first = c.split_whitespace().next().unwrap_or("");
+                    first.contains('/') && (first.starts_with('+') || first.starts_with('-'))
+                });
+                assert!(
+                    search.is_some_and(|c| c.split_whitespace().nth(1).is_some_and(|t| t.ends_with('s'))),
+                    "{line}: {pgn}"
+                );
                 assert!(dir.join("arbiter.db").exists(), "{line}: the store");
                 0
             }

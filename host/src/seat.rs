@@ -152,12 +152,21 @@ pub struct Reply {
     pub reported_ms: Option<u64>,
     /// The player's evaluation, from its own side, if reported.
     pub score: Option<i32>,
+    /// The depth of its search, if reported.
+    pub depth: Option<u32>,
+    /// The nodes it searched, if reported.
+    pub nodes: Option<u64>,
 }
 
 impl Reply {
+    /// An answer, nothing reported.
+    pub fn answer(answer: Answer) -> Reply {
+        Reply { answer, reported_ms: None, score: None, depth: None, nodes: None }
+    }
+
     /// A plain move id, nothing reported.
     pub fn mv(mv: u64) -> Reply {
-        Reply { answer: Answer::Move(mv), reported_ms: None, score: None }
+        Reply::answer(Answer::Move(mv))
     }
 }
 

@@ -45,7 +45,7 @@ impl Player for Scripted {
     fn choose(&mut self, turn: &Turn<'_>) -> Result<Reply, PlayerError> {
         std::thread::sleep(std::time::Duration::from_millis(self.sleep_ms));
         let answer = self.script.pop_front().unwrap_or(Ok(Answer::Move(turn.legal_moves()[0])))?;
-        Ok(Reply { answer, reported_ms: None, score: None })
+        Ok(Reply::answer(answer))
     }
 
     fn notify(&mut self, seen: &Seen<'_>) {

@@ -158,7 +158,7 @@ impl Player for JsonEngine {
         } else {
             return Err(PlayerError::Protocol("a move needs \"move\" (text) or \"id\"".into()));
         };
-        Ok(Reply { answer: action, reported_ms, score })
+        Ok(Reply { reported_ms, score, ..Reply::answer(action) })
     }
 
     fn game_over(&mut self, result: &GameResult, me: u32) {

@@ -148,7 +148,7 @@ impl Player for HubPlayer {
                 r => r.map_err(|e| wait.blame(e.into())),
             }
         })?;
-        Ok(Reply { answer: Answer::Text(mv), reported_ms: None, score })
+        Ok(Reply { score, ..Reply::answer(Answer::Text(mv)) })
     }
 
     fn game_over(&mut self, _result: &GameResult, _me: u32) {

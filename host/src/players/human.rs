@@ -95,9 +95,7 @@ impl Player for HumanPlayer {
             {
                 Ok(Some(line)) => line,
                 // The input closed: the person has left the game.
-                Ok(None) | Err(RecvTimeoutError::Disconnected) => {
-                    return Ok(Reply { answer: Answer::Resign, reported_ms: None, score: None })
-                }
+                Ok(None) | Err(RecvTimeoutError::Disconnected) => return Ok(Reply::answer(Answer::Resign)),
                 Err(RecvTimeoutError::Timeout) => {
                     println!();
                     println!("Your flag fell.");
@@ -115,10 +113,10 @@ impl Player for HumanPlayer {
                         turn.legal_moves().iter().filter_map(|&m| turn.move_text(m).ok()).collect();
                     println!("{}", texts.join(" "));
                 }
-                "resign" => return Ok(Reply { answer: Answer::Resign, reported_ms: None, score: None }),
+                "resign" => return Ok(Reply::answer(Answer::Resign)),
                 "draw" => match turn.claimable() {
                     "" => println!("There is no draw to claim in this position."),
-                    _ => return Ok(Reply { answer: Answer::ClaimDraw, reported_ms: None, score: None }),
+                    _ => return Ok(Reply::answer(Answer::ClaimDraw)),
                 },
                 text => {
                     let legal = turn.legal_moves();

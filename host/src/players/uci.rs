@@ -159,11 +159,11 @@ impl Player for UciPlayer {
             format!("position fen {} moves {}", self.start_fen, self.moves.join(" "))
         };
         let wait = MoveWait::of(turn);
-        let (mut score, mut reported) = (None, None);
+        let (mut search, mut reported) = (Search::default(), None);
         let best = self.with_engine(|p| {
             p.send(&position)?;
             p.send(&go)?;
-            let mut read = |line: &str| read_search_line(line, &mut score, &mut reported);
+            let mut read = |line: &str| read_search_line(line, &mut search, &mut reported);
             match p.recv_until(Some(wait.deadline), &mut read) {
                 Err(ProcessError::Timeout) if infinite => {
                     p.send("stop")?;
@@ -172,7 +172,13 @@ impl Player for UciPlayer {
                 r => r.map_err(|e| wait.blame(e.into())),
             }
         })?;
-        Ok(Reply { answer: Answer::Text(best), reported_ms: reported, score })
+        Ok(Reply {
+            reported_ms: reported,
+            score: search.score,
+            depth: search.depth,
+            nodes: search.nodes,
+            ..Reply::answer(Answer::Text(best))
+        })
     }
 
     fn game_over(&mut self, _result: &GameResult, _me: u32) {
@@ -180,16 +186,29 @@ impl Player for UciPlayer {
     }
 }
 
-/// Reads one line of an engine's search: `info` updates the score (mate
-/// scores as ±30000 less the distance) and the time it reports; `bestmove`
-/// gives the move.
-fn read_search_line(line: &str, score: &mut Option<i32>, reported: &mut Option<u64>) -> Option<String> {
+/// What an engine's `info` lines said of its search, the last of each.
+#[derive(Default)]
+struct Search {
+    /// The score, mate scores as ±30000 less the distance.
+    score: Option<i32>,
+    /// The depth.
+    depth: Option<u32>,
+    /// The nodes searched.
+    nodes: Option<u64>,
+}
+
+/// Reads one line of an engine's search: `info` updates the score, depth
+/// and nodes and the time it reports; `bestmove` gives the move.
+fn read_search_line(line: &str, search: &mut Search, reported: &mut Option<u64>) -> Option<String> {
+    let score = &mut search.score;
     let w: Vec<&str> = line.split_whitespace().collect();
     match w.first() {
         Some(&"info") => {
             for i in 1..w.len() {
                 match (w[i - 1], w[i]) {
                     (_, "time") => *reported = w.get(i + 1).and_then(|t| t.parse().ok()).or(*reported),
+                    (_, "depth") => search.depth = w.get(i + 1).and_then(|t| t.parse().ok()).or(search.depth),
+                    (_, "nodes") => search.nodes = w.get(i + 1).and_then(|t| t.parse().ok()).or(search.nodes),
                     ("score", "cp") => *score = w.get(i + 1).and_then(|t| t.parse().ok()),
                     ("score", "mate") => {
                         *score = w.get(i + 1).and_then(|t| t.parse::<i32>().ok()).map(|m| {

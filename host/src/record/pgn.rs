@@ -2,7 +2,9 @@
 //! the game did not start from the variant's start, `TimeControl`,
 //! `Termination` (the PGN standard's category) with the precise reason as the
 //! last comment, `PlyCount`, and `[%clk]`/`[%emt]` after every move (with
-//! `[%eval]` when the mover reported a score). Chess
+//! `[%eval]` when the mover reported a score, and before them the mover's
+//! own score, depth and time as cutechess-cli and fastchess write them:
+//! `{+0.31/18 0.072s ...}`). Chess
 //! moves are SAN, so python-chess and pgn-extract read the files unchanged.
 //! In: tags and movetext (comments, variations and NAGs skipped), for replay;
 //! a `(` glued to a move (tavreli's `d4-d5(2)`) is part of the move.
@@ -38,6 +40,18 @@ pub fn eval_text(score: i32, mover: u32) -> String {
         s if s.abs() >= 29_000 => format!("#{}{}", if s < 0 { "-" } else { "" }, 30_000 - s.abs()),
         s => format!("{:.2}", s as f64 / 100.0),
     }
+}
+
+/// A move's search as cutechess-cli and fastchess begin its comment: the
+/// mover's own score (pawns, or `+M3`/`-M3` for a mate in 3 moves), `/depth`
+/// when reported, and its time in seconds: `+0.31/18 0.072s`.
+pub fn search_text(score: i32, depth: Option<u32>, used_us: u64) -> String {
+    let score = match score {
+        s if s.abs() >= 29_000 => format!("{}M{}", if s < 0 { "-" } else { "+" }, 30_000 - s.abs()),
+        s => format!("{:+.2}", s as f64 / 100.0),
+    };
+    let depth = depth.map(|d| format!("/{d}")).unwrap_or_default();
+    format!("{score}{depth} {:.3}s", used_us as f64 / 1e6)
 }
 
 /// `H:MM:SS.mmm` as `[%clk]` and `[%emt]` write time.
@@ -153,6 +167,9 @@ pub fn write_game(record: &GameRecord, event: &EventInfo) -> String {
         run = if prev == Some(ply.player) { run + 1 } else { 1 };
         prev = Some(ply.player);
         let _ = write!(text, "{} {{", ply.text);
+        if let Some(score) = ply.score {
+            let _ = write!(text, "{} ", search_text(score, ply.depth, ply.used_us));
+        }
         if let Some(clk) = ply.clock_ms {
             let _ = write!(text, "[%clk {}] ", clock_text(clk));
         }
@@ -331,6 +348,12 @@ mod tests {
             ("0.35".into(), "-0.35".into(), "1.20".into())
         );
         assert_eq!((eval_text(29_997, 0), eval_text(29_997, 1)), ("#3".into(), "#-3".into()));
+        assert_eq!(search_text(31, Some(18), 72_400), "+0.31/18 0.072s");
+        assert_eq!(search_text(-120, None, 1_500_000), "-1.20 1.500s");
+        assert_eq!(
+            (search_text(29_997, Some(30), 0), search_text(-29_998, Some(5), 0)),
+            ("+M3/30 0.000s".into(), "-M2/5 0.000s".into())
+        );
         assert_eq!(pgn_date(1_795_996_800), "2026.11.30");
         assert_eq!(clock_text(3_723_004), "1:02:03.004");
         assert_eq!(clock_text(60_000), "0:01:00");

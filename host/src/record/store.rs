@@ -413,6 +413,9 @@ pub struct PairTally {
     pub pairs: u64,
 }
 
+/// Rows each count of a tally is spread over.
+const TALLY_SHARDS: u32 = 16;
+
 /// SQL that takes an SQLite store back to the schema before it kept
 /// tallies, so that the next open counts every game again (for stores
 /// grown behind its back, as tests and benchmarks do).
@@ -469,6 +472,13 @@ impl SlotResult {
     /// Whether the game has a result.
     pub fn decided(&self) -> bool {
         self.result != "*"
+    }
+
+    /// Which of a tally's rows this game adds to: a count is spread over
+    /// [`TALLY_SHARDS`] rows (summed when read), so that workers storing
+    /// games at once do not all wait for one row's lock.
+    fn shard(&self) -> u32 {
+        self.index % TALLY_SHARDS
     }
 
     /// The index of the other game of this game's pair, if it is paired.

@@ -172,6 +172,8 @@ mod tests {
                 reported_ms: None,
                 clock_ms: None,
                 score,
+                depth: None,
+                nodes: None,
             })
             .collect()
     }

@@ -59,6 +59,12 @@ pub struct PlyRecord {
     /// The mover's evaluation in centipawns (or the variant's unit), if reported.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub score: Option<i32>,
+    /// The depth of the mover's search, if reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
+    /// The nodes the mover searched, if reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u64>,
 }
 
 /// A finished game: everything the records need. This one shape crosses the
@@ -392,7 +398,7 @@ impl<'a, 'w> Referee<'a, 'w> {
                 Ok(r) => r,
                 Err(e) => return self.failed(player, e),
             };
-            let Reply { answer, reported_ms, score } = reply;
+            let Reply { answer, .. } = reply;
             let illegal = |what: String| Termination::IllegalMove(what);
             let mv = match answer {
                 Answer::Resign => return self.loss(player, Termination::Resignation),
@@ -419,21 +425,15 @@ impl<'a, 'w> Referee<'a, 'w> {
                 Err(_) => return self.flag(player),
             }
             self.used_total_ms += used_ms;
-            if let Err(e) = self.play(players, player, mv, used_us, reported_ms, score) {
+            let said = Reply { answer: Answer::Move(mv), ..reply };
+            if let Err(e) = self.play(players, player, used_us, &said) {
                 return plugin_failure(e);
             }
         }
     }
 
-    fn play(
-        &mut self,
-        players: &mut [Box<dyn Player>],
-        player: u32,
-        mv: u64,
-        used_us: u64,
-        reported_ms: Option<u64>,
-        score: Option<i32>,
-    ) -> Result<(), Error> {
+    fn play(&mut self, players: &mut [Box<dyn Player>], player: u32, used_us: u64, said: &Reply) -> Result<(), Error> {
+        let Answer::Move(mv) = said.answer else { unreachable!("a played move is an id") };
         let text = self.game.move_text(mv, Viewer::Referee)?;
         let views: Vec<String> =
             (0..players.len() as u32).map(|q| self.game.move_text(mv, Viewer::Player(q))).collect::<Result<_, _>>()?;
@@ -443,7 +443,17 @@ impl<'a, 'w> Referee<'a, 'w> {
         let before = (!self.hidden()).then(|| self.game.clone());
         self.game.apply(mv)?;
         let clock_ms = self.clocks[player as usize].remaining_ms();
-        self.plies.push(PlyRecord { player, mv, text, used_us, reported_ms, clock_ms, score });
+        self.plies.push(PlyRecord {
+            player,
+            mv,
+            text,
+            used_us,
+            reported_ms: said.reported_ms,
+            clock_ms,
+            score: said.score,
+            depth: said.depth,
+            nodes: said.nodes,
+        });
         if let (Some(watch), Some(ply)) = (self.watch.as_mut(), self.plies.last()) {
             watch.ply(ply);
         }
@@ -550,6 +560,8 @@ pub(crate) mod fixtures {
                 reported_ms: (i % 2 == 0).then_some(i as u64),
                 clock_ms: Some(60_000 - i as u64),
                 score: (i % 3 == 0).then_some(-(i as i32)),
+                depth: (i % 3 == 0).then_some(i as u32 + 10),
+                nodes: None,
             })
             .collect();
         GameRecord {

@@ -188,6 +188,10 @@ fn decode(b: &[u8]) -> Option<PlyRecord> {
         clock_ms: (flags & 2 != 0).then_some(u64_at(29)?),
         score: (flags & 4 != 0).then_some(u32_at(37)? as i32),
         text: String::from_utf8(b.get(45..45 + text_len)?.to_vec()).ok()?,
+        // Only a game cut short is read back from the journal: its plies
+        // keep their scores, not the search's depth and nodes.
+        depth: None,
+        nodes: None,
     })
 }
 
@@ -204,6 +208,8 @@ mod tests {
             reported_ms: (i % 3 == 0).then_some(5),
             clock_ms: (i % 2 == 0).then_some(60_000 - u64::from(i)),
             score: (i % 4 == 0).then_some(-(i as i32)),
+            depth: None,
+            nodes: None,
         }
     }
 

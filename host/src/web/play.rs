@@ -223,7 +223,7 @@ impl Player for BrowserPlayer {
             p.offers[seat] = None;
             p.notices[seat] = None;
         });
-        answer.map(|answer| Reply { answer, reported_ms: None, score: None })
+        answer.map(Reply::answer)
     }
 
     fn accepts_draw(&mut self, from: u32) -> bool {

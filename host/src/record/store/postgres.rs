@@ -99,7 +99,8 @@ const MIGRATIONS: [(&str, &str); 2] = [
             winner        INTEGER NOT NULL,
             decided       BOOLEAN NOT NULL,
             games         BIGINT NOT NULL,
-            PRIMARY KEY (tournament_id, variant, seats, winner, decided)
+            shard         INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (tournament_id, variant, seats, winner, decided, shard)
         );
         CREATE TABLE pair_tallies (
             tournament_id BIGINT NOT NULL,
@@ -108,7 +109,8 @@ const MIGRATIONS: [(&str, &str); 2] = [
             high          INTEGER NOT NULL,
             half_points   INTEGER NOT NULL,
             pairs         BIGINT NOT NULL,
-            PRIMARY KEY (tournament_id, variant, low, high, half_points)
+            shard         INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (tournament_id, variant, low, high, half_points, shard)
         );
         -- Games per worker host, for progress pages.
         CREATE TABLE worker_tallies (
@@ -117,7 +119,8 @@ const MIGRATIONS: [(&str, &str); 2] = [
             games         BIGINT NOT NULL,
             first_start   BIGINT NOT NULL,
             last_end_ms   BIGINT NOT NULL,
-            PRIMARY KEY (tournament_id, host)
+            shard         INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (tournament_id, host, shard)
         );
         CREATE INDEX game_queue_open ON game_queue (tournament_id) WHERE NOT done;
         CREATE TABLE tallies_counted (counted BOOLEAN NOT NULL);
@@ -287,12 +290,18 @@ impl Backend for Postgres {
                 count_game(&mut tx, t.id, &game)?;
                 if let Some(host) = worker.as_deref().map(|w| w.split(':').next().unwrap_or(w)) {
                     tx.execute(
-                        "INSERT INTO worker_tallies (tournament_id, host, games, first_start, last_end_ms)
-                         VALUES ($1, $2, 1, $3, $4)
-                         ON CONFLICT (tournament_id, host) DO UPDATE SET games = worker_tallies.games + 1,
+                        "INSERT INTO worker_tallies (tournament_id, host, games, first_start, last_end_ms, shard)
+                         VALUES ($1, $2, 1, $3, $4, $5)
+                         ON CONFLICT (tournament_id, host, shard) DO UPDATE SET games = worker_tallies.games + 1,
                              first_start = LEAST(worker_tallies.first_start, $3),
                              last_end_ms = GREATEST(worker_tallies.last_end_ms, $4)",
-                        &[&t.id, &host, &(r.started_at as i64), &((r.started_at * 1000 + r.duration_ms) as i64)],
+                        &[
+                            &t.id,
+                            &host,
+                            &(r.started_at as i64),
+                            &((r.started_at * 1000 + r.duration_ms) as i64),
+                            &(game.shard() as i32),
+                        ],
                     )?;
                 }
             }
@@ -413,8 +422,8 @@ impl Backend for Postgres {
     fn worker_rates(&self, tournament: i64) -> Result<Vec<WorkerRate>, StoreFailure> {
         let rows = self.with(|client| {
             client.query(
-                "SELECT host, games, first_start, last_end_ms FROM worker_tallies
-                 WHERE tournament_id = $1 ORDER BY host",
+                "SELECT host, SUM(games)::BIGINT, MIN(first_start), MAX(last_end_ms) FROM worker_tallies
+                 WHERE tournament_id = $1 GROUP BY host ORDER BY host",
                 &[&tournament],
             )
         })?;
@@ -467,8 +476,8 @@ impl Backend for Postgres {
         self.with(|client| {
             let games = client
                 .query(
-                    "SELECT variant, seats, winner, decided, games FROM tallies WHERE tournament_id = $1
-                     ORDER BY variant, seats, winner, decided",
+                    "SELECT variant, seats, winner, decided, SUM(games)::BIGINT FROM tallies WHERE tournament_id = $1
+                     GROUP BY variant, seats, winner, decided ORDER BY variant, seats, winner, decided",
                     &[&tournament],
                 )?
                 .iter()
@@ -482,8 +491,8 @@ impl Backend for Postgres {
                 .collect();
             let pairs = client
                 .query(
-                    "SELECT variant, low, high, half_points, pairs FROM pair_tallies WHERE tournament_id = $1
-                     ORDER BY variant, low, high, half_points",
+                    "SELECT variant, low, high, half_points, SUM(pairs)::BIGINT FROM pair_tallies WHERE tournament_id = $1
+                     GROUP BY variant, low, high, half_points ORDER BY variant, low, high, half_points",
                     &[&tournament],
                 )?
                 .iter()
@@ -747,20 +756,23 @@ fn count_game(tx: &mut postgres::Transaction<'_>, tournament: i64, game: &SlotRe
     };
     if let Some(((low, high), half_points)) = other.and_then(|o| pair_points(game, &o)) {
         tx.execute(
-            "INSERT INTO pair_tallies (tournament_id, variant, low, high, half_points, pairs) VALUES ($1, $2, $3, $4, $5, 1)
-             ON CONFLICT (tournament_id, variant, low, high, half_points) DO UPDATE SET pairs = pair_tallies.pairs + 1",
-            &[&tournament, &game.variant, &(low as i32), &(high as i32), &(half_points as i32)],
+            "INSERT INTO pair_tallies (tournament_id, variant, low, high, half_points, pairs, shard)
+             VALUES ($1, $2, $3, $4, $5, 1, $6)
+             ON CONFLICT (tournament_id, variant, low, high, half_points, shard) DO UPDATE SET pairs = pair_tallies.pairs + 1",
+            &[&tournament, &game.variant, &(low as i32), &(high as i32), &(half_points as i32), &(game.shard() as i32)],
         )?;
     }
     tx.execute(
-        "INSERT INTO tallies (tournament_id, variant, seats, winner, decided, games) VALUES ($1, $2, $3, $4, $5, 1)
-         ON CONFLICT (tournament_id, variant, seats, winner, decided) DO UPDATE SET games = tallies.games + 1",
+        "INSERT INTO tallies (tournament_id, variant, seats, winner, decided, games, shard)
+         VALUES ($1, $2, $3, $4, $5, 1, $6)
+         ON CONFLICT (tournament_id, variant, seats, winner, decided, shard) DO UPDATE SET games = tallies.games + 1",
         &[
             &tournament,
             &game.variant,
             &super::to_json(&game.seats),
             &game.winner.map_or(-1, |w| w as i32),
             &game.decided(),
+            &(game.shard() as i32),
         ],
     )?;
     Ok(())

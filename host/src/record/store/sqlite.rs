@@ -115,7 +115,8 @@ fn migration_steps() -> Vec<M<'static>> {
                  winner        INTEGER NOT NULL,
                  decided       INTEGER NOT NULL,
                  games         INTEGER NOT NULL,
-                 PRIMARY KEY (tournament_id, variant, seats, winner, decided)
+                 shard         INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (tournament_id, variant, seats, winner, decided, shard)
              );
              CREATE TABLE pair_tallies (
                  tournament_id INTEGER NOT NULL,
@@ -124,7 +125,8 @@ fn migration_steps() -> Vec<M<'static>> {
                  high          INTEGER NOT NULL,
                  half_points   INTEGER NOT NULL,
                  pairs         INTEGER NOT NULL,
-                 PRIMARY KEY (tournament_id, variant, low, high, half_points)
+                 shard         INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (tournament_id, variant, low, high, half_points, shard)
              );
              CREATE TABLE worker_tallies (
                  tournament_id INTEGER NOT NULL,
@@ -132,7 +134,8 @@ fn migration_steps() -> Vec<M<'static>> {
                  games         INTEGER NOT NULL,
                  first_start   INTEGER NOT NULL,
                  last_end_ms   INTEGER NOT NULL,
-                 PRIMARY KEY (tournament_id, host)
+                 shard         INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (tournament_id, host, shard)
              );
              CREATE INDEX game_queue_open ON game_queue (tournament_id) WHERE NOT done;",
             count_earlier_games,
@@ -186,21 +189,24 @@ fn count_game(tx: &Connection, tournament: i64, game: &SlotResult) -> rusqlite::
     };
     if let Some(((low, high), half_points)) = other.and_then(|o| pair_points(game, &o)) {
         tx.prepare_cached(
-            "INSERT INTO pair_tallies (tournament_id, variant, low, high, half_points, pairs) VALUES (?1, ?2, ?3, ?4, ?5, 1)
-             ON CONFLICT (tournament_id, variant, low, high, half_points) DO UPDATE SET pairs = pairs + 1",
+            "INSERT INTO pair_tallies (tournament_id, variant, low, high, half_points, pairs, shard)
+             VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6)
+             ON CONFLICT (tournament_id, variant, low, high, half_points, shard) DO UPDATE SET pairs = pairs + 1",
         )?
-        .execute(params![tournament, game.variant, low as i64, high as i64, half_points])?;
+        .execute(params![tournament, game.variant, low as i64, high as i64, half_points, game.shard()])?;
     }
     tx.prepare_cached(
-        "INSERT INTO tallies (tournament_id, variant, seats, winner, decided, games) VALUES (?1, ?2, ?3, ?4, ?5, 1)
-         ON CONFLICT (tournament_id, variant, seats, winner, decided) DO UPDATE SET games = games + 1",
+        "INSERT INTO tallies (tournament_id, variant, seats, winner, decided, games, shard)
+         VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6)
+         ON CONFLICT (tournament_id, variant, seats, winner, decided, shard) DO UPDATE SET games = games + 1",
     )?
     .execute(params![
         tournament,
         game.variant,
         super::to_json(&game.seats),
         game.winner.map_or(-1, i64::from),
-        game.decided()
+        game.decided(),
+        game.shard()
     ])?;
     Ok(())
 }
@@ -410,16 +416,17 @@ impl Backend for Sqlite {
             count_game(&tx, t.id, &game)?;
             if let Some(holder) = claim.map(|c| c.holder.as_str()) {
                 tx.prepare_cached(
-                    "INSERT INTO worker_tallies (tournament_id, host, games, first_start, last_end_ms)
-                     VALUES (?1, ?2, 1, ?3, ?4)
-                     ON CONFLICT (tournament_id, host) DO UPDATE SET games = games + 1,
+                    "INSERT INTO worker_tallies (tournament_id, host, games, first_start, last_end_ms, shard)
+                     VALUES (?1, ?2, 1, ?3, ?4, ?5)
+                     ON CONFLICT (tournament_id, host, shard) DO UPDATE SET games = games + 1,
                          first_start = min(first_start, ?3), last_end_ms = max(last_end_ms, ?4)",
                 )?
                 .execute(params![
                     t.id,
                     holder.split(':').next().unwrap_or(holder),
                     record.started_at as i64,
-                    (record.started_at * 1000 + record.duration_ms) as i64
+                    (record.started_at * 1000 + record.duration_ms) as i64,
+                    game.shard()
                 ])?;
             }
         }
@@ -527,7 +534,8 @@ impl Backend for Sqlite {
     fn worker_rates(&self, tournament: i64) -> Result<Vec<WorkerRate>, StoreFailure> {
         let conn = self.conn.lock_or_recover();
         let mut stmt = conn.prepare(
-            "SELECT host, games, first_start, last_end_ms FROM worker_tallies WHERE tournament_id = ?1 ORDER BY host",
+            "SELECT host, SUM(games), MIN(first_start), MAX(last_end_ms) FROM worker_tallies WHERE tournament_id = ?1
+             GROUP BY host ORDER BY host",
         )?;
         let rows =
             stmt.query_map(params![tournament], |r| Ok(WorkerRate::new(r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
@@ -572,8 +580,8 @@ impl Backend for Sqlite {
         let conn = self.conn.lock_or_recover();
         let games = conn
             .prepare_cached(
-                "SELECT variant, seats, winner, decided, games FROM tallies WHERE tournament_id = ?1
-                 ORDER BY variant, seats, winner, decided",
+                "SELECT variant, seats, winner, decided, SUM(games) FROM tallies WHERE tournament_id = ?1
+                 GROUP BY variant, seats, winner, decided ORDER BY variant, seats, winner, decided",
             )?
             .query_map(params![tournament], |r| {
                 Ok(Tally {
@@ -587,8 +595,8 @@ impl Backend for Sqlite {
             .collect::<rusqlite::Result<_>>()?;
         let pairs = conn
             .prepare_cached(
-                "SELECT variant, low, high, half_points, pairs FROM pair_tallies WHERE tournament_id = ?1
-                 ORDER BY variant, low, high, half_points",
+                "SELECT variant, low, high, half_points, SUM(pairs) FROM pair_tallies WHERE tournament_id = ?1
+                 GROUP BY variant, low, high, half_points ORDER BY variant, low, high, half_points",
             )?
             .query_map(params![tournament], |r| {
                 Ok(PairTally {
