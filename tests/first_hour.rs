@@ -160,3 +160,34 @@ fn match_and_sprt_read_openings_as_tournaments_do_epd_operations_stripped() {
     ]);
     assert!(run.ok, "the EPD line is read as in a tournament: {}", run.stderr);
 }
+
+#[test]
+fn a_pgn_opening_book_gives_the_position_after_its_first_plies_and_a_bad_move_is_named() {
+    let dir = temp_dir("book");
+    let book = dir.join("book.pgn");
+    std::fs::write(
+        &book,
+        "[Event \"a\"]\n\n1. e4 e5 2. Nf3 Nc6 *\n\n[Event \"b\"]\n[Variant \"Standard\"]\n\n1. d4 {main} (1. c4) d5 2. c4 *\n",
+    )
+    .unwrap();
+    let jsonl = dir.join("m.jsonl");
+    let run = arbiter_e2e::arbiter(&[
+        "match", "chess", "--p1", "random", "--p2", "random:seed=2", "--games", "4", "--max-plies", "2", "--no-db",
+        "--openings", book.to_str().unwrap(), "--opening-plies", "2", "--jsonl", jsonl.to_str().unwrap(),
+    ]);
+    assert!(run.ok, "{}", run.stderr);
+    let starts: Vec<String> = std::fs::read_to_string(&jsonl)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["start_position"].as_str().unwrap().to_string())
+        .collect();
+    assert!(starts[0].starts_with("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w "), "{starts:?}");
+    assert!(starts[2].starts_with("rnbqkbnr/ppp1pppp/8/3p4/3P4/8/PPP1PPPP/RNBQKBNR w "), "{starts:?}");
+    std::fs::write(&book, "[Event \"a\"]\n\n1. e4 e5 2. Ke3 *\n").unwrap();
+    let run = arbiter_e2e::arbiter(&[
+        "match", "chess", "--p1", "random", "--p2", "random", "--games", "2", "--no-db", "--openings",
+        book.to_str().unwrap(),
+    ]);
+    assert!(!run.ok);
+    assert!(run.stderr.contains("book.pgn: game 1: ply 3: move 'Ke3'"), "{}", run.stderr);
+}

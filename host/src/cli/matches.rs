@@ -72,6 +72,9 @@ pub struct MatchArgs {
     /// Use the openings in random order (seeded by --seed) instead of file order.
     #[arg(long, requires = "openings")]
     random_openings: bool,
+    /// From a PGN/PDN book, play this many plies of each game (default: all).
+    #[arg(long, value_name = "N", requires = "openings")]
+    opening_plies: Option<u32>,
     /// Write the record files as this player (index) saw the games.
     #[arg(long = "as", value_name = "PLAYER")]
     as_player: Option<u32>,
@@ -131,7 +134,7 @@ pub(super) fn run(registry: &Registry, args: &MatchArgs) -> Result<()> {
     let openings = match &args.openings {
         Some(file) => {
             let shuffle = args.random_openings.then_some(args.game.seed);
-            crate::tournament::openings::load(variant, file, &options, shuffle)?
+            crate::tournament::openings::load(variant, file, &options, shuffle, args.opening_plies)?
         }
         None => Vec::new(),
     };

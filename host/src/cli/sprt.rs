@@ -65,6 +65,9 @@ pub struct SprtArgs {
     /// Openings file (one position per line), used in file order, each for a pair.
     #[arg(long)]
     openings: Option<PathBuf>,
+    /// From a PGN/PDN book, play this many plies of each game (default: all).
+    #[arg(long, value_name = "N", requires = "openings")]
+    opening_plies: Option<u32>,
     /// Seed for seeded players.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -112,7 +115,7 @@ fn definition(args: &SprtArgs) -> Result<TournamentConfig> {
     cfg.in_process = args.in_process;
     if let Some(file) = &args.openings {
         let file = file.display().to_string();
-        cfg.openings.insert(args.variant.clone(), OpeningConfig { file, order: Default::default() });
+        cfg.openings.insert(args.variant.clone(), OpeningConfig { file, order: Default::default(), plies: args.opening_plies });
     }
     let options = args.options.to_map()?;
     if !options.is_empty() {

@@ -68,6 +68,9 @@ pub struct TournamentArgs {
     /// Use the openings in random order (seeded) instead of file order.
     #[arg(long)]
     random_openings: bool,
+    /// From a PGN/PDN book, play this many plies of each game (default: all).
+    #[arg(long, value_name = "N")]
+    opening_plies: Option<u32>,
     #[command(flatten)]
     records: RecordArgs,
     #[command(flatten)]
@@ -132,7 +135,7 @@ fn definition(args: &TournamentArgs) -> Result<TournamentConfig> {
     for o in &args.openings {
         let (variant, file) = o.split_once('=').with_context(|| format!("--openings '{o}' must be VARIANT=FILE"))?;
         let order = if args.random_openings { OpeningOrder::Random } else { OpeningOrder::Sequential };
-        cfg.openings.insert(variant.into(), OpeningConfig { file: file.into(), order });
+        cfg.openings.insert(variant.into(), OpeningConfig { file: file.into(), order, plies: args.opening_plies });
     }
     cfg.validate()?;
     Ok(cfg)

@@ -259,22 +259,21 @@ pub fn read_games(text: &str) -> Vec<PgnGame> {
                     in_token_paren = true;
                     continue;
                 }
-                '{' => depth_comment = true,
-                '(' => depth_variation += 1,
-                ')' => depth_variation = depth_variation.saturating_sub(1),
-                c if c.is_whitespace() => {
+                // A move before a comment, a variation or its end is whole:
+                // kept when it is in the main line.
+                c if c.is_whitespace() || matches!(c, '{' | '(' | ')') => {
                     if depth_variation == 0 {
                         push_token(&mut game, &token);
                     }
                     token.clear();
+                    match c {
+                        '{' => depth_comment = true,
+                        '(' => depth_variation += 1,
+                        ')' => depth_variation = depth_variation.saturating_sub(1),
+                        _ => {}
+                    }
                 }
                 c => token.push(c),
-            }
-            if matches!(c, '{' | '(' | ')') {
-                if depth_variation == 0 {
-                    push_token(&mut game, &token);
-                }
-                token.clear();
             }
         }
     }
@@ -311,6 +310,9 @@ mod tests {
         assert_eq!(games.len(), 1);
         assert_eq!(games[0].tag("Variant"), Some("tavreli"));
         assert_eq!(games[0].moves, vec!["e4", "e5", "d4-d5(2)", "32-28", "28x19"]);
+        // A variation's last move right before its `)` stays out of the main line.
+        let games = read_games("1. d4 {main} (1. c4) d5 (1... Nf6)2. c4 *\n");
+        assert_eq!(games[0].moves, vec!["d4", "d5", "c4"]);
     }
 
     fn movetext(players: &[u32]) -> String {

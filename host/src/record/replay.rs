@@ -18,7 +18,7 @@ pub struct ReplayError {
 }
 
 /// The registry's variant for a PGN `Variant` tag (PGN's "Standard" is chess).
-fn variant_id(tag: Option<&str>) -> String {
+pub(crate) fn variant_id(tag: Option<&str>) -> String {
     match tag.map(str::to_lowercase).as_deref() {
         None | Some("standard") | Some("normal") | Some("from position") => "chess".to_string(),
         Some(other) => other.to_string(),

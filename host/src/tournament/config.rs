@@ -43,6 +43,10 @@ pub struct OpeningConfig {
     /// Sequential or random.
     #[serde(default)]
     pub order: OpeningOrder,
+    /// From a PGN/PDN book, the plies of each game played to reach its
+    /// opening (default: all of them).
+    #[serde(default)]
+    pub plies: Option<u32>,
 }
 
 /// One participant.

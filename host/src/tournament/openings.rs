@@ -1,7 +1,11 @@
 //! Opening files, read the same way by every command: one position a line
 //! (blank lines and `#` comments skipped), EPD operations stripped for FEN
 //! variants (`... bm e4; id "x";` keeps the four position fields), each line
-//! checked by the plugin, in file order or shuffled with a seed.
+//! checked by the plugin, in file order or shuffled with a seed. A `.pgn`
+//! or `.pdn` file is a book of games instead: each game's moves (the first
+//! `plies` of them, or all) are played through the plugin from its start
+//! (its `FEN` tag, or the variant's start), and the position reached is the
+//! opening.
 
 use std::path::Path;
 
@@ -32,6 +36,16 @@ pub enum OpeningsError {
         /// The plugin's error.
         reason: String,
     },
+    /// A game of a PGN book that cannot be played through.
+    #[error("{file}: game {game}: {reason}")]
+    BadGame {
+        /// The file.
+        file: String,
+        /// The 1-based game number.
+        game: usize,
+        /// What is wrong (a move the plugin refuses, another variant).
+        reason: String,
+    },
     /// No position at all.
     #[error("openings for {variant}: {file} holds no position")]
     Empty {
@@ -43,12 +57,14 @@ pub enum OpeningsError {
 }
 
 /// The positions of `file` for `variant`, checked, in file order or (with
-/// `shuffle_seed`) shuffled.
+/// `shuffle_seed`) shuffled; from a PGN book, the positions after `plies`
+/// plies of each game (all of its moves if `None`).
 pub fn load(
     variant: &VariantHandle,
     file: &Path,
     options: &serde_json::Map<String, serde_json::Value>,
     shuffle_seed: Option<u64>,
+    plies: Option<u32>,
 ) -> Result<Vec<String>, OpeningsError> {
     let id = variant.info().id.clone();
     let name = file.display().to_string();
@@ -57,9 +73,10 @@ pub fn load(
         file: name.clone(),
         reason: e.to_string(),
     })?;
+    let book = file.extension().is_some_and(|e| e.eq_ignore_ascii_case("pgn") || e.eq_ignore_ascii_case("pdn"));
     let fen = variant.info().position_notation == "FEN";
-    let mut positions = Vec::new();
-    for (n, line) in text.lines().enumerate() {
+    let mut positions = if book { book_positions(variant, &name, &text, options, plies)? } else { Vec::new() };
+    for (n, line) in text.lines().enumerate().filter(|_| !book) {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
@@ -77,6 +94,37 @@ pub fn load(
     }
     if let Some(seed) = shuffle_seed {
         positions.shuffle(&mut rand::rngs::SmallRng::seed_from_u64(seed));
+    }
+    Ok(positions)
+}
+
+/// The position after the first `plies` moves of each game of a PGN book.
+fn book_positions(
+    variant: &VariantHandle,
+    file: &str,
+    text: &str,
+    options: &serde_json::Map<String, serde_json::Value>,
+    plies: Option<u32>,
+) -> Result<Vec<String>, OpeningsError> {
+    let id = &variant.info().id;
+    let mut positions = Vec::new();
+    for (i, g) in crate::record::pgn::read_games(text).iter().enumerate() {
+        let fail = |reason: String| OpeningsError::BadGame { file: file.to_string(), game: i + 1, reason };
+        let tagged = crate::record::replay::variant_id(g.tag("Variant"));
+        if g.tag("Variant").is_some() && &tagged != id {
+            return Err(fail(format!("a game of {tagged}, not of {id}")));
+        }
+        let mut game = match g.tag("FEN") {
+            Some(fen) => variant.from_position(fen, options),
+            None => variant.new_game(options),
+        }
+        .map_err(|e| fail(e.to_string()))?;
+        let take = plies.map_or(g.moves.len(), |p| (p as usize).min(g.moves.len()));
+        for (ply, text) in g.moves.iter().take(take).enumerate() {
+            let mv = game.parse_move(text).map_err(|e| fail(format!("ply {}: move '{text}': {e}", ply + 1)))?;
+            game.apply(mv).map_err(|e| fail(format!("ply {}: move '{text}': {e}", ply + 1)))?;
+        }
+        positions.push(game.position_text());
     }
     Ok(positions)
 }
