@@ -172,8 +172,23 @@ fn a_pgn_opening_book_gives_the_position_after_its_first_plies_and_a_bad_move_is
     .unwrap();
     let jsonl = dir.join("m.jsonl");
     let run = arbiter_e2e::arbiter(&[
-        "match", "chess", "--p1", "random", "--p2", "random:seed=2", "--games", "4", "--max-plies", "2", "--no-db",
-        "--openings", book.to_str().unwrap(), "--opening-plies", "2", "--jsonl", jsonl.to_str().unwrap(),
+        "match",
+        "chess",
+        "--p1",
+        "random",
+        "--p2",
+        "random:seed=2",
+        "--games",
+        "4",
+        "--max-plies",
+        "2",
+        "--no-db",
+        "--openings",
+        book.to_str().unwrap(),
+        "--opening-plies",
+        "2",
+        "--jsonl",
+        jsonl.to_str().unwrap(),
     ]);
     assert!(run.ok, "{}", run.stderr);
     let starts: Vec<String> = std::fs::read_to_string(&jsonl)
@@ -185,7 +200,16 @@ fn a_pgn_opening_book_gives_the_position_after_its_first_plies_and_a_bad_move_is
     assert!(starts[2].starts_with("rnbqkbnr/ppp1pppp/8/3p4/3P4/8/PPP1PPPP/RNBQKBNR w "), "{starts:?}");
     std::fs::write(&book, "[Event \"a\"]\n\n1. e4 e5 2. Ke3 *\n").unwrap();
     let run = arbiter_e2e::arbiter(&[
-        "match", "chess", "--p1", "random", "--p2", "random", "--games", "2", "--no-db", "--openings",
+        "match",
+        "chess",
+        "--p1",
+        "random",
+        "--p2",
+        "random",
+        "--games",
+        "2",
+        "--no-db",
+        "--openings",
         book.to_str().unwrap(),
     ]);
     assert!(!run.ok);

@@ -389,3 +389,40 @@ fn sprt_in_logistic_elo_on_single_games_decides_for_stockfish_at_fixed_nodes() {
     let shown = arbiter(&["results", "--db", db.to_str().unwrap()]).stdout;
     assert!(shown.lines().any(|l| l.starts_with("SPRT pairs") && l.contains("H1 accepted")), "{shown}");
 }
+
+#[test]
+fn an_xboard_engine_plays_whole_games_with_its_thinking_in_the_pgn() {
+    // GNU Chess from Debian's packages (.ci/run installs it) speaks xboard.
+    let dir = temp_dir("xboard");
+    let pgn = dir.join("x.pgn");
+    let run = arbiter(&[
+        "match",
+        "chess",
+        "--p1",
+        "xboard:gnuchess -x",
+        "--p2",
+        "uci:stockfish",
+        "--games",
+        "2",
+        "--tc",
+        "2+0.05",
+        "--concurrency",
+        "2",
+        "--no-db",
+        "--pgn",
+        pgn.to_str().unwrap(),
+    ]);
+    assert!(run.ok, "{}", run.stderr);
+    for bad in ["protocol error", "engine crashed", "engine hung", "time forfeit", "illegal"] {
+        assert!(!run.stdout.contains(bad), "{bad}: {}", run.stdout);
+    }
+    let text = std::fs::read_to_string(&pgn).unwrap();
+    assert_eq!(text.matches("[Event ").count(), 2);
+    // Both sides made moves, GNU Chess's with its depth and score.
+    assert!(text.contains("[PlyCount \"") && !text.contains("[PlyCount \"0\"]"), "{text}");
+    let check = std::process::Command::new("python3")
+        .args(["-c", "import chess.pgn,sys\nf=open(sys.argv[1])\nwhile (g:=chess.pgn.read_game(f)):\n assert not g.errors and g.end().board().is_valid(), g.errors\n print(len(list(g.mainline_moves())))", pgn.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(check.status.success(), "python-chess: {}", String::from_utf8_lossy(&check.stderr));
+}

@@ -115,7 +115,8 @@ fn definition(args: &SprtArgs) -> Result<TournamentConfig> {
     cfg.in_process = args.in_process;
     if let Some(file) = &args.openings {
         let file = file.display().to_string();
-        cfg.openings.insert(args.variant.clone(), OpeningConfig { file, order: Default::default(), plies: args.opening_plies });
+        cfg.openings
+            .insert(args.variant.clone(), OpeningConfig { file, order: Default::default(), plies: args.opening_plies });
     }
     let options = args.options.to_map()?;
     if !options.is_empty() {

@@ -9,6 +9,7 @@ pub mod human;
 pub mod mcts;
 pub mod random;
 pub mod uci;
+pub mod xboard;
 
 pub use random::RandomPlayer;
 
@@ -81,6 +82,11 @@ pub enum PlayerSpec {
     Mcts(mcts::MctsConfig),
     /// `uci:CMD[,name=value...]`.
     Uci(uci::UciConfig),
+    /// `xboard:CMD` (CECP v2).
+    Xboard {
+        /// The command line.
+        command: String,
+    },
     /// `hub:CMD`.
     Hub {
         /// The command line.
@@ -100,7 +106,9 @@ impl PlayerSpec {
     pub fn command(&self) -> Option<&str> {
         match self {
             PlayerSpec::Uci(cfg) => Some(&cfg.command),
-            PlayerSpec::Hub { command } | PlayerSpec::Engine { command } => Some(command),
+            PlayerSpec::Hub { command } | PlayerSpec::Engine { command } | PlayerSpec::Xboard { command } => {
+                Some(command)
+            }
             PlayerSpec::Random { .. } | PlayerSpec::Mcts(_) | PlayerSpec::Human => None,
         }
     }
@@ -135,9 +143,11 @@ impl PlayerSpec {
             "engine" if !rest.trim().is_empty() => Ok(PlayerSpec::Engine { command: rest.trim().to_string() }),
             "hub" if !rest.trim().is_empty() => Ok(PlayerSpec::Hub { command: rest.trim().to_string() }),
             "hub" => Err(err("hub: needs a command, e.g. hub:dame hub".into())),
+            "xboard" if !rest.trim().is_empty() => Ok(PlayerSpec::Xboard { command: rest.trim().to_string() }),
+            "xboard" => Err(err("xboard: needs a command, e.g. xboard:gnuchess --xboard".into())),
             "engine" => Err(err("engine: needs a command, e.g. engine:./my-engine".into())),
             "human" => Ok(PlayerSpec::Human),
-            other => Err(err(format!("unknown player kind '{other}' (random, mcts, uci, hub, engine, human)"))),
+            other => Err(err(format!("unknown player kind '{other}' (random, mcts, uci, xboard, hub, engine, human)"))),
         }
     }
 
@@ -152,8 +162,11 @@ impl PlayerSpec {
                 "mcts cannot search {}: it hides information and its plugin offers no sample_world",
                 info.id
             )),
-            PlayerSpec::Uci(_) | PlayerSpec::Hub { .. } if caps.hidden_information => {
-                refuse(format!("{} hides information; UCI and Hub engines need whole positions (use engine:)", info.id))
+            PlayerSpec::Uci(_) | PlayerSpec::Hub { .. } | PlayerSpec::Xboard { .. } if caps.hidden_information => {
+                refuse(format!(
+                    "{} hides information; UCI, xboard and Hub engines need whole positions (use engine:)",
+                    info.id
+                ))
             }
             _ => Ok(()),
         }
@@ -161,7 +174,10 @@ impl PlayerSpec {
 
     /// Whether this is an engine (a process of its own, kept between games).
     pub fn is_engine(&self) -> bool {
-        matches!(self, PlayerSpec::Uci(_) | PlayerSpec::Engine { .. } | PlayerSpec::Hub { .. })
+        matches!(
+            self,
+            PlayerSpec::Uci(_) | PlayerSpec::Engine { .. } | PlayerSpec::Hub { .. } | PlayerSpec::Xboard { .. }
+        )
     }
 
     /// Checks that an engine's program can be found, so that a typo fails
@@ -169,7 +185,7 @@ impl PlayerSpec {
     pub fn check_available(&self, text: &str) -> Result<(), SpecError> {
         let command = match self {
             PlayerSpec::Uci(cfg) => &cfg.command,
-            PlayerSpec::Engine { command } | PlayerSpec::Hub { command } => command,
+            PlayerSpec::Engine { command } | PlayerSpec::Hub { command } | PlayerSpec::Xboard { command } => command,
             _ => return Ok(()),
         };
         let program = command.split_whitespace().next().unwrap_or("");
@@ -185,6 +201,7 @@ impl PlayerSpec {
             PlayerSpec::Uci(cfg) => Box::new(uci::UciPlayer::new(cfg.clone())),
             PlayerSpec::Engine { command } => Box::new(engine::JsonEngine::new(command.clone())),
             PlayerSpec::Hub { command } => Box::new(hub::HubPlayer::new(command.clone())),
+            PlayerSpec::Xboard { command } => Box::new(xboard::XboardPlayer::new(command.clone())),
             PlayerSpec::Human => Box::new(human::HumanPlayer::new()),
         }
     }

@@ -1,0 +1,350 @@
+//! `xboard:CMD`: a chess engine speaking the xboard protocol, version 2
+//! (CECP; GNU Chess and the like). Handshake `xboard`/`protover 2`, each
+//! `feature` answered (`accepted`, or `rejected` for `san=1`: moves go in
+//! coordinate notation) until `done=1`; per game `new`, `post` (thinking
+//! lines), `easy` (no pondering), `setboard FEN` for a set-up start,
+//! `level` from the time control or `st`/`sd`, then before each of its
+//! moves `time`/`otim` in centiseconds and the moves it has not seen
+//! (`usermove` when it asked for it) in `force` mode, and `go`. It answers
+//! `move M`, or `resign`; the last thinking line (`ply score time nodes pv`)
+//! gives the score, depth, nodes and the time it reports. A process that
+//! dies or hangs is restarted for the next game.
+
+use super::{handshake, Answer, EngineSlot, MoveWait, Player, PlayerError, Reply};
+use crate::process::{deadline_after, ChildProcess, Limits, ProcessError};
+use crate::seat::{Seen, Start, Turn};
+use crate::verdict::GameResult;
+
+/// How long an engine may take to finish its features (`done=1`) and to
+/// answer a `ping`.
+const HANDSHAKE_MS: u64 = 10_000;
+
+/// How long an engine that answers `ping` may be silent before it is pinged.
+const NUDGE_MS: u64 = 25;
+
+/// The standard start, which needs no `setboard`.
+const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+/// What the engine asked for in its `feature` lines.
+#[derive(Clone, Debug, Default)]
+struct Features {
+    /// Moves are sent as `usermove M`.
+    usermove: bool,
+    /// `setboard FEN` sets up a position.
+    setboard: bool,
+    /// `ping N` is answered by `pong N`.
+    ping: bool,
+}
+
+/// An xboard engine.
+pub struct XboardPlayer {
+    command: String,
+    engine: EngineSlot,
+    name: String,
+    features: Features,
+    /// Moves the engine has not been told yet, in coordinate notation.
+    unseen: Vec<String>,
+    /// The engine's own last move, which it has played on its board.
+    own: Option<String>,
+    /// Whether the game's `level` was sent.
+    level_sent: bool,
+}
+
+impl XboardPlayer {
+    /// A player for the engine `command` starts; the process starts with the first game.
+    pub fn new(command: String) -> Self {
+        let name = command.split_whitespace().next().unwrap_or(&command).rsplit('/').next().unwrap_or("").to_string();
+        XboardPlayer {
+            command,
+            engine: EngineSlot::default(),
+            name,
+            features: Features::default(),
+            unseen: Vec::new(),
+            own: None,
+            level_sent: false,
+        }
+    }
+
+    /// Runs `talk` on the engine (see [`EngineSlot`]).
+    fn with_engine<T>(
+        &mut self,
+        talk: impl FnOnce(&mut ChildProcess, &Features) -> Result<T, PlayerError>,
+    ) -> Result<T, PlayerError> {
+        let command = self.command.clone();
+        let features = std::cell::RefCell::new(self.features.clone());
+        let out = self.engine.talk(
+            || {
+                let (p, name, f) = Self::start(&command)?;
+                *features.borrow_mut() = f;
+                Ok((p, name))
+            },
+            &mut self.name,
+            |p| talk(p, &features.borrow()),
+        );
+        self.features = features.into_inner();
+        out
+    }
+
+    /// Starts the engine: `xboard`, `protover 2`, and every feature
+    /// answered until `done=1`.
+    fn start(command: &str) -> Result<(ChildProcess, Option<String>, Features), PlayerError> {
+        let mut p = ChildProcess::start(command, Limits::ENGINE)?;
+        p.send("xboard")?;
+        p.send("protover 2")?;
+        let (mut name, mut features, mut answers) = (None, Features::default(), Vec::new());
+        let deadline = deadline_after(HANDSHAKE_MS);
+        let mut read = |l: &str| {
+            let rest = l.trim().strip_prefix("feature ")?;
+            let mut done = false;
+            for (key, value) in feature_pairs(rest) {
+                let on = value == "1";
+                match key.as_str() {
+                    "done" => done = on,
+                    "san" if on => answers.push(format!("rejected {key}")),
+                    "usermove" => features.usermove = on,
+                    "setboard" => features.setboard = on,
+                    "ping" => features.ping = on,
+                    "myname" => name = Some(value.clone()),
+                    _ => {}
+                }
+                if !(key == "san" && on) {
+                    answers.push(format!("accepted {key}"));
+                }
+            }
+            done.then_some(())
+        };
+        recv_nudged(&mut p, deadline, true, &mut read).map_err(|e| handshake(e, "feature done=1"))?;
+        for a in answers {
+            p.send(&a)?;
+        }
+        Ok((p, name, features))
+    }
+}
+
+/// Reads lines until one satisfies `want`, within `deadline`; with `nudge`,
+/// an engine silent for [`NUDGE_MS`] is sent a `ping` (answered `pong`,
+/// which is ignored). GNU Chess 6 writes its output only as it reads input
+/// (its features one per line read, its move after the search): without
+/// nudges it says nothing more.
+fn recv_nudged<T>(
+    p: &mut ChildProcess,
+    deadline: std::time::Instant,
+    nudge: bool,
+    mut want: impl FnMut(&str) -> Option<T>,
+) -> Result<T, ProcessError> {
+    let mut nudges = 0u64;
+    loop {
+        let pause = if nudge { deadline_after(NUDGE_MS).min(deadline) } else { deadline };
+        match p.recv_until(Some(pause), &mut want) {
+            Err(ProcessError::Timeout) if pause < deadline => {
+                nudges += 1;
+                p.send(&format!("ping {nudges}"))?;
+            }
+            r => return r,
+        }
+    }
+}
+
+/// The `key=value` pairs of a `feature` line (values may be quoted).
+fn feature_pairs(line: &str) -> Vec<(String, String)> {
+    let mut pairs = Vec::new();
+    let mut rest = line.trim();
+    while let Some((key, after)) = rest.split_once('=') {
+        let key = key.trim().to_string();
+        let (value, next) = match after.strip_prefix('"') {
+            Some(quoted) => quoted.split_once('"').unwrap_or((quoted, "")),
+            None => after.split_once(' ').unwrap_or((after, "")),
+        };
+        pairs.push((key, value.to_string()));
+        rest = next.trim();
+    }
+    pairs
+}
+
+/// `M:SS` as `level` takes a base time.
+fn level_base(ms: u64) -> String {
+    let s = ms / 1000;
+    format!("{}:{:02}", s / 60, s % 60)
+}
+
+/// What the engine's reply lines said.
+#[derive(Default)]
+struct Thinking {
+    score: Option<i32>,
+    depth: Option<u32>,
+    nodes: Option<u64>,
+    reported_ms: Option<u64>,
+}
+
+impl Thinking {
+    /// Reads a thinking line (`ply score time nodes pv`); scores of 100000
+    /// and more (mates, as GNU Chess and Crafty write them) become ±30000
+    /// less the distance in moves, when the engine gives it.
+    fn read(&mut self, line: &str) {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        let number = |i: usize| w.get(i).and_then(|t| t.trim_end_matches(['.', '&']).parse::<i64>().ok());
+        if let (Some(ply), Some(score), Some(cs), Some(nodes)) = (number(0), number(1), number(2), number(3)) {
+            self.depth = u32::try_from(ply).ok();
+            self.score = Some(match score {
+                s if s >= 100_000 => 30_000 - ((s - 100_000) / 2).min(999) as i32,
+                s if s <= -100_000 => -30_000 + ((-s - 100_000) / 2).min(999) as i32,
+                s => s.clamp(-29_000, 29_000) as i32,
+            });
+            self.reported_ms = u64::try_from(cs).ok().map(|c| c * 10);
+            self.nodes = u64::try_from(nodes).ok();
+        }
+    }
+}
+
+fn coordinate(state: &arbiter_api::host::Game, mv: u64) -> Option<String> {
+    let mut g = state.clone();
+    g.call_json("uci_move", &serde_json::json!({ "move": mv })).ok()?.as_str().map(String::from)
+}
+
+impl Player for XboardPlayer {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn new_game(&mut self, start: &Start<'_>) -> Result<(), PlayerError> {
+        let state = start.state.ok_or_else(|| {
+            PlayerError::Protocol(format!("xboard engines need a perfect-information variant, not {}", start.info.id))
+        })?;
+        let fen = state.position_text();
+        self.unseen.clear();
+        self.own = None;
+        self.level_sent = false;
+        self.with_engine(|p, f| {
+            p.send("new")?;
+            p.send("force")?;
+            p.send("post")?;
+            p.send("easy")?;
+            if fen != START_FEN {
+                if !f.setboard {
+                    return Err(PlayerError::Protocol(format!(
+                        "the engine cannot set up a position (no setboard): {fen}"
+                    )));
+                }
+                p.send(&format!("setboard {fen}"))?;
+            }
+            if f.ping {
+                p.send("ping 1")?;
+                p.recv_until(Some(deadline_after(HANDSHAKE_MS)), |l| (l.trim() == "pong 1").then_some(()))
+                    .map_err(|e| handshake(e, "pong 1"))?;
+            }
+            Ok(())
+        })
+    }
+
+    fn notify(&mut self, seen: &Seen<'_>) {
+        if let Some((before, mv)) = seen.before {
+            let text = coordinate(before, mv).unwrap_or_else(|| seen.text.clone());
+            // Its own move the engine has played already.
+            if self.own.as_deref() == Some(text.as_str()) {
+                self.own = None;
+            } else {
+                self.unseen.push(text);
+            }
+        }
+    }
+
+    fn choose(&mut self, turn: &Turn<'_>) -> Result<Reply, PlayerError> {
+        let me = turn.player();
+        let mine = turn.clock(me);
+        let theirs = turn.clock(1 - me.min(1));
+        let tc = turn.time_control().clone();
+        let mut setup = Vec::new();
+        if !self.level_sent {
+            self.level_sent = true;
+            if let Some(mt) = mine.movetime_ms {
+                setup.push(format!("st {}", mt.div_ceil(1000).max(1)));
+            } else if let Some(left) = mine.remaining_ms {
+                let inc = mine.increment_ms as f64 / 1000.0;
+                setup.push(format!("level {} {} {inc}", mine.moves_to_go.unwrap_or(0), level_base(left)));
+            }
+            if let Some(d) = tc.depth {
+                setup.push(format!("sd {d}"));
+            }
+        }
+        let unseen = std::mem::take(&mut self.unseen);
+        let wait = MoveWait::of(turn);
+        let mut thinking = Thinking::default();
+        let answer = self.with_engine(|p, f| {
+            p.send("force")?;
+            for line in &setup {
+                p.send(line)?;
+            }
+            for m in &unseen {
+                p.send(&if f.usermove { format!("usermove {m}") } else { m.clone() })?;
+            }
+            if let (Some(a), Some(b)) = (mine.remaining_ms, theirs.remaining_ms) {
+                p.send(&format!("time {}", a / 10))?;
+                p.send(&format!("otim {}", b / 10))?;
+            }
+            p.send("go")?;
+            recv_nudged(p, wait.deadline, f.ping, |l| {
+                let l = l.trim();
+                // `My move is : M` is how GNU Chess 6 says `move M`.
+                if let Some(m) = l
+                    .strip_prefix("move ")
+                    .or_else(|| l.strip_prefix("My move is").map(|r| r.trim_start_matches([' ', ':'])))
+                {
+                    return Some(Ok(Answer::Text(m.trim().to_string())));
+                }
+                if l == "resign" || l.starts_with("tellics resign") {
+                    return Some(Ok(Answer::Resign));
+                }
+                if l.starts_with("Illegal move") || l.starts_with("Error") {
+                    return Some(Err(PlayerError::Protocol(format!("the engine said: {l}"))));
+                }
+                thinking.read(l);
+                None
+            })
+            .map_err(|e| wait.blame(e.into()))?
+        })?;
+        if let Answer::Text(m) = &answer {
+            self.own = Some(m.clone());
+        }
+        Ok(Reply {
+            reported_ms: thinking.reported_ms,
+            score: thinking.score,
+            depth: thinking.depth,
+            nodes: thinking.nodes,
+            ..Reply::answer(answer)
+        })
+    }
+
+    fn game_over(&mut self, result: &GameResult, _me: u32) {
+        let (pgn, why) = (result.pgn(), result.termination.to_string().replace(['{', '}'], ""));
+        // A dead engine is not started again just to be told the result.
+        if self.engine.running() {
+            let _ = self.with_engine(|p, _| Ok(p.send(&format!("result {pgn} {{{why}}}"))?));
+        }
+        self.unseen.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn features_with_quoted_values_are_read_whole() {
+        let pairs = feature_pairs(r#"ping=1 setboard=1 myname="GNU Chess 6" usermove=1 done=0"#);
+        let keys: Vec<(&str, &str)> = pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        assert_eq!(
+            keys,
+            [("ping", "1"), ("setboard", "1"), ("myname", "GNU Chess 6"), ("usermove", "1"), ("done", "0")]
+        );
+    }
+
+    #[test]
+    fn thinking_lines_give_depth_score_time_and_nodes() {
+        let mut t = Thinking::default();
+        t.read("9 +4 22 503623 d5 exd5 Nf6");
+        assert_eq!((t.depth, t.score, t.reported_ms, t.nodes), (Some(9), Some(4), Some(220), Some(503623)));
+        t.read("My move is : d7d5");
+        assert_eq!(t.depth, Some(9), "other lines change nothing");
+        assert_eq!(level_base(90_500), "1:30");
+    }
+}
