@@ -102,6 +102,23 @@ fn a_tournament_stopped_with_ctrl_c_stores_its_games_and_exits_130() {
     assert!(stored > 0 && out.contains(&format!("Interrupted with {stored} games saved")), "{stored}: {out}");
 }
 
+/// The start positions of a 4-game random match with `extra` flags, from
+/// its JSON lines.
+fn match_starts(dir: &std::path::Path, extra: &[&str]) -> Vec<String> {
+    let jsonl = dir.join("m.jsonl");
+    let _ = std::fs::remove_file(&jsonl);
+    let mut args = vec!["match", "chess", "--p1", "random", "--p2", "random:seed=2", "--games", "4", "--no-db"];
+    args.extend(extra);
+    args.extend(["--jsonl", jsonl.to_str().unwrap()]);
+    let run = arbiter_e2e::arbiter(&args);
+    assert!(run.ok, "{}", run.stderr);
+    std::fs::read_to_string(&jsonl)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["start_position"].as_str().unwrap().to_string())
+        .collect()
+}
+
 #[test]
 fn match_and_sprt_read_openings_as_tournaments_do_epd_operations_stripped() {
     let dir = temp_dir("openings");
@@ -112,30 +129,7 @@ fn match_and_sprt_read_openings_as_tournaments_do_epd_operations_stripped() {
          rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq d3 0 1\n",
     )
     .unwrap();
-    let jsonl = dir.join("m.jsonl");
-    let run = arbiter_e2e::arbiter(&[
-        "match",
-        "chess",
-        "--p1",
-        "random",
-        "--p2",
-        "random:seed=2",
-        "--games",
-        "4",
-        "--max-plies",
-        "4",
-        "--no-db",
-        "--openings",
-        file.to_str().unwrap(),
-        "--jsonl",
-        jsonl.to_str().unwrap(),
-    ]);
-    assert!(run.ok, "{}", run.stderr);
-    let starts: Vec<String> = std::fs::read_to_string(&jsonl)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["start_position"].as_str().unwrap().to_string())
-        .collect();
+    let starts = match_starts(&dir, &["--max-plies", "4", "--openings", file.to_str().unwrap()]);
     assert!(starts[0].contains("4P3") && starts[1] == starts[0], "a pair per opening: {starts:?}");
     assert!(starts[2].contains("3P4") && starts[3] == starts[2], "{starts:?}");
     let run = arbiter_e2e::arbiter(&[
@@ -170,32 +164,8 @@ fn a_pgn_opening_book_gives_the_position_after_its_first_plies_and_a_bad_move_is
         "[Event \"a\"]\n\n1. e4 e5 2. Nf3 Nc6 *\n\n[Event \"b\"]\n[Variant \"Standard\"]\n\n1. d4 {main} (1. c4) d5 2. c4 *\n",
     )
     .unwrap();
-    let jsonl = dir.join("m.jsonl");
-    let run = arbiter_e2e::arbiter(&[
-        "match",
-        "chess",
-        "--p1",
-        "random",
-        "--p2",
-        "random:seed=2",
-        "--games",
-        "4",
-        "--max-plies",
-        "2",
-        "--no-db",
-        "--openings",
-        book.to_str().unwrap(),
-        "--opening-plies",
-        "2",
-        "--jsonl",
-        jsonl.to_str().unwrap(),
-    ]);
-    assert!(run.ok, "{}", run.stderr);
-    let starts: Vec<String> = std::fs::read_to_string(&jsonl)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["start_position"].as_str().unwrap().to_string())
-        .collect();
+    let starts =
+        match_starts(&dir, &["--max-plies", "2", "--openings", book.to_str().unwrap(), "--opening-plies", "2"]);
     assert!(starts[0].starts_with("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w "), "{starts:?}");
     assert!(starts[2].starts_with("rnbqkbnr/ppp1pppp/8/3p4/3P4/8/PPP1PPPP/RNBQKBNR w "), "{starts:?}");
     std::fs::write(&book, "[Event \"a\"]\n\n1. e4 e5 2. Ke3 *\n").unwrap();
