@@ -83,9 +83,7 @@ impl Player for HubPlayer {
     }
 
     fn new_game(&mut self, start: &Start<'_>) -> Result<(), PlayerError> {
-        let state = start
-            .state
-            .ok_or_else(|| PlayerError::Protocol("Hub engines need a perfect-information variant".into()))?;
+        let state = super::whole_position(start, "Hub")?;
         self.start = call(state, "hub_position", serde_json::json!({})).ok_or_else(|| {
             PlayerError::Protocol(format!("variant {} has no Hub position (hub_position)", start.info.id))
         })?;

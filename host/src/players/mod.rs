@@ -53,6 +53,24 @@ impl EngineSlot {
     }
 }
 
+/// The start state an engine speaking `protocol` is told: whole positions
+/// only, so a hidden-information variant is refused.
+pub fn whole_position<'a>(
+    start: &crate::seat::Start<'a>,
+    protocol: &str,
+) -> Result<&'a arbiter_api::host::Game, PlayerError> {
+    start.state.ok_or_else(|| {
+        PlayerError::Protocol(format!("{protocol} engines need a perfect-information variant, not {}", start.info.id))
+    })
+}
+
+/// A move in coordinate notation (`e2e4`, `e7e8q`), as UCI and xboard
+/// engines read it, from the chess plugin's `uci_move` call.
+pub fn coordinate_text(state: &arbiter_api::host::Game, mv: u64) -> Option<String> {
+    let mut g = state.clone();
+    g.call_json("uci_move", &serde_json::json!({ "move": mv })).ok()?.as_str().map(String::from)
+}
+
 /// A handshake step that timed out is a protocol error (the engine never
 /// said what the protocol requires), not a time forfeit.
 pub fn handshake(e: ProcessError, expected: &str) -> PlayerError {

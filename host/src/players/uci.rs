@@ -99,20 +99,13 @@ impl UciPlayer {
     }
 }
 
-fn uci_text(state: &arbiter_api::host::Game, mv: u64) -> Option<String> {
-    let mut g = state.clone();
-    g.call_json("uci_move", &serde_json::json!({ "move": mv })).ok()?.as_str().map(String::from)
-}
-
 impl Player for UciPlayer {
     fn name(&self) -> String {
         self.name.clone()
     }
 
     fn new_game(&mut self, start: &Start<'_>) -> Result<(), PlayerError> {
-        let state = start.state.ok_or_else(|| {
-            PlayerError::Protocol(format!("UCI engines need a perfect-information variant, not {}", start.info.id))
-        })?;
+        let state = super::whole_position(start, "UCI")?;
         self.start_fen = state.position_text();
         self.moves.clear();
         self.with_engine(|p| {
@@ -125,7 +118,7 @@ impl Player for UciPlayer {
 
     fn notify(&mut self, seen: &Seen<'_>) {
         if let Some((before, mv)) = seen.before {
-            self.moves.push(uci_text(before, mv).unwrap_or_else(|| seen.text.clone()));
+            self.moves.push(super::coordinate_text(before, mv).unwrap_or_else(|| seen.text.clone()));
         }
     }
 

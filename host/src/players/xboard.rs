@@ -196,20 +196,13 @@ impl Thinking {
     }
 }
 
-fn coordinate(state: &arbiter_api::host::Game, mv: u64) -> Option<String> {
-    let mut g = state.clone();
-    g.call_json("uci_move", &serde_json::json!({ "move": mv })).ok()?.as_str().map(String::from)
-}
-
 impl Player for XboardPlayer {
     fn name(&self) -> String {
         self.name.clone()
     }
 
     fn new_game(&mut self, start: &Start<'_>) -> Result<(), PlayerError> {
-        let state = start.state.ok_or_else(|| {
-            PlayerError::Protocol(format!("xboard engines need a perfect-information variant, not {}", start.info.id))
-        })?;
+        let state = super::whole_position(start, "xboard")?;
         let fen = state.position_text();
         self.unseen.clear();
         self.own = None;
@@ -238,7 +231,7 @@ impl Player for XboardPlayer {
 
     fn notify(&mut self, seen: &Seen<'_>) {
         if let Some((before, mv)) = seen.before {
-            let text = coordinate(before, mv).unwrap_or_else(|| seen.text.clone());
+            let text = super::coordinate_text(before, mv).unwrap_or_else(|| seen.text.clone());
             // Its own move the engine has played already.
             if self.own.as_deref() == Some(text.as_str()) {
                 self.own = None;

@@ -151,7 +151,7 @@ mod tests {
         let t = SprtTally::over(sprt, &games);
         assert_eq!(t.verdict, Verdict::AcceptH1);
         assert_eq!(t.games + t.after_decision, 200);
-        assert!(t.games < 200 && t.games % 2 == 0, "{}", t.games);
+        assert!(t.games < 200 && t.games.is_multiple_of(2), "{}", t.games);
         assert_eq!(t.pentanomial.pairs() * 2, t.games);
     }
 }
