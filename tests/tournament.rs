@@ -391,11 +391,14 @@ fn sprt_in_logistic_elo_on_single_games_decides_for_stockfish_at_fixed_nodes() {
 }
 
 #[test]
-fn an_xboard_engine_plays_whole_games_with_its_thinking_in_the_pgn() {
+fn an_xboard_engine_plays_whole_games_with_its_thinking_in_the_pgn_and_every_line_in_the_log() {
     // GNU Chess from Debian's packages (.ci/run installs it) speaks xboard.
     let dir = temp_dir("xboard");
     let pgn = dir.join("x.pgn");
+    let log = dir.join("engines.log");
     let run = arbiter(&[
+        "--log",
+        log.to_str().unwrap(),
         "match",
         "chess",
         "--p1",
@@ -425,4 +428,11 @@ fn an_xboard_engine_plays_whole_games_with_its_thinking_in_the_pgn() {
         .output()
         .unwrap();
     assert!(check.status.success(), "python-chess: {}", String::from_utf8_lossy(&check.stderr));
+    // --log: every engine's input and output, timed and named, from the
+    // worker processes that played the games.
+    let log = std::fs::read_to_string(&log).unwrap();
+    for expected in ["gnuchess[", "] > protover 2", "] < feature ", "stockfish[", "] > uci", "] < bestmove "] {
+        assert!(log.contains(expected), "no '{expected}' in the engine log");
+    }
+    assert!(log.lines().all(|l| l.starts_with("20") && (l.contains("] > ") || l.contains("] < "))));
 }

@@ -205,6 +205,9 @@ impl ChildProcess {
     /// never a signal.
     pub fn send(&mut self, line: &str) -> Result<(), ProcessError> {
         tracing::trace!(engine = %self.command, "> {line}");
+        if !self.limits.worker {
+            log_engine_line(&self.command, self.child.id(), '>', line);
+        }
         let sent = self.stdin.write_all(line.as_bytes()).and_then(|_| self.stdin.write_all(b"\n"));
         match sent.and_then(|_| self.stdin.flush()) {
             Ok(()) => Ok(()),
@@ -222,6 +225,9 @@ impl ChildProcess {
             match self.lines.recv_timeout(wait) {
                 Ok(Incoming::Line(line)) => {
                     tracing::trace!(engine = %self.command, "< {line}");
+                    if !self.limits.worker {
+                        log_engine_line(&self.command, self.child.id(), '<', &line);
+                    }
                     return Ok(line);
                 }
                 Ok(Incoming::TooLong) => {
@@ -333,6 +339,43 @@ pub fn find_program(program: &str) -> Result<std::path::PathBuf, String> {
 
 /// Reads one line of at most `max` bytes (without its newline); `Ok(None)`
 /// at the end of input, `Err` past the cap.
+/// The environment variable naming the file every engine's input and
+/// output is appended to (`--log FILE` sets it; worker processes inherit it).
+pub const ENGINE_LOG_VAR: &str = "ARBITER_ENGINE_LOG";
+
+/// Appends one line an engine was sent (`>`) or wrote (`<`) to the engine
+/// log, if there is one: `2026-12-01 01:50:00.123 stockfish[4711] > go`.
+/// Each line is one append, so the lines of many processes sharing the
+/// file do not mix.
+fn log_engine_line(command: &str, pid: u32, direction: char, line: &str) {
+    static LOG: std::sync::OnceLock<Option<std::sync::Mutex<std::fs::File>>> = std::sync::OnceLock::new();
+    let log = LOG.get_or_init(|| {
+        let path = std::env::var_os(ENGINE_LOG_VAR)?;
+        match std::fs::OpenOptions::new().create(true).append(true).open(&path) {
+            Ok(f) => Some(std::sync::Mutex::new(f)),
+            Err(e) => {
+                tracing::warn!("engine log {}: {e}", std::path::Path::new(&path).display());
+                None
+            }
+        }
+    });
+    let Some(file) = log else { return };
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let (secs, ms) = (now.as_secs(), now.subsec_millis());
+    let date = crate::record::pgn::pgn_date(secs).replace('.', "-");
+    let name = command.split_whitespace().next().unwrap_or(command).rsplit('/').next().unwrap_or(command);
+    let text = format!(
+        "{date} {:02}:{:02}:{:02}.{ms:03} {name}[{pid}] {direction} {line}\n",
+        secs / 3600 % 24,
+        secs / 60 % 60,
+        secs % 60
+    );
+    use std::io::Write as _;
+    if let Ok(mut f) = file.lock() {
+        let _ = f.write_all(text.as_bytes());
+    }
+}
+
 fn read_line(reader: &mut impl BufRead, max: usize) -> Result<Option<String>, ()> {
     let mut line = Vec::new();
     loop {

@@ -19,7 +19,7 @@ mod worker;
 
 use std::path::PathBuf;
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, Context, Result};
 use clap::{Args, Parser, Subcommand};
 use serde_json::{Map, Value};
 
@@ -37,6 +37,11 @@ pub struct Cli {
     /// before ARBITER_PLUGIN_PATH and the defaults.
     #[arg(long = "plugin-dir", value_name = "DIR", global = true)]
     pub plugin_dirs: Vec<PathBuf>,
+
+    /// Append every engine's input and output to FILE, a line each with
+    /// the time, the engine and its pid (`>` sent, `<` received).
+    #[arg(long = "log", value_name = "FILE", global = true)]
+    pub engine_log: Option<PathBuf>,
 
     /// The subcommand.
     #[command(subcommand)]
@@ -142,6 +147,16 @@ impl OptionArgs {
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Result<()> {
+    if let Some(log) = &cli.engine_log {
+        // Before any thread starts; worker processes inherit it.
+        let path = std::path::absolute(log).unwrap_or_else(|_| log.clone());
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .with_context(|| format!("--log {}: cannot write it", log.display()))?;
+        std::env::set_var(crate::process::ENGINE_LOG_VAR, path);
+    }
     if let Command::NewVariant(args) = &cli.command {
         return new_variant::run(args);
     }
