@@ -74,6 +74,9 @@ pub struct SprtArgs {
     /// Adjudicate a draw after this many plies.
     #[arg(long)]
     max_plies: Option<u32>,
+    /// The overrun tolerated before a flag falls, in ms.
+    #[arg(long, value_name = "MS", default_value_t = crate::tournament::config::DEFAULT_MARGIN_MS)]
+    margin: u64,
     /// The store: an SQLite file, or a postgres:// URL shared by many machines.
     #[arg(long, default_value = "arbiter.db")]
     db: PathBuf,
@@ -110,6 +113,7 @@ fn definition(args: &SprtArgs) -> Result<TournamentConfig> {
     cfg.concurrency = args.concurrency as usize;
     cfg.seed = args.seed;
     cfg.max_plies = args.max_plies;
+    cfg.margin_ms = args.margin;
     cfg.resign = args.adjudication.resign.clone();
     cfg.draw = args.adjudication.draw.clone();
     cfg.in_process = args.in_process;

@@ -82,6 +82,9 @@ pub struct TournamentArgs {
     /// Seconds a game may make no progress beyond a move's budget before it is recorded as hung.
     #[arg(long)]
     watchdog: Option<u64>,
+    /// The overrun tolerated before a flag falls, in ms (default 50).
+    #[arg(long, value_name = "MS")]
+    margin: Option<u64>,
     /// The store: an SQLite file, or a postgres:// URL shared by many machines.
     #[arg(long, default_value = "arbiter.db")]
     db: PathBuf,
@@ -130,6 +133,9 @@ fn definition(args: &TournamentArgs) -> Result<TournamentConfig> {
     }
     if let Some(w) = args.watchdog {
         cfg.watchdog_secs = w;
+    }
+    if let Some(m) = args.margin {
+        cfg.margin_ms = m;
     }
     cfg.in_process |= args.in_process;
     for o in &args.openings {
