@@ -71,6 +71,13 @@ pub fn coordinate_text(state: &arbiter_api::host::Game, mv: u64) -> Option<Strin
     g.call_json("uci_move", &serde_json::json!({ "move": mv })).ok()?.as_str().map(String::from)
 }
 
+/// Whether a chess game is Chess960 (the chess plugin's `chess960` call;
+/// other variants: no).
+pub fn is_chess960(state: &arbiter_api::host::Game) -> bool {
+    let mut g = state.clone();
+    g.call_json("chess960", &serde_json::Value::Null).ok().and_then(|v| v.as_bool()).unwrap_or(false)
+}
+
 /// A handshake step that timed out is a protocol error (the engine never
 /// said what the protocol requires), not a time forfeit.
 pub fn handshake(e: ProcessError, expected: &str) -> PlayerError {

@@ -53,13 +53,22 @@ pub struct UciPlayer {
     name: String,
     start_fen: String,
     moves: Vec<String>,
+    /// Whether the engine was last told `UCI_Chess960 true`.
+    chess960: bool,
 }
 
 impl UciPlayer {
     /// A player for the engine `cfg` describes; the process starts with the first game.
     pub fn new(cfg: UciConfig) -> Self {
         let name = cfg.command.rsplit('/').next().unwrap_or(&cfg.command).to_string();
-        UciPlayer { cfg, engine: EngineSlot::default(), name, start_fen: String::new(), moves: Vec::new() }
+        UciPlayer {
+            cfg,
+            engine: EngineSlot::default(),
+            name,
+            start_fen: String::new(),
+            moves: Vec::new(),
+            chess960: false,
+        }
     }
 
     /// Runs `talk` on the engine (see [`EngineSlot`]).
@@ -108,7 +117,14 @@ impl Player for UciPlayer {
         let state = super::whole_position(start, "UCI")?;
         self.start_fen = state.position_text();
         self.moves.clear();
+        let chess960 = super::is_chess960(state);
+        // Said when it changes: one engine process may play games of both kinds.
+        let tell = chess960 != self.chess960 || (chess960 && !self.engine.running());
+        self.chess960 = chess960;
         self.with_engine(|p| {
+            if tell {
+                p.send(&format!("setoption name UCI_Chess960 value {chess960}"))?;
+            }
             p.send("ucinewgame")?;
             p.send("isready")?;
             p.recv_until(Some(deadline_after(HANDSHAKE_MS)), |l| (l.trim() == "readyok").then_some(()))

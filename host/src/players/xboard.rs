@@ -204,6 +204,7 @@ impl Player for XboardPlayer {
     fn new_game(&mut self, start: &Start<'_>) -> Result<(), PlayerError> {
         let state = super::whole_position(start, "xboard")?;
         let fen = state.position_text();
+        let chess960 = super::is_chess960(state);
         self.unseen.clear();
         self.own = None;
         self.level_sent = false;
@@ -212,6 +213,9 @@ impl Player for XboardPlayer {
             p.send("force")?;
             p.send("post")?;
             p.send("easy")?;
+            if chess960 {
+                p.send("variant fischerandom")?;
+            }
             if fen != START_FEN {
                 if !f.setboard {
                     return Err(PlayerError::Protocol(format!(

@@ -71,6 +71,13 @@ pub fn parse_square(s: &str) -> Option<Square> {
 /// Parses a FEN. Four fields (EPD style) are accepted, with the clocks
 /// defaulting to `0 1`.
 pub fn parse_fen(text: &str) -> Result<ParsedFen, Error> {
+    parse_fen_with(text, false)
+}
+
+/// Parses a FEN; for Chess960 (`chess960`) its castling field may be X-FEN
+/// (`KQkq`: the outermost rook on that side of the king) or Shredder-FEN
+/// (the rooks' files, `HAha`), with the king anywhere between its rooks.
+pub fn parse_fen_with(text: &str, chess960: bool) -> Result<ParsedFen, Error> {
     let fields: Vec<&str> = text.split_whitespace().collect();
     if fields.len() != 6 && fields.len() != 4 {
         return Err(bad(format!(
@@ -88,7 +95,11 @@ pub fn parse_fen(text: &str) -> Result<ParsedFen, Error> {
         other => return Err(bad(format!("side to move '{other}' must be 'w' or 'b'"))),
     };
     check_kings_and_pawns(&builder)?;
-    parse_castling(fields[2], &mut builder)?;
+    if chess960 {
+        parse_castling_960(fields[2], &mut builder)?;
+    } else {
+        parse_castling(fields[2], &mut builder)?;
+    }
     parse_en_passant(fields[3], &mut builder)?;
 
     let halfmove_clock: u16 = match fields.get(4) {
@@ -235,6 +246,43 @@ fn parse_castling(field: &str, builder: &mut BoardBuilder) -> Result<(), Error> 
     Ok(())
 }
 
+/// Chess960 castling rights: `K`/`Q` (the outermost rook on the king's
+/// side), or a rook's file letter, upper case for White.
+fn parse_castling_960(field: &str, builder: &mut BoardBuilder) -> Result<(), Error> {
+    builder.castle_rights = [CastleRights::EMPTY; 2];
+    if field == "-" {
+        return Ok(());
+    }
+    for c in field.chars() {
+        let color = if c.is_ascii_uppercase() { Color::White } else { Color::Black };
+        let back = Rank::First.relative_to(color);
+        let king = File::ALL
+            .into_iter()
+            .find(|&f| builder.square(Square::new(f, back)) == Some((Piece::King, color)))
+            .ok_or_else(|| bad(format!("castling right '{c}': no {} king on its back rank", color_name(color))))?;
+        let rook_on = |f: File| builder.square(Square::new(f, back)) == Some((Piece::Rook, color));
+        let rook = match c.to_ascii_lowercase() {
+            'k' => File::ALL.into_iter().rev().find(|&f| f > king && rook_on(f)),
+            'q' => File::ALL.into_iter().find(|&f| f < king && rook_on(f)),
+            l @ 'a'..='h' => Some(File::index((l as u8 - b'a') as usize)).filter(|&f| f != king && rook_on(f)),
+            _ => {
+                return Err(bad(format!("castling field '{field}': bad letter '{c}' (use K, Q, k, q, A-H, a-h or -)")))
+            }
+        }
+        .ok_or_else(|| bad(format!("castling right '{c}': no {} rook for it on its back rank", color_name(color))))?;
+        let rights = &mut builder.castle_rights[color as usize];
+        let slot = if rook > king { &mut rights.short } else { &mut rights.long };
+        if slot.is_some() {
+            return Err(bad(format!(
+                "castling field '{field}': two rights on one side of the {} king",
+                color_name(color)
+            )));
+        }
+        *slot = Some(rook);
+    }
+    Ok(())
+}
+
 fn parse_en_passant(field: &str, builder: &mut BoardBuilder) -> Result<(), Error> {
     if field == "-" {
         builder.en_passant = None;
@@ -268,6 +316,12 @@ fn parse_en_passant(field: &str, builder: &mut BoardBuilder) -> Result<(), Error
 /// Writes `board` as FEN with `halfmove_clock`. The en passant square is
 /// written only when an en passant capture is legal (as python-chess does).
 pub fn write_fen(board: &Board, halfmove_clock: u16) -> String {
+    write_fen_with(board, halfmove_clock, false)
+}
+
+/// [`write_fen`]; for Chess960, castling rights as X-FEN: `K`/`Q` for the
+/// outermost rook on that side, the rook's file letter otherwise.
+pub fn write_fen_with(board: &Board, halfmove_clock: u16, chess960: bool) -> String {
     let mut out = String::with_capacity(90);
     for rank in (0..8).rev() {
         let mut empty = 0;
@@ -297,7 +351,19 @@ pub fn write_fen(board: &Board, halfmove_clock: u16) -> String {
         [(Color::White, true, 'K'), (Color::White, false, 'Q'), (Color::Black, true, 'k'), (Color::Black, false, 'q')]
     {
         let r = board.castle_rights(color);
-        if (if short { r.short } else { r.long }).is_some() {
+        let Some(rook) = (if short { r.short } else { r.long }) else { continue };
+        let back = Rank::First.relative_to(color);
+        let king = board.king(color).file();
+        let outer = |f: File| (if short { f > rook } else { f < rook }) && f != king;
+        let hidden = File::ALL.into_iter().any(|f| {
+            outer(f)
+                && board.piece_on(Square::new(f, back)) == Some(Piece::Rook)
+                && board.color_on(Square::new(f, back)) == Some(color)
+        });
+        if chess960 && hidden {
+            let letter = char::from(b'a' + rook as u8);
+            castling.push(if color == Color::White { letter.to_ascii_uppercase() } else { letter });
+        } else {
             castling.push(c);
         }
     }

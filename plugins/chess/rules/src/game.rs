@@ -74,6 +74,8 @@ pub struct ChessGame {
     history: Vec<u64>,
     /// End the game on dead position, fivefold repetition and the 75-move rule.
     automatic_draws: bool,
+    /// Chess960 (Fischer random): X-FEN positions, UCI castling as king takes rook.
+    chess960: bool,
 }
 
 impl Clone for ChessGame {
@@ -83,6 +85,7 @@ impl Clone for ChessGame {
             halfmove_clock: self.halfmove_clock,
             history: self.history.clone(),
             automatic_draws: self.automatic_draws,
+            chess960: self.chess960,
         }
     }
 
@@ -91,6 +94,7 @@ impl Clone for ChessGame {
         self.halfmove_clock = other.halfmove_clock;
         self.history.clone_from(&other.history);
         self.automatic_draws = other.automatic_draws;
+        self.chess960 = other.chess960;
     }
 }
 
@@ -107,12 +111,19 @@ fn repetition_key(board: &Board) -> u64 {
 impl ChessGame {
     /// A game from a FEN, with the FIDE automatic draws on or off.
     pub fn from_fen(text: &str, automatic_draws: bool) -> Result<ChessGame, Error> {
-        let parsed = fen::parse_fen(text)?;
+        Self::from_fen_with(text, automatic_draws, false)
+    }
+
+    /// A game from a FEN, of standard chess or Chess960 (see
+    /// [`fen::parse_fen_with`]).
+    pub fn from_fen_with(text: &str, automatic_draws: bool, chess960: bool) -> Result<ChessGame, Error> {
+        let parsed = fen::parse_fen_with(text, chess960)?;
         Ok(ChessGame {
             board: parsed.board,
             halfmove_clock: parsed.halfmove_clock,
             history: Vec::new(),
             automatic_draws,
+            chess960,
         })
     }
 
@@ -218,7 +229,7 @@ impl ChessGame {
 
     /// The FEN of the current position with the uncapped halfmove clock.
     pub fn fen(&self) -> String {
-        fen::write_fen(&self.board, self.halfmove_clock)
+        fen::write_fen_with(&self.board, self.halfmove_clock, self.chess960)
     }
 
     /// Whether `color` has material that could mate against some series of
@@ -407,8 +418,10 @@ impl Game for ChessGame {
         self.has_mating_material(if player == 0 { Color::White } else { Color::Black })
     }
 
-    /// `uci_move` `{"move": id}` gives the move in UCI notation (`e1g1`), for
-    /// hosts that drive UCI engines.
+    /// `uci_move` `{"move": id}` gives the move in UCI notation (`e1g1`; in
+    /// Chess960 `e1h1`), for hosts that drive UCI and xboard engines;
+    /// `chess960` says whether the game is Chess960 (engines are told
+    /// `UCI_Chess960`).
     fn call_json(&mut self, method: &str, args: &serde_json::Value) -> Result<serde_json::Value, Error> {
         match method {
             "uci_move" => {
@@ -416,9 +429,10 @@ impl Game for ChessGame {
                     args["move"].as_u64().and_then(decode).filter(|&m| self.board.is_legal(m)).ok_or_else(|| {
                         Error::illegal_move(format!("uci_move: {} is not a legal move id here", args["move"]))
                     })?;
-                Ok(serde_json::Value::String(san::to_uci(&self.board, mv)))
+                Ok(serde_json::Value::String(san::to_uci_with(&self.board, mv, self.chess960)))
             }
-            _ => Err(Error::unsupported(format!("unknown call '{method}' (chess offers uci_move)"))),
+            "chess960" => Ok(serde_json::Value::Bool(self.chess960)),
+            _ => Err(Error::unsupported(format!("unknown call '{method}' (chess offers uci_move and chess960)"))),
         }
     }
 }

@@ -44,6 +44,23 @@ fn automatic_draws(options: &Map<String, Value>) -> bool {
     options.get("automatic_draws").and_then(Value::as_bool).unwrap_or(true)
 }
 
+fn chess960(options: &Map<String, Value>) -> bool {
+    options.get("chess960").and_then(Value::as_bool).unwrap_or(false)
+}
+
+/// The Chess960 start numbered `key` in `options` (Scharnagl's numbering,
+/// 0 to 959; 518 is the standard array), `default` if absent.
+fn start_number(options: &Map<String, Value>, key: &str, default: u32) -> Result<u32, Error> {
+    match options.get(key) {
+        None => Ok(default),
+        Some(v) => v
+            .as_u64()
+            .filter(|&n| n < 960)
+            .map(|n| n as u32)
+            .ok_or_else(|| Error::bad_position(format!("option {key}: {v} is not a start number from 0 to 959"))),
+    }
+}
+
 impl Variant for Chess {
     type Game = ChessGame;
 
@@ -61,15 +78,43 @@ impl Variant for Chess {
             notation: "SAN (Nf3, exd5, O-O, e8=Q+); UCI long algebraic (g1f3, e7e8q) is accepted".into(),
             position_notation: "FEN".into(),
             start_position: fen::START_FEN.into(),
-            options: vec![OptionSpec {
-                name: "automatic_draws".into(),
-                kind: "bool".into(),
-                default: Value::Bool(true),
-                choices: Vec::new(),
-                description: "End the game on dead position, fivefold repetition and the 75-move rule (FIDE 5.2.2, \
+            options: vec![
+                OptionSpec {
+                    name: "chess960".into(),
+                    kind: "bool".into(),
+                    default: Value::Bool(false),
+                    choices: Vec::new(),
+                    description: "Chess960 (Fischer random): the start from start_number, castling rights in X-FEN \
+                                  or Shredder-FEN, castling as king takes rook in UCI (engines are told UCI_Chess960)."
+                        .into(),
+                },
+                OptionSpec {
+                    name: "start_number".into(),
+                    kind: "int".into(),
+                    default: Value::from(518),
+                    choices: Vec::new(),
+                    description: "With chess960: the start position's number, 0 to 959 (518 is the standard array)."
+                        .into(),
+                },
+                OptionSpec {
+                    name: "black_start_number".into(),
+                    kind: "int".into(),
+                    default: Value::from(-1),
+                    choices: Vec::new(),
+                    description:
+                        "With chess960: Black's array by its own number (Double Fischer Random); -1: as White's.".into(),
+                },
+                OptionSpec {
+                    name: "automatic_draws".into(),
+                    kind: "bool".into(),
+                    default: Value::Bool(true),
+                    choices: Vec::new(),
+                    description:
+                        "End the game on dead position, fivefold repetition and the 75-move rule (FIDE 5.2.2, \
                               9.6). Off: the game goes on until mate or stalemate, as published perft counts assume."
-                    .into(),
-            }],
+                            .into(),
+                },
+            ],
             capabilities: Capabilities { hidden_information: false, evaluate: true, sample_world: false },
             default_time_control: "60+0.6".into(),
             max_plies: None,
@@ -78,11 +123,20 @@ impl Variant for Chess {
     }
 
     fn new_game(&self, options: &Map<String, Value>) -> Result<ChessGame, Error> {
-        ChessGame::from_fen(fen::START_FEN, automatic_draws(options))
+        if !chess960(options) {
+            return ChessGame::from_fen(fen::START_FEN, automatic_draws(options));
+        }
+        let white = start_number(options, "start_number", 518)?;
+        let black = match options.get("black_start_number").and_then(Value::as_i64) {
+            Some(-1) | None => white,
+            Some(_) => start_number(options, "black_start_number", white)?,
+        };
+        let board = cozy_chess::Board::double_chess960_startpos(white, black);
+        ChessGame::from_fen_with(&fen::write_fen_with(&board, 0, true), automatic_draws(options), true)
     }
 
     fn from_position(&self, text: &str, options: &Map<String, Value>) -> Result<ChessGame, Error> {
-        ChessGame::from_fen(text, automatic_draws(options))
+        ChessGame::from_fen_with(text, automatic_draws(options), chess960(options))
     }
 
     fn piece_sets(&self) -> Vec<PieceSet> {

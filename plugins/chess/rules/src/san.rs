@@ -107,7 +107,13 @@ fn rank_char(sq: Square) -> char {
 
 /// UCI long algebraic of a legal move (`e2e4`, `e7e8q`, castling `e1g1`).
 pub fn to_uci(board: &Board, mv: Move) -> String {
-    let to = if is_castle(board, mv) {
+    to_uci_with(board, mv, false)
+}
+
+/// [`to_uci`]; for Chess960 (`UCI_Chess960`), castling is the king taking
+/// its own rook (`e1h1`).
+pub fn to_uci_with(board: &Board, mv: Move, chess960: bool) -> String {
+    let to = if is_castle(board, mv) && !chess960 {
         let file = if mv.to.file() > mv.from.file() { File::G } else { File::C };
         Square::new(file, mv.from.rank())
     } else {
