@@ -111,6 +111,17 @@ fn stockfish_plays_chess960_told_uci_chess960_and_every_game_replays() {
     for bad in ["illegal", "protocol error", "crashed", "hung"] {
         assert!(!run.stdout.contains(bad), "{bad}: {}", run.stdout);
     }
+    // python-chess reads the games as Chess960 and finds every move legal.
+    let check = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import chess.pgn,sys\nf=open(sys.argv[1])\nn=0\nwhile (g:=chess.pgn.read_game(f)):\n \
+             assert g.headers['Variant']=='Chess960' and not g.errors and g.board().chess960, g.errors\n n+=1\nassert n==4",
+            pgn.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(check.status.success(), "python-chess: {}", String::from_utf8_lossy(&check.stderr));
     let replay = arbiter(&["replay", pgn.to_str().unwrap()]);
     assert!(
         replay.ok && replay.stdout.contains("4 game(s) replayed: every move is legal"),

@@ -121,7 +121,9 @@ pub fn write_game(record: &GameRecord, event: &EventInfo) -> String {
     tag("White", player(0));
     tag("Black", player(1));
     tag("Result", record.result.pgn());
-    tag("Variant", &record.variant);
+    // Chess960 under the name python-chess, lichess and the chess GUIs read.
+    let chess960 = record.variant == "chess" && record.options.get("chess960") == Some(&serde_json::Value::Bool(true));
+    tag("Variant", if chess960 { "Chess960" } else { &record.variant });
     for (name, value) in &record.record_tags {
         tag(name, value);
     }

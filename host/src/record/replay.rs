@@ -21,6 +21,7 @@ pub struct ReplayError {
 pub(crate) fn variant_id(tag: Option<&str>) -> String {
     match tag.map(str::to_lowercase).as_deref() {
         None | Some("standard") | Some("normal") | Some("from position") => "chess".to_string(),
+        Some("chess960") | Some("fischerandom") => "chess".to_string(),
         Some(other) => other.to_string(),
     }
 }
@@ -42,10 +43,13 @@ pub fn replay_pgn(registry: &Registry, text: &str) -> Result<usize, ReplayError>
             ));
         }
         let variant = registry.get(&variant_id(g.tag("Variant"))).map_err(|e| fail(None, e.to_string()))?;
-        let options: Map<String, Value> = match g.tag("VariantOptions") {
+        let mut options: Map<String, Value> = match g.tag("VariantOptions") {
             Some(o) => serde_json::from_str(o).map_err(|e| fail(None, format!("VariantOptions tag: {e}")))?,
             None => Map::new(),
         };
+        if g.tag("Variant").is_some_and(|v| matches!(v.to_lowercase().as_str(), "chess960" | "fischerandom")) {
+            options.entry("chess960").or_insert(Value::Bool(true));
+        }
         let mut game = match g.tag("FEN") {
             Some(fen) => variant.from_position(fen, &options),
             None => variant.new_game(&options),
