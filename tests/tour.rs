@@ -154,10 +154,16 @@ fn every_line_of_the_readme_tour_does_what_its_comment_says() {
                 0
             }
             ["perft", "chess", "--position", ..] => ["674624"].map(says).len(),
+            // Chess960 start 0 (bbqnnrkr), its depth-4 count as python-chess gives it.
+            ["perft", "chess", "--option", ..] => ["201143"].map(says).len(),
             ["perft", ..] => ["4865609"].map(says).len(),
             ["play", "chess", "--seed", "7"] => ["Result: "].map(says).len(),
             ["play", "chess", "--p1", "human", ..] => {
                 ["Your move> ", "Nf3", "Result: 0-1 (resignation)"].map(says).len()
+            }
+            ["match", "chess", "--p1", "random", ..] => {
+                assert_eq!(games, 4, "{line}");
+                0
             }
             ["match", ..] => {
                 assert_eq!(games, 4, "{line}");
@@ -174,6 +180,12 @@ fn every_line_of_the_readme_tour_does_what_its_comment_says() {
                     "{line}: {pgn}"
                 );
                 assert!(dir.join("arbiter.db").exists(), "{line}: the store");
+                0
+            }
+            ["--log", "engines.log", ..] => {
+                assert_eq!(games, 2, "{line}");
+                let log = std::fs::read_to_string(dir.join("engines.log")).unwrap();
+                assert!(log.contains("] > protover 2") && log.contains("] < bestmove "), "{line}: the engine log");
                 0
             }
             ["replay", "games.pgn"] => ["4 game(s) replayed: every move is legal"].map(says).len(),
