@@ -62,3 +62,48 @@ fn malformed_pdn_positions_get_one_line_errors() {
     let run = arbiter(&["perft", "international", "--position", "W:W31:B51", "--depth", "1"]);
     assert_eq!(run.stderr.trim(), "error: PDN FEN: '51' in '51' is not a square from 1 to 50");
 }
+
+#[test]
+fn a_pdn_opening_book_gives_the_position_after_its_first_plies() {
+    let dir = temp_dir("pdn-book");
+    let book = dir.join("book.pdn");
+    std::fs::write(&book, "[Event \"a\"]\n\n1. 32-28 19-23 2. 28x19 14x23 *\n\n[Event \"b\"]\n\n1. 33-28 18-22 *\n")
+        .unwrap();
+    let jsonl = dir.join("m.jsonl");
+    let run = arbiter(&[
+        "match",
+        "international",
+        "--p1",
+        "random",
+        "--p2",
+        "random:seed=2",
+        "--games",
+        "4",
+        "--max-plies",
+        "2",
+        "--no-db",
+        "--openings",
+        book.to_str().unwrap(),
+        "--opening-plies",
+        "2",
+        "--jsonl",
+        jsonl.to_str().unwrap(),
+    ]);
+    assert!(run.ok, "{}", run.stderr);
+    let starts: Vec<String> = std::fs::read_to_string(&jsonl)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["start_position"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(starts.len(), 4);
+    assert!(starts[0] == starts[1] && starts[2] == starts[3] && starts[0] != starts[2], "{starts:?}");
+    // After 32-28 19-23: White on 28, not on 32; Black on 23, not on 19.
+    let squares = |fen: &str, side: char| -> Vec<String> {
+        let part =
+            fen.split(':').skip(1).find(|p| p.starts_with(side)).unwrap_or("").trim_start_matches(side).to_string();
+        part.split(',').map(|s| s.trim().trim_end_matches('.').to_string()).collect()
+    };
+    let (white, black) = (squares(&starts[0], 'W'), squares(&starts[0], 'B'));
+    assert!(white.contains(&"28".to_string()) && !white.contains(&"32".to_string()), "{}", starts[0]);
+    assert!(black.contains(&"23".to_string()) && !black.contains(&"19".to_string()), "{}", starts[0]);
+}
