@@ -90,11 +90,7 @@ fn a_pdn_opening_book_gives_the_position_after_its_first_plies() {
         jsonl.to_str().unwrap(),
     ]);
     assert!(run.ok, "{}", run.stderr);
-    let starts: Vec<String> = std::fs::read_to_string(&jsonl)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["start_position"].as_str().unwrap().to_string())
-        .collect();
+    let starts = arbiter_e2e::start_positions(&jsonl);
     assert_eq!(starts.len(), 4);
     assert!(starts[0] == starts[1] && starts[2] == starts[3] && starts[0] != starts[2], "{starts:?}");
     // After 32-28 19-23: White on 28, not on 32; Black on 23, not on 19.

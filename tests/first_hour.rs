@@ -112,11 +112,7 @@ fn match_starts(dir: &std::path::Path, extra: &[&str]) -> Vec<String> {
     args.extend(["--jsonl", jsonl.to_str().unwrap()]);
     let run = arbiter_e2e::arbiter(&args);
     assert!(run.ok, "{}", run.stderr);
-    std::fs::read_to_string(&jsonl)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["start_position"].as_str().unwrap().to_string())
-        .collect()
+    arbiter_e2e::start_positions(&jsonl)
 }
 
 #[test]

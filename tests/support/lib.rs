@@ -153,3 +153,12 @@ pub fn stored_games(db: &Path) -> Vec<(u32, Vec<usize>, String, Vec<u64>)> {
     rows.sort_by_key(|r| r.0);
     rows
 }
+
+/// The start positions of the games of a JSON-lines record file, in order.
+pub fn start_positions(jsonl: &Path) -> Vec<String> {
+    std::fs::read_to_string(jsonl)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["start_position"].as_str().unwrap().to_string())
+        .collect()
+}
