@@ -344,20 +344,22 @@ fn a_finished_hidden_game_can_be_shown_as_the_referee_or_a_player_saw_it() {
 #[test]
 fn score_adjudication_ends_lopsided_and_dead_even_engine_games_as_cutechess_does() {
     let sf = format!("uci:{}", stockfish());
-    let weak = format!("uci:{},Skill Level=0", stockfish());
     let dir = temp_dir("adjudication");
     let pgn = dir.join("a.pgn");
+    // The weak side searches 20 nodes a move: deterministic, unlike a skill level.
     let run = arbiter(&[
         "match",
         "chess",
         "--p1",
         &sf,
         "--p2",
-        &weak,
+        &sf,
         "--games",
         "2",
-        "--tc",
+        "--tc1",
         "inf,nodes=3000",
+        "--tc2",
+        "inf,nodes=20",
         "--resign",
         "movecount=3,score=400",
         "--no-db",
