@@ -144,7 +144,7 @@ fn a_killed_worker_s_game_is_played_again_and_every_game_is_stored_once_across_a
         "--games-per-pairing",
         "4",
         "--max-plies",
-        "40",
+        "80",
         "--local-workers",
         "0",
     ]);
@@ -156,7 +156,9 @@ fn a_killed_worker_s_game_is_played_again_and_every_game_is_stored_once_across_a
         assert!(t0.elapsed() < Duration::from_secs(30), "no game claimed");
         std::thread::sleep(Duration::from_millis(20));
     }
-    std::thread::sleep(Duration::from_millis(300));
+    // Killed just after its claim: a game takes about a second, so it is mid-game
+    // (a longer wait could let a loaded machine finish it first).
+    std::thread::sleep(Duration::from_millis(50));
     let killed = first.id();
     first.kill().unwrap(); // SIGKILL, mid-game
     let _ = first.wait();
