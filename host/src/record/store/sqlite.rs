@@ -309,9 +309,11 @@ impl Sqlite {
 
     fn open_writable(path: &Path) -> Result<Connection, StoreFailure> {
         let mut conn = Connection::open(path)?;
+        // First, so that switching to WAL waits for another process that is
+        // creating or migrating the store instead of failing at once.
+        conn.busy_timeout(std::time::Duration::from_secs(10))?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
-        conn.busy_timeout(std::time::Duration::from_secs(10))?;
         // Two processes opening a new store at once race to migrate it: the
         // loser's transaction rolls back, and a second try finds it done.
         let mut tries = 0;
