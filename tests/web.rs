@@ -400,6 +400,8 @@ fn draw_offers_resignation_and_bad_requests() {
         (json!({"variant": "chess", "opponent": "random", "seat": "5"}), 400, "seat '5' must be 0..2 or random"),
         (json!({"variant": "chess", "opponent": "random", "tc": "fast"}), 400, "fast"),
         (json!({"variant": "chess", "opponent": "uci:stockfish"}), 403, "--allow-engines"),
+        (json!({"variant": "chess", "opponent": "xboard:touch /tmp/pwned"}), 403, "--allow-engines"),
+        (json!({"variant": "draughts", "opponent": "hub:dame hub"}), 403, "--allow-engines"),
         (
             json!({"variant": "junqi", "opponent": "random", "options": {"middle_crossing": "tunnel"}}),
             400,

@@ -283,8 +283,7 @@ fn start_game(app: &Shared, req: StartRequest) -> Result<Json<Value>, ApiError> 
         None
     } else {
         let spec = PlayerSpec::parse(&req.opponent).map_err(|e| ApiError::bad_request(e.to_string()))?;
-        let external = matches!(spec, PlayerSpec::Uci(_) | PlayerSpec::Engine { .. } | PlayerSpec::Hub { .. });
-        if external && !app.config.allow_engines {
+        if spec.is_engine() && !app.config.allow_engines {
             return Err(ApiError::forbidden("engine players need `arbiter serve --allow-engines`"));
         }
         if spec == PlayerSpec::Human {
