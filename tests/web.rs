@@ -401,7 +401,7 @@ fn draw_offers_resignation_and_bad_requests() {
         (json!({"variant": "chess", "opponent": "random", "tc": "fast"}), 400, "fast"),
         (json!({"variant": "chess", "opponent": "uci:stockfish"}), 403, "--allow-engines"),
         (json!({"variant": "chess", "opponent": "xboard:touch /tmp/pwned"}), 403, "--allow-engines"),
-        (json!({"variant": "draughts", "opponent": "hub:dame hub"}), 403, "--allow-engines"),
+        (json!({"variant": "international", "opponent": "hub:dame hub"}), 403, "--allow-engines"),
         (
             json!({"variant": "junqi", "opponent": "random", "options": {"middle_crossing": "tunnel"}}),
             400,
