@@ -362,3 +362,66 @@ fn mcts_refuses_a_hidden_variant_that_cannot_sample_worlds_and_the_kit_never_han
         Ok(_) => panic!("the kit handed out a world of a variant that cannot sample"),
     }
 }
+
+/// `dir=`, `arg=`, `restart=` and `timeout=` on an engine: a wrapper script
+/// in its own directory, started there with an argument holding a space,
+/// notes each start; `restart=on` starts it once a game, the default once a
+/// match; a `timeout=` shorter than the default ends a silent handshake.
+#[test]
+fn engine_settings_set_the_directory_arguments_restarts_and_handshake_time() {
+    let dir = temp_dir("engine-settings");
+    let home = dir.join("engine home");
+    std::fs::create_dir_all(&home).unwrap();
+    let wrapper = home.join("sf.sh");
+    std::fs::write(&wrapper, format!("#!/bin/sh\necho \"$(pwd) [$1]\" >> starts.txt\nexec {}\n", stockfish())).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let starts = |restart: &str| {
+        let _ = std::fs::remove_file(home.join("starts.txt"));
+        let spec = format!("uci:./sf.sh,dir={},arg=two words,restart={restart},Hash=4", home.display());
+        let run = arbiter(&[
+            "match",
+            "chess",
+            "--p1",
+            &spec,
+            "--p2",
+            "random",
+            "--games",
+            "3",
+            "--tc",
+            "inf,nodes=500",
+            "--max-plies",
+            "6",
+            "--no-db",
+        ]);
+        assert!(run.ok, "{}\n{}", run.stderr, run.stdout);
+        assert_eq!(game_lines(&run.stdout).len(), 3, "{}", run.stdout);
+        assert!(game_lines(&run.stdout).iter().all(|g| g.contains("ply limit")), "no engine fault: {}", run.stdout);
+        std::fs::read_to_string(home.join("starts.txt")).unwrap()
+    };
+    let fresh = starts("on");
+    let want = format!("{} [two words]", home.display());
+    assert_eq!(fresh.lines().collect::<Vec<_>>(), [want.as_str(); 3], "one start a game, in dir=, with arg=");
+    assert_eq!(starts("off").lines().count(), 1, "kept between games");
+
+    let (silent, _) = spec_of("uci", "hang uci 1");
+    let t0 = Instant::now();
+    let spec = format!("{silent},timeout=0.5");
+    let run = arbiter(&["match", "chess", "--p1", &spec, "--p2", "random", "--games", "1", "--no-db"]);
+    assert!(run.ok, "{}", run.stderr);
+    assert!(run.stdout.contains("no 'uciok' within the handshake time"), "{}", run.stdout);
+    assert!(t0.elapsed() < Duration::from_secs(5), "timeout=0.5 waited {:?}", t0.elapsed());
+
+    for (spec, message) in [
+        (format!("uci:./sf.sh,dir={}/nowhere", dir.display()), "directory"),
+        (format!("uci:{},restart=sometimes", stockfish()), "restart 'sometimes' must be on or off"),
+        ("hub:dame hub,Hash=4".to_string(), "unknown engine setting 'Hash'"),
+    ] {
+        let run = arbiter(&["match", "chess", "--p1", &spec, "--p2", "random", "--no-db"]);
+        assert!(!run.ok, "{spec} must be refused");
+        assert!(run.stderr.contains(message), "{spec}: {}", run.stderr);
+    }
+}

@@ -136,14 +136,33 @@ impl ChildProcess {
     /// Starts `command` (split on whitespace; the first word is the program),
     /// its stderr discarded.
     pub fn start(command: &str, limits: Limits) -> Result<ChildProcess, ProcessError> {
+        Self::start_in(command, &[], None, limits)
+    }
+
+    /// Starts `command` with `args` (each passed whole) after its words, in
+    /// `dir` (a relative program path is found from there) if given.
+    pub fn start_in(
+        command: &str,
+        args: &[String],
+        dir: Option<&std::path::Path>,
+        limits: Limits,
+    ) -> Result<ChildProcess, ProcessError> {
+        let start_error = |reason: String| ProcessError::Start { command: command.into(), reason };
         let mut words = command.split_whitespace();
-        let program = words
-            .next()
-            .ok_or_else(|| ProcessError::Start { command: command.into(), reason: "empty command".into() })?;
-        let program =
-            find_program(program).map_err(|reason| ProcessError::Start { command: command.into(), reason })?;
+        let program = words.next().ok_or_else(|| start_error("empty command".into()))?;
+        let program = match dir {
+            Some(d) if program.contains('/') => find_program(&d.join(program).to_string_lossy()),
+            _ => find_program(program),
+        }
+        .map_err(start_error)?;
         let mut cmd = Command::new(program);
-        cmd.args(words).stderr(Stdio::null());
+        cmd.args(words).args(args).stderr(Stdio::null());
+        if let Some(d) = dir {
+            if !d.is_dir() {
+                return Err(start_error(format!("directory '{}' not found", d.display())));
+            }
+            cmd.current_dir(d);
+        }
         Self::spawn(cmd, command, limits)
     }
 
@@ -337,8 +356,6 @@ pub fn find_program(program: &str) -> Result<std::path::PathBuf, String> {
     Err(format!("program '{program}' not found on PATH nor in {}", GAMES_DIRS.join(" or ")))
 }
 
-/// Reads one line of at most `max` bytes (without its newline); `Ok(None)`
-/// at the end of input, `Err` past the cap.
 /// The environment variable naming the file every engine's input and
 /// output is appended to (`--log FILE` sets it; worker processes inherit it).
 pub const ENGINE_LOG_VAR: &str = "ARBITER_ENGINE_LOG";
@@ -376,6 +393,8 @@ fn log_engine_line(command: &str, pid: u32, direction: char, line: &str) {
     }
 }
 
+/// Reads one line of at most `max` bytes (without its newline); `Ok(None)`
+/// at the end of input, `Err` past the cap.
 fn read_line(reader: &mut impl BufRead, max: usize) -> Result<Option<String>, ()> {
     let mut line = Vec::new();
     loop {

@@ -5,21 +5,22 @@
 
 use serde_json::{json, Value};
 
-use super::{handshake, Answer, EngineSlot, MoveWait, Player, PlayerError, Reply};
+use super::{handshake, Answer, EngineSettings, EngineSlot, MoveWait, Player, PlayerError, Reply};
 use crate::clock::TurnTime;
-use crate::process::{deadline_after, ChildProcess, Limits};
+use crate::process::{deadline_after, ChildProcess};
 use crate::seat::{Seen, Start, Turn};
 use crate::verdict::GameResult;
 
 /// The protocol version this host speaks.
 pub const PROTOCOL: &str = "arbiter-engine/1";
 
-/// How long an engine may take to answer `hello` and `new_game`.
+/// How long an engine may take to answer `hello` (unless its `timeout=`
+/// says otherwise).
 const HANDSHAKE_MS: u64 = 10_000;
 
 /// An engine speaking the JSON-lines protocol.
 pub struct JsonEngine {
-    command: String,
+    settings: EngineSettings,
     engine: EngineSlot,
     name: String,
     /// A failure met while telling the engine about a move, reported when it
@@ -28,18 +29,20 @@ pub struct JsonEngine {
 }
 
 impl JsonEngine {
-    /// A player for the engine started by `command`; the process starts with the first game.
-    pub fn new(command: String) -> Self {
-        let name = command.split_whitespace().last().and_then(|w| w.rsplit('/').next()).unwrap_or("engine").to_string();
-        JsonEngine { command, engine: EngineSlot::default(), name, failed: None }
+    /// A player for the engine `settings` start; the process starts with the first game.
+    pub fn new(settings: EngineSettings) -> Self {
+        // The last word: `python3 my_engine.py` is my_engine.py.
+        let words = settings.command.split_whitespace();
+        let name = words.last().and_then(|w| w.rsplit('/').next()).unwrap_or("engine").to_string();
+        JsonEngine { engine: EngineSlot::new(settings.restart), settings, name, failed: None }
     }
 
     /// Starts the engine: `hello` until `ready`.
-    fn start(command: &str) -> Result<(ChildProcess, Option<String>), PlayerError> {
-        let mut p = ChildProcess::start(command, Limits::ENGINE)?;
+    fn start(settings: &EngineSettings) -> Result<(ChildProcess, Option<String>), PlayerError> {
+        let mut p = settings.start()?;
         p.send(&json!({"type": "hello", "protocol": PROTOCOL}).to_string())?;
         let ready = p
-            .recv_until(Some(deadline_after(HANDSHAKE_MS)), |l| {
+            .recv_until(Some(deadline_after(settings.handshake_ms(HANDSHAKE_MS))), |l| {
                 serde_json::from_str::<Value>(l).ok().filter(|v| v["type"] == "ready")
             })
             .map_err(|e| handshake(e, "ready"))?;
@@ -56,7 +59,7 @@ impl JsonEngine {
         if !start && !self.engine.running() {
             return Ok(None);
         }
-        self.engine.talk(|| Self::start(&self.command), &mut self.name, talk).map(Some)
+        self.engine.talk(|| Self::start(&self.settings), &mut self.name, talk).map(Some)
     }
 
     fn send(&mut self, start: bool, msg: Value) -> Result<(), PlayerError> {
@@ -80,6 +83,7 @@ impl Player for JsonEngine {
 
     fn new_game(&mut self, start: &Start<'_>) -> Result<(), PlayerError> {
         self.failed = None;
+        self.engine.begin_game(None);
         self.send(
             true,
             json!({
@@ -145,7 +149,7 @@ impl Player for JsonEngine {
                 }
             }
         })?;
-        let not_running = || format!("'{}' is not running (it failed earlier in this game)", self.command);
+        let not_running = || format!("'{}' is not running (it failed earlier in this game)", self.settings.command);
         let answer = answer.ok_or_else(|| PlayerError::Crashed(not_running()))?;
         let reported_ms = answer["time_ms"].as_u64();
         let score = answer["score"].as_i64().map(|s| s as i32);

@@ -5,13 +5,14 @@
 //! travel in Hub notation through the draughts plugin's `hub_move` and
 //! `hub_position` calls; `info ... score=` is kept (in hundredths of a man).
 
-use super::{handshake, Answer, EngineSlot, MoveWait, Player, PlayerError, Reply};
+use super::{handshake, Answer, EngineSettings, EngineSlot, MoveWait, Player, PlayerError, Reply};
 use crate::clock::fmt_secs;
-use crate::process::{deadline_after, ChildProcess, Limits, ProcessError};
+use crate::process::{deadline_after, ChildProcess, ProcessError};
 use crate::seat::{Seen, Start, Turn};
 use crate::verdict::GameResult;
 
-/// How long an engine may take to answer `hub` and `init`.
+/// How long an engine may take to answer `hub` and `init` (unless its
+/// `timeout=` says otherwise).
 const HANDSHAKE_MS: u64 = 30_000;
 
 /// How long an engine told to `stop` (at its hang limit, with no clock) may
@@ -20,7 +21,7 @@ const STOP_GRACE_MS: u64 = 1_000;
 
 /// A Hub engine.
 pub struct HubPlayer {
-    command: String,
+    settings: EngineSettings,
     engine: EngineSlot,
     name: String,
     start: String,
@@ -28,18 +29,24 @@ pub struct HubPlayer {
 }
 
 impl HubPlayer {
-    /// A player for the engine started by `command`; the process starts with the first game.
-    pub fn new(command: String) -> Self {
-        let name = command.split_whitespace().next().and_then(|w| w.rsplit('/').next()).unwrap_or("hub").to_string();
-        HubPlayer { command, engine: EngineSlot::default(), name, start: String::new(), moves: Vec::new() }
+    /// A player for the engine `settings` start; the process starts with the first game.
+    pub fn new(settings: EngineSettings) -> Self {
+        HubPlayer {
+            name: settings.program_name(),
+            engine: EngineSlot::new(settings.restart),
+            settings,
+            start: String::new(),
+            moves: Vec::new(),
+        }
     }
 
     /// Starts the engine: `hub` until `wait`, then `init` until `ready`.
-    fn start(command: &str) -> Result<(ChildProcess, Option<String>), PlayerError> {
-        let mut p = ChildProcess::start(command, Limits::ENGINE)?;
+    fn start(settings: &EngineSettings) -> Result<(ChildProcess, Option<String>), PlayerError> {
+        let mut p = settings.start()?;
+        let handshake_ms = settings.handshake_ms(HANDSHAKE_MS);
         p.send("hub")?;
         let mut name = None;
-        p.recv_until(Some(deadline_after(HANDSHAKE_MS)), |l| {
+        p.recv_until(Some(deadline_after(handshake_ms)), |l| {
             if let Some(rest) = l.strip_prefix("id ") {
                 name = field(rest, "name");
             }
@@ -47,7 +54,7 @@ impl HubPlayer {
         })
         .map_err(|e| handshake(e, "wait"))?;
         p.send("init")?;
-        p.recv_until(Some(deadline_after(HANDSHAKE_MS)), |l| (l.trim() == "ready").then_some(()))
+        p.recv_until(Some(deadline_after(handshake_ms)), |l| (l.trim() == "ready").then_some(()))
             .map_err(|e| handshake(e, "ready"))?;
         Ok((p, name))
     }
@@ -57,7 +64,7 @@ impl HubPlayer {
         &mut self,
         talk: impl FnOnce(&mut ChildProcess) -> Result<T, PlayerError>,
     ) -> Result<T, PlayerError> {
-        self.engine.talk(|| Self::start(&self.command), &mut self.name, talk)
+        self.engine.talk(|| Self::start(&self.settings), &mut self.name, talk)
     }
 }
 
@@ -88,6 +95,7 @@ impl Player for HubPlayer {
             PlayerError::Protocol(format!("variant {} has no Hub position (hub_position)", start.info.id))
         })?;
         self.moves.clear();
+        self.engine.begin_game(Some("quit"));
         self.with_engine(|p| Ok(p.send("new-game")?))
     }
 

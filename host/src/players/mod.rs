@@ -1,6 +1,7 @@
 //! Players, chosen by a spec string: `random[:seed=N]`, `mcts[:iterations=N|movetime=S]`,
-//! `uci:CMD[,option=value...]` (chess engines), `hub:CMD` (draughts engines),
-//! `engine:CMD` (arbiter's JSON-lines protocol) and `human`. A player sees a game only through the referee's
+//! `uci:CMD[,option=value...]` (chess engines), `xboard:CMD`, `hub:CMD` (draughts
+//! engines), `engine:CMD` (arbiter's JSON-lines protocol) and `human`; an
+//! engine's command may be followed by its [`EngineSettings`]. A player sees a game only through the referee's
 //! [`crate::seat::Turn`], [`crate::seat::Start`] and [`crate::seat::Seen`].
 
 pub mod engine;
@@ -8,23 +9,43 @@ pub mod hub;
 pub mod human;
 pub mod mcts;
 pub mod random;
+pub mod settings;
 pub mod uci;
 pub mod xboard;
 
 pub use random::RandomPlayer;
+pub use settings::EngineSettings;
 
 pub use crate::seat::{Answer, MoveWait, Player, PlayerError, Reply};
 
 use crate::process::ProcessError;
 
 /// An engine's process, started on demand and dropped (its whole process
-/// group killed) after any failure, so that the next game starts a fresh one.
+/// group killed) after any failure, so that the next game starts a fresh one;
+/// with `restart=on`, dropped before every game too.
 #[derive(Default)]
 pub struct EngineSlot {
     process: Option<crate::process::ChildProcess>,
+    restart: bool,
 }
 
 impl EngineSlot {
+    /// A slot that keeps its process between games, or (`restart`) starts
+    /// a fresh one for each.
+    pub fn new(restart: bool) -> EngineSlot {
+        EngineSlot { process: None, restart }
+    }
+
+    /// A game begins: with `restart=on`, the process of the last one is
+    /// told `quit` (if its protocol has such a line) and ended.
+    pub fn begin_game(&mut self, quit: Option<&str>) {
+        if self.restart {
+            if let (Some(mut p), Some(line)) = (self.process.take(), quit) {
+                let _ = p.send(line);
+            }
+        }
+    }
+
     /// Whether the process is running.
     pub fn running(&self) -> bool {
         self.process.is_some()
@@ -108,34 +129,19 @@ pub enum PlayerSpec {
     /// `uci:CMD[,name=value...]`.
     Uci(uci::UciConfig),
     /// `xboard:CMD` (CECP v2).
-    Xboard {
-        /// The command line.
-        command: String,
-    },
+    Xboard(EngineSettings),
     /// `hub:CMD`.
-    Hub {
-        /// The command line.
-        command: String,
-    },
+    Hub(EngineSettings),
     /// `engine:CMD`.
-    Engine {
-        /// The command line.
-        command: String,
-    },
+    Engine(EngineSettings),
     /// `human`.
     Human,
 }
 
 impl PlayerSpec {
-    /// The command line of an engine player (`uci`, `hub`, `engine`).
+    /// The command line of an engine player.
     pub fn command(&self) -> Option<&str> {
-        match self {
-            PlayerSpec::Uci(cfg) => Some(&cfg.command),
-            PlayerSpec::Hub { command } | PlayerSpec::Engine { command } | PlayerSpec::Xboard { command } => {
-                Some(command)
-            }
-            PlayerSpec::Random { .. } | PlayerSpec::Mcts(_) | PlayerSpec::Human => None,
-        }
+        self.settings().map(|e| e.command.as_str())
     }
 
     /// Parses a spec string.
@@ -165,10 +171,10 @@ impl PlayerSpec {
             }
             "mcts" => mcts::MctsConfig::from_pairs(&pairs(rest)?).map(PlayerSpec::Mcts).map_err(err),
             "uci" => uci::UciConfig::parse(rest).map(PlayerSpec::Uci).map_err(err),
-            "engine" if !rest.trim().is_empty() => Ok(PlayerSpec::Engine { command: rest.trim().to_string() }),
-            "hub" if !rest.trim().is_empty() => Ok(PlayerSpec::Hub { command: rest.trim().to_string() }),
+            "engine" if !rest.trim().is_empty() => EngineSettings::parse(rest).map(PlayerSpec::Engine).map_err(err),
+            "hub" if !rest.trim().is_empty() => EngineSettings::parse(rest).map(PlayerSpec::Hub).map_err(err),
             "hub" => Err(err("hub: needs a command, e.g. hub:dame hub".into())),
-            "xboard" if !rest.trim().is_empty() => Ok(PlayerSpec::Xboard { command: rest.trim().to_string() }),
+            "xboard" if !rest.trim().is_empty() => EngineSettings::parse(rest).map(PlayerSpec::Xboard).map_err(err),
             "xboard" => Err(err("xboard: needs a command, e.g. xboard:gnuchess --xboard".into())),
             "engine" => Err(err("engine: needs a command, e.g. engine:./my-engine".into())),
             "human" => Ok(PlayerSpec::Human),
@@ -187,7 +193,7 @@ impl PlayerSpec {
                 "mcts cannot search {}: it hides information and its plugin offers no sample_world",
                 info.id
             )),
-            PlayerSpec::Uci(_) | PlayerSpec::Hub { .. } | PlayerSpec::Xboard { .. } if caps.hidden_information => {
+            PlayerSpec::Uci(_) | PlayerSpec::Hub(_) | PlayerSpec::Xboard(_) if caps.hidden_information => {
                 refuse(format!(
                     "{} hides information; UCI, xboard and Hub engines need whole positions (use engine:)",
                     info.id
@@ -199,22 +205,31 @@ impl PlayerSpec {
 
     /// Whether this is an engine (a process of its own, kept between games).
     pub fn is_engine(&self) -> bool {
-        matches!(
-            self,
-            PlayerSpec::Uci(_) | PlayerSpec::Engine { .. } | PlayerSpec::Hub { .. } | PlayerSpec::Xboard { .. }
-        )
+        self.settings().is_some()
     }
 
     /// Checks that an engine's program can be found, so that a typo fails
     /// before the first game rather than forfeiting every game.
     pub fn check_available(&self, text: &str) -> Result<(), SpecError> {
-        let command = match self {
-            PlayerSpec::Uci(cfg) => &cfg.command,
-            PlayerSpec::Engine { command } | PlayerSpec::Hub { command } | PlayerSpec::Xboard { command } => command,
-            _ => return Ok(()),
+        let Some(settings) = self.settings() else { return Ok(()) };
+        let refuse = |reason: String| SpecError { spec: text.to_string(), reason };
+        if let Some(d) = settings.dir.as_ref().filter(|d| !d.is_dir()) {
+            return Err(refuse(format!("directory '{}' not found", d.display())));
+        }
+        let program = match settings.program_path() {
+            Some(path) => path.to_string_lossy().into_owned(),
+            None => settings.command.split_whitespace().next().unwrap_or("").to_string(),
         };
-        let program = command.split_whitespace().next().unwrap_or("");
-        crate::process::find_program(program).map(|_| ()).map_err(|reason| SpecError { spec: text.to_string(), reason })
+        crate::process::find_program(&program).map(|_| ()).map_err(refuse)
+    }
+
+    /// An engine player's process settings (`None` for built-in players).
+    pub fn settings(&self) -> Option<&EngineSettings> {
+        match self {
+            PlayerSpec::Uci(cfg) => Some(&cfg.engine),
+            PlayerSpec::Engine(e) | PlayerSpec::Hub(e) | PlayerSpec::Xboard(e) => Some(e),
+            PlayerSpec::Random { .. } | PlayerSpec::Mcts(_) | PlayerSpec::Human => None,
+        }
     }
 
     /// Creates a player; `game_seed` varies per game so seeded players do not
@@ -224,9 +239,9 @@ impl PlayerSpec {
             PlayerSpec::Random { seed } => Box::new(RandomPlayer::new(seed.wrapping_add(game_seed))),
             PlayerSpec::Mcts(cfg) => Box::new(mcts::MctsPlayer::new(cfg.clone(), game_seed)),
             PlayerSpec::Uci(cfg) => Box::new(uci::UciPlayer::new(cfg.clone())),
-            PlayerSpec::Engine { command } => Box::new(engine::JsonEngine::new(command.clone())),
-            PlayerSpec::Hub { command } => Box::new(hub::HubPlayer::new(command.clone())),
-            PlayerSpec::Xboard { command } => Box::new(xboard::XboardPlayer::new(command.clone())),
+            PlayerSpec::Engine(e) => Box::new(engine::JsonEngine::new(e.clone())),
+            PlayerSpec::Hub(e) => Box::new(hub::HubPlayer::new(e.clone())),
+            PlayerSpec::Xboard(e) => Box::new(xboard::XboardPlayer::new(e.clone())),
             PlayerSpec::Human => Box::new(human::HumanPlayer::new()),
         }
     }

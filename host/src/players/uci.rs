@@ -6,40 +6,45 @@
 //! Moves reach the engine in UCI notation through the chess plugin's
 //! `uci_move` call. A process that dies or hangs is restarted for the next game.
 
-use super::{handshake, Answer, EngineSlot, MoveWait, Player, PlayerError, Reply};
-use crate::process::{deadline_after, ChildProcess, Limits, ProcessError};
+use super::{handshake, Answer, EngineSettings, EngineSlot, MoveWait, Player, PlayerError, Reply};
+use crate::process::{deadline_after, ChildProcess, ProcessError};
 use crate::seat::{Seen, Start, Turn};
 use crate::verdict::GameResult;
 
 /// Settings of a UCI engine player.
 #[derive(Clone, Debug, PartialEq)]
 pub struct UciConfig {
-    /// The command line that starts the engine.
-    pub command: String,
+    /// How the engine's process is started and kept.
+    pub engine: EngineSettings,
     /// `setoption` pairs sent after the handshake.
     pub options: Vec<(String, String)>,
 }
 
 impl UciConfig {
-    /// Parses `CMD[,name=value...]`.
+    /// Parses `CMD[,name=value...]`: the [`EngineSettings`] by their names,
+    /// `option.NAME=value` or any other name as a UCI option.
     pub fn parse(rest: &str) -> Result<UciConfig, String> {
         let mut parts = rest.split(',');
-        let command = parts.next().unwrap_or("").trim().to_string();
+        let command = parts.next().unwrap_or("").trim();
         if command.is_empty() {
             return Err("uci: needs a command, e.g. uci:stockfish".into());
         }
-        let options = parts
-            .map(|kv| {
-                kv.split_once('=')
-                    .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-                    .ok_or(format!("'{kv}' is not name=value"))
-            })
-            .collect::<Result<_, _>>()?;
-        Ok(UciConfig { command, options })
+        let (mut engine, mut options) = (EngineSettings::of(command), Vec::new());
+        for kv in parts {
+            let (k, v) =
+                kv.split_once('=').map(|(k, v)| (k.trim(), v.trim())).ok_or(format!("'{kv}' is not name=value"))?;
+            if let Some(option) = k.strip_prefix("option.") {
+                options.push((option.to_string(), v.to_string()));
+            } else if !engine.set(k, v)? {
+                options.push((k.to_string(), v.to_string()));
+            }
+        }
+        Ok(UciConfig { engine, options })
     }
 }
 
-/// How long an engine may take to answer `uci` and `isready`.
+/// How long an engine may take to answer `uci` and `isready` (unless its
+/// `timeout=` says otherwise).
 const HANDSHAKE_MS: u64 = 10_000;
 
 /// How long an engine told to `stop` (at its hang limit, with no clock) may
@@ -60,10 +65,10 @@ pub struct UciPlayer {
 impl UciPlayer {
     /// A player for the engine `cfg` describes; the process starts with the first game.
     pub fn new(cfg: UciConfig) -> Self {
-        let name = cfg.command.rsplit('/').next().unwrap_or(&cfg.command).to_string();
+        let name = cfg.engine.program_name();
         UciPlayer {
+            engine: EngineSlot::new(cfg.engine.restart),
             cfg,
-            engine: EngineSlot::default(),
             name,
             start_fen: String::new(),
             moves: Vec::new(),
@@ -82,10 +87,10 @@ impl UciPlayer {
     /// Starts the engine: `uci` until `uciok` (its name and options noted),
     /// then the configured `setoption`s.
     fn start(cfg: &UciConfig) -> Result<(ChildProcess, Option<String>), PlayerError> {
-        let mut p = ChildProcess::start(&cfg.command, Limits::ENGINE)?;
+        let mut p = cfg.engine.start()?;
         p.send("uci")?;
         let (mut name, mut known) = (None, Vec::new());
-        p.recv_until(Some(deadline_after(HANDSHAKE_MS)), |l| {
+        p.recv_until(Some(deadline_after(cfg.engine.handshake_ms(HANDSHAKE_MS))), |l| {
             if let Some(n) = l.strip_prefix("id name ") {
                 name = Some(n.trim().to_string());
             } else if let Some(rest) = l.strip_prefix("option name ") {
@@ -98,7 +103,7 @@ impl UciPlayer {
             if !known.iter().any(|o| o.eq_ignore_ascii_case(k)) {
                 tracing::warn!(
                     "engine '{}' has no UCI option '{k}' (it offers: {})",
-                    cfg.command,
+                    cfg.engine.command,
                     if known.is_empty() { "none".to_string() } else { known.join(", ") }
                 );
             }
@@ -118,16 +123,18 @@ impl Player for UciPlayer {
         self.start_fen = state.position_text();
         self.moves.clear();
         let chess960 = super::is_chess960(state);
+        self.engine.begin_game(Some("quit"));
         // Said when it changes: one engine process may play games of both kinds.
         let tell = chess960 != self.chess960 || (chess960 && !self.engine.running());
         self.chess960 = chess960;
+        let ready_ms = self.cfg.engine.handshake_ms(HANDSHAKE_MS);
         self.with_engine(|p| {
             if tell {
                 p.send(&format!("setoption name UCI_Chess960 value {chess960}"))?;
             }
             p.send("ucinewgame")?;
             p.send("isready")?;
-            p.recv_until(Some(deadline_after(HANDSHAKE_MS)), |l| (l.trim() == "readyok").then_some(()))
+            p.recv_until(Some(deadline_after(ready_ms)), |l| (l.trim() == "readyok").then_some(()))
                 .map_err(|e| handshake(e, "readyok"))
         })
     }

@@ -10,13 +10,13 @@
 //! gives the score, depth, nodes and the time it reports. A process that
 //! dies or hangs is restarted for the next game.
 
-use super::{handshake, Answer, EngineSlot, MoveWait, Player, PlayerError, Reply};
-use crate::process::{deadline_after, ChildProcess, Limits, ProcessError};
+use super::{handshake, Answer, EngineSettings, EngineSlot, MoveWait, Player, PlayerError, Reply};
+use crate::process::{deadline_after, ChildProcess, ProcessError};
 use crate::seat::{Seen, Start, Turn};
 use crate::verdict::GameResult;
 
 /// How long an engine may take to finish its features (`done=1`) and to
-/// answer a `ping`.
+/// answer a `ping` (unless its `timeout=` says otherwise).
 const HANDSHAKE_MS: u64 = 10_000;
 
 /// How long an engine that answers `ping` may be silent before it is pinged.
@@ -38,7 +38,7 @@ struct Features {
 
 /// An xboard engine.
 pub struct XboardPlayer {
-    command: String,
+    settings: EngineSettings,
     engine: EngineSlot,
     name: String,
     features: Features,
@@ -51,13 +51,12 @@ pub struct XboardPlayer {
 }
 
 impl XboardPlayer {
-    /// A player for the engine `command` starts; the process starts with the first game.
-    pub fn new(command: String) -> Self {
-        let name = command.split_whitespace().next().unwrap_or(&command).rsplit('/').next().unwrap_or("").to_string();
+    /// A player for the engine `settings` start; the process starts with the first game.
+    pub fn new(settings: EngineSettings) -> Self {
         XboardPlayer {
-            command,
-            engine: EngineSlot::default(),
-            name,
+            name: settings.program_name(),
+            engine: EngineSlot::new(settings.restart),
+            settings,
             features: Features::default(),
             unseen: Vec::new(),
             own: None,
@@ -70,11 +69,11 @@ impl XboardPlayer {
         &mut self,
         talk: impl FnOnce(&mut ChildProcess, &Features) -> Result<T, PlayerError>,
     ) -> Result<T, PlayerError> {
-        let command = self.command.clone();
+        let settings = self.settings.clone();
         let features = std::cell::RefCell::new(self.features.clone());
         let out = self.engine.talk(
             || {
-                let (p, name, f) = Self::start(&command)?;
+                let (p, name, f) = Self::start(&settings)?;
                 *features.borrow_mut() = f;
                 Ok((p, name))
             },
@@ -87,12 +86,12 @@ impl XboardPlayer {
 
     /// Starts the engine: `xboard`, `protover 2`, and every feature
     /// answered until `done=1`.
-    fn start(command: &str) -> Result<(ChildProcess, Option<String>, Features), PlayerError> {
-        let mut p = ChildProcess::start(command, Limits::ENGINE)?;
+    fn start(settings: &EngineSettings) -> Result<(ChildProcess, Option<String>, Features), PlayerError> {
+        let mut p = settings.start()?;
         p.send("xboard")?;
         p.send("protover 2")?;
         let (mut name, mut features, mut answers) = (None, Features::default(), Vec::new());
-        let deadline = deadline_after(HANDSHAKE_MS);
+        let deadline = deadline_after(settings.handshake_ms(HANDSHAKE_MS));
         let mut read = |l: &str| {
             let rest = l.trim().strip_prefix("feature ")?;
             let mut done = false;
@@ -208,6 +207,8 @@ impl Player for XboardPlayer {
         self.unseen.clear();
         self.own = None;
         self.level_sent = false;
+        self.engine.begin_game(Some("quit"));
+        let ready_ms = self.settings.handshake_ms(HANDSHAKE_MS);
         self.with_engine(|p, f| {
             p.send("new")?;
             p.send("force")?;
@@ -226,7 +227,7 @@ impl Player for XboardPlayer {
             }
             if f.ping {
                 p.send("ping 1")?;
-                p.recv_until(Some(deadline_after(HANDSHAKE_MS)), |l| (l.trim() == "pong 1").then_some(()))
+                p.recv_until(Some(deadline_after(ready_ms)), |l| (l.trim() == "pong 1").then_some(()))
                     .map_err(|e| handshake(e, "pong 1"))?;
             }
             Ok(())

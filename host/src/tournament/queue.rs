@@ -82,9 +82,8 @@ impl PluginPin {
 pub fn engine_pins(entrants: &[Entrant]) -> anyhow::Result<BTreeMap<String, PluginPin>> {
     let mut pins = BTreeMap::new();
     for e in entrants {
-        let program = e.spec.command().and_then(|c| c.split_whitespace().next()).filter(|p| p.contains('/'));
-        if let Some(program) = program {
-            pins.insert(e.name.clone(), PluginPin::of(std::path::Path::new(program), "")?);
+        if let Some(program) = e.spec.settings().and_then(|s| s.program_path()) {
+            pins.insert(e.name.clone(), PluginPin::of(&program, "")?);
         }
     }
     Ok(pins)
