@@ -105,7 +105,7 @@ fn the_example_json_engine_plays_chess_and_a_hidden_information_variant() {
 fn misbehaving_engines_lose_with_the_right_termination_and_the_match_goes_on() {
     let faulty = workspace().join("tests/fixtures/engines/faulty-engine.py");
     for (mode, termination) in [
-        ("sleep", "{time forfeit}"),
+        ("sleep", "{time forfeit: "),
         ("exit", "{engine crashed: "),
         ("illegal", "{illegal move: Ke8-h1}"),
         ("garbage", "{engine protocol error: not JSON: I think therefore I move}"),

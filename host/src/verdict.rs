@@ -82,8 +82,9 @@ impl GameResult {
 pub enum Termination {
     /// The rules ended it; the plugin's reason ("checkmate", "stalemate").
     Rules(String),
-    /// A flag fell.
-    TimeForfeit,
+    /// A flag fell, this many ms past the clock (with the margin; stores
+    /// written before it was kept: `None`).
+    TimeForfeit(Option<u64>),
     /// A flag fell while the opponent could not win: a draw.
     TimeForfeitInsufficientMaterial,
     /// A player answered with a move that is not legal (what it sent).
@@ -113,15 +114,18 @@ pub enum Termination {
 }
 
 impl Termination {
-    /// The category PGN's `Termination` tag holds, as lichess and
-    /// cutechess-cli write it.
+    /// The category PGN's `Termination` tag holds, in fastchess's words:
+    /// `normal` (mate included), `time forfeit`, `illegal move`,
+    /// `abandoned` (an engine that crashed, hung or broke its protocol),
+    /// `adjudication`, `unterminated`; a plugin's fault, which fastchess
+    /// cannot have, is the PGN standard's `emergency`.
     pub fn pgn_category(&self) -> &'static str {
         use Termination::*;
         match self {
             Rules(_) | Resignation | DrawAgreed | DrawClaimed(_) => "normal",
-            TimeForfeit | TimeForfeitInsufficientMaterial => "time forfeit",
-            IllegalMove(_) | EngineProtocol(_) => "rules infraction",
-            EngineCrashed(_) | EngineHung(_) => "abandoned",
+            TimeForfeit(_) | TimeForfeitInsufficientMaterial => "time forfeit",
+            IllegalMove(_) => "illegal move",
+            EngineCrashed(_) | EngineHung(_) | EngineProtocol(_) => "abandoned",
             PluginCrashed(_) | PluginHung(_) | PluginContract(_) => "emergency",
             Adjudication(_) => "adjudication",
             Unterminated(_) => "unterminated",
@@ -138,7 +142,7 @@ impl Termination {
     pub fn is_player_fault(&self) -> bool {
         matches!(
             self,
-            Termination::TimeForfeit
+            Termination::TimeForfeit(_)
                 | Termination::IllegalMove(_)
                 | Termination::EngineCrashed(_)
                 | Termination::EngineProtocol(_)
@@ -151,7 +155,7 @@ impl Termination {
         use Termination::*;
         match self {
             Rules(_) => "rules",
-            TimeForfeit => "time_forfeit",
+            TimeForfeit(_) => "time_forfeit",
             TimeForfeitInsufficientMaterial => "time_forfeit_insufficient_material",
             IllegalMove(_) => "illegal_move",
             EngineCrashed(_) => "engine_crashed",
@@ -174,7 +178,7 @@ impl Termination {
         match self {
             Rules(d) | IllegalMove(d) | EngineCrashed(d) | EngineProtocol(d) | EngineHung(d) | PluginCrashed(d)
             | PluginHung(d) | PluginContract(d) | DrawClaimed(d) | Adjudication(d) | Unterminated(d) => Some(d),
-            TimeForfeit | TimeForfeitInsufficientMaterial | Resignation | DrawAgreed => None,
+            TimeForfeit(_) | TimeForfeitInsufficientMaterial | Resignation | DrawAgreed => None,
         }
     }
 
@@ -185,7 +189,11 @@ impl Termination {
         use Termination::*;
         let detail = |prefix: &str| text.strip_prefix(prefix).unwrap_or(text).to_string();
         match kind {
-            Some("time_forfeit") => TimeForfeit,
+            Some("time_forfeit") => TimeForfeit(
+                text.strip_prefix("time forfeit: ")
+                    .and_then(|t| t.strip_suffix(" ms over"))
+                    .and_then(|n| n.parse().ok()),
+            ),
             Some("time_forfeit_insufficient_material") => TimeForfeitInsufficientMaterial,
             Some("illegal_move") => IllegalMove(detail("illegal move: ")),
             Some("engine_crashed") => EngineCrashed(detail("engine crashed: ")),
@@ -209,7 +217,8 @@ impl std::fmt::Display for Termination {
         use Termination::*;
         match self {
             Rules(reason) => f.write_str(reason),
-            TimeForfeit => f.write_str("time forfeit"),
+            TimeForfeit(None) => f.write_str("time forfeit"),
+            TimeForfeit(Some(ms)) => write!(f, "time forfeit: {ms} ms over"),
             TimeForfeitInsufficientMaterial => f.write_str("time forfeit against insufficient material"),
             IllegalMove(m) => write!(f, "illegal move: {m}"),
             EngineCrashed(d) => write!(f, "engine crashed: {d}"),
@@ -235,7 +244,8 @@ mod tests {
     fn all() -> Vec<Termination> {
         vec![
             Rules("checkmate".into()),
-            TimeForfeit,
+            TimeForfeit(None),
+            TimeForfeit(Some(12)),
             TimeForfeitInsufficientMaterial,
             IllegalMove("Ke8-h1".into()),
             EngineCrashed("'eng' exited (exit status: 3)".into()),
@@ -268,9 +278,11 @@ mod tests {
             assert_eq!(serde_json::from_str::<GameResult>(&text).unwrap(), r, "{text}");
         }
         assert_eq!(
-            serde_json::to_value(GameResult { outcome: Outcome::Win(1), termination: TimeForfeit }).unwrap(),
-            serde_json::json!({"outcome": {"win": 1}, "termination": {"kind": "time_forfeit"}, "pgn": "0-1"})
+            serde_json::to_value(GameResult { outcome: Outcome::Win(1), termination: TimeForfeit(None) }).unwrap(),
+            serde_json::json!({"outcome": {"win": 1}, "termination": {"kind": "time_forfeit", "detail": null}, "pgn": "0-1"})
         );
+        // Records written before the overrun was kept have no detail.
+        assert_eq!(serde_json::from_str::<Termination>(r#"{"kind":"time_forfeit"}"#).unwrap(), TimeForfeit(None));
     }
 
     #[test]
@@ -282,10 +294,11 @@ mod tests {
     }
 
     #[test]
-    fn pgn_categories_follow_lichess_and_cutechess() {
+    fn pgn_categories_follow_fastchess() {
         assert_eq!(Rules("checkmate".into()).pgn_category(), "normal");
-        assert_eq!(TimeForfeit.pgn_category(), "time forfeit");
-        assert_eq!(IllegalMove("x".into()).pgn_category(), "rules infraction");
+        assert_eq!(TimeForfeit(Some(3)).pgn_category(), "time forfeit");
+        assert_eq!(IllegalMove("x".into()).pgn_category(), "illegal move");
+        assert_eq!(EngineProtocol("x".into()).pgn_category(), "abandoned");
         assert_eq!(EngineCrashed("x".into()).pgn_category(), "abandoned");
         assert_eq!(PluginHung("x".into()).pgn_category(), "emergency");
         assert_eq!(Adjudication("x".into()).pgn_category(), "adjudication");

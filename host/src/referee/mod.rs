@@ -348,7 +348,7 @@ impl<'a, 'w> Referee<'a, 'w> {
             let start =
                 Start { player: i as u32, info: self.info, observation, state: (!self.hidden()).then_some(&self.game) };
             if let Err(e) = p.new_game(&start) {
-                return self.failed(i as u32, e);
+                return self.failed(i as u32, e, None);
             }
         }
         self.show(players.len(), None);
@@ -394,9 +394,10 @@ impl<'a, 'w> Referee<'a, 'w> {
             }
             let used_us = t0.elapsed().as_micros() as u64;
             let used_ms = used_us / 1000;
+            let overrun_ms = self.clocks[player as usize].budget_ms().map(|b| used_ms.saturating_sub(b));
             let reply = match reply {
                 Ok(r) => r,
-                Err(e) => return self.failed(player, e),
+                Err(e) => return self.failed(player, e, overrun_ms),
             };
             let Reply { answer, .. } = reply;
             let illegal = |what: String| Termination::IllegalMove(what);
@@ -422,7 +423,7 @@ impl<'a, 'w> Referee<'a, 'w> {
                         }
                     }
                 }
-                Err(_) => return self.flag(player),
+                Err(_) => return self.flag(player, overrun_ms),
             }
             self.used_total_ms += used_ms;
             let said = Reply { answer: Answer::Move(mv), ..reply };
@@ -474,21 +475,23 @@ impl<'a, 'w> Referee<'a, 'w> {
         players.iter_mut().enumerate().filter(|(q, _)| *q as u32 != from).all(|(_, p)| p.accepts_draw(from))
     }
 
-    /// A flag fell: a loss, or a draw if the opponent cannot win.
-    fn flag(&self, player: u32) -> GameResult {
+    /// A flag fell, `overrun_ms` past the clock: a loss, or a draw if the
+    /// opponent cannot win.
+    fn flag(&self, player: u32, overrun_ms: Option<u64>) -> GameResult {
         let others_can_win = (0..self.info.players.len() as u32).filter(|&q| q != player).any(|q| self.game.can_win(q));
         if others_can_win {
-            self.loss(player, Termination::TimeForfeit)
+            self.loss(player, Termination::TimeForfeit(overrun_ms))
         } else {
             end(Outcome::Draw, Termination::TimeForfeitInsufficientMaterial)
         }
     }
 
-    /// `player` failed to move: its loss, unless the plugin it was calling
-    /// failed (then the game is void).
-    fn failed(&self, player: u32, e: PlayerError) -> GameResult {
+    /// `player` failed to move (`overrun_ms` past its clock, if it has
+    /// one): its loss, unless the plugin it was calling failed (then the
+    /// game is void).
+    fn failed(&self, player: u32, e: PlayerError, overrun_ms: Option<u64>) -> GameResult {
         match e {
-            PlayerError::Timeout => self.flag(player),
+            PlayerError::Timeout => self.flag(player, overrun_ms),
             PlayerError::Crashed(d) => self.loss(player, Termination::EngineCrashed(d)),
             PlayerError::Protocol(d) => self.loss(player, Termination::EngineProtocol(d)),
             PlayerError::Hung(d) => self.loss(player, Termination::EngineHung(d)),

@@ -93,7 +93,14 @@ fn a_flag_falls_on_the_slow_player() {
     let v = race(Fault::None);
     let slow = Scripted { sleep_ms: 150, ..Scripted::new(vec![]) };
     let r = play(&v, json!({}), vec![Scripted::new(vec![]), slow], "st=0.05");
-    assert_eq!(result(&r), (Outcome::Win(0), Termination::TimeForfeit));
+    assert_eq!(r.result.outcome, Outcome::Win(0));
+    // 150 ms used of 50: about 100 ms over, said in the termination.
+    let over = match r.result.termination {
+        Termination::TimeForfeit(Some(ms)) => ms,
+        ref t => panic!("{t:?}"),
+    };
+    assert!((90..1000).contains(&over), "{over} ms over");
+    assert_eq!(r.result.termination.to_string(), format!("time forfeit: {over} ms over"));
     assert_eq!(r.plies.len(), 1);
 }
 
