@@ -374,6 +374,9 @@ fn score_adjudication_ends_lopsided_and_dead_even_engine_games_as_cutechess_does
     assert!(run.stdout.contains("Score of uci:") && run.stdout.contains(": 2 - 0 - 0"), "{}", run.stdout);
     let text = std::fs::read_to_string(&pgn).unwrap();
     assert!(text.contains("[Termination \"adjudication\"]") && text.contains("[%eval "), "{text}");
+    // The players are named by their specs; the engine's own name is kept beside.
+    assert_eq!(text.matches("[WhiteEngine \"Stockfish ").count(), 2, "{text}");
+    assert_eq!(text.matches("[BlackEngine \"Stockfish ").count(), 2, "{text}");
     let run = arbiter(&[
         "match",
         "chess",

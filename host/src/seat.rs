@@ -245,6 +245,12 @@ pub trait Player: Send {
     /// A short name for records and standings.
     fn name(&self) -> String;
 
+    /// The name an engine gave itself (UCI `id name`, xboard `myname`, Hub
+    /// `id name`, JSON-lines `ready` name), once it has said one.
+    fn engine_name(&self) -> Option<String> {
+        None
+    }
+
     /// A new game starts; `start` is what this player may see of it.
     fn new_game(&mut self, _start: &Start<'_>) -> Result<(), PlayerError> {
         Ok(())

@@ -81,6 +81,10 @@ impl Player for JsonEngine {
         self.name.clone()
     }
 
+    fn engine_name(&self) -> Option<String> {
+        self.engine.reported_name()
+    }
+
     fn new_game(&mut self, start: &Start<'_>) -> Result<(), PlayerError> {
         self.failed = None;
         self.engine.begin_game(None);

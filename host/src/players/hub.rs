@@ -89,6 +89,10 @@ impl Player for HubPlayer {
         self.name.clone()
     }
 
+    fn engine_name(&self) -> Option<String> {
+        self.engine.reported_name()
+    }
+
     fn new_game(&mut self, start: &Start<'_>) -> Result<(), PlayerError> {
         let state = super::whole_position(start, "Hub")?;
         self.start = call(state, "hub_position", serde_json::json!({})).ok_or_else(|| {

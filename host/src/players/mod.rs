@@ -27,13 +27,15 @@ use crate::process::ProcessError;
 pub struct EngineSlot {
     process: Option<crate::process::ChildProcess>,
     restart: bool,
+    /// The name the engine last said it has.
+    reported: Option<String>,
 }
 
 impl EngineSlot {
     /// A slot that keeps its process between games, or (`restart`) starts
     /// a fresh one for each.
     pub fn new(restart: bool) -> EngineSlot {
-        EngineSlot { process: None, restart }
+        EngineSlot { process: None, restart, reported: None }
     }
 
     /// A game begins: with `restart=on`, the process of the last one is
@@ -44,6 +46,11 @@ impl EngineSlot {
                 let _ = p.send(line);
             }
         }
+    }
+
+    /// The name the engine said it has, if it has said one.
+    pub fn reported_name(&self) -> Option<String> {
+        self.reported.clone()
     }
 
     /// Whether the process is running.
@@ -62,7 +69,8 @@ impl EngineSlot {
         if self.process.is_none() {
             let (process, reported) = start()?;
             if let Some(n) = reported {
-                *name = n;
+                *name = n.clone();
+                self.reported = Some(n);
             }
             self.process = Some(process);
         }

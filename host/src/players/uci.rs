@@ -118,6 +118,10 @@ impl Player for UciPlayer {
         self.name.clone()
     }
 
+    fn engine_name(&self) -> Option<String> {
+        self.engine.reported_name()
+    }
+
     fn new_game(&mut self, start: &Start<'_>) -> Result<(), PlayerError> {
         let state = super::whole_position(start, "UCI")?;
         self.start_fen = state.position_text();

@@ -200,6 +200,10 @@ impl Player for XboardPlayer {
         self.name.clone()
     }
 
+    fn engine_name(&self) -> Option<String> {
+        self.engine.reported_name()
+    }
+
     fn new_game(&mut self, start: &Start<'_>) -> Result<(), PlayerError> {
         let state = super::whole_position(start, "xboard")?;
         let fen = state.position_text();

@@ -1,4 +1,5 @@
-//! PGN out and in. Out: the Seven Tag Roster, `Variant`, `FEN`/`SetUp` when
+//! PGN out and in. Out: the Seven Tag Roster, `WhiteEngine`/`BlackEngine`
+//! (an engine's own name, where the event named it otherwise), `Variant`, `FEN`/`SetUp` when
 //! the game did not start from the variant's start, `TimeControl`,
 //! `Termination` (the PGN standard's category) with the precise reason as the
 //! last comment, `PlyCount`, and `[%clk]`/`[%emt]` after every move (with
@@ -92,6 +93,8 @@ pub const WRITER_TAGS: &[&str] = &[
     "Round",
     "White",
     "Black",
+    "WhiteEngine",
+    "BlackEngine",
     "Result",
     "Variant",
     "SetUp",
@@ -120,6 +123,12 @@ pub fn write_game(record: &GameRecord, event: &EventInfo) -> String {
     tag("Round", &event.round.max(1).to_string());
     tag("White", player(0));
     tag("Black", player(1));
+    // The name an engine gave itself, where the event named it otherwise.
+    for (i, side) in [(0, "WhiteEngine"), (1, "BlackEngine")] {
+        if let Some(engine) = record.engines.get(i).filter(|e| !e.is_empty() && e.as_str() != player(i)) {
+            tag(side, engine);
+        }
+    }
     tag("Result", record.result.pgn());
     // Chess960 under the name python-chess, lichess and the chess GUIs read.
     let chess960 = record.variant == "chess" && record.options.get("chess960") == Some(&serde_json::Value::Bool(true));

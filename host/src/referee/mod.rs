@@ -102,6 +102,11 @@ pub struct GameRecord {
     /// The variant's extra record tags (PDN `GameType`...).
     #[serde(default)]
     pub record_tags: Vec<(String, String)>,
+    /// What each engine called itself, in turn order (`""` for a player
+    /// that said no name), kept when `players` holds the names a match or
+    /// tournament gave them; empty in records written before.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub engines: Vec<String>,
 }
 
 /// Where a game starts.
@@ -239,6 +244,7 @@ fn play(
         variant: info.id.clone(),
         plugin: format!("{} {}", plugin.name, plugin.version),
         players: players.iter().map(|p| p.name()).collect(),
+        engines: engine_names(players),
         time_controls: config.time_controls.clone(),
         options: options.clone(),
         standard_start: start_position == info.start_position,
@@ -251,6 +257,17 @@ fn play(
         viewer: None,
         record_tags: info.record_tags.clone(),
     })
+}
+
+/// The names the engines among `players` gave themselves, `""` for the
+/// others; empty if none is an engine that said one.
+fn engine_names(players: &[Box<dyn Player>]) -> Vec<String> {
+    let names: Vec<String> = players.iter().map(|p| p.engine_name().unwrap_or_default()).collect();
+    if names.iter().all(String::is_empty) {
+        Vec::new()
+    } else {
+        names
+    }
 }
 
 /// The position `plies` lead to from `start` (they were all legal where
@@ -582,6 +599,7 @@ pub(crate) mod fixtures {
             duration_ms: 1234,
             viewer: None,
             record_tags: vec![("GameType".into(), "20".into())],
+            engines: vec!["Alpha 1.0".into(), String::new()],
         }
     }
 

@@ -98,6 +98,9 @@ impl Player for Paced {
     fn name(&self) -> String {
         self.inner.name()
     }
+    fn engine_name(&self) -> Option<String> {
+        self.inner.engine_name()
+    }
     fn new_game(&mut self, start: &Start<'_>) -> Result<(), PlayerError> {
         // Engines may take their handshake time to start.
         Pulse::lock(&self.pulse).beat(Duration::from_secs(30));

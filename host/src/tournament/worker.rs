@@ -152,6 +152,7 @@ pub fn faulted_record(
         duration_ms: started.1.elapsed().as_millis() as u64,
         viewer: None,
         record_tags: info.record_tags.clone(),
+        engines: Vec::new(),
     }
 }
 

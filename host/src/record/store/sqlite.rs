@@ -227,6 +227,13 @@ fn backfill_records(tx: &rusqlite::Transaction<'_>) -> rusqlite_migration::HookR
             };
             let pgn_text: String = r.get(15)?;
             let header = pgn::read_games(&pgn_text).into_iter().next().map(|g| g.tags).unwrap_or_default();
+            let engines_of = |header: &[(String, String)]| -> Vec<String> {
+                let tag = |name: &str| header.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
+                match (tag("WhiteEngine"), tag("BlackEngine")) {
+                    (None, None) => Vec::new(),
+                    (w, b) => vec![w.unwrap_or_default(), b.unwrap_or_default()],
+                }
+            };
             let record = GameRecord {
                 variant: r.get(1)?,
                 plugin: r.get(2)?,
@@ -256,6 +263,7 @@ fn backfill_records(tx: &rusqlite::Transaction<'_>) -> rusqlite_migration::HookR
                 started_at: r.get::<_, i64>(13)? as u64,
                 duration_ms: r.get::<_, i64>(14)? as u64,
                 viewer: None,
+                engines: engines_of(&header),
                 record_tags: header.into_iter().filter(|(k, _)| !pgn::WRITER_TAGS.contains(&k.as_str())).collect(),
             };
             Ok((r.get::<_, i64>(0)?, record))
