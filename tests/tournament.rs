@@ -436,3 +436,37 @@ fn an_xboard_engine_plays_whole_games_with_its_thinking_in_the_pgn_and_every_lin
     }
     assert!(log.lines().all(|l| l.starts_with("20") && (l.contains("] > ") || l.contains("] < "))));
 }
+
+#[test]
+fn a_gzipped_engine_log_holds_every_line_of_every_worker() {
+    let dir = temp_dir("gzip-log");
+    let log = dir.join("engines.log.gz");
+    let run = arbiter(&[
+        "--log",
+        log.to_str().unwrap(),
+        "match",
+        "chess",
+        "--p1",
+        "uci:stockfish",
+        "--p2",
+        "random",
+        "--games",
+        "4",
+        "--tc",
+        "inf,nodes=200",
+        "--concurrency",
+        "2",
+        "--no-db",
+    ]);
+    assert!(run.ok, "{}", run.stderr);
+    // Members written by two worker processes: gzip reads them as one stream.
+    let text = std::process::Command::new("python3")
+        .args(["-c", "import gzip,sys\nsys.stdout.write(gzip.open(sys.argv[1],'rt').read())", log.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(text.status.success(), "not gzip: {}", String::from_utf8_lossy(&text.stderr));
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert_eq!(text.matches("] > ucinewgame").count(), 4, "{text}");
+    assert_eq!(text.matches("] > go ").count(), text.matches("] < bestmove ").count(), "{text}");
+    assert!(text.lines().all(|l| l.starts_with("20") && (l.contains("] > ") || l.contains("] < "))));
+}

@@ -33,7 +33,9 @@ fn main() {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
         .init();
-    if let Err(e) = arbiter::cli::run(cli) {
+    let run = arbiter::cli::run(cli);
+    arbiter::process::flush_engine_log();
+    if let Err(e) = run {
         eprintln!("error: {e:#}");
         std::process::exit(1);
     }

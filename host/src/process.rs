@@ -360,23 +360,86 @@ pub fn find_program(program: &str) -> Result<std::path::PathBuf, String> {
 /// output is appended to (`--log FILE` sets it; worker processes inherit it).
 pub const ENGINE_LOG_VAR: &str = "ARBITER_ENGINE_LOG";
 
-/// Appends one line an engine was sent (`>`) or wrote (`<`) to the engine
-/// log, if there is one: `2026-12-01 01:50:00.123 stockfish[4711] > go`.
-/// Each line is one append, so the lines of many processes sharing the
-/// file do not mix.
-fn log_engine_line(command: &str, pid: u32, direction: char, line: &str) {
-    static LOG: std::sync::OnceLock<Option<std::sync::Mutex<std::fs::File>>> = std::sync::OnceLock::new();
-    let log = LOG.get_or_init(|| {
-        let path = std::env::var_os(ENGINE_LOG_VAR)?;
+/// Lines a gzipped engine log holds back before it writes them as one gzip
+/// member (games end sooner, and write theirs then).
+const GZIP_MEMBER_BYTES: usize = 256 << 10;
+
+/// The engine log this process appends to.
+struct EngineLog {
+    file: std::fs::File,
+    /// Gzipped (the file's name ends in `.gz`): lines wait in `pending`
+    /// and go out as whole gzip members, which `zcat` reads as one stream.
+    gzip: bool,
+    pending: Vec<u8>,
+}
+
+impl EngineLog {
+    fn open() -> Option<std::sync::Mutex<EngineLog>> {
+        let path = std::path::PathBuf::from(std::env::var_os(ENGINE_LOG_VAR)?);
         match std::fs::OpenOptions::new().create(true).append(true).open(&path) {
-            Ok(f) => Some(std::sync::Mutex::new(f)),
+            Ok(file) => {
+                let gzip = path.extension().is_some_and(|e| e == "gz");
+                Some(std::sync::Mutex::new(EngineLog { file, gzip, pending: Vec::new() }))
+            }
             Err(e) => {
-                tracing::warn!("engine log {}: {e}", std::path::Path::new(&path).display());
+                tracing::warn!("engine log {}: {e}", path.display());
                 None
             }
         }
-    });
-    let Some(file) = log else { return };
+    }
+
+    /// Appends one line: at once to a plain log, in one write so that the
+    /// lines of many processes sharing the file do not mix.
+    fn append(&mut self, text: &str) {
+        use std::io::Write as _;
+        if !self.gzip {
+            let _ = self.file.write_all(text.as_bytes());
+            return;
+        }
+        self.pending.extend_from_slice(text.as_bytes());
+        if self.pending.len() >= GZIP_MEMBER_BYTES {
+            self.flush();
+        }
+    }
+
+    /// Writes the lines held back as one gzip member, in one write.
+    fn flush(&mut self) {
+        use std::io::Write as _;
+        if self.pending.is_empty() {
+            return;
+        }
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        let member = gz.write_all(&self.pending).and_then(|_| gz.finish());
+        self.pending.clear();
+        match member {
+            Ok(bytes) => {
+                let _ = self.file.write_all(&bytes);
+            }
+            Err(e) => tracing::warn!("engine log: {e}"),
+        }
+    }
+}
+
+/// This process's engine log, opened on first use.
+fn engine_log() -> Option<&'static std::sync::Mutex<EngineLog>> {
+    static LOG: std::sync::OnceLock<Option<std::sync::Mutex<EngineLog>>> = std::sync::OnceLock::new();
+    LOG.get_or_init(EngineLog::open).as_ref()
+}
+
+/// Writes out what a gzipped engine log holds back: called as each game
+/// ends and before the program exits.
+pub fn flush_engine_log() {
+    if let Some(log) = engine_log() {
+        if let Ok(mut log) = log.lock() {
+            log.flush();
+        }
+    }
+}
+
+/// Appends one line an engine was sent (`>`) or wrote (`<`) to the engine
+/// log, if there is one: `2026-12-01 01:50:00.123 stockfish[4711] > go`.
+fn log_engine_line(command: &str, pid: u32, direction: char, line: &str) {
+    let Some(log) = engine_log() else { return };
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
     let (secs, ms) = (now.as_secs(), now.subsec_millis());
     let date = crate::record::pgn::pgn_date(secs).replace('.', "-");
@@ -387,9 +450,8 @@ fn log_engine_line(command: &str, pid: u32, direction: char, line: &str) {
         secs / 60 % 60,
         secs % 60
     );
-    use std::io::Write as _;
-    if let Ok(mut f) = file.lock() {
-        let _ = f.write_all(text.as_bytes());
+    if let Ok(mut log) = log.lock() {
+        log.append(&text);
     }
 }
 

@@ -39,7 +39,8 @@ pub struct Cli {
     pub plugin_dirs: Vec<PathBuf>,
 
     /// Append every engine's input and output to FILE, a line each with
-    /// the time, the engine and its pid (`>` sent, `<` received).
+    /// the time, the engine and its pid (`>` sent, `<` received); gzipped
+    /// when FILE ends in `.gz` (written a game at a time).
     #[arg(long = "log", value_name = "FILE", global = true)]
     pub engine_log: Option<PathBuf>,
 

@@ -228,6 +228,7 @@ pub(super) fn run(registry: &Registry, args: &TournamentArgs, plugin_dirs: &[Pat
     let _ = ctrlc::set_handler(move || {
         if flag.swap(true, Ordering::SeqCst) {
             eprintln!("\nabandoning the games in progress");
+            crate::process::flush_engine_log();
             std::process::exit(130);
         }
         eprintln!("\nstopping after the games in progress (Ctrl-C again to abandon them)");
@@ -255,6 +256,7 @@ pub(super) fn run(registry: &Registry, args: &TournamentArgs, plugin_dirs: &[Pat
         RunEnd::Interrupted => {
             println!("Interrupted with {} games saved. Resume with: {resume}", games.games());
             // As shells expect of a program stopped by Ctrl-C.
+            crate::process::flush_engine_log();
             std::process::exit(130)
         }
         RunEnd::PluginHungInProcess { index } => bail!(

@@ -234,6 +234,7 @@ fn play(
     for (i, p) in players.iter_mut().enumerate() {
         p.game_over(&result, i as u32);
     }
+    crate::process::flush_engine_log();
     let plugin = variant.plugin();
     // A faulted state tells nothing: replay the plies on a fresh one.
     let final_position = match referee.game.status().outcome {
