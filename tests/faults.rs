@@ -425,3 +425,32 @@ fn engine_settings_set_the_directory_arguments_restarts_and_handshake_time() {
         assert!(run.stderr.contains(message), "{spec}: {}", run.stderr);
     }
 }
+
+/// `arbiter check uci:...`/`hub:...` takes an engine through its protocol:
+/// Stockfish and dame pass every step; an engine that breaks the protocol
+/// fails exactly the steps it breaks, each named with what it said.
+#[test]
+fn the_protocol_check_passes_real_engines_and_names_each_broken_step() {
+    for spec in [format!("uci:{}", stockfish()), "hub:dame hub".to_string()] {
+        let run = arbiter(&["check", &spec]);
+        assert!(run.ok, "{spec}: {}\n{}", run.stdout, run.stderr);
+        assert!(run.stdout.contains(" failed") && run.stdout.contains(", 0 failed"), "{}", run.stdout);
+        assert!(!run.stdout.contains("FAIL"), "{}", run.stdout);
+    }
+    let sloppy = format!("uci:python3 {}", workspace().join("tests/fixtures/engines/sloppy-uci.py").display());
+    let run = arbiter(&["check", &sloppy]);
+    assert!(!run.ok, "a sloppy engine fails the check");
+    let failed: Vec<&str> = run.stdout.lines().filter(|l| l.starts_with("FAIL")).collect();
+    for expected in [
+        "'uci' is answered with 'id name' and 'uciok': no 'id name' line",
+        "its 1 option lines are well formed: 'name Hash type spin default 16': a spin needs numeric default, min and max",
+        "from the start, 'go movetime 200': a legal 'bestmove' in time: 'info depth 1 score 55': a score that is not",
+        "'go nodes 1000': a legal 'bestmove' in time: 'info depth 1 score 55'",
+        "a mate in one is played and scored 'mate 1' (the mover's view): ",
+        "'quit' ends the engine within 1 s: still running 1 s after it",
+    ] {
+        assert!(failed.iter().any(|l| l.contains(expected)), "no FAIL '{expected}' in:\n{}", run.stdout);
+    }
+    assert!(run.stdout.contains("PASS  'isready' is answered with 'readyok'"), "{}", run.stdout);
+    assert!(run.stderr.contains("check(s) failed"), "{}", run.stderr);
+}

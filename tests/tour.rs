@@ -161,6 +161,12 @@ fn every_line_of_the_readme_tour_does_what_its_comment_says() {
             ["play", "chess", "--p1", "human", ..] => {
                 ["Your move> ", "Nf3", "Result: 0-1 (resignation)"].map(says).len()
             }
+            ["match", "chess", "--p1", "uci:stockfish,restart=on,Hash=16", ..] => {
+                assert_eq!(games, 2, "{line}");
+                let pgn = std::fs::read_to_string(dir.join("settings.pgn")).unwrap();
+                assert_eq!(pgn.matches("Engine \"Stockfish ").count(), 2, "{line}: {pgn}");
+                0
+            }
             ["match", "chess", "--p1", "random", ..] => {
                 assert_eq!(games, 4, "{line}");
                 0
@@ -214,6 +220,7 @@ fn every_line_of_the_readme_tour_does_what_its_comment_says() {
                 0
             }
             ["sprt", ..] => ["H1 accepted after "].map(says).len(),
+            ["check", "uci:stockfish"] => ["PASS  a mate in one is played", ", 0 failed"].map(says).len(),
             ["check", ..] => ["Verdict: "].map(says).len(),
             ["new-variant", ..] => {
                 assert!(home.join("src/mygame/Cargo.toml").exists(), "{line}");

@@ -2,8 +2,9 @@
 //! [`arbiter_api::contract`] checks it (plugins run the same checks in their
 //! own tests), plus what only the host can judge (the default time control
 //! parses), each variant in a child process ([`isolated`]) so that an abort
-//! or a hang is a failed check.
+//! or a hang is a failed check; and an engine's protocol ([`engine`]).
 
+pub mod engine;
 pub mod isolated;
 
 pub use arbiter_api::contract::{CallTimes, CheckConfig, CheckResult};

@@ -1,5 +1,6 @@
 //! `arbiter check PLUGIN.so`: the conformance suite, one line per check and
-//! a verdict; also accepts an installed variant id.
+//! a verdict; also accepts an installed variant id, or an engine
+//! (`uci:CMD`, `hub:CMD`) to take through its protocol.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -8,15 +9,22 @@ use anyhow::{bail, Result};
 use arbiter_api::host::{Plugin, VariantHandle};
 use clap::Args;
 
+use crate::check::engine::{check_hub, check_uci};
 use crate::check::isolated::check_in_child;
 use crate::check::{check_variant, CheckConfig, CheckResult};
+use crate::players::PlayerSpec;
 use crate::plugin::Registry;
 
 /// Arguments of `arbiter check`.
 #[derive(Args, Debug)]
 pub struct CheckArgs {
-    /// A plugin file, or the id of an installed variant.
+    /// A plugin file, the id of an installed variant, or an engine
+    /// (`uci:CMD`, `hub:CMD`) to take through its protocol.
     target: String,
+    /// The variant an engine is checked on (default: chess for UCI,
+    /// international for Hub).
+    #[arg(long)]
+    variant: Option<String>,
     /// Random games per variant.
     #[arg(long, default_value_t = 20)]
     games: u32,
@@ -32,6 +40,11 @@ pub struct CheckArgs {
 }
 
 pub(super) fn run(registry: &Registry, args: &CheckArgs, plugin_dirs: &[PathBuf]) -> Result<()> {
+    if let Ok(spec) = PlayerSpec::parse(&args.target) {
+        if spec.is_engine() {
+            return check_engine(registry, args, &spec);
+        }
+    }
     let quiet = args.only.is_some();
     let variants: Vec<VariantHandle> = if Path::new(&args.target).is_file() {
         let plugin = match Plugin::load(Path::new(&args.target)) {
@@ -112,6 +125,29 @@ pub(super) fn run(registry: &Registry, args: &CheckArgs, plugin_dirs: &[PathBuf]
             })
             .collect();
         println!("  time: {}", timing.join("; "));
+    }
+    Ok(())
+}
+
+/// `arbiter check uci:CMD|hub:CMD`: the engine's protocol, step by step.
+fn check_engine(registry: &Registry, args: &CheckArgs, spec: &PlayerSpec) -> Result<()> {
+    let results = match spec {
+        PlayerSpec::Uci(cfg) => check_uci(&cfg.engine, registry.get(args.variant.as_deref().unwrap_or("chess"))?),
+        PlayerSpec::Hub(settings) => {
+            check_hub(settings, registry.get(args.variant.as_deref().unwrap_or("international"))?)
+        }
+        _ => bail!("{}: only UCI and Hub engines have a protocol check (uci:CMD, hub:CMD)", args.target),
+    };
+    let failed = results.iter().filter(|r| r.failure.is_some()).count();
+    for r in &results {
+        match &r.failure {
+            None => println!("PASS  {}", r.name),
+            Some(why) => println!("FAIL  {}: {why}", r.name),
+        }
+    }
+    println!("Verdict: {} checks passed, {failed} failed", results.len() - failed);
+    if failed > 0 {
+        bail!("{failed} check(s) failed");
     }
     Ok(())
 }
