@@ -470,3 +470,61 @@ fn a_gzipped_engine_log_holds_every_line_of_every_worker() {
     assert_eq!(text.matches("] > go ").count(), text.matches("] < bestmove ").count(), "{text}");
     assert!(text.lines().all(|l| l.starts_with("20") && (l.contains("] > ") || l.contains("] < "))));
 }
+
+#[test]
+fn noswap_and_reverse_decide_who_moves_first_in_matches_tournaments_and_sprts() {
+    let sf = "uci:stockfish".to_string();
+    let run = arbiter(&[
+        "match",
+        "chess",
+        "--p1",
+        &sf,
+        "--p2",
+        "random",
+        "--games",
+        "3",
+        "--noswap",
+        "--reverse",
+        "--tc",
+        "inf,nodes=200",
+        "--max-plies",
+        "10",
+        "--no-db",
+    ]);
+    assert!(run.ok, "{}", run.stderr);
+    let games: Vec<&str> = run.stdout.lines().filter(|l| l.starts_with("Game ")).collect();
+    assert_eq!(games.len(), 3, "{}", run.stdout);
+    assert!(games.iter().all(|g| g.contains(&format!("(random vs {sf})"))), "{games:?}");
+
+    let dir = temp_dir("noswap");
+    let db = dir.join("t.db");
+    let run = arbiter(&[
+        "tournament",
+        "--player",
+        &format!("sf={sf}"),
+        "--player",
+        "r=random",
+        "--variant",
+        "chess",
+        "--format",
+        "gauntlet",
+        "--games-per-pairing",
+        "2",
+        "--reverse",
+        "--tc",
+        "inf,nodes=200",
+        "--max-plies",
+        "10",
+        "--db",
+        db.to_str().unwrap(),
+    ]);
+    assert!(run.ok, "{}", run.stderr);
+    let pgn = dir.join("t.pgn");
+    assert!(arbiter(&["results", "1", "--db", db.to_str().unwrap(), "--pgn", pgn.to_str().unwrap()]).ok);
+    let text = std::fs::read_to_string(&pgn).unwrap();
+    let whites: Vec<&str> = text.lines().filter(|l| l.starts_with("[White \"")).collect();
+    assert_eq!(whites, ["[White \"r\"]", "[White \"sf\"]"], "the pair's first game: the second-named first");
+
+    let run = arbiter(&["sprt", "chess", "--p1", &sf, "--p2", "random", "--noswap", "--db", db.to_str().unwrap()]);
+    assert!(!run.ok && run.stderr.contains("use --trinomial"), "{}", run.stderr);
+}

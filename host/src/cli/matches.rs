@@ -8,14 +8,14 @@ use std::time::Duration;
 use anyhow::Result;
 use clap::Args;
 
-use super::{AdjudicationArgs, GameArgs, OptionArgs, RecordArgs};
+use super::{AdjudicationArgs, ColourArgs, GameArgs, OptionArgs, RecordArgs};
 use crate::clock::TimeControl;
 use crate::players::PlayerSpec;
 use crate::plugin::Registry;
 use crate::record::store::Store;
 use crate::stats::Score;
 use crate::tournament::config::DEFAULT_WATCHDOG_SECS;
-use crate::tournament::duel::{paired_schedule, run_match, MatchEvent, Recording};
+use crate::tournament::duel::{paired_schedule, run_match, Colours, MatchEvent, Recording};
 use crate::tournament::{Entrant, Isolation, RunConfig};
 use crate::Viewer;
 
@@ -65,6 +65,8 @@ pub struct MatchArgs {
     records: RecordArgs,
     #[command(flatten)]
     adjudication: AdjudicationArgs,
+    #[command(flatten)]
+    colours: ColourArgs,
     /// Openings file (one position a line; EPD operations are stripped), each
     /// opening played by a pair of games with colours swapped.
     #[arg(long, conflicts_with = "position")]
@@ -138,8 +140,16 @@ pub(super) fn run(registry: &Registry, args: &MatchArgs) -> Result<()> {
         }
         None => Vec::new(),
     };
-    let schedule =
-        paired_schedule(variant, &options, args.game.position.as_deref(), &openings, args.games, args.game.seed);
+    let colours = Colours { noswap: args.colours.noswap, reverse: args.colours.reverse };
+    let schedule = paired_schedule(
+        variant,
+        &options,
+        args.game.position.as_deref(),
+        &openings,
+        args.games,
+        args.game.seed,
+        colours,
+    );
     let store = if args.no_db { None } else { Some(Store::open(&args.db)?) };
     let mut files = args.records.open(true)?;
     let human = entrants.iter().any(|e| matches!(e.spec, PlayerSpec::Human));

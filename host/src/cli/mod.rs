@@ -99,6 +99,20 @@ pub struct GameArgs {
     pub max_plies: Option<u32>,
 }
 
+/// Who moves first in a pairing's games, as cutechess-cli's and fastchess's
+/// `-noswap` and `-reverse`.
+#[derive(Args, Debug, Clone, Copy, Default)]
+pub struct ColourArgs {
+    /// Do not swap colours: no pairs, every game with the first-named
+    /// player first, each on the next opening.
+    #[arg(long)]
+    pub noswap: bool,
+    /// The second-named player first in each pair's first game (with
+    /// --noswap, in every game).
+    #[arg(long)]
+    pub reverse: bool,
+}
+
 /// Score adjudication, as cutechess-cli and fastchess take it.
 #[derive(Args, Debug, Clone, Default)]
 pub struct AdjudicationArgs {

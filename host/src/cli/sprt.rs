@@ -10,7 +10,7 @@ use std::sync::Arc;
 use anyhow::Result;
 use clap::Args;
 
-use super::{AdjudicationArgs, OptionArgs, RecordArgs};
+use super::{AdjudicationArgs, ColourArgs, OptionArgs, RecordArgs};
 use crate::plugin::Registry;
 use crate::record::files::RecordFiles;
 use crate::record::store::{SlotResult, Store};
@@ -93,6 +93,8 @@ pub struct SprtArgs {
     #[command(flatten)]
     adjudication: AdjudicationArgs,
     #[command(flatten)]
+    colours: ColourArgs,
+    #[command(flatten)]
     options: OptionArgs,
 }
 
@@ -117,6 +119,8 @@ fn definition(args: &SprtArgs) -> Result<TournamentConfig> {
     cfg.resign = args.adjudication.resign.clone();
     cfg.draw = args.adjudication.draw.clone();
     cfg.in_process = args.in_process;
+    cfg.noswap = args.colours.noswap;
+    cfg.reverse = args.colours.reverse;
     if let Some(file) = &args.openings {
         let file = file.display().to_string();
         cfg.openings

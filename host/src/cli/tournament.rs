@@ -10,7 +10,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::{AdjudicationArgs, RecordArgs};
+use super::{AdjudicationArgs, ColourArgs, RecordArgs};
 use crate::plugin::Registry;
 use crate::record::files::RecordFiles;
 use crate::record::store::Store;
@@ -47,6 +47,8 @@ pub struct TournamentArgs {
     /// Games per pairing and variant (2 = one paired opening).
     #[arg(long)]
     games_per_pairing: Option<u32>,
+    #[command(flatten)]
+    colours: ColourArgs,
     /// Time control for everyone.
     #[arg(long)]
     tc: Option<String>,
@@ -138,6 +140,8 @@ fn definition(args: &TournamentArgs) -> Result<TournamentConfig> {
         cfg.margin_ms = m;
     }
     cfg.in_process |= args.in_process;
+    cfg.noswap |= args.colours.noswap;
+    cfg.reverse |= args.colours.reverse;
     for o in &args.openings {
         let (variant, file) = o.split_once('=').with_context(|| format!("--openings '{o}' must be VARIANT=FILE"))?;
         let order = if args.random_openings { OpeningOrder::Random } else { OpeningOrder::Sequential };

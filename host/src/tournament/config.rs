@@ -122,6 +122,14 @@ pub struct TournamentConfig {
     /// (one opening, colours swapped).
     #[serde(default = "two")]
     pub games_per_pairing: u32,
+    /// No colour-swapped pairs: every game of a pairing with its first-named
+    /// entrant first, each on the next opening (cutechess-cli's `-noswap`).
+    #[serde(default)]
+    pub noswap: bool,
+    /// The second-named entrant first in each pair's first game (with
+    /// `noswap`, in every game), as cutechess-cli's `-reverse`.
+    #[serde(default)]
+    pub reverse: bool,
     /// Variant ids, or `["all"]` for every installed variant.
     #[serde(default = "all")]
     pub variants: Vec<String>,
@@ -255,6 +263,9 @@ impl TournamentConfig {
             crate::stats::sprt::Sprt::new(s.elo0, s.elo1, s.alpha, s.beta)
                 .and_then(|t| t.counting(s.model, s.pentanomial))
                 .map_err(|e| ConfigError::Invalid(e.to_string()))?;
+            if self.noswap && s.pentanomial {
+                return bad("an SPRT without colour-swapped pairs (noswap) counts single games: use --trinomial".into());
+            }
             if self.players.len() != 2
                 || self.format != Format::RoundRobin
                 || self.games_per_pairing != 2

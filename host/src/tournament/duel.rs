@@ -17,9 +17,21 @@ use crate::record::{redact, EventInfo};
 use crate::referee::GameRecord;
 use crate::stats::Score;
 
+/// Who moves first in a match's games.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Colours {
+    /// No colour-swapped pairs: every game with the same entrant first,
+    /// each on the next opening.
+    pub noswap: bool,
+    /// Entrant 1 first (in each pair's first game, or with `noswap` in every game).
+    pub reverse: bool,
+}
+
 /// `games` games between entrants 0 and 1 of `variant`: entrant 0 moves
-/// first in even games; game `i` starts from opening `i / 2` (wrapping) if
-/// any are given, else from `start` or the variant's start.
+/// first in even games (entrant 1 with `reverse`; the same one in every
+/// game with `noswap`); game `i` starts from opening `i / 2` (`i` with
+/// `noswap`), wrapping, if any are given, else from `start` or the
+/// variant's start.
 pub fn paired_schedule(
     variant: &VariantHandle,
     options: &Map<String, Value>,
@@ -27,16 +39,19 @@ pub fn paired_schedule(
     openings: &[String],
     games: u32,
     seed: u64,
+    colours: Colours,
 ) -> Vec<ScheduledGame> {
+    let first = if colours.reverse { vec![1, 0] } else { vec![0, 1] };
+    let per_opening = if colours.noswap { 1 } else { 2 };
     (0..games)
         .map(|i| ScheduledGame {
             round: i + 1,
             variant: variant.clone(),
             options: options.clone(),
-            seats: if i % 2 == 0 { vec![0, 1] } else { vec![1, 0] },
+            seats: if i % 2 == 0 || colours.noswap { first.clone() } else { vec![first[1], first[0]] },
             position: match openings {
                 [] => start.map(str::to_string),
-                _ => Some(openings[(i as usize / 2) % openings.len()].clone()),
+                _ => Some(openings[(i as usize / per_opening) % openings.len()].clone()),
             },
             seed: seed.wrapping_add(i as u64),
         })

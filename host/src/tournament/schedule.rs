@@ -7,7 +7,12 @@
 //! Each format is a [`Pairing`] system in a file of its own below; this
 //! module turns its pairings into games: every pairing plays each variant
 //! `games_per_pairing` times; consecutive games of a pairing form pairs with
-//! colours swapped and one opening. Adding a format is a file implementing
+//! one opening and colours swapped, the first-named entrant first in the
+//! pair's first game (`reverse`: the second-named); each pair takes the
+//! variant's next opening, wrapping. With `noswap` there are no pairs: every
+//! game takes the next opening, the first-named (or with `reverse` the
+//! second-named) entrant first, as cutechess-cli's and fastchess's
+//! `-noswap` and `-reverse`. Adding a format is a file implementing
 //! [`Pairing`] and a variant of [`Format`] (which names it) with its arm in
 //! [`Format::pairing`].
 
@@ -127,18 +132,21 @@ pub fn plan(
                 for k in 0..cfg.games_per_pairing {
                     let index = next_index;
                     next_index += 1;
-                    let in_pair = cfg.games_per_pairing >= 2
+                    let in_pair = !cfg.noswap
+                        && cfg.games_per_pairing >= 2
                         && !(cfg.games_per_pairing % 2 == 1 && k == cfg.games_per_pairing - 1);
                     let first_of_pair = k % 2 == 0;
-                    if first_of_pair {
+                    // Without swaps every game is a pair of its own: a new opening.
+                    if first_of_pair || cfg.noswap {
                         pairs_used[v] += 1;
                     }
                     let opening = (openings[v] > 0).then(|| (pairs_used[v] - 1) % openings[v]);
+                    let first = if cfg.reverse { [*b, *a] } else { [*a, *b] };
                     games.push(Planned {
                         index,
                         round: round_no,
                         variant: v,
-                        seats: if k % 2 == 0 { [*a, *b] } else { [*b, *a] },
+                        seats: if first_of_pair || cfg.noswap { first } else { [first[1], first[0]] },
                         opening,
                         pair: in_pair.then(|| if first_of_pair { index } else { index - 1 }),
                         seed: cfg.seed.wrapping_mul(1_000_003).wrapping_add(index as u64),

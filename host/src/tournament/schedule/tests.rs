@@ -95,3 +95,31 @@ fn knockout_halves_the_field_with_byes_for_top_seeds() {
     let last = &rounds[2].games[0];
     assert_eq!((last.seats[0].min(last.seats[1]), last.seats[0].max(last.seats[1])), (0, 1));
 }
+
+#[test]
+fn noswap_and_reverse_set_who_moves_first_as_cutechess_does() {
+    let seats_and_openings = |noswap: bool, reverse: bool| {
+        let mut c = cfg(Format::Gauntlet, 2, 1, 4);
+        (c.noswap, c.reverse) = (noswap, reverse);
+        let games: Vec<Planned> = plan(&c, 1, &[10], &|_| None).into_iter().flat_map(|r| r.games).collect();
+        games.iter().map(|g| (g.seats, g.opening.unwrap(), g.pair)).collect::<Vec<_>>()
+    };
+    // Pairs: one opening, colours swapped, the first-named first.
+    assert_eq!(
+        seats_and_openings(false, false),
+        [([0, 1], 0, Some(0)), ([1, 0], 0, Some(0)), ([0, 1], 1, Some(2)), ([1, 0], 1, Some(2))]
+    );
+    assert_eq!(
+        seats_and_openings(false, true),
+        [([1, 0], 0, Some(0)), ([0, 1], 0, Some(0)), ([1, 0], 1, Some(2)), ([0, 1], 1, Some(2))]
+    );
+    // No swaps: no pairs, a new opening every game.
+    assert_eq!(
+        seats_and_openings(true, false),
+        [([0, 1], 0, None), ([0, 1], 1, None), ([0, 1], 2, None), ([0, 1], 3, None)]
+    );
+    assert_eq!(
+        seats_and_openings(true, true),
+        [([1, 0], 0, None), ([1, 0], 1, None), ([1, 0], 2, None), ([1, 0], 3, None)]
+    );
+}
