@@ -13,6 +13,8 @@ use crate::clock::TimeControl;
 use crate::players::PlayerSpec;
 use crate::plugin::Registry;
 use crate::record::store::Store;
+use crate::stats::report::head_to_head;
+use crate::stats::sprt::Pentanomial;
 use crate::stats::Score;
 use crate::tournament::config::DEFAULT_WATCHDOG_SECS;
 use crate::tournament::duel::{paired_schedule, run_match, Colours, MatchEvent, Recording};
@@ -67,6 +69,10 @@ pub struct MatchArgs {
     adjudication: AdjudicationArgs,
     #[command(flatten)]
     colours: ColourArgs,
+    /// Print the head-to-head report (fastchess's shape) every N games and
+    /// at the end (0: only cutechess-cli's closing lines).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    rating_interval: u32,
     /// Openings file (one position a line; EPD operations are stripped), each
     /// opening played by a pair of games with colours swapped.
     #[arg(long, conflicts_with = "position")]
@@ -165,11 +171,16 @@ pub(super) fn run(registry: &Registry, args: &MatchArgs) -> Result<()> {
         stop: Default::default(),
     };
     let event_name = format!("{} vs {} ({})", entrants[0].name, entrants[1].name, args.variant);
+    let about = format!("{}, {}", args.tc.as_deref().unwrap_or(&base_tc), args.variant);
+    let paired = !args.colours.noswap && args.games >= 2;
+    let report = |score: &Score, pairs: &Pentanomial| {
+        head_to_head(&entrants[0].name, &entrants[1].name, &about, score, paired.then_some(pairs), None)
+    };
     let recording =
         Recording { store: store.as_ref(), files: &mut files, export_as: args.as_player.map(Viewer::Player) };
     let end = run_match(&entrants, &schedule, &config, &event_name, recording, |event| match event {
         MatchEvent::NotStarted { game, error } => eprintln!("game {}: could not start: {error}", game + 1),
-        MatchEvent::Finished { game, record, score, done, problems } => {
+        MatchEvent::Finished { game, record, score, pairs, done, problems } => {
             for p in problems {
                 eprintln!("game {}: {p}", game + 1);
             }
@@ -192,10 +203,16 @@ pub(super) fn run(registry: &Registry, args: &MatchArgs) -> Result<()> {
                 done,
                 args.games
             );
+            if args.rating_interval > 0 && done % args.rating_interval as usize == 0 && done < args.games as usize {
+                println!("{}", report(score, pairs));
+            }
         }
     });
     println!();
     println!("{}", summary(&end.score));
+    if args.rating_interval > 0 {
+        println!("{}", report(&end.score, &end.pairs));
+    }
     if let Some(e) = end.store_failure {
         anyhow::bail!("{e} (the games played are in the other records asked for; none started after the failure)");
     }

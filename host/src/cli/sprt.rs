@@ -16,6 +16,7 @@ use crate::record::files::RecordFiles;
 use crate::record::store::{SlotResult, Store};
 use crate::record::EventInfo;
 use crate::referee::GameRecord;
+use crate::stats::report::{head_to_head, SprtLine};
 use crate::stats::sprt::{Model, Sprt, Verdict};
 use crate::tournament::config::{OpeningConfig, PlayerConfig, TournamentConfig};
 use crate::tournament::driver::{Progress, RunEnd, Tournament};
@@ -53,6 +54,10 @@ pub struct SprtArgs {
     /// False-negative rate.
     #[arg(long, default_value_t = 0.05)]
     beta: f64,
+    /// Print the head-to-head report (fastchess's shape, with the LLR)
+    /// every N games; it is printed at the end in any case.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    rating_interval: u32,
     /// Stop after this many games whatever the test says (pairs: an even number).
     #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u32).range(2..=20_000))]
     max_games: u32,
@@ -135,10 +140,13 @@ fn definition(args: &SprtArgs) -> Result<TournamentConfig> {
     Ok(cfg)
 }
 
-/// Prints each game with the test's state, and appends the record files.
+/// Prints each game with the test's state (and every `every` games the
+/// report), and appends the record files.
 struct Lines {
     tally: SprtTally,
     files: RecordFiles,
+    every: u32,
+    report: Box<dyn Fn(&SprtTally) -> String>,
 }
 
 impl Progress for Lines {
@@ -150,6 +158,13 @@ impl Progress for Lines {
             self.tally.add(&slot);
         }
         println!("{}", game_line(&self.tally, record));
+        if self.every > 0
+            && self.tally.games % self.every == 0
+            && !self.tally.decided()
+            && self.tally.after_decision == 0
+        {
+            println!("{}", (self.report)(&self.tally));
+        }
     }
 }
 
@@ -209,6 +224,15 @@ pub(super) fn run(registry: &Registry, args: &SprtArgs, plugin_dirs: &[PathBuf])
         tournament.id,
         store.location()
     );
+    let names = [args.p1.clone(), args.p2.clone()];
+    let default_tc = registry.get(&args.variant)?.info().default_time_control.clone();
+    let about = format!("{}, {}", args.tc.clone().unwrap_or(default_tc), args.variant);
+    let (elo0, elo1) = (args.elo0, args.elo1);
+    let report = move |t: &SprtTally| {
+        let sprt = SprtLine { llr: t.llr, bounds: t.sprt.bounds(), elo: (elo0, elo1) };
+        let pairs = t.sprt.pentanomial.then_some(&t.pentanomial);
+        head_to_head(&names[0], &names[1], &about, &t.score, pairs, Some(sprt))
+    };
     if let Some(n) = args.local_workers {
         super::tournament::run_queued(registry, &store, &tournament, n, &args.records, plugin_dirs)?;
     } else {
@@ -225,7 +249,12 @@ pub(super) fn run(registry: &Registry, args: &SprtArgs, plugin_dirs: &[PathBuf])
         } else {
             Isolation::Workers { plugin_dirs: plugin_dirs.to_vec() }
         };
-        let mut lines = Lines { tally: SprtTally::new(sprt), files: args.records.open(true)? };
+        let mut lines = Lines {
+            tally: SprtTally::new(sprt),
+            files: args.records.open(true)?,
+            every: args.rating_interval,
+            report: Box::new(report.clone()),
+        };
         if tournament.run(&store, isolation, stop, &mut lines)? != RunEnd::Finished {
             let tally = tournament.sprt_tally(&store)?.expect("an SPRT tournament");
             println!("{}", verdict_line(&tally, &args.p1));
@@ -239,6 +268,7 @@ pub(super) fn run(registry: &Registry, args: &SprtArgs, plugin_dirs: &[PathBuf])
     let tally = tournament.sprt_tally(&store)?.expect("an SPRT tournament");
     println!();
     println!("{}", super::matches::summary(&tally.score));
+    println!("{}", report(&tally));
     println!("{}", verdict_line(&tally, &args.p1));
     Ok(())
 }

@@ -254,12 +254,41 @@ fn mean_sd(p: &[f64], scores: &[f64]) -> (f64, f64) {
 /// The distribution closest to `phat` (maximum likelihood) whose t-value
 /// `(mu - 1/2) / sigma` equals `t`: a fixed point of p_i = phat_i / (1 + x phi_i),
 /// with phi the constraint's gradient and x normalising the distribution.
+///
+/// The iteration starts from the uniform distribution, as fishtest's and
+/// fastchess's. Where that has no solution (every `phi` of one sign, which
+/// a lopsided sample such as an engine against a random mover gives for a
+/// wide test), the solution is followed instead from the sample itself (at
+/// its own t-value) to `t` in small steps, each starting from the last.
 fn mle_with_t(phat: &[f64], scores: &[f64], t: f64) -> Vec<f64> {
-    let mut p = vec![1.0 / phat.len() as f64; phat.len()];
+    let uniform = vec![1.0 / phat.len() as f64; phat.len()];
+    if let Some(p) = fixed_point(phat, scores, t, uniform) {
+        return p;
+    }
+    let (mu, sigma) = mean_sd(phat, scores);
+    let own = (mu - 0.5) / sigma;
+    const STEPS: u32 = 256;
+    let mut p = phat.to_vec();
+    for k in 1..=STEPS {
+        let at = own + (t - own) * k as f64 / STEPS as f64;
+        match fixed_point(phat, scores, at, p.clone()) {
+            Some(next) => p = next,
+            None => break,
+        }
+    }
+    p
+}
+
+/// Iterates the fixed point of [`mle_with_t`] from `p`; `None` if a step
+/// has no solution.
+fn fixed_point(phat: &[f64], scores: &[f64], t: f64, mut p: Vec<f64>) -> Option<Vec<f64>> {
     for _ in 0..100 {
         let (mu, sigma) = mean_sd(&p, scores);
         let phi: Vec<f64> =
             scores.iter().map(|&a| a - 0.5 - t * sigma * (1.0 + ((mu - a) / sigma).powi(2)) / 2.0).collect();
+        if !(phi.iter().any(|&f| f > 0.0) && phi.iter().any(|&f| f < 0.0)) {
+            return None;
+        }
         let x = secular(phat, &phi);
         let next: Vec<f64> = phat.iter().zip(&phi).map(|(ph, f)| ph / (1.0 + x * f)).collect();
         let change = next.iter().zip(&p).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
@@ -268,7 +297,7 @@ fn mle_with_t(phat: &[f64], scores: &[f64], t: f64) -> Vec<f64> {
             break;
         }
     }
-    p
+    p.iter().all(|v| v.is_finite() && *v > 0.0).then_some(p)
 }
 
 /// Solves `sum w_i a_i / (1 + x a_i) = 0` for x where every 1 + x a_i > 0
@@ -339,6 +368,22 @@ mod tests {
             let llr = sprt(e0, e1).llr_pentanomial(&p);
             assert!((llr - expected).abs() <= expected.abs() * 0.01, "{llr} vs {expected}");
         }
+    }
+
+    /// An engine against a random mover: pairs of 3/2 and 2 points only.
+    /// The MLE's usual start has no solution there for a wide test; the LLR
+    /// must still be finite and decide (it was NaN, and the test ran on).
+    #[test]
+    fn a_lopsided_sample_decides_instead_of_giving_nan() {
+        for counts in [[0, 0, 0, 150, 5050], [0, 0, 0, 1, 20], [0, 0, 0, 0, 20], [0, 0, 1, 2, 30]] {
+            let llr = sprt(0.0, 300.0).llr_pentanomial(&Pentanomial { counts });
+            assert!(llr.is_finite() && llr > 2.95, "{counts:?}: {llr}");
+        }
+        let trinomial = sprt(0.0, 300.0).counting(Model::Normalized, false).unwrap();
+        assert!(trinomial.llr_trinomial(0, 150, 10251) > 2.95);
+        // A sample far below H0 is rejected just as firmly.
+        let llr = sprt(0.0, 300.0).llr_pentanomial(&Pentanomial { counts: [40, 2, 0, 0, 0] });
+        assert!(llr.is_finite() && llr < -2.95, "{llr}");
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! colours swapped, the first entrant's points in each game, and the match
 //! itself with its records.
 
+use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 
 use arbiter_api::host::VariantHandle;
@@ -15,6 +16,7 @@ use crate::record::files::RecordFiles;
 use crate::record::store::{Store, StoreError};
 use crate::record::{redact, EventInfo};
 use crate::referee::GameRecord;
+use crate::stats::sprt::Pentanomial;
 use crate::stats::Score;
 
 /// Who moves first in a match's games.
@@ -98,6 +100,8 @@ pub enum MatchEvent<'a> {
         record: &'a GameRecord,
         /// Entrant 0's score so far.
         score: &'a Score,
+        /// Entrant 0's complete colour-swapped pairs so far.
+        pairs: &'a Pentanomial,
         /// Games finished so far.
         done: usize,
         /// Records it could not be written to, one line each (`not stored: ...`).
@@ -109,6 +113,9 @@ pub enum MatchEvent<'a> {
 pub struct MatchEnd {
     /// Entrant 0's score.
     pub score: Score,
+    /// Entrant 0's complete colour-swapped pairs (games `2k` and `2k + 1`
+    /// of the schedule with seats swapped); a voided game voids its pair.
+    pub pairs: Pentanomial,
     /// The store's first failure: no game started after it.
     pub store_failure: Option<StoreError>,
     /// Every other failure (a game not started, a record file not written).
@@ -126,8 +133,15 @@ pub fn run_match(
     recording: Recording<'_>,
     mut on_event: impl FnMut(MatchEvent<'_>),
 ) -> MatchEnd {
-    let mut end = MatchEnd { score: Score::default(), store_failure: None, failures: Vec::new() };
+    let mut end =
+        MatchEnd { score: Score::default(), pairs: Pentanomial::default(), store_failure: None, failures: Vec::new() };
     let mut done = 0;
+    // The first finished game of each pair, by the pair's first index.
+    let mut halves: HashMap<usize, Option<f64>> = HashMap::new();
+    let paired = |i: usize| {
+        let other = schedule.get(i ^ 1)?;
+        (other.seats.len() == 2 && other.seats[0] == schedule[i].seats[1]).then_some(i & !1)
+    };
     run_games(entrants, schedule, config, None, |i, result| {
         done += 1;
         let event = EventInfo { event: event_name.to_string(), round: schedule[i].round, tournament: None };
@@ -163,10 +177,30 @@ pub fn run_match(
             end.failures.push(e);
         }
         // A game the plugin voided is no one's result.
-        if let Some(points) = first_points(&record, &schedule[i]) {
-            end.score.add(points);
+        let points = first_points(&record, &schedule[i]);
+        if let Some(p) = points {
+            end.score.add(p);
         }
-        on_event(MatchEvent::Finished { game: i, record: &record, score: &end.score, done, problems: &problems });
+        if let Some(pair) = paired(i) {
+            match halves.remove(&pair) {
+                Some(other) => {
+                    if let (Some(a), Some(b)) = (other, points) {
+                        end.pairs.add_pair(a, b);
+                    }
+                }
+                None => {
+                    halves.insert(pair, points);
+                }
+            }
+        }
+        on_event(MatchEvent::Finished {
+            game: i,
+            record: &record,
+            score: &end.score,
+            pairs: &end.pairs,
+            done,
+            problems: &problems,
+        });
     });
     end
 }
