@@ -208,8 +208,28 @@ pub struct Claim {
 /// stored, this one last. When it holds, that transaction also marks the
 /// tournament finished and closes its queue (no game of it is claimed
 /// again). Stores of one tournament's games are serialised while it is
-/// checked, so the store order is the order the rule saw.
-pub type StopRule<'a> = &'a (dyn Fn(&[SlotResult]) -> bool + Sync);
+/// checked, so the store order (the games' ids) is the order the rule saw.
+///
+/// The rule counts incrementally: the store hands it only the games stored
+/// after the last one it has counted, and it keeps a count only once the
+/// transaction that read them has committed (a rolled-back or retried
+/// transaction's games are never counted twice).
+pub trait StopRule: Sync {
+    /// The id of the last stored game this rule has counted (0: none).
+    fn counted_through(&self) -> i64;
+    /// Whether the rule holds once `games` (the tournament's games stored
+    /// after [`StopRule::counted_through`], in store order, with their ids)
+    /// are counted.
+    fn check(&self, games: Vec<(i64, SlotResult)>) -> RuleCheck<'_>;
+}
+
+/// What a [`StopRule`] says of the games it was handed.
+pub struct RuleCheck<'a> {
+    /// Whether the rule holds.
+    pub holds: bool,
+    /// Keeps the count: called once the storing transaction has committed.
+    pub keep: Box<dyn FnOnce() + 'a>,
+}
 
 /// What storing a game did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -229,7 +249,7 @@ trait Backend: Send + Sync {
         &self,
         game: &GameColumns<'_>,
         claim: Option<&Claim>,
-        stop: Option<StopRule>,
+        stop: Option<&dyn StopRule>,
     ) -> Result<Stored, StoreFailure>;
     fn enqueue(&self, games: &[QueuedGame]) -> Result<usize, StoreFailure>;
     fn claim(
@@ -629,7 +649,7 @@ impl Store {
         &self,
         record: &GameRecord,
         event: &EventInfo,
-        stop: Option<StopRule>,
+        stop: Option<&dyn StopRule>,
     ) -> Result<Stored, StoreError> {
         self.backend.add_game(&GameColumns::new(record, event), None, stop).map_err(|e| self.err(e))
     }
@@ -673,7 +693,7 @@ impl Store {
         claim: &Claim,
         record: &GameRecord,
         event: &EventInfo,
-        stop: Option<StopRule>,
+        stop: Option<&dyn StopRule>,
     ) -> Result<Stored, StoreError> {
         self.backend.add_game(&GameColumns::new(record, event), Some(claim), stop).map_err(|e| self.err(e))
     }

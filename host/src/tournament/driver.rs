@@ -15,7 +15,7 @@ use super::games::{Entrant, Isolation, RunConfig, ScheduledGame};
 use super::lease::{PreviousRun, RunLease};
 use super::runner::run_games;
 use super::schedule::{plan, Finished, Round};
-use super::sprt_match::SprtTally;
+use super::sprt_match::{SprtRule, SprtTally};
 use crate::clock::TimeControl;
 use crate::players::PlayerSpec;
 use crate::plugin::Registry;
@@ -61,6 +61,8 @@ pub struct Tournament {
     pub entrants: Vec<Entrant>,
     /// The variants, in definition order.
     pub variants: Vec<VariantHandle>,
+    /// Its stopping rule, if it has one (an SPRT), counting as games are stored.
+    rule: Option<SprtRule>,
 }
 
 impl std::ops::Deref for Tournament {
@@ -182,13 +184,6 @@ impl TournamentView {
         let Some(sprt) = self.definition.config.sprt else { return Ok(None) };
         Ok(Some(SprtTally::over(sprt, &store.tournament_results(self.id)?)))
     }
-
-    /// The rule that ends the tournament before its schedule does, checked
-    /// as each game is stored: an SPRT's decision.
-    pub fn stop_rule(&self) -> Option<impl Fn(&[SlotResult]) -> bool + Sync> {
-        let sprt = self.definition.config.sprt?;
-        Some(move |results: &[SlotResult]| SprtTally::over(sprt, results).decided())
-    }
 }
 
 impl Tournament {
@@ -243,7 +238,8 @@ impl Tournament {
         let variants =
             view.definition.variants.iter().map(|v| registry.get(v).cloned()).collect::<Result<Vec<_>, _>>()?;
         let entrants = entrants(&view.definition.config)?;
-        Ok(Tournament { view, entrants, variants })
+        let rule = view.definition.config.sprt.map(SprtRule::new);
+        Ok(Tournament { view, entrants, variants, rule })
     }
 
     /// The settings its games are run with.
@@ -308,6 +304,12 @@ impl Tournament {
                 (game, event)
             })
             .collect())
+    }
+
+    /// The rule that ends the tournament before its schedule does, checked
+    /// as each game is stored: an SPRT's decision.
+    pub fn stop_rule(&self) -> Option<&dyn StopRule> {
+        self.rule.as_ref().map(|r| r as &dyn StopRule)
     }
 
     /// Plays every game not yet in the store, round by round, committing each
@@ -387,7 +389,7 @@ impl Tournament {
                         return;
                     }
                 };
-                match store.add_game_until(&record, &events[i], rule.as_ref().map(|r| r as StopRule)) {
+                match store.add_game_until(&record, &events[i], rule) {
                     Ok(stored) => {
                         if stored.stopped {
                             // The games in progress finish and are stored.

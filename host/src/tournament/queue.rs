@@ -422,7 +422,6 @@ fn play_one(
     })?;
     // A finished game is worth waiting for the store (a server restarting).
     let rule = tournament.stop_rule();
-    let rule = rule.as_ref().map(|r| r as crate::record::store::StopRule);
     let outcome = patiently(&AtomicBool::new(false), || Ok(store.complete_claim(&claim, &record, &event, rule)?))?;
     let stored = outcome.id.is_some();
     if outcome.stopped {

@@ -40,7 +40,10 @@ pub fn run_games(
     let next = AtomicUsize::new(0);
     let hung = Mutex::new(None);
     let shared: Arc<[Entrant]> = entrants.into();
-    let (tx, rx) = mpsc::channel();
+    // A rendezvous: a runner hands over its game before it takes the next,
+    // so that a stop decided on storing one game (an SPRT's verdict) finds at
+    // most one game more in flight per runner.
+    let (tx, rx) = mpsc::sync_channel(0);
     std::thread::scope(|scope| {
         for _ in 0..config.concurrency.max(1).min(schedule.len().max(1)) {
             let (tx, next, hung, shared) = (tx.clone(), &next, &hung, shared.clone());

@@ -13,9 +13,52 @@
 
 use std::collections::HashMap;
 
-use crate::record::store::SlotResult;
+use std::sync::Mutex;
+
+use crate::record::store::{RuleCheck, SlotResult, StopRule};
 use crate::stats::sprt::{Pentanomial, Sprt, Verdict};
 use crate::stats::Score;
+use crate::sync::LockExt;
+
+/// An SPRT as the store's stopping rule: the tally through the last game
+/// it has counted, advanced by the games stored since (see [`StopRule`]),
+/// so that each store reads and counts only the games new to it, not the
+/// whole test again.
+pub struct SprtRule {
+    counted: Mutex<(i64, SprtTally)>,
+}
+
+impl SprtRule {
+    /// The rule of `sprt`, before any game is counted.
+    pub fn new(sprt: Sprt) -> SprtRule {
+        SprtRule { counted: Mutex::new((0, SprtTally::new(sprt))) }
+    }
+}
+
+impl StopRule for SprtRule {
+    fn counted_through(&self) -> i64 {
+        self.counted.lock_or_recover().0
+    }
+
+    fn check(&self, games: Vec<(i64, SlotResult)>) -> RuleCheck<'_> {
+        let (mut last, mut tally) = self.counted.lock_or_recover().clone();
+        // Another store may have advanced the count since the games were read.
+        for (id, game) in games {
+            if id > last {
+                tally.add(&game);
+                last = id;
+            }
+        }
+        let holds = tally.decided();
+        let keep = move || {
+            let mut counted = self.counted.lock_or_recover();
+            if last > counted.0 {
+                *counted = (last, tally);
+            }
+        };
+        RuleCheck { holds, keep: Box::new(keep) }
+    }
+}
 
 /// Where an SPRT stands after the games stored so far.
 #[derive(Clone, Debug)]
@@ -153,5 +196,33 @@ mod tests {
         assert_eq!(t.games + t.after_decision, 200);
         assert!(t.games < 200 && t.games.is_multiple_of(2), "{}", t.games);
         assert_eq!(t.pentanomial.pairs() * 2, t.games);
+    }
+
+    #[test]
+    fn the_rule_counts_only_new_games_and_keeps_a_count_only_once_committed() {
+        let sprt = Sprt::new(0.0, 200.0, 0.05, 0.05).unwrap();
+        let results = ["1-0", "1/2-1/2", "0-1", "1-0", "1/2-1/2", "0-1"];
+        let all: Vec<(i64, SlotResult)> =
+            (0..60u32).map(|i| (10 + i as i64, game(i, i % 2 == 0, results[i as usize % 6]))).collect();
+        let rule = SprtRule::new(sprt);
+        // Handed a few games at a time, each batch kept after its commit.
+        for batch in all.chunks(7) {
+            let from = rule.counted_through();
+            let new: Vec<_> = all.iter().filter(|(id, _)| *id > from).take(batch.len()).cloned().collect();
+            (rule.check(new).keep)();
+        }
+        let whole = SprtTally::over(sprt, &all.iter().map(|(_, g)| g.clone()).collect::<Vec<_>>());
+        let counted = rule.counted.lock_or_recover().1.clone();
+        assert_eq!(rule.counted_through(), 69);
+        assert_eq!((counted.games, counted.score, counted.pentanomial), (whole.games, whole.score, whole.pentanomial));
+        // A check whose transaction rolled back keeps nothing.
+        let extra = (70, game(60, true, "1-0"));
+        drop(rule.check(vec![extra.clone()]));
+        assert_eq!(rule.counted_through(), 69);
+        // Games another store counted meanwhile are not counted twice.
+        (rule.check(vec![extra.clone()]).keep)();
+        let before = rule.counted.lock_or_recover().1.games;
+        (rule.check(vec![extra]).keep)();
+        assert_eq!(rule.counted.lock_or_recover().1.games, before);
     }
 }

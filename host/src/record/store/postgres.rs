@@ -15,7 +15,7 @@ use super::{
 use crate::sync::LockExt;
 
 /// The schema, in order; refinery records which ran in `refinery_schema_history`.
-const MIGRATIONS: [(&str, &str); 2] = [
+const MIGRATIONS: [(&str, &str); 3] = [
     (
         "V1__initial",
         "CREATE TABLE tournaments (
@@ -126,6 +126,12 @@ const MIGRATIONS: [(&str, &str); 2] = [
         CREATE TABLE tallies_counted (counted BOOLEAN NOT NULL);
         INSERT INTO tallies_counted VALUES (FALSE);",
     ),
+    (
+        // A tournament's games in store order, read from a given id on (an
+        // SPRT's stopping rule reads only the games new to it).
+        "V3__games_by_tournament",
+        "CREATE INDEX games_by_tournament ON games (tournament_id, id);",
+    ),
 ];
 
 /// A PostgreSQL store.
@@ -214,7 +220,7 @@ impl Backend for Postgres {
         &self,
         c: &GameColumns<'_>,
         claim: Option<&Claim>,
-        stop: Option<StopRule>,
+        stop: Option<&dyn StopRule>,
     ) -> Result<Stored, StoreFailure> {
         let (r, e) = (c.record, c.event);
         let slot = e.tournament.as_ref();
@@ -306,8 +312,10 @@ impl Backend for Postgres {
                 }
             }
             let mut stopped = false;
+            let mut keep = None;
             if let (Some(t), Some(rule), Some(_)) = (ruled, stop, id) {
-                stopped = rule(&results(&mut tx, t.id)?);
+                let check = rule.check(results_after(&mut tx, t.id, rule.counted_through())?);
+                (stopped, keep) = (check.holds, Some(check.keep));
                 if stopped {
                     tx.execute(
                         "UPDATE tournaments SET finished_at = $2 WHERE id = $1 AND finished_at IS NULL",
@@ -318,6 +326,9 @@ impl Backend for Postgres {
             }
             tx.execute("SELECT nextval('store_changes')", &[])?;
             tx.commit()?;
+            if let Some(keep) = keep {
+                keep();
+            }
             Ok(Stored { id, stopped })
         })
     }
@@ -688,6 +699,21 @@ fn results(client: &mut impl postgres::GenericClient, tournament: i64) -> Result
         &[&tournament],
     )?;
     Ok(rows.iter().map(slot_result).collect())
+}
+
+/// The games of `tournament` stored after the game `after`, in store
+/// order, with their ids.
+fn results_after(
+    client: &mut impl postgres::GenericClient,
+    tournament: i64,
+    after: i64,
+) -> Result<Vec<(i64, SlotResult)>, postgres::Error> {
+    let rows = client.query(
+        "SELECT game_index, pair_id, seats, variant, result, winner, id FROM games
+         WHERE tournament_id = $1 AND id > $2 ORDER BY id",
+        &[&tournament, &after],
+    )?;
+    Ok(rows.iter().map(|r| (r.get::<_, i64>(6), slot_result(r))).collect())
 }
 
 /// A row of `game_index, pair_id, seats, variant, result, winner`.

@@ -140,6 +140,9 @@ fn migration_steps() -> Vec<M<'static>> {
              CREATE INDEX game_queue_open ON game_queue (tournament_id) WHERE NOT done;",
             count_earlier_games,
         ),
+        // A tournament's games in store order, read from a given id on (an
+        // SPRT's stopping rule reads only the games new to it).
+        M::up("CREATE INDEX games_by_tournament ON games (tournament_id, id);"),
     ]
 }
 
@@ -365,7 +368,7 @@ impl Backend for Sqlite {
         &self,
         c: &GameColumns<'_>,
         claim: Option<&Claim>,
-        stop: Option<StopRule>,
+        stop: Option<&dyn StopRule>,
     ) -> Result<Stored, StoreFailure> {
         let (record, event) = (c.record, c.event);
         let mut conn = self.conn.lock_or_recover();
@@ -441,8 +444,10 @@ impl Backend for Sqlite {
             }
         }
         let mut stopped = false;
+        let mut keep = None;
         if let (Some(t), Some(rule), Some(_)) = (&event.tournament, stop, id) {
-            stopped = rule(&results(&tx, t.id)?);
+            let check = rule.check(results_after(&tx, t.id, rule.counted_through())?);
+            (stopped, keep) = (check.holds, Some(check.keep));
             if stopped {
                 tx.execute(
                     "UPDATE tournaments SET finished_at = ?2 WHERE id = ?1 AND finished_at IS NULL",
@@ -452,6 +457,9 @@ impl Backend for Sqlite {
             }
         }
         tx.commit()?;
+        if let Some(keep) = keep {
+            keep();
+        }
         Ok(Stored { id, stopped })
     }
 
@@ -776,6 +784,17 @@ fn results(conn: &Connection, tournament: i64) -> rusqlite::Result<Vec<SlotResul
          WHERE tournament_id = ?1 ORDER BY id",
     )?;
     let rows = stmt.query_map(params![tournament], slot_result)?;
+    rows.collect()
+}
+
+/// The games of `tournament` stored after the game `after`, in store
+/// order, with their ids.
+fn results_after(conn: &Connection, tournament: i64, after: i64) -> rusqlite::Result<Vec<(i64, SlotResult)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT game_index, pair_id, seats, variant, result, winner, id FROM games
+         WHERE tournament_id = ?1 AND id > ?2 ORDER BY id",
+    )?;
+    let rows = stmt.query_map(params![tournament, after], |r| Ok((r.get(6)?, slot_result(r)?)))?;
     rows.collect()
 }
 
