@@ -528,3 +528,34 @@ fn noswap_and_reverse_decide_who_moves_first_in_matches_tournaments_and_sprts() 
     let run = arbiter(&["sprt", "chess", "--p1", &sf, "--p2", "random", "--noswap", "--db", db.to_str().unwrap()]);
     assert!(!run.ok && run.stderr.contains("use --trinomial"), "{}", run.stderr);
 }
+
+#[test]
+fn affinity_pins_each_concurrent_game_and_its_engines_to_a_cpu_of_its_own() {
+    let dir = temp_dir("affinity");
+    let log = dir.join("cpus.log");
+    let engine = format!(
+        "engine:python3 {} affinity {}",
+        arbiter_e2e::workspace().join("tests/fixtures/engines/faulty-engine.py").display(),
+        log.display()
+    );
+    let allowed = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    for args in [&["match", "chess", "--games", "4"][..], &["sprt", "chess", "--max-games", "4", "--trinomial"][..]] {
+        let _ = std::fs::remove_file(&log);
+        let db = dir.join("a.db");
+        let mut all = args.to_vec();
+        all.extend(["--p1", &engine, "--p2", "random", "--concurrency", "2", "--affinity", "--max-plies", "6"]);
+        let db_text = db.to_str().unwrap().to_string();
+        all.extend(["--db", &db_text]);
+        let run = arbiter(&all);
+        assert!(run.ok, "{args:?}: {}\n{}", run.stderr, run.stdout);
+        let seen = std::fs::read_to_string(&log).unwrap();
+        let cpus: Vec<&str> = seen.lines().collect();
+        assert!(!cpus.is_empty(), "{args:?}: the engine never started");
+        // Each engine runs on one CPU; with two or more, the two games use two.
+        assert!(cpus.iter().all(|c| !c.contains(' ')), "{args:?}: {cpus:?}");
+        if allowed >= 2 && cpus.len() >= 2 {
+            let distinct: std::collections::BTreeSet<&&str> = cpus.iter().collect();
+            assert_eq!(distinct.len(), 2, "{args:?}: {cpus:?}");
+        }
+    }
+}

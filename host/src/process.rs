@@ -493,6 +493,36 @@ fn read_line(reader: &mut impl BufRead, max: usize) -> Result<Option<String>, ()
     }
 }
 
+/// Pins the calling thread to one of the CPUs this process may use, the
+/// `slot`-th (wrapping), as fastchess's `-use-affinity` does: threads and
+/// processes it starts afterwards (a game's thread, a worker process, the
+/// engines) inherit the pin, so concurrent games do not share a core.
+/// Returns the CPU.
+#[cfg(target_os = "linux")]
+pub fn pin_thread_to_cpu(slot: usize) -> Result<usize, String> {
+    // SAFETY: cpu_set_t is plain data; the calls only read and write it.
+    unsafe {
+        let mut allowed: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut allowed) != 0 {
+            return Err(format!("sched_getaffinity: {}", std::io::Error::last_os_error()));
+        }
+        let cpus: Vec<usize> = (0..libc::CPU_SETSIZE as usize).filter(|&c| libc::CPU_ISSET(c, &allowed)).collect();
+        let Some(&cpu) = cpus.get(slot % cpus.len().max(1)) else { return Err("no CPU is allowed".into()) };
+        let mut one: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut one);
+        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &one) != 0 {
+            return Err(format!("sched_setaffinity: {}", std::io::Error::last_os_error()));
+        }
+        Ok(cpu)
+    }
+}
+
+/// CPU affinity where the OS has none to set: refused.
+#[cfg(not(target_os = "linux"))]
+pub fn pin_thread_to_cpu(_slot: usize) -> Result<usize, String> {
+    Err("CPU affinity is set on Linux only".into())
+}
+
 /// A deadline `ms` from now.
 pub fn deadline_after(ms: u64) -> Instant {
     Instant::now() + Duration::from_millis(ms)

@@ -69,6 +69,10 @@ pub struct MatchArgs {
     adjudication: AdjudicationArgs,
     #[command(flatten)]
     colours: ColourArgs,
+    /// Pin each concurrent game (and its engines) to a CPU of its own, as
+    /// fastchess's -use-affinity (Linux).
+    #[arg(long)]
+    affinity: bool,
     /// Print the head-to-head report (fastchess's shape) every N games and
     /// at the end (0: only cutechess-cli's closing lines).
     #[arg(long, value_name = "N", default_value_t = 0)]
@@ -169,6 +173,7 @@ pub(super) fn run(registry: &Registry, args: &MatchArgs) -> Result<()> {
         watchdog: Duration::from_secs(DEFAULT_WATCHDOG_SECS),
         isolation: Isolation::InProcess,
         stop: Default::default(),
+        affinity: args.affinity,
     };
     let event_name = format!("{} vs {} ({})", entrants[0].name, entrants[1].name, args.variant);
     let about = format!("{}, {}", args.tc.as_deref().unwrap_or(&base_tc), args.variant);

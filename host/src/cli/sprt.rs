@@ -99,6 +99,10 @@ pub struct SprtArgs {
     adjudication: AdjudicationArgs,
     #[command(flatten)]
     colours: ColourArgs,
+    /// Pin each concurrent game (and its engines) to a CPU of its own, as
+    /// fastchess's -use-affinity (Linux).
+    #[arg(long)]
+    affinity: bool,
     #[command(flatten)]
     options: OptionArgs,
 }
@@ -125,6 +129,7 @@ fn definition(args: &SprtArgs) -> Result<TournamentConfig> {
     cfg.draw = args.adjudication.draw.clone();
     cfg.in_process = args.in_process;
     cfg.noswap = args.colours.noswap;
+    cfg.affinity |= args.affinity;
     cfg.reverse = args.colours.reverse;
     if let Some(file) = &args.openings {
         let file = file.display().to_string();

@@ -49,6 +49,10 @@ pub struct TournamentArgs {
     games_per_pairing: Option<u32>,
     #[command(flatten)]
     colours: ColourArgs,
+    /// Pin each concurrent game (and its engines) to a CPU of its own, as
+    /// fastchess's -use-affinity (Linux).
+    #[arg(long)]
+    affinity: bool,
     /// Time control for everyone.
     #[arg(long)]
     tc: Option<String>,
@@ -141,6 +145,7 @@ fn definition(args: &TournamentArgs) -> Result<TournamentConfig> {
     }
     cfg.in_process |= args.in_process;
     cfg.noswap |= args.colours.noswap;
+    cfg.affinity |= args.affinity;
     cfg.reverse |= args.colours.reverse;
     for o in &args.openings {
         let (variant, file) = o.split_once('=').with_context(|| format!("--openings '{o}' must be VARIANT=FILE"))?;

@@ -37,6 +37,10 @@ pub struct WorkerArgs {
     /// mid-game is played again by another after this long.
     #[arg(long, value_name = "SECS", default_value_t = queue::DEFAULT_LEASE.as_secs(), value_parser = clap::value_parser!(u64).range(1..=86_400))]
     lease: u64,
+    /// Pin each slot (its games and their engines) to a CPU of its own, as
+    /// fastchess's -use-affinity (Linux).
+    #[arg(long)]
+    affinity: bool,
 }
 
 /// Queue workers for `concurrency` games at once, as `arbiter worker` and
@@ -53,6 +57,7 @@ pub(super) fn queue_workers(
         tournament,
         idle_exit,
         lease: queue::DEFAULT_LEASE,
+        affinity: false,
         plugin_dirs: plugin_dirs.to_vec(),
         holder: format!("{}:{}", host.trim(), std::process::id()),
     }
@@ -66,6 +71,7 @@ pub(super) fn run(registry: &Registry, args: &WorkerArgs, plugin_dirs: &[PathBuf
     let mut workers =
         queue_workers(args.concurrency as usize, args.tournament, args.idle_exit.map(Duration::from_secs), plugin_dirs);
     workers.lease = Duration::from_secs(args.lease);
+    workers.affinity = args.affinity;
     println!("worker {} on store {}: {} at a time", workers.holder, store.location(), workers.concurrency);
     let flag = stop.clone();
     let _ = ctrlc::set_handler(move || {

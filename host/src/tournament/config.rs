@@ -122,6 +122,10 @@ pub struct TournamentConfig {
     /// (one opening, colours swapped).
     #[serde(default = "two")]
     pub games_per_pairing: u32,
+    /// Pin each game slot (its games and their engines) to a CPU of its
+    /// own, as fastchess's `-use-affinity` (Linux).
+    #[serde(default)]
+    pub affinity: bool,
     /// No colour-swapped pairs: every game of a pairing with its first-named
     /// entrant first, each on the next opening (cutechess-cli's `-noswap`).
     #[serde(default)]

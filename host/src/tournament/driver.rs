@@ -257,6 +257,7 @@ impl Tournament {
             watchdog: std::time::Duration::from_secs(cfg.watchdog_secs),
             isolation: if human { Isolation::InProcess } else { isolation },
             stop,
+            affinity: cfg.affinity,
         }
     }
 

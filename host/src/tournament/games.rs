@@ -81,6 +81,8 @@ pub struct RunConfig {
     /// Set to stop between games (Ctrl-C): the games in progress finish and
     /// are reported, no new one starts.
     pub stop: Arc<AtomicBool>,
+    /// Pin each runner (the games it plays, their engines) to a CPU of its own.
+    pub affinity: bool,
 }
 
 /// Where games run.

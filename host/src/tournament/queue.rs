@@ -184,6 +184,8 @@ pub struct QueueWorkers {
     pub idle_exit: Option<Duration>,
     /// How long a claim lasts without a heartbeat.
     pub lease: Duration,
+    /// Pin each slot (its worker process and engines) to a CPU of its own.
+    pub affinity: bool,
     /// Plugin folders, passed on to the worker processes.
     pub plugin_dirs: Vec<PathBuf>,
     /// This worker's name in the store (`host:pid`).
@@ -274,6 +276,12 @@ pub fn run_queue_workers(
         for slot in 0..cfg.concurrency.max(1) {
             let (refused, report, failure) = (&refused, &report, &failure);
             scope.spawn(move || {
+                // Before its worker process exists, so that it inherits the pin.
+                if cfg.affinity {
+                    if let Err(e) = crate::process::pin_thread_to_cpu(slot) {
+                        tracing::warn!("slot {slot}: no CPU affinity: {e}");
+                    }
+                }
                 let holder = format!("{}#{slot}", cfg.holder);
                 let mut handle = WorkerHandle::new(cfg.plugin_dirs.clone());
                 let mut known = std::collections::HashMap::new();

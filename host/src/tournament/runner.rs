@@ -45,9 +45,16 @@ pub fn run_games(
     // most one game more in flight per runner.
     let (tx, rx) = mpsc::sync_channel(0);
     std::thread::scope(|scope| {
-        for _ in 0..config.concurrency.max(1).min(schedule.len().max(1)) {
+        for runner in 0..config.concurrency.max(1).min(schedule.len().max(1)) {
             let (tx, next, hung, shared) = (tx.clone(), &next, &hung, shared.clone());
             scope.spawn(move || {
+                // Before its game thread or worker process exists, so that they inherit it.
+                if config.affinity {
+                    match crate::process::pin_thread_to_cpu(runner) {
+                        Ok(cpu) => tracing::info!("runner {runner} pinned to CPU {cpu}"),
+                        Err(e) => tracing::warn!("runner {runner}: no CPU affinity: {e}"),
+                    }
+                }
                 let mut slot = match &config.isolation {
                     Isolation::Workers { plugin_dirs } => Slot::Worker(WorkerHandle::new(plugin_dirs.clone())),
                     Isolation::InProcess => Slot::Thread(GameThread::start(shared)),
