@@ -181,3 +181,79 @@ fn a_pgn_opening_book_gives_the_position_after_its_first_plies_and_a_bad_move_is
     assert!(!run.ok);
     assert!(run.stderr.contains("book.pgn: game 1: ply 3: move 'Ke3'"), "{}", run.stderr);
 }
+
+/// A Polyglot book written by python-chess (its own Zobrist keys, castling
+/// as the king taking the rook): every line to `--opening-plies`, most
+/// weighted first, with the en-passant rule of the keys and castling read
+/// right; Stockfish plays from each opening.
+#[test]
+fn a_polyglot_book_gives_its_lines_most_weighted_first() {
+    let dir = temp_dir("polyglot");
+    let book = dir.join("book.bin");
+    let script = r#"
+import chess, chess.polyglot, struct, sys
+lines = [(["e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6", "e1g1"], 10), (["e2e4", "c7c5"], 1), (["d2d4", "d7d5"], 5)]
+entries = {}
+for moves, weight in lines:
+    board = chess.Board()
+    for uci in moves:
+        move = chess.Move.from_uci(uci)
+        to = move.to_square
+        if board.is_castling(move):
+            to = chess.H1 if to == chess.G1 else chess.A1
+        bits = to | (move.from_square << 6)
+        key = (chess.polyglot.zobrist_hash(board), bits)
+        entries[key] = max(weight, entries.get(key, 0))
+        board.push(move)
+    print(board.fen())
+with open(sys.argv[1], "wb") as f:
+    for (key, bits), weight in sorted(entries.items()):
+        f.write(struct.pack(">QHHI", key, bits, weight, 0))
+"#;
+    let made = std::process::Command::new("python3").args(["-c", script, book.to_str().unwrap()]).output().unwrap();
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let expected: Vec<String> = String::from_utf8(made.stdout).unwrap().lines().map(String::from).collect();
+    let starts = match_starts(&dir, &["--max-plies", "1", "--openings", book.to_str().unwrap()]);
+    // Board, side and castling as python-chess writes them; pairs share one.
+    let fields = |fen: &str| fen.split_whitespace().take(3).collect::<Vec<_>>().join(" ");
+    let got: Vec<String> = starts.iter().step_by(2).map(|s| fields(s)).collect();
+    let want: Vec<String> = expected[..2].iter().map(|s| fields(s)).collect();
+    assert_eq!(got, want, "lines in weight order: {starts:?}");
+    // Fewer plies: the lines stop there.
+    let starts =
+        match_starts(&dir, &["--max-plies", "1", "--openings", book.to_str().unwrap(), "--opening-plies", "1"]);
+    assert!(starts[0].starts_with("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b "), "{starts:?}");
+    assert!(starts[2].starts_with("rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b "), "{starts:?}");
+    // Stockfish plays from the book's positions.
+    let run = arbiter_e2e::arbiter(&[
+        "match",
+        "chess",
+        "--p1",
+        "uci:stockfish",
+        "--p2",
+        "random",
+        "--games",
+        "2",
+        "--tc",
+        "inf,nodes=200",
+        "--max-plies",
+        "10",
+        "--no-db",
+        "--openings",
+        book.to_str().unwrap(),
+    ]);
+    assert!(run.ok && run.stdout.matches("Game ").count() == 2, "{}\n{}", run.stdout, run.stderr);
+    // Not a chess variant: refused by name.
+    let run = arbiter_e2e::arbiter(&[
+        "match",
+        "international",
+        "--p1",
+        "random",
+        "--p2",
+        "random",
+        "--no-db",
+        "--openings",
+        book.to_str().unwrap(),
+    ]);
+    assert!(!run.ok && run.stderr.contains("Polyglot book holds standard chess positions only"), "{}", run.stderr);
+}

@@ -5,7 +5,7 @@
 //! or `.pdn` file is a book of games instead: each game's moves (the first
 //! `plies` of them, or all) are played through the plugin from its start
 //! (its `FEN` tag, or the variant's start), and the position reached is the
-//! opening.
+//! opening. A `.bin` file is a Polyglot book for chess ([`super::polyglot`]).
 
 use std::path::Path;
 
@@ -58,7 +58,8 @@ pub enum OpeningsError {
 
 /// The positions of `file` for `variant`, checked, in file order or (with
 /// `shuffle_seed`) shuffled; from a PGN book, the positions after `plies`
-/// plies of each game (all of its moves if `None`).
+/// plies of each game (all of its moves if `None`); from a Polyglot book,
+/// the ends of its lines to `plies` plies.
 pub fn load(
     variant: &VariantHandle,
     file: &Path,
@@ -68,32 +69,51 @@ pub fn load(
 ) -> Result<Vec<String>, OpeningsError> {
     let id = variant.info().id.clone();
     let name = file.display().to_string();
-    let text = std::fs::read_to_string(file).map_err(|e| OpeningsError::Unreadable {
-        variant: id.clone(),
-        file: name.clone(),
-        reason: e.to_string(),
-    })?;
-    let book = file.extension().is_some_and(|e| e.eq_ignore_ascii_case("pgn") || e.eq_ignore_ascii_case("pdn"));
+    let has_extension = |ext: &str| file.extension().is_some_and(|e| e.eq_ignore_ascii_case(ext));
+    let mut positions = if has_extension("bin") {
+        super::polyglot::book_lines(variant, file, options, plies)?
+    } else {
+        let text = std::fs::read_to_string(file).map_err(|e| OpeningsError::Unreadable {
+            variant: id.clone(),
+            file: name.clone(),
+            reason: e.to_string(),
+        })?;
+        if has_extension("pgn") || has_extension("pdn") {
+            book_positions(variant, &name, &text, options, plies)?
+        } else {
+            line_positions(variant, &name, &text, options)?
+        }
+    };
+    if positions.is_empty() {
+        return Err(OpeningsError::Empty { variant: id, file: name });
+    }
+    if let Some(seed) = shuffle_seed {
+        positions.shuffle(&mut rand::rngs::SmallRng::seed_from_u64(seed));
+    }
+    Ok(positions)
+}
+
+/// The positions of a file of one position a line, each checked.
+fn line_positions(
+    variant: &VariantHandle,
+    file: &str,
+    text: &str,
+    options: &serde_json::Map<String, serde_json::Value>,
+) -> Result<Vec<String>, OpeningsError> {
     let fen = variant.info().position_notation == "FEN";
-    let mut positions = if book { book_positions(variant, &name, &text, options, plies)? } else { Vec::new() };
-    for (n, line) in text.lines().enumerate().filter(|_| !book) {
+    let mut positions = Vec::new();
+    for (n, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
         let position = if fen { strip_epd(line) } else { line.to_string() };
         variant.from_position(&position, options).map_err(|e| OpeningsError::BadLine {
-            file: name.clone(),
+            file: file.to_string(),
             line: n + 1,
             reason: e.to_string(),
         })?;
         positions.push(position);
-    }
-    if positions.is_empty() {
-        return Err(OpeningsError::Empty { variant: id, file: name });
-    }
-    if let Some(seed) = shuffle_seed {
-        positions.shuffle(&mut rand::rngs::SmallRng::seed_from_u64(seed));
     }
     Ok(positions)
 }
