@@ -182,7 +182,11 @@ fn every_line_of_the_readme_tour_does_what_its_comment_says() {
                     first.contains('/') && (first.starts_with('+') || first.starts_with('-'))
                 });
                 assert!(
-                    search.is_some_and(|c| c.split_whitespace().nth(1).is_some_and(|t| t.ends_with('s'))),
+                    search.is_some_and(|c| {
+                        c.split_whitespace().nth(1).is_some_and(|t| t.trim_end_matches(',').ends_with('s'))
+                            && c.contains(", n=")
+                            && c.contains(", pv=\"")
+                    }),
                     "{line}: {pgn}"
                 );
                 assert!(dir.join("arbiter.db").exists(), "{line}: the store");

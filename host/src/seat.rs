@@ -156,12 +156,16 @@ pub struct Reply {
     pub depth: Option<u32>,
     /// The nodes it searched, if reported.
     pub nodes: Option<u64>,
+    /// The selective depth of its search, if reported.
+    pub seldepth: Option<u32>,
+    /// Its principal variation, in its protocol's move notation, if reported.
+    pub pv: Option<String>,
 }
 
 impl Reply {
     /// An answer, nothing reported.
     pub fn answer(answer: Answer) -> Reply {
-        Reply { answer, reported_ms: None, score: None, depth: None, nodes: None }
+        Reply { answer, reported_ms: None, score: None, depth: None, nodes: None, seldepth: None, pv: None }
     }
 
     /// A plain move id, nothing reported.

@@ -197,6 +197,8 @@ impl Player for UciPlayer {
             score: search.score,
             depth: search.depth,
             nodes: search.nodes,
+            seldepth: search.seldepth,
+            pv: search.pv,
             ..Reply::answer(Answer::Text(best))
         })
     }
@@ -215,10 +217,15 @@ struct Search {
     depth: Option<u32>,
     /// The nodes searched.
     nodes: Option<u64>,
+    /// The selective depth.
+    seldepth: Option<u32>,
+    /// The principal variation.
+    pv: Option<String>,
 }
 
-/// Reads one line of an engine's search: `info` updates the score, depth
-/// and nodes and the time it reports; `bestmove` gives the move.
+/// Reads one line of an engine's search: `info` updates the score, depth,
+/// selective depth, nodes, pv and the time it reports (`info string` is
+/// free text, read for nothing); `bestmove` gives the move.
 fn read_search_line(line: &str, search: &mut Search, reported: &mut Option<u64>) -> Option<String> {
     let score = &mut search.score;
     let w: Vec<&str> = line.split_whitespace().collect();
@@ -226,6 +233,12 @@ fn read_search_line(line: &str, search: &mut Search, reported: &mut Option<u64>)
         Some(&"info") => {
             for i in 1..w.len() {
                 match (w[i - 1], w[i]) {
+                    (_, "string") => break,
+                    (_, "pv") => {
+                        search.pv = Some(w[i + 1..].join(" ")).filter(|pv| !pv.is_empty());
+                        break;
+                    }
+                    (_, "seldepth") => search.seldepth = w.get(i + 1).and_then(|t| t.parse().ok()).or(search.seldepth),
                     (_, "time") => *reported = w.get(i + 1).and_then(|t| t.parse().ok()).or(*reported),
                     (_, "depth") => search.depth = w.get(i + 1).and_then(|t| t.parse().ok()).or(search.depth),
                     (_, "nodes") => search.nodes = w.get(i + 1).and_then(|t| t.parse().ok()).or(search.nodes),

@@ -173,6 +173,7 @@ struct Thinking {
     depth: Option<u32>,
     nodes: Option<u64>,
     reported_ms: Option<u64>,
+    pv: Option<String>,
 }
 
 impl Thinking {
@@ -191,6 +192,7 @@ impl Thinking {
             });
             self.reported_ms = u64::try_from(cs).ok().map(|c| c * 10);
             self.nodes = u64::try_from(nodes).ok();
+            self.pv = Some(w[4..].join(" ")).filter(|pv| !pv.is_empty());
         }
     }
 }
@@ -312,6 +314,7 @@ impl Player for XboardPlayer {
             score: thinking.score,
             depth: thinking.depth,
             nodes: thinking.nodes,
+            pv: thinking.pv,
             ..Reply::answer(answer)
         })
     }
@@ -345,6 +348,7 @@ mod tests {
         let mut t = Thinking::default();
         t.read("9 +4 22 503623 d5 exd5 Nf6");
         assert_eq!((t.depth, t.score, t.reported_ms, t.nodes), (Some(9), Some(4), Some(220), Some(503623)));
+        assert_eq!(t.pv.as_deref(), Some("d5 exd5 Nf6"));
         t.read("My move is : d7d5");
         assert_eq!(t.depth, Some(9), "other lines change nothing");
         assert_eq!(level_base(90_500), "1:30");

@@ -4,8 +4,9 @@
 //! `Termination` (the PGN standard's category) with the precise reason as the
 //! last comment, `PlyCount`, and `[%clk]`/`[%emt]` after every move (with
 //! `[%eval]` when the mover reported a score, and before them the mover's
-//! own score, depth and time as cutechess-cli and fastchess write them:
-//! `{+0.31/18 0.072s ...}`). Chess
+//! own score, depth and time as cutechess-cli and fastchess write them,
+//! with fastchess's nodes, selective depth, nps, latency and pv when known:
+//! `{+0.31/18 0.072s, n=2000, sd=22, nps=27777, latency=1ms, pv="e2e4 e7e5" ...}`). Chess
 //! moves are SAN, so python-chess and pgn-extract read the files unchanged.
 //! In: tags and movetext (comments, variations and NAGs skipped), for replay;
 //! a `(` glued to a move (tavreli's `d4-d5(2)`) is part of the move.
@@ -53,6 +54,30 @@ pub fn search_text(score: i32, depth: Option<u32>, used_us: u64) -> String {
     };
     let depth = depth.map(|d| format!("/{d}")).unwrap_or_default();
     format!("{score}{depth} {:.3}s", used_us as f64 / 1e6)
+}
+
+/// What else an engine said of its search, as fastchess's optional PGN
+/// fields write it after the score: `, n=NODES, sd=SELDEPTH, nps=N,
+/// latency=MSms, pv="MOVES"` (each only when known; latency is the time
+/// the host measured less the time the engine reported).
+pub fn search_extras(ply: &crate::referee::PlyRecord) -> String {
+    let mut out = String::new();
+    if let Some(n) = ply.nodes {
+        let _ = write!(out, ", n={n}");
+    }
+    if let Some(sd) = ply.seldepth {
+        let _ = write!(out, ", sd={sd}");
+    }
+    if let Some(n) = ply.nodes.filter(|_| ply.used_us > 0) {
+        let _ = write!(out, ", nps={}", (n as u128 * 1_000_000 / ply.used_us as u128) as u64);
+    }
+    if let Some(reported) = ply.reported_ms {
+        let _ = write!(out, ", latency={}ms", (ply.used_us / 1000).saturating_sub(reported));
+    }
+    if let Some(pv) = &ply.pv {
+        let _ = write!(out, ", pv=\"{}\"", pv.replace(['"', '{', '}'], ""));
+    }
+    out
 }
 
 /// `H:MM:SS.mmm` as `[%clk]` and `[%emt]` write time.
@@ -179,7 +204,7 @@ pub fn write_game(record: &GameRecord, event: &EventInfo) -> String {
         prev = Some(ply.player);
         let _ = write!(text, "{} {{", ply.text);
         if let Some(score) = ply.score {
-            let _ = write!(text, "{} ", search_text(score, ply.depth, ply.used_us));
+            let _ = write!(text, "{} ", search_text(score, ply.depth, ply.used_us) + &search_extras(ply));
         }
         if let Some(clk) = ply.clock_ms {
             let _ = write!(text, "[%clk {}] ", clock_text(clk));
@@ -342,6 +367,19 @@ mod tests {
             }
         }
         out.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
+    #[test]
+    fn an_engines_search_is_written_as_fastchess_writes_it() {
+        let record = crate::referee::fixtures::record(&[0, 1, 0, 1]);
+        let pgn = write_game(&record, &EventInfo { event: "e".into(), round: 1, tournament: None }).replace('\n', " ");
+        // Ply 3: score -3, depth 13, 3000 nodes in 4.5 ms, nothing reported.
+        assert!(
+            pgn.contains("m3 {-0.03/13 0.004s, n=3000, sd=17, nps=666666, pv=\"e2e4 e7e5\" [%clk 0:00:59.997]"),
+            "{pgn}"
+        );
+        // Ply 0: reported 0 ms of 0 used: no latency to speak of.
+        assert!(pgn.contains("m0 {+0.00/10 0.000s, n=0, sd=14, latency=0ms [%clk"), "{pgn}");
     }
 
     #[test]

@@ -174,6 +174,8 @@ mod tests {
                 score,
                 depth: None,
                 nodes: None,
+                seldepth: None,
+                pv: None,
             })
             .collect()
     }

@@ -65,6 +65,13 @@ pub struct PlyRecord {
     /// The nodes the mover searched, if reported.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nodes: Option<u64>,
+    /// The selective depth of the mover's search, if reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seldepth: Option<u32>,
+    /// The mover's principal variation, in its engine protocol's notation
+    /// (UCI's `e2e4`), if reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pv: Option<String>,
 }
 
 /// A finished game: everything the records need. This one shape crosses the
@@ -472,6 +479,8 @@ impl<'a, 'w> Referee<'a, 'w> {
             score: said.score,
             depth: said.depth,
             nodes: said.nodes,
+            seldepth: said.seldepth,
+            pv: said.pv.clone(),
         });
         if let (Some(watch), Some(ply)) = (self.watch.as_mut(), self.plies.last()) {
             watch.ply(ply);
@@ -582,7 +591,9 @@ pub(crate) mod fixtures {
                 clock_ms: Some(60_000 - i as u64),
                 score: (i % 3 == 0).then_some(-(i as i32)),
                 depth: (i % 3 == 0).then_some(i as u32 + 10),
-                nodes: None,
+                nodes: (i % 3 == 0).then_some(1000 * i as u64),
+                seldepth: (i % 3 == 0).then_some(i as u32 + 14),
+                pv: (i == 3).then(|| "e2e4 e7e5".to_string()),
             })
             .collect();
         GameRecord {

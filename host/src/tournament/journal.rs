@@ -189,9 +189,11 @@ fn decode(b: &[u8]) -> Option<PlyRecord> {
         score: (flags & 4 != 0).then_some(u32_at(37)? as i32),
         text: String::from_utf8(b.get(45..45 + text_len)?.to_vec()).ok()?,
         // Only a game cut short is read back from the journal: its plies
-        // keep their scores, not the search's depth and nodes.
+        // keep their scores, not the search's depth, nodes and pv.
         depth: None,
         nodes: None,
+        seldepth: None,
+        pv: None,
     })
 }
 
@@ -210,6 +212,8 @@ mod tests {
             score: (i % 4 == 0).then_some(-(i as i32)),
             depth: None,
             nodes: None,
+            seldepth: None,
+            pv: None,
         }
     }
 
