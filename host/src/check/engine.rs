@@ -300,17 +300,7 @@ fn uci_search(p: &mut ChildProcess, position: &str, go: &str, limit_ms: u64) -> 
             _ => None,
         }
     };
-    let best = if go == "go infinite" {
-        match p.recv_until(Some(deadline_after(100)), &mut read) {
-            Ok(_) => return Err("'bestmove' before 'stop' on 'go infinite'".into()),
-            Err(ProcessError::Timeout) => {}
-            Err(e) => return Err(e.to_string()),
-        }
-        p.send("stop").map_err(|e| e.to_string())?;
-        p.recv_until(Some(deadline_after(limit_ms)), &mut read).map_err(|e| waited(e, "bestmove", limit_ms))?
-    } else {
-        p.recv_until(Some(deadline_after(limit_ms)), &mut read).map_err(|e| waited(e, "bestmove", limit_ms))?
-    };
+    let best = answer(p, go == "go infinite", limit_ms, "bestmove", &mut read)?;
     if let Some(why) = malformed {
         return Err(why);
     }
@@ -355,6 +345,27 @@ fn parse_info(w: &[&str]) -> Result<Info, String> {
     Ok(info)
 }
 
+/// Waits up to `limit_ms` for the search's `expected` answer, which `read`
+/// gives; an `infinite` search must say nothing for 100 ms and is then told
+/// `stop`.
+fn answer(
+    p: &mut ChildProcess,
+    infinite: bool,
+    limit_ms: u64,
+    expected: &str,
+    read: &mut impl FnMut(&str) -> Option<String>,
+) -> Result<String, String> {
+    if infinite {
+        match p.recv_until(Some(deadline_after(100)), &mut *read) {
+            Ok(_) => return Err(format!("'{expected}' before 'stop' on an infinite search")),
+            Err(ProcessError::Timeout) => {}
+            Err(e) => return Err(e.to_string()),
+        }
+        p.send("stop").map_err(|e| e.to_string())?;
+    }
+    p.recv_until(Some(deadline_after(limit_ms)), read).map_err(|e| waited(e, expected, limit_ms))
+}
+
 /// Sends a `pos`, a `level` and `go think`, reads to `done` within
 /// `limit_ms` (`level infinite` is told `stop` after 100 ms).
 fn hub_search(p: &mut ChildProcess, pos: &str, level: &str, limit_ms: u64) -> Result<Found, String> {
@@ -367,17 +378,7 @@ fn hub_search(p: &mut ChildProcess, pos: &str, level: &str, limit_ms: u64) -> Re
             l[at..].split_whitespace().next().unwrap_or("").to_string()
         })
     };
-    let best = if level == "level infinite" {
-        match p.recv_until(Some(deadline_after(100)), &mut read) {
-            Ok(_) => return Err("'done' before 'stop' on 'level infinite'".into()),
-            Err(ProcessError::Timeout) => {}
-            Err(e) => return Err(e.to_string()),
-        }
-        p.send("stop").map_err(|e| e.to_string())?;
-        p.recv_until(Some(deadline_after(limit_ms)), &mut read).map_err(|e| waited(e, "done", limit_ms))?
-    } else {
-        p.recv_until(Some(deadline_after(limit_ms)), &mut read).map_err(|e| waited(e, "done", limit_ms))?
-    };
+    let best = answer(p, level == "level infinite", limit_ms, "done", &mut read)?;
     Ok(Found { best, infos: Vec::new() })
 }
 

@@ -440,7 +440,7 @@ const TALLY_SHARDS: u32 = 16;
 /// tallies, so that the next open counts every game again (for stores
 /// grown behind its back, as tests and benchmarks do).
 pub const FORGET_TALLIES: &str = "DROP TABLE tallies; DROP TABLE pair_tallies; DROP TABLE worker_tallies;
-    DROP INDEX game_queue_open; PRAGMA user_version = 4;";
+    DROP INDEX game_queue_open; DROP INDEX IF EXISTS games_by_tournament; PRAGMA user_version = 4;";
 
 /// What standings read of a tournament: its games and pairs, counted.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
