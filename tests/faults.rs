@@ -454,3 +454,60 @@ fn the_protocol_check_passes_real_engines_and_names_each_broken_step() {
     assert!(run.stdout.contains("PASS  'isready' is answered with 'readyok'"), "{}", run.stdout);
     assert!(run.stderr.contains("check(s) failed"), "{}", run.stderr);
 }
+
+/// A plugin's own adjudication (its `adjudicate` call) through the real
+/// built `.so`, in worker processes: asked for with --plugin-adjudication,
+/// it ends each game with its verdict, recorded as an adjudication in PGN;
+/// not asked for, the games are played out; an answer of the wrong shape
+/// voids the game as the plugin's fault.
+#[test]
+fn a_plugins_own_adjudication_ends_games_only_when_asked_for() {
+    let fixture = arbiter_e2e::fixture_plugin("fixture", None);
+    let f = fixture.to_str().unwrap();
+    let dir = temp_dir("plugin-adjudication");
+    let pgn = dir.join("a.pgn");
+    let db = dir.join("t.db");
+    let run = arbiter(&[
+        "--plugin-dir",
+        f,
+        "tournament",
+        "--player",
+        "a=random",
+        "--player",
+        "b=random:seed=2",
+        "--variant",
+        "fixture-race",
+        "--games-per-pairing",
+        "4",
+        "--plugin-adjudication",
+        "--pgn",
+        pgn.to_str().unwrap(),
+        "--db",
+        db.to_str().unwrap(),
+    ]);
+    assert!(run.ok, "{}\n{}", run.stderr, run.stdout);
+    let text = std::fs::read_to_string(&pgn).unwrap();
+    assert_eq!(text.matches("[Termination \"adjudication\"]").count(), 4, "{text}");
+    assert_eq!(text.matches("(the plugin's adjudication)}").count(), 4, "{text}");
+    let run = arbiter(&["--plugin-dir", f, "match", "fixture-race", "--p1", "random", "--p2", "random", "--no-db"]);
+    assert!(game_lines(&run.stdout).iter().all(|g| g.contains("{reached ten}")), "{}", run.stdout);
+    let run = arbiter(&[
+        "--plugin-dir",
+        f,
+        "match",
+        "fixture-race",
+        "--p1",
+        "random",
+        "--p2",
+        "random",
+        "--no-db",
+        "--plugin-adjudication",
+        "--option",
+        "adjudication=bad",
+    ]);
+    assert!(
+        game_lines(&run.stdout).iter().all(|g| g.contains(": * {plugin contract violation: adjudicate: no reason")),
+        "{}",
+        run.stdout
+    );
+}

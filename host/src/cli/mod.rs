@@ -125,6 +125,10 @@ pub struct AdjudicationArgs {
     /// (`movenumber=40,movecount=8,score=10`).
     #[arg(long, value_name = "RULE")]
     pub draw: Option<String>,
+    /// Ask the variant's plugin after each ply whether it can adjudicate
+    /// the game (its `adjudicate` call: an endgame database, say).
+    #[arg(long)]
+    pub plugin_adjudication: bool,
 }
 
 impl AdjudicationArgs {
@@ -134,6 +138,7 @@ impl AdjudicationArgs {
         Ok(crate::referee::Adjudication {
             resign: self.resign.as_deref().map(ResignRule::parse).transpose().map_err(|e| anyhow!(e))?,
             draw: self.draw.as_deref().map(DrawRule::parse).transpose().map_err(|e| anyhow!(e))?,
+            plugin: self.plugin_adjudication,
         })
     }
 }

@@ -130,6 +130,7 @@ fn definition(args: &SprtArgs) -> Result<TournamentConfig> {
     cfg.in_process = args.in_process;
     cfg.noswap = args.colours.noswap;
     cfg.affinity |= args.affinity;
+    cfg.plugin_adjudication |= args.adjudication.plugin_adjudication;
     cfg.reverse = args.colours.reverse;
     if let Some(file) = &args.openings {
         let file = file.display().to_string();

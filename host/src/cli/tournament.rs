@@ -146,6 +146,7 @@ fn definition(args: &TournamentArgs) -> Result<TournamentConfig> {
     cfg.in_process |= args.in_process;
     cfg.noswap |= args.colours.noswap;
     cfg.affinity |= args.affinity;
+    cfg.plugin_adjudication |= args.adjudication.plugin_adjudication;
     cfg.reverse |= args.colours.reverse;
     for o in &args.openings {
         let (variant, file) = o.split_once('=').with_context(|| format!("--openings '{o}' must be VARIANT=FILE"))?;

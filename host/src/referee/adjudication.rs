@@ -11,6 +11,9 @@
 //!   within ±score.
 //!
 //! A move without a score (a player that reports none) breaks a streak.
+//!
+//! With `plugin`, the variant's own adjudication is asked too (an endgame
+//! database, say): see [`crate::referee`] and docs/ABI.md's `adjudicate`.
 
 use serde::{Deserialize, Serialize};
 
@@ -47,6 +50,10 @@ pub struct Adjudication {
     /// The draw rule, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub draw: Option<DrawRule>,
+    /// Whether the variant's plugin is asked after each ply whether it can
+    /// adjudicate (its `adjudicate` call, see docs/ABI.md).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub plugin: bool,
 }
 
 /// What adjudication decided.
@@ -197,7 +204,11 @@ mod tests {
 
     #[test]
     fn a_player_losing_by_the_margin_for_its_last_moves_resigns() {
-        let rule = Adjudication { resign: Some(ResignRule { movecount: 3, score: 600, twosided: false }), draw: None };
+        let rule = Adjudication {
+            resign: Some(ResignRule { movecount: 3, score: 600, twosided: false }),
+            draw: None,
+            plugin: false,
+        };
         let mut game = vec![(0, Some(-700)), (1, Some(650)), (0, Some(-650)), (1, Some(700))];
         assert_eq!(rule.judge(&plies(&game)), None, "two bad scores are not three");
         game.push((0, Some(-600)));
@@ -205,8 +216,11 @@ mod tests {
         game.pop();
         game.push((0, None));
         assert_eq!(rule.judge(&plies(&game)), None, "a move without a score breaks the streak");
-        let twosided =
-            Adjudication { resign: Some(ResignRule { movecount: 2, score: 600, twosided: true }), draw: None };
+        let twosided = Adjudication {
+            resign: Some(ResignRule { movecount: 2, score: 600, twosided: true }),
+            draw: None,
+            plugin: false,
+        };
         assert_eq!(twosided.judge(&plies(&[(0, Some(-700)), (1, Some(100)), (0, Some(-700))])), None);
         let agreed = plies(&[(0, Some(-700)), (1, Some(700)), (0, Some(-700)), (1, Some(700))]);
         assert_eq!(twosided.judge(&agreed), None, "the mover, not its opponent, is judged");
@@ -216,7 +230,11 @@ mod tests {
 
     #[test]
     fn quiet_scores_from_the_move_number_on_are_a_draw() {
-        let rule = Adjudication { resign: None, draw: Some(DrawRule { movenumber: 2, movecount: 2, score: 10 }) };
+        let rule = Adjudication {
+            resign: None,
+            draw: Some(DrawRule { movenumber: 2, movecount: 2, score: 10 }),
+            plugin: false,
+        };
         let quiet = [(0, Some(5)), (1, Some(-3)), (0, Some(0)), (1, Some(10))];
         assert!(matches!(rule.judge(&plies(&quiet)), Some(Adjudged::Draw(_))));
         assert_eq!(rule.judge(&plies(&quiet[..3])), None, "before move 2 is complete");

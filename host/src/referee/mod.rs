@@ -303,6 +303,9 @@ struct Referee<'a, 'w> {
     clocks: Vec<Clock>,
     plies: Vec<PlyRecord>,
     used_total_ms: u64,
+    /// Whether the plugin is still to be asked to adjudicate (asked for,
+    /// and not yet found not to offer it).
+    ask_plugin: bool,
 }
 
 fn end(outcome: Outcome, termination: Termination) -> GameResult {
@@ -317,7 +320,17 @@ fn void(termination: Termination) -> GameResult {
 impl<'a, 'w> Referee<'a, 'w> {
     fn new(game: Game, info: &'a VariantInfo, config: &'a GameConfig, watch: Option<&'w mut dyn Watcher>) -> Self {
         let clocks = config.time_controls.iter().map(Clock::new).collect();
-        Referee { game, info, config, watch, last_seen: Vec::new(), clocks, plies: Vec::new(), used_total_ms: 0 }
+        Referee {
+            game,
+            info,
+            config,
+            watch,
+            last_seen: Vec::new(),
+            clocks,
+            plies: Vec::new(),
+            used_total_ms: 0,
+            ask_plugin: config.adjudication.plugin,
+        }
     }
 
     /// Hands the watcher, if any, each player's and the spectator's view.
@@ -526,7 +539,7 @@ impl<'a, 'w> Referee<'a, 'w> {
         }
     }
 
-    fn check_end(&self) -> Option<GameResult> {
+    fn check_end(&mut self) -> Option<GameResult> {
         let status = self.game.status();
         match status.outcome {
             Outcome::Ongoing => {}
@@ -545,6 +558,13 @@ impl<'a, 'w> Referee<'a, 'w> {
             }
             None => {}
         }
+        if self.ask_plugin {
+            match self.plugin_adjudication() {
+                Ok(Some(result)) => return Some(result),
+                Ok(None) => {}
+                Err(e) => return Some(plugin_failure(e)),
+            }
+        }
         if self.config.max_plies.is_some_and(|m| self.plies.len() as u32 >= m) {
             return Some(end(Outcome::Draw, Termination::Adjudication("ply limit".into())));
         }
@@ -553,6 +573,37 @@ impl<'a, 'w> Referee<'a, 'w> {
             return Some(end(Outcome::Draw, Termination::Adjudication("game time cap".into())));
         }
         None
+    }
+}
+
+impl Referee<'_, '_> {
+    /// The plugin's own adjudication (its `adjudicate` call): `null` plays
+    /// on; `{"outcome": "draw" | {"win": PLAYER}, "reason": TEXT}` ends the
+    /// game as adjudicated. A plugin that does not offer the call is not
+    /// asked again; an answer of another shape breaks the contract.
+    fn plugin_adjudication(&mut self) -> Result<Option<GameResult>, Error> {
+        let answer = match self.game.call_json("adjudicate", &serde_json::json!({})) {
+            Err(e) if e.kind == arbiter_api::ErrorKind::Unsupported => {
+                self.ask_plugin = false;
+                return Ok(None);
+            }
+            answer => answer?,
+        };
+        if answer.is_null() {
+            return Ok(None);
+        }
+        let contract =
+            |why: &str| Error::new(arbiter_api::ErrorKind::BadOptions, format!("adjudicate: {why}: {answer}"));
+        let reason = answer["reason"].as_str().filter(|r| !r.trim().is_empty()).ok_or_else(|| contract("no reason"))?;
+        let players = self.info.players.len() as u32;
+        let outcome = match &answer["outcome"] {
+            serde_json::Value::String(d) if d == "draw" => Outcome::Draw,
+            o => match o["win"].as_u64() {
+                Some(p) if (p as u32) < players => Outcome::Win(p as u32),
+                _ => return Err(contract("the outcome must be \"draw\" or {\"win\": PLAYER}")),
+            },
+        };
+        Ok(Some(end(outcome, Termination::Adjudication(format!("{} (the plugin's adjudication)", reason.trim())))))
     }
 }
 

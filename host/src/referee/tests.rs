@@ -201,3 +201,39 @@ fn mcts_finds_the_winning_line_and_a_plugin_panic_in_its_search_voids_the_game()
     assert_eq!(r.result.outcome, Outcome::Ongoing);
     assert!(r.result.termination.is_plugin_fault(), "{:?}", r.result);
 }
+
+#[test]
+fn a_plugin_that_offers_adjudication_ends_the_game_when_asked_and_only_then() {
+    let v = race(Fault::None);
+    let scripted = || vec![Scripted::new(vec![]), Scripted::new(vec![])];
+    let ask = GameConfig { adjudication: Adjudication { plugin: true, ..Adjudication::default() }, ..config("inf") };
+    let mut players: Vec<Box<dyn Player>> = scripted().into_iter().map(|p| Box::new(p) as Box<dyn Player>).collect();
+    let r = play_game(&v, &options(&v, json!({})), StartFrom::Standard, &mut players, &ask).unwrap();
+    // Both add 1: at a total of 5 the first player is to move with 5 to
+    // go, not a multiple of 3, so it wins by the race table.
+    assert_eq!(r.plies.len(), 5);
+    assert_eq!(
+        result(&r),
+        (Outcome::Win(1), Termination::Adjudication("race table: 5 to go (the plugin's adjudication)".into()))
+    );
+    // Not asked: the race is played out.
+    let r = play(&v, json!({}), scripted(), "inf");
+    assert_eq!(r.result.termination, Termination::Rules("reached ten".into()));
+    // An answer of the wrong shape is the plugin's fault: no result.
+    let mut players: Vec<Box<dyn Player>> = scripted().into_iter().map(|p| Box::new(p) as Box<dyn Player>).collect();
+    let r =
+        play_game(&v, &options(&v, json!({"adjudication": "bad"})), StartFrom::Standard, &mut players, &ask).unwrap();
+    assert_eq!(r.result.outcome, Outcome::Ongoing);
+    assert!(
+        matches!(&r.result.termination, Termination::PluginContract(d) if d.contains("adjudicate: no reason")),
+        "{:?}",
+        r.result
+    );
+    // A variant without the call is not asked twice, and plays out.
+    let secret =
+        VariantHandle::in_process(Secret { id: "secret", sampling: Sampling::Honest }, "fixture-plugin", "0.1.0")
+            .unwrap();
+    let mut players: Vec<Box<dyn Player>> = scripted().into_iter().map(|p| Box::new(p) as Box<dyn Player>).collect();
+    let r = play_game(&secret, &options(&secret, json!({})), StartFrom::Standard, &mut players, &ask).unwrap();
+    assert!(!matches!(r.result.termination, Termination::Adjudication(_)), "{:?}", r.result);
+}

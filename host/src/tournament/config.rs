@@ -122,6 +122,10 @@ pub struct TournamentConfig {
     /// (one opening, colours swapped).
     #[serde(default = "two")]
     pub games_per_pairing: u32,
+    /// Ask each variant's plugin after every ply whether it can adjudicate
+    /// the game (its `adjudicate` call).
+    #[serde(default)]
+    pub plugin_adjudication: bool,
     /// Pin each game slot (its games and their engines) to a CPU of its
     /// own, as fastchess's `-use-affinity` (Linux).
     #[serde(default)]
@@ -222,6 +226,7 @@ impl TournamentConfig {
         Ok(crate::referee::Adjudication {
             resign: self.resign.as_deref().map(ResignRule::parse).transpose().map_err(ConfigError::Invalid)?,
             draw: self.draw.as_deref().map(DrawRule::parse).transpose().map_err(ConfigError::Invalid)?,
+            plugin: self.plugin_adjudication,
         })
     }
 
