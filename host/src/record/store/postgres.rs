@@ -3,9 +3,11 @@
 //! processes on many machines share. One connection, reconnected after a
 //! failure (a restarted server), each call in one transaction.
 
+use std::collections::HashMap;
 use std::sync::Mutex;
 
-use postgres::{Client, NoTls, Row};
+use postgres::types::ToSql;
+use postgres::{Client, GenericClient, NoTls, Row, Statement};
 use serde_json::Value;
 
 use super::{
@@ -138,6 +140,10 @@ const MIGRATIONS: [(&str, &str); 3] = [
 pub(super) struct Postgres {
     url: String,
     client: Mutex<Option<Client>>,
+    /// The hot path's statements, prepared once on the current connection
+    /// (a statement given as text is parsed again on every call: a round
+    /// trip more); emptied when the connection is made again.
+    statements: Mutex<HashMap<String, Statement>>,
 }
 
 impl From<postgres::Error> for StoreFailure {
@@ -173,7 +179,7 @@ impl Postgres {
         });
         client.batch_execute("SELECT pg_advisory_unlock(727274)")?;
         counted?;
-        Ok(Postgres { url: url.to_string(), client: Mutex::new(Some(client)) })
+        Ok(Postgres { url: url.to_string(), client: Mutex::new(Some(client)), statements: Mutex::default() })
     }
 
     /// Runs `f` on the connection, connecting again first if the last call
@@ -183,6 +189,7 @@ impl Postgres {
         let mut slot = self.client.lock_or_recover();
         for attempt in 0..2 {
             if slot.as_ref().is_none_or(|c| c.is_closed()) {
+                self.statements.lock_or_recover().clear();
                 *slot = Some(Client::connect(&self.url, NoTls)?);
             }
             let client = slot.as_mut().expect("connected above");
@@ -193,6 +200,100 @@ impl Postgres {
             }
         }
         unreachable!("the second attempt returns")
+    }
+
+    /// Runs `sql`, prepared once (see [`Postgres::prepared`]).
+    fn exec(
+        &self,
+        client: &mut impl GenericClient,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<u64, postgres::Error> {
+        let statement = self.prepared(client, sql)?;
+        client.execute(&statement, params)
+    }
+
+    /// The row `sql` gives, if any, prepared once.
+    fn query_opt(
+        &self,
+        client: &mut impl GenericClient,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<Option<Row>, postgres::Error> {
+        let statement = self.prepared(client, sql)?;
+        client.query_opt(&statement, params)
+    }
+
+    /// Counts one stored tournament game in its tournament's tallies, and the
+    /// pair it completes if its other half is stored.
+    fn count_game(
+        &self,
+        tx: &mut postgres::Transaction<'_>,
+        tournament: i64,
+        game: &SlotResult,
+    ) -> Result<(), postgres::Error> {
+        let other = match game.other_half() {
+            Some(index) => self
+                .query_opt(
+                    tx,
+                    "SELECT game_index, pair_id, seats, variant, result, winner FROM games
+                     WHERE tournament_id = $1 AND game_index = $2",
+                    &[&tournament, &(index as i32)],
+                )?
+                .map(|r| slot_result(&r)),
+            None => None,
+        };
+        if let Some(((low, high), half_points)) = other.and_then(|o| pair_points(game, &o)) {
+            self.exec(
+                tx,
+                "INSERT INTO pair_tallies (tournament_id, variant, low, high, half_points, pairs, shard)
+                 VALUES ($1, $2, $3, $4, $5, 1, $6)
+                 ON CONFLICT (tournament_id, variant, low, high, half_points, shard) DO UPDATE SET pairs = pair_tallies.pairs + 1",
+                &[&tournament, &game.variant, &(low as i32), &(high as i32), &(half_points as i32), &(game.shard() as i32)],
+            )?;
+        }
+        self.exec(
+                tx,
+            "INSERT INTO tallies (tournament_id, variant, seats, winner, decided, games, shard)
+             VALUES ($1, $2, $3, $4, $5, 1, $6)
+             ON CONFLICT (tournament_id, variant, seats, winner, decided, shard) DO UPDATE SET games = tallies.games + 1",
+            &[
+                &tournament,
+                &game.variant,
+                &super::to_json(&game.seats),
+                &game.winner.map_or(-1, |w| w as i32),
+                &game.decided(),
+                &(game.shard() as i32),
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// The games of `tournament` stored after the game `after`, in store
+    /// order, with their ids.
+    fn results_after(
+        &self,
+        client: &mut impl GenericClient,
+        tournament: i64,
+        after: i64,
+    ) -> Result<Vec<(i64, SlotResult)>, postgres::Error> {
+        let statement = self.prepared(
+            client,
+            "SELECT game_index, pair_id, seats, variant, result, winner, id FROM games
+             WHERE tournament_id = $1 AND id > $2 ORDER BY id",
+        )?;
+        let rows = client.query(&statement, &[&tournament, &after])?;
+        Ok(rows.iter().map(|r| (r.get::<_, i64>(6), slot_result(r))).collect())
+    }
+
+    /// `sql` prepared on the connection `client` belongs to, once.
+    fn prepared(&self, client: &mut impl GenericClient, sql: &str) -> Result<Statement, postgres::Error> {
+        if let Some(s) = self.statements.lock_or_recover().get(sql) {
+            return Ok(s.clone());
+        }
+        let statement = client.prepare(sql)?;
+        self.statements.lock_or_recover().insert(sql.to_string(), statement.clone());
+        Ok(statement)
     }
 }
 
@@ -233,14 +334,15 @@ impl Backend for Postgres {
             if let Some(t) = ruled {
                 // One store at a time for a tournament with a stopping rule:
                 // ids then follow the order the rule sees.
-                tx.execute("SELECT 1 FROM tournaments WHERE id = $1 FOR UPDATE", &[&t.id])?;
+                self.exec(&mut tx, "SELECT 1 FROM tournaments WHERE id = $1 FOR UPDATE", &[&t.id])?;
             } else if let Some((t, pair)) = slot.and_then(|t| Some((t, t.pair?))) {
                 // The two games of a pair are stored one after the other, so
                 // that the second sees the first and counts the pair.
-                tx.execute("SELECT pg_advisory_xact_lock($1::INTEGER, $2)", &[&(t.id as i32), &(pair as i32)])?;
+                self.exec(&mut tx, "SELECT pg_advisory_xact_lock($1::INTEGER, $2)", &[&(t.id as i32), &(pair as i32)])?;
             }
-            let id: Option<i64> = tx
+            let id: Option<i64> = self
                 .query_opt(
+                    &mut tx,
                     &format!(
                         "INSERT INTO games (event, round, variant, plugin, white, black, players, time_controls,
                         options, start_position, result, winner, termination, plies, moves, final_position, started_at,
@@ -280,22 +382,25 @@ impl Backend for Postgres {
                 )?
                 .map(|row| row.get(0));
             if let Some(t) = slot {
-                tx.execute(
+                self.exec(
+                    &mut tx,
                     "DELETE FROM live_games WHERE tournament_id = $1 AND game_index = $2",
                     &[&t.id, &(t.index as i32)],
                 )?;
             }
             if let Some(c) = claim {
                 // Kept, marked done: a late enqueue of the same game finds it.
-                tx.execute(
+                self.exec(
+                    &mut tx,
                     "UPDATE game_queue SET done = TRUE WHERE tournament_id = $1 AND game_index = $2",
                     &[&c.game.tournament, &(c.game.index as i32)],
                 )?;
             }
             if let (Some(t), Some(game), Some(_)) = (slot, SlotResult::of(r, e), id) {
-                count_game(&mut tx, t.id, &game)?;
+                self.count_game(&mut tx, t.id, &game)?;
                 if let Some(host) = worker.as_deref().map(|w| w.split(':').next().unwrap_or(w)) {
-                    tx.execute(
+                    self.exec(
+                        &mut tx,
                         "INSERT INTO worker_tallies (tournament_id, host, games, first_start, last_end_ms, shard)
                          VALUES ($1, $2, 1, $3, $4, $5)
                          ON CONFLICT (tournament_id, host, shard) DO UPDATE SET games = worker_tallies.games + 1,
@@ -314,17 +419,22 @@ impl Backend for Postgres {
             let mut stopped = false;
             let mut keep = None;
             if let (Some(t), Some(rule), Some(_)) = (ruled, stop, id) {
-                let check = rule.check(results_after(&mut tx, t.id, rule.counted_through())?);
+                let check = rule.check(self.results_after(&mut tx, t.id, rule.counted_through())?);
                 (stopped, keep) = (check.holds, Some(check.keep));
                 if stopped {
-                    tx.execute(
+                    self.exec(
+                        &mut tx,
                         "UPDATE tournaments SET finished_at = $2 WHERE id = $1 AND finished_at IS NULL",
                         &[&t.id, &super::now()],
                     )?;
-                    tx.execute("UPDATE game_queue SET done = TRUE WHERE tournament_id = $1 AND NOT done", &[&t.id])?;
+                    self.exec(
+                        &mut tx,
+                        "UPDATE game_queue SET done = TRUE WHERE tournament_id = $1 AND NOT done",
+                        &[&t.id],
+                    )?;
                 }
             }
-            tx.execute("SELECT nextval('store_changes')", &[])?;
+            self.exec(&mut tx, "SELECT nextval('store_changes')", &[])?;
             tx.commit()?;
             if let Some(keep) = keep {
                 keep();
@@ -372,7 +482,8 @@ impl Backend for Postgres {
     ) -> Result<Option<Claim>, StoreFailure> {
         let skip = skip.to_vec();
         let row = self.with(|client| {
-            client.query_opt(
+            self.query_opt(
+                client,
                 "UPDATE game_queue q SET claimed_by = $1, lease_until = $2
                  FROM (SELECT tournament_id, game_index FROM game_queue
                        WHERE NOT done AND (claimed_by IS NULL OR lease_until < $3)
@@ -701,21 +812,6 @@ fn results(client: &mut impl postgres::GenericClient, tournament: i64) -> Result
     Ok(rows.iter().map(slot_result).collect())
 }
 
-/// The games of `tournament` stored after the game `after`, in store
-/// order, with their ids.
-fn results_after(
-    client: &mut impl postgres::GenericClient,
-    tournament: i64,
-    after: i64,
-) -> Result<Vec<(i64, SlotResult)>, postgres::Error> {
-    let rows = client.query(
-        "SELECT game_index, pair_id, seats, variant, result, winner, id FROM games
-         WHERE tournament_id = $1 AND id > $2 ORDER BY id",
-        &[&tournament, &after],
-    )?;
-    Ok(rows.iter().map(|r| (r.get::<_, i64>(6), slot_result(r))).collect())
-}
-
 /// A row of `game_index, pair_id, seats, variant, result, winner`.
 fn slot_result(r: &Row) -> SlotResult {
     SlotResult {
@@ -765,41 +861,4 @@ fn count_earlier_games(client: &mut Client) -> Result<(), postgres::Error> {
     )?;
     tx.execute("UPDATE tallies_counted SET counted = TRUE", &[])?;
     tx.commit()
-}
-
-/// Counts one stored tournament game in its tournament's tallies, and the
-/// pair it completes if its other half is stored.
-fn count_game(tx: &mut postgres::Transaction<'_>, tournament: i64, game: &SlotResult) -> Result<(), postgres::Error> {
-    let other = match game.other_half() {
-        Some(index) => tx
-            .query_opt(
-                "SELECT game_index, pair_id, seats, variant, result, winner FROM games
-                 WHERE tournament_id = $1 AND game_index = $2",
-                &[&tournament, &(index as i32)],
-            )?
-            .map(|r| slot_result(&r)),
-        None => None,
-    };
-    if let Some(((low, high), half_points)) = other.and_then(|o| pair_points(game, &o)) {
-        tx.execute(
-            "INSERT INTO pair_tallies (tournament_id, variant, low, high, half_points, pairs, shard)
-             VALUES ($1, $2, $3, $4, $5, 1, $6)
-             ON CONFLICT (tournament_id, variant, low, high, half_points, shard) DO UPDATE SET pairs = pair_tallies.pairs + 1",
-            &[&tournament, &game.variant, &(low as i32), &(high as i32), &(half_points as i32), &(game.shard() as i32)],
-        )?;
-    }
-    tx.execute(
-        "INSERT INTO tallies (tournament_id, variant, seats, winner, decided, games, shard)
-         VALUES ($1, $2, $3, $4, $5, 1, $6)
-         ON CONFLICT (tournament_id, variant, seats, winner, decided, shard) DO UPDATE SET games = tallies.games + 1",
-        &[
-            &tournament,
-            &game.variant,
-            &super::to_json(&game.seats),
-            &game.winner.map_or(-1, |w| w as i32),
-            &game.decided(),
-            &(game.shard() as i32),
-        ],
-    )?;
-    Ok(())
 }
