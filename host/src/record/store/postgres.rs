@@ -343,13 +343,21 @@ impl Backend for Postgres {
             let id: Option<i64> = self
                 .query_opt(
                     &mut tx,
+                    // One round trip: the game, its live view gone, and (for a
+                    // claimed game, stored or a late duplicate) its queue row
+                    // marked done, kept so that a late enqueue finds it.
                     &format!(
-                        "INSERT INTO games (event, round, variant, plugin, white, black, players, time_controls,
-                        options, start_position, result, winner, termination, plies, moves, final_position, started_at,
-                        duration_ms, pgn, tournament_id, game_index, pair_id, seats, termination_kind, record, worker)
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
-                        $20, $21, $22, $23, $24, $25, $26) {once}
-                     RETURNING id"
+                        "WITH g AS (
+                         INSERT INTO games (event, round, variant, plugin, white, black, players, time_controls,
+                            options, start_position, result, winner, termination, plies, moves, final_position,
+                            started_at, duration_ms, pgn, tournament_id, game_index, pair_id, seats, termination_kind,
+                            record, worker)
+                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
+                            $20, $21, $22, $23, $24, $25, $26) {once}
+                         RETURNING id),
+                     live AS (DELETE FROM live_games WHERE tournament_id = $20 AND game_index = $21),
+                     queued AS (UPDATE game_queue SET done = TRUE WHERE tournament_id = $27 AND game_index = $28)
+                     SELECT id FROM g"
                     ),
                     &[
                         &e.event,
@@ -378,24 +386,11 @@ impl Backend for Postgres {
                         &r.result.termination.kind(),
                         &c.whole,
                         &worker,
+                        &claim.map(|c| c.game.tournament),
+                        &claim.map(|c| c.game.index as i32),
                     ],
                 )?
                 .map(|row| row.get(0));
-            if let Some(t) = slot {
-                self.exec(
-                    &mut tx,
-                    "DELETE FROM live_games WHERE tournament_id = $1 AND game_index = $2",
-                    &[&t.id, &(t.index as i32)],
-                )?;
-            }
-            if let Some(c) = claim {
-                // Kept, marked done: a late enqueue of the same game finds it.
-                self.exec(
-                    &mut tx,
-                    "UPDATE game_queue SET done = TRUE WHERE tournament_id = $1 AND game_index = $2",
-                    &[&c.game.tournament, &(c.game.index as i32)],
-                )?;
-            }
             if let (Some(t), Some(game), Some(_)) = (slot, SlotResult::of(r, e), id) {
                 self.count_game(&mut tx, t.id, &game)?;
                 if let Some(host) = worker.as_deref().map(|w| w.split(':').next().unwrap_or(w)) {
