@@ -50,6 +50,17 @@ impl Run {
         self.record(name, failure);
     }
 
+    /// The variant's start position, or a failed step saying why not.
+    fn start_position(&mut self, variant: &VariantHandle) -> Option<Game> {
+        match variant.new_game(&serde_json::Map::new()) {
+            Ok(g) => Some(g),
+            Err(e) => {
+                self.record("the variant gives a start position", Some(e.to_string()));
+                None
+            }
+        }
+    }
+
     /// `quit` ends the engine within a second.
     fn quit(&mut self, line: &str) {
         self.step(&format!("'{line}' ends the engine within 1 s"), |p| {
@@ -97,21 +108,9 @@ pub fn check_uci(settings: &EngineSettings, variant: &VariantHandle) -> Vec<Chec
         ("'isready' is answered with 'readyok'", &["isready"][..]),
         ("'ucinewgame' then 'isready': 'readyok'", &["ucinewgame", "isready"]),
     ] {
-        run.step(name, |p| {
-            for l in lines {
-                p.send(l).map_err(|e| e.to_string())?;
-            }
-            p.recv_until(Some(deadline_after(handshake_ms)), |l| (l.trim() == "readyok").then_some(()))
-                .map_err(|e| waited(e, "readyok", handshake_ms))
-        });
+        run.step(name, |p| ask(p, lines, "readyok", handshake_ms));
     }
-    let start = match variant.new_game(&serde_json::Map::new()) {
-        Ok(g) => g,
-        Err(e) => {
-            run.record("the variant gives a start position", Some(e.to_string()));
-            return run.results;
-        }
-    };
+    let Some(start) = run.start_position(variant) else { return run.results };
     let middlegame = variant.from_position(CHESS_MIDDLEGAME, &serde_json::Map::new()).ok();
     let (after, moves) = match middlegame.as_ref() {
         Some(g) => play_first(g, 2, |g, mv| crate::players::coordinate_text(g, mv).unwrap_or_default()),
@@ -188,18 +187,8 @@ pub fn check_hub(settings: &EngineSettings, variant: &VariantHandle) -> Vec<Chec
         .map_err(|e| waited(e, "wait", handshake_ms))?;
         named.then_some(()).ok_or_else(|| "no 'id name=...' line before 'wait'".to_string())
     });
-    run.step("'init' is answered with 'ready'", |p| {
-        p.send("init").map_err(|e| e.to_string())?;
-        p.recv_until(Some(deadline_after(handshake_ms)), |l| (l.trim() == "ready").then_some(()))
-            .map_err(|e| waited(e, "ready", handshake_ms))
-    });
-    let start = match variant.new_game(&serde_json::Map::new()) {
-        Ok(g) => g,
-        Err(e) => {
-            run.record("the variant gives a start position", Some(e.to_string()));
-            return run.results;
-        }
-    };
+    run.step("'init' is answered with 'ready'", |p| ask(p, &["init"], "ready", handshake_ms));
+    let Some(start) = run.start_position(variant) else { return run.results };
     let hub_text = |g: &Game, method: &str, args: serde_json::Value| -> Option<String> {
         let mut g = g.clone();
         g.call_json(method, &args).ok()?.as_str().map(String::from)
@@ -236,11 +225,7 @@ pub fn check_hub(settings: &EngineSettings, variant: &VariantHandle) -> Vec<Chec
             check_found(game, &found, |m| to_hub(game, m)).map(|_| ())
         });
     }
-    run.step("'ping' is answered with 'pong'", |p| {
-        p.send("ping").map_err(|e| e.to_string())?;
-        p.recv_until(Some(deadline_after(handshake_ms)), |l| (l.trim() == "pong").then_some(()))
-            .map_err(|e| waited(e, "pong", handshake_ms))
-    });
+    run.step("'ping' is answered with 'pong'", |p| ask(p, &["ping"], "pong", handshake_ms));
     run.quit("quit");
     run.results
 }
@@ -256,6 +241,15 @@ fn start(settings: &EngineSettings) -> Run {
         Err(e) => run.record(format!("'{}' starts", settings.command), Some(e.to_string())),
     }
     run
+}
+
+/// Sends `lines`, then waits up to `ms` for the line `expected`.
+fn ask(p: &mut ChildProcess, lines: &[&str], expected: &str, ms: u64) -> Result<(), String> {
+    for l in lines {
+        p.send(l).map_err(|e| e.to_string())?;
+    }
+    p.recv_until(Some(deadline_after(ms)), |l| (l.trim() == expected).then_some(()))
+        .map_err(|e| waited(e, expected, ms))
 }
 
 /// A wait for `expected` that failed, in words.
