@@ -6,7 +6,7 @@
 //! pentanomial counts and, for an SPRT, the LLR with its bounds and
 //! hypotheses.
 
-use super::score::{elo_from_score, Z95};
+use super::score::{elo_from_score, Interval};
 use super::sprt::Pentanomial;
 use super::Score;
 
@@ -96,23 +96,16 @@ impl Estimate {
     /// [0, 1]) seen `counts` times; `pair_factor` is 2 for pairs (a pair's
     /// variance stands for two games' in normalized Elo), 1 for games.
     fn of(values: &[f64], counts: &[u32], pair_factor: f64) -> Option<Estimate> {
-        let n: f64 = counts.iter().map(|&c| c as f64).sum();
-        if n == 0.0 {
+        let Interval { n, mean, variance, low, high } = Interval::of(values, counts)?;
+        if variance <= 0.0 {
             return None;
         }
-        let mean = values.iter().zip(counts).map(|(v, &c)| v * c as f64).sum::<f64>() / n;
-        let variance = values.iter().zip(counts).map(|(v, &c)| c as f64 * (v - mean).powi(2)).sum::<f64>() / n;
-        if mean <= 0.0 || mean >= 1.0 || variance <= 0.0 {
-            return None;
-        }
-        let sd = (variance / n).sqrt();
-        let (lo, hi) = ((mean - Z95 * sd).max(1e-9), (mean + Z95 * sd).min(1.0 - 1e-9));
         let nelo = |s: f64| (s - 0.5) / (pair_factor * variance).sqrt() * NELO_SCALE;
         Some(Estimate {
             elo: elo_from_score(mean),
-            elo_error: (elo_from_score(hi) - elo_from_score(lo)) / 2.0,
+            elo_error: (elo_from_score(high) - elo_from_score(low)) / 2.0,
             nelo: nelo(mean),
-            nelo_error: (nelo(hi) - nelo(lo)) / 2.0,
+            nelo_error: (nelo(high) - nelo(low)) / 2.0,
             los: 0.5 * (1.0 + libm::erf((mean - 0.5) / (2.0 * variance / n).sqrt())),
         })
     }
@@ -150,7 +143,7 @@ mod tests {
         assert!((var - 0.045625).abs() < 1e-12, "{var}");
         assert!((e.elo - elo_from_score(s)).abs() < 1e-9);
         assert!((e.nelo - (s - 0.5) / (2.0 * var).sqrt() * 800.0 / 10f64.ln()).abs() < 1e-9, "{}", e.nelo);
-        let half = Z95 * (var / 500.0).sqrt();
+        let half = crate::stats::score::Z95 * (var / 500.0).sqrt();
         assert!((e.elo_error - (elo_from_score(s + half) - elo_from_score(s - half)) / 2.0).abs() < 1e-9);
         assert!((e.los - 0.5 * (1.0 + libm::erf((s - 0.5) / (2.0 * var / 500.0).sqrt()))).abs() < 1e-12);
         let text = head_to_head(

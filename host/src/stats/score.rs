@@ -21,6 +21,39 @@ pub fn elo_from_score(s: f64) -> f64 {
     -400.0 * (1.0 / s - 1.0).log10()
 }
 
+/// A mean score with its 95% interval (normal approximation), from
+/// outcomes worth `values` (in [0, 1]) seen `counts` times.
+pub(crate) struct Interval {
+    /// Outcomes counted.
+    pub n: f64,
+    /// The mean score.
+    pub mean: f64,
+    /// The variance of one outcome's score.
+    pub variance: f64,
+    /// The interval's ends, kept inside (0, 1).
+    pub low: f64,
+    /// See `low`.
+    pub high: f64,
+}
+
+impl Interval {
+    /// The interval; `None` before any outcome or while the mean is 0 or 1.
+    pub(crate) fn of(values: &[f64], counts: &[u32]) -> Option<Interval> {
+        let n: f64 = counts.iter().map(|&c| c as f64).sum();
+        if n == 0.0 {
+            return None;
+        }
+        let mean = values.iter().zip(counts).map(|(v, &c)| v * c as f64).sum::<f64>() / n;
+        if mean <= 0.0 || mean >= 1.0 {
+            return None;
+        }
+        let variance = values.iter().zip(counts).map(|(v, &c)| c as f64 * (v - mean).powi(2)).sum::<f64>() / n;
+        let sd = (variance / n).sqrt();
+        let (low, high) = ((mean - Z95 * sd).max(1e-9), (mean + Z95 * sd).min(1.0 - 1e-9));
+        Some(Interval { n, mean, variance, low, high })
+    }
+}
+
 impl Score {
     /// Counts one game in which this side scored `points` (1, ½ or 0).
     pub fn add(&mut self, points: f64) {
@@ -54,18 +87,8 @@ impl Score {
 
     /// Elo difference and its 95% error margin; `None` while the score is 0 or 100%.
     pub fn elo(&self) -> Option<(f64, f64)> {
-        let n = self.games() as f64;
-        let s = self.ratio();
-        if n == 0.0 || s <= 0.0 || s >= 1.0 {
-            return None;
-        }
-        let var = (self.wins as f64 * (1.0 - s).powi(2)
-            + self.losses as f64 * s.powi(2)
-            + self.draws as f64 * (0.5 - s).powi(2))
-            / n;
-        let sd = (var / n).sqrt();
-        let (lo, hi) = ((s - Z95 * sd).max(1e-9), (s + Z95 * sd).min(1.0 - 1e-9));
-        Some((elo_from_score(s), (elo_from_score(hi) - elo_from_score(lo)) / 2.0))
+        let i = Interval::of(&[0.0, 0.5, 1.0], &[self.losses, self.draws, self.wins])?;
+        Some((elo_from_score(i.mean), (elo_from_score(i.high) - elo_from_score(i.low)) / 2.0))
     }
 
     /// Likelihood of superiority: the probability that this player is the stronger.

@@ -101,16 +101,9 @@ fn keyed_fen(fen: &str) -> String {
     let file = (ep_bytes[0] as i32) - ('a' as i32);
     // The pawn that moved stands on rank 4 (white moved) or 5 (black moved).
     let (rank, pawn) = if *side == "w" { (5, 'P') } else { (4, 'p') };
-    let row = board.split('/').nth(8 - rank).unwrap_or("");
-    let mut squares = Vec::new();
-    for c in row.chars() {
-        match c.to_digit(10) {
-            Some(n) => squares.extend(std::iter::repeat_n('.', n as usize)),
-            None => squares.push(c),
-        }
-    }
-    let beside =
-        [file - 1, file + 1].into_iter().any(|f| (0..8).contains(&f) && squares.get(f as usize) == Some(&pawn));
+    let beside = [file - 1, file + 1]
+        .into_iter()
+        .any(|f| (0..8).contains(&f) && piece_at(board, f as usize, rank) == Some(pawn));
     if beside {
         fen.to_string()
     } else {
@@ -124,30 +117,32 @@ fn keyed_fen(fen: &str) -> String {
 /// own move (`e1g1`) when the king stands on e1 or e8.
 fn castle_as_king_move(fen: &str, mv: &str) -> String {
     let board = fen.split_whitespace().next().unwrap_or("");
-    let king_on = |square: &str| {
-        let rank = (square.as_bytes()[1] - b'0') as usize;
-        let row = board.split('/').nth(8 - rank).unwrap_or("");
-        let mut file = 0;
-        for c in row.chars() {
-            match c.to_digit(10) {
-                Some(n) => file += n as usize,
-                None => {
-                    if file == (square.as_bytes()[0] - b'a') as usize {
-                        return c == 'K' || c == 'k';
-                    }
-                    file += 1;
-                }
-            }
-        }
-        false
-    };
+    // The king starts on the e file (4).
+    let king_on = |rank: usize| matches!(piece_at(board, 4, rank), Some('K' | 'k'));
     match mv {
-        "e1h1" if king_on("e1") => "e1g1".into(),
-        "e1a1" if king_on("e1") => "e1c1".into(),
-        "e8h8" if king_on("e8") => "e8g8".into(),
-        "e8a8" if king_on("e8") => "e8c8".into(),
+        "e1h1" if king_on(1) => "e1g1".into(),
+        "e1a1" if king_on(1) => "e1c1".into(),
+        "e8h8" if king_on(8) => "e8g8".into(),
+        "e8a8" if king_on(8) => "e8c8".into(),
         other => other.to_string(),
     }
+}
+
+/// The piece on `file` (0 for a) of `rank` (1 to 8) of a FEN board field.
+fn piece_at(board: &str, file: usize, rank: usize) -> Option<char> {
+    let row = board.split('/').nth(8usize.checked_sub(rank)?)?;
+    let mut at = 0;
+    for c in row.chars() {
+        match c.to_digit(10) {
+            Some(n) => at += n as usize,
+            None if at == file => return Some(c),
+            None => at += 1,
+        }
+        if at > file {
+            return None;
+        }
+    }
+    None
 }
 
 #[cfg(test)]
