@@ -592,6 +592,7 @@ impl Referee<'_, '_> {
         if answer.is_null() {
             return Ok(None);
         }
+        // Any kind but a panic or a fault reads as a contract violation.
         let contract =
             |why: &str| Error::new(arbiter_api::ErrorKind::BadOptions, format!("adjudicate: {why}: {answer}"));
         let reason = answer["reason"].as_str().filter(|r| !r.trim().is_empty()).ok_or_else(|| contract("no reason"))?;
