@@ -170,7 +170,8 @@ fn a_killed_worker_s_game_is_played_again_and_every_game_is_stored_once_across_a
         .iter()
         .map(|r| r.get(0))
         .collect();
-    assert_eq!(held.len(), 1, "the killed worker held one game");
+    // The game it played, and the one before it if that was still being stored.
+    assert!((1..=2).contains(&held.len()), "the killed worker held {held:?}");
     drop(client);
     // All workers gone; new ones take over, and the server restarts under them.
     let late: Vec<Child> = (0..2).map(|_| worker(&pg, 1, &["--lease", "2"])).collect();
@@ -179,8 +180,13 @@ fn a_killed_worker_s_game_is_played_again_and_every_game_is_stored_once_across_a
     let stored = stored_games(Path::new(&pg));
     assert_eq!(stored.iter().map(|g| g.0).collect::<Vec<_>>(), (0..4).collect::<Vec<_>>(), "{logs:?}");
     let again = Store::open(Path::new(&pg)).unwrap().games(None).unwrap();
-    let replayed = again.iter().find(|g| g.slot.as_ref().unwrap().index == held[0] as u32).unwrap();
-    assert!(!replayed.worker.as_deref().unwrap().contains(&format!(":{killed}#")), "played again by another worker");
+    for index in held {
+        let replayed = again.iter().find(|g| g.slot.as_ref().unwrap().index == index as u32).unwrap();
+        assert!(
+            !replayed.worker.as_deref().unwrap().contains(&format!(":{killed}#")),
+            "played again by another worker"
+        );
+    }
     let finished = Store::open(Path::new(&pg)).unwrap().tournament(Some(1)).unwrap().unwrap();
     assert!(finished.finished_at.is_some());
     if !restarted {
@@ -334,8 +340,9 @@ fn an_sprt_across_three_workers_decides_once_closes_its_queue_and_plays_one_mach
     assert!(line.contains("H1 accepted after "), "{line}");
     let counted: usize = line.split("accepted after ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
     let played = stored_games(Path::new(&pg));
-    // Besides the counted games, at most the two other workers' games in flight.
-    assert!(played.len() >= counted && played.len() <= counted + 2, "{} stored, {counted} counted", played.len());
+    // Besides the counted games, those in flight: the deciding worker's next
+    // game, and each other worker's game being stored and the next one.
+    assert!(played.len() >= counted && played.len() <= counted + 5, "{} stored, {counted} counted", played.len());
     assert!(played.len() < 400);
     // One machine plays the same games, index for index (pairing, colours, moves).
     let lite = temp_dir("cluster-sprt").join("one.db").to_string_lossy().into_owned();

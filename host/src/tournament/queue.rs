@@ -286,70 +286,95 @@ pub fn run_queue_workers(
                 let mut handle = WorkerHandle::new(cfg.plugin_dirs.clone());
                 let mut known = std::collections::HashMap::new();
                 let mut idle_since = Instant::now();
-                while !stop.load(Ordering::SeqCst) && failure.lock().map(|f| f.is_none()).unwrap_or(false) {
-                    let skip: Vec<i64> = refused.lock().map(|r| r.iter().copied().collect()).unwrap_or_default();
-                    let step = play_one(registry, store, cfg, &holder, &skip, &mut handle, &mut known, on_game);
-                    match step {
-                        Ok(Step::Played { stored }) => {
-                            idle_since = Instant::now();
-                            if let Ok(mut r) = report.lock() {
-                                if stored {
-                                    r.stored += 1;
-                                } else {
-                                    r.duplicates += 1;
+                // A finished game is stored on a thread of its own while this
+                // one claims and plays the next: at most one store pending.
+                std::thread::scope(|storing| {
+                    let mut pending: Option<std::thread::ScopedJoinHandle<'_, anyhow::Result<bool>>> = None;
+                    let settle = |pending: &mut Option<std::thread::ScopedJoinHandle<'_, anyhow::Result<bool>>>| {
+                        let Some(handle) = pending.take() else { return };
+                        match handle.join().unwrap_or_else(|_| Err(anyhow::anyhow!("the storing thread panicked"))) {
+                            Ok(stored) => {
+                                if let Ok(mut r) = report.lock() {
+                                    if stored {
+                                        r.stored += 1;
+                                    } else {
+                                        r.duplicates += 1;
+                                    }
                                 }
+                            }
+                            // The game's lease runs out and another worker plays it.
+                            Err(e) => {
+                                tracing::warn!("worker {holder}: {e:#}");
+                                eprintln!("worker {holder}: {e:#} (the game will be played again)");
                             }
                         }
-                        Ok(Step::Refused(t, why)) => {
-                            eprintln!("refused: {why}");
-                            if cfg.tournament.is_some() {
-                                if let Ok(mut f) = failure.lock() {
-                                    f.get_or_insert(anyhow::anyhow!(why));
+                    };
+                    while !stop.load(Ordering::SeqCst) && failure.lock().map(|f| f.is_none()).unwrap_or(false) {
+                        let skip: Vec<i64> = refused.lock().map(|r| r.iter().copied().collect()).unwrap_or_default();
+                        let step = play_one(registry, store, cfg, &holder, &skip, &mut handle, &mut known);
+                        match step {
+                            Ok(Step::Played(finished)) => {
+                                idle_since = Instant::now();
+                                settle(&mut pending);
+                                pending = Some(storing.spawn(move || store_one(registry, store, *finished, on_game)));
+                            }
+                            // The pending store may enqueue what the queue lacks
+                            // (the next Swiss round) or end the tournament.
+                            Ok(Step::Idle) if pending.is_some() => settle(&mut pending),
+                            Ok(Step::Refused(t, why)) => {
+                                eprintln!("refused: {why}");
+                                if cfg.tournament.is_some() {
+                                    if let Ok(mut f) = failure.lock() {
+                                        f.get_or_insert(anyhow::anyhow!(why));
+                                    }
+                                }
+                                if let Ok(mut r) = refused.lock() {
+                                    r.insert(t);
                                 }
                             }
-                            if let Ok(mut r) = refused.lock() {
-                                r.insert(t);
-                            }
-                        }
-                        Ok(Step::Idle) => {
-                            // The last game stored ends its tournament; the
-                            // worker that finds the queue empty says so.
-                            let open: Vec<i64> = match store.tournament_list() {
-                                Ok(list) => list
-                                    .into_iter()
-                                    .filter(|(t, _)| t.finished_at.is_none())
-                                    .map(|(t, _)| t.id)
-                                    .filter(|t| cfg.tournament.is_none_or(|only| only == *t) && !skip.contains(t))
-                                    .collect(),
-                                Err(e) => {
-                                    tracing::warn!("worker {holder}: {e}");
-                                    Vec::new()
+                            Ok(Step::Idle) => {
+                                // The last game stored ends its tournament; the
+                                // worker that finds the queue empty says so.
+                                let open: Vec<i64> = match store.tournament_list() {
+                                    Ok(list) => list
+                                        .into_iter()
+                                        .filter(|(t, _)| t.finished_at.is_none())
+                                        .map(|(t, _)| t.id)
+                                        .filter(|t| cfg.tournament.is_none_or(|only| only == *t) && !skip.contains(t))
+                                        .collect(),
+                                    Err(e) => {
+                                        tracing::warn!("worker {holder}: {e}");
+                                        Vec::new()
+                                    }
+                                };
+                                for t in &open {
+                                    if let Err(e) = enqueue_pending(registry, store, *t) {
+                                        tracing::warn!("worker {holder}: tournament {t}: {e:#}");
+                                    }
                                 }
-                            };
-                            for t in &open {
-                                if let Err(e) = enqueue_pending(registry, store, *t) {
-                                    tracing::warn!("worker {holder}: tournament {t}: {e:#}");
+                                let done = match cfg.tournament {
+                                    Some(t) => store
+                                        .tournament(Some(t))
+                                        .ok()
+                                        .flatten()
+                                        .is_some_and(|t| t.finished_at.is_some()),
+                                    None => false,
+                                };
+                                if done || cfg.idle_exit.is_some_and(|d| idle_since.elapsed() >= d) {
+                                    break;
                                 }
+                                std::thread::sleep(Duration::from_millis(200));
                             }
-                            let done = match cfg.tournament {
-                                Some(t) => {
-                                    store.tournament(Some(t)).ok().flatten().is_some_and(|t| t.finished_at.is_some())
-                                }
-                                None => false,
-                            };
-                            if done || cfg.idle_exit.is_some_and(|d| idle_since.elapsed() >= d) {
-                                break;
+                            // A lost connection is retried; the store reconnects.
+                            Err(e) => {
+                                tracing::warn!("worker {holder}: {e:#}");
+                                eprintln!("worker {holder}: {e:#} (retrying)");
+                                std::thread::sleep(Duration::from_secs(1));
                             }
-                            std::thread::sleep(Duration::from_millis(200));
-                        }
-                        // A lost connection is retried; the store reconnects.
-                        Err(e) => {
-                            tracing::warn!("worker {holder}: {e:#}");
-                            eprintln!("worker {holder}: {e:#} (retrying)");
-                            std::thread::sleep(Duration::from_secs(1));
                         }
                     }
-                }
+                    settle(&mut pending);
+                });
             });
         }
     });
@@ -379,10 +404,18 @@ pub fn patiently<T>(stop: &AtomicBool, mut f: impl FnMut() -> anyhow::Result<T>)
     }
 }
 
+/// A game played, to be stored.
+struct Finished {
+    claim: Claim,
+    record: crate::referee::GameRecord,
+    event: EventInfo,
+    tournament: std::sync::Arc<Tournament>,
+}
+
 /// What one turn of a worker thread did.
 enum Step {
-    /// A game was played; `stored` unless another worker stored it first.
-    Played { stored: bool },
+    /// A game was played, to be stored.
+    Played(Box<Finished>),
     /// A claimed game's tournament may not be played here.
     Refused(i64, String),
     /// Nothing to claim.
@@ -397,8 +430,7 @@ fn play_one(
     holder: &str,
     skip: &[i64],
     handle: &mut WorkerHandle,
-    known: &mut std::collections::HashMap<i64, Tournament>,
-    on_game: &(dyn Fn(&crate::referee::GameRecord, &EventInfo) + Sync),
+    known: &mut std::collections::HashMap<i64, std::sync::Arc<Tournament>>,
 ) -> anyhow::Result<Step> {
     let Some(claim) = store.claim(holder, cfg.lease, cfg.tournament, skip)? else { return Ok(Step::Idle) };
     let t = claim.game.tournament;
@@ -408,9 +440,9 @@ fn play_one(
             store.release_claim(&claim)?;
             return Ok(Step::Refused(t, why));
         }
-        known.insert(t, tournament);
+        known.insert(t, std::sync::Arc::new(tournament));
     }
-    let tournament = &known[&t];
+    let tournament = known[&t].clone();
     let (job, entrants, game, event) = playable(registry, &claim)?;
     // The lease is renewed while the game is played; the renewer ends the
     // moment the game does (its channel closes).
@@ -428,6 +460,20 @@ fn play_one(
         drop(done);
         record
     })?;
+    Ok(Step::Played(Box::new(Finished { claim, record, event, tournament })))
+}
+
+/// Stores a played game once (a late duplicate is discarded and logged),
+/// tells `on_game` of it, and enqueues what its result makes known. Gives
+/// whether it was stored.
+fn store_one(
+    registry: &Registry,
+    store: &Store,
+    finished: Finished,
+    on_game: &(dyn Fn(&crate::referee::GameRecord, &EventInfo) + Sync),
+) -> anyhow::Result<bool> {
+    let Finished { claim, record, event, tournament } = finished;
+    let t = claim.game.tournament;
     // A finished game is worth waiting for the store (a server restarting).
     let rule = tournament.stop_rule();
     let outcome = patiently(&AtomicBool::new(false), || Ok(store.complete_claim(&claim, &record, &event, rule)?))?;
@@ -457,5 +503,5 @@ fn play_one(
     if waits {
         patiently(&AtomicBool::new(false), || enqueue_pending(registry, store, t))?;
     }
-    Ok(Step::Played { stored })
+    Ok(stored)
 }

@@ -1,10 +1,12 @@
 //! The PostgreSQL backend (`--db postgres://...`): the same tables as the
 //! SQLite store, versioned by refinery's migrations, for stores that many
-//! processes on many machines share. One connection, reconnected after a
-//! failure (a restarted server), each call in one transaction.
+//! processes on many machines share. A few connections, opened as calls
+//! overlap (a worker claims its next game while the last one is stored) and
+//! made again after a failure (a restarted server); each call in one
+//! transaction.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex};
 
 use postgres::types::ToSql;
 use postgres::{Client, GenericClient, NoTls, Row, Statement};
@@ -17,7 +19,7 @@ use super::{
 use crate::sync::LockExt;
 
 /// The schema, in order; refinery records which ran in `refinery_schema_history`.
-const MIGRATIONS: [(&str, &str); 3] = [
+const MIGRATIONS: [(&str, &str); 5] = [
     (
         "V1__initial",
         "CREATE TABLE tournaments (
@@ -134,16 +136,100 @@ const MIGRATIONS: [(&str, &str); 3] = [
         "V3__games_by_tournament",
         "CREATE INDEX games_by_tournament ON games (tournament_id, id);",
     ),
+    (
+        // A claim takes the lowest open index: read in index order, not
+        // past every game already done.
+        "V4__open_queue_in_index_order",
+        "DROP INDEX game_queue_open;
+         CREATE INDEX game_queue_open ON game_queue (tournament_id, game_index) WHERE NOT done;",
+    ),
+    (
+        // A game's record, PGN and moves run to tens of kilobytes, which
+        // PostgreSQL compresses; its default (pglz) took about a third of
+        // the CPU a stored game costs. lz4 where the server has it.
+        "V5__lz4_game_texts",
+        "DO $$ BEGIN
+             ALTER TABLE games ALTER COLUMN record SET COMPRESSION lz4,
+                 ALTER COLUMN pgn SET COMPRESSION lz4, ALTER COLUMN moves SET COMPRESSION lz4;
+         EXCEPTION WHEN feature_not_supported THEN NULL;
+         END $$;",
+    ),
 ];
+
+/// Connections one process opens at most: enough for every concurrent
+/// game's claim and store to have one of their own; a server that refuses
+/// more (its `max_connections`) makes calls wait for an open one instead.
+const MAX_CONNECTIONS: usize = 8;
 
 /// A PostgreSQL store.
 pub(super) struct Postgres {
     url: String,
-    client: Mutex<Option<Client>>,
-    /// The hot path's statements, prepared once on the current connection
-    /// (a statement given as text is parsed again on every call: a round
-    /// trip more); emptied when the connection is made again.
-    statements: Mutex<HashMap<String, Statement>>,
+    pool: Mutex<Pool>,
+    /// Signalled when a connection is given back.
+    returned: Condvar,
+}
+
+/// The connections not in use, and how many are open in all.
+#[derive(Default)]
+struct Pool {
+    idle: Vec<Connection>,
+    open: usize,
+}
+
+/// One connection with the hot path's statements prepared on it (a
+/// statement given as text is parsed again on every call: a round trip more).
+struct Connection {
+    client: Client,
+    statements: Statements,
+}
+
+/// Statements prepared on one connection, by their text.
+#[derive(Default)]
+struct Statements(HashMap<String, Statement>);
+
+impl Statements {
+    /// `sql` prepared on the connection `client` belongs to, once.
+    fn prepared(&mut self, client: &mut impl GenericClient, sql: &str) -> Result<Statement, postgres::Error> {
+        if let Some(s) = self.0.get(sql) {
+            return Ok(s.clone());
+        }
+        let statement = client.prepare(sql)?;
+        self.0.insert(sql.to_string(), statement.clone());
+        Ok(statement)
+    }
+
+    /// Runs `sql`, prepared once.
+    fn exec(
+        &mut self,
+        client: &mut impl GenericClient,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<u64, postgres::Error> {
+        let statement = self.prepared(client, sql)?;
+        client.execute(&statement, params)
+    }
+
+    /// The row `sql` gives, if any, prepared once.
+    fn query_opt(
+        &mut self,
+        client: &mut impl GenericClient,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<Option<Row>, postgres::Error> {
+        let statement = self.prepared(client, sql)?;
+        client.query_opt(&statement, params)
+    }
+
+    /// The rows `sql` gives, prepared once.
+    fn query(
+        &mut self,
+        client: &mut impl GenericClient,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<Vec<Row>, postgres::Error> {
+        let statement = self.prepared(client, sql)?;
+        client.query(&statement, params)
+    }
 }
 
 impl From<postgres::Error> for StoreFailure {
@@ -179,122 +265,151 @@ impl Postgres {
         });
         client.batch_execute("SELECT pg_advisory_unlock(727274)")?;
         counted?;
-        Ok(Postgres { url: url.to_string(), client: Mutex::new(Some(client)), statements: Mutex::default() })
+        let pool = Pool { idle: vec![Connection { client, statements: Statements::default() }], open: 1 };
+        Ok(Postgres { url: url.to_string(), pool: Mutex::new(pool), returned: Condvar::new() })
     }
 
-    /// Runs `f` on the connection, connecting again first if the last call
-    /// lost it (a restarted server); a call that fails on a lost connection
-    /// is tried once more on a new one.
+    /// Runs `f` on a connection of the pool, connecting again first if the
+    /// connection was lost (a restarted server); a call that fails on a lost
+    /// connection is tried once more on a new one.
     fn with<T>(&self, mut f: impl FnMut(&mut Client) -> Result<T, postgres::Error>) -> Result<T, StoreFailure> {
-        let mut slot = self.client.lock_or_recover();
+        self.with_statements(|client, _| f(client))
+    }
+
+    /// [`Postgres::with`], with the statements prepared on the connection.
+    fn with_statements<T>(
+        &self,
+        mut f: impl FnMut(&mut Client, &mut Statements) -> Result<T, postgres::Error>,
+    ) -> Result<T, StoreFailure> {
+        let mut connection = self.take()?;
         for attempt in 0..2 {
-            if slot.as_ref().is_none_or(|c| c.is_closed()) {
-                self.statements.lock_or_recover().clear();
-                *slot = Some(Client::connect(&self.url, NoTls)?);
+            if connection.as_ref().is_none_or(|c| c.client.is_closed()) {
+                match Client::connect(&self.url, NoTls) {
+                    Ok(client) => connection = Some(Connection { client, statements: Statements::default() }),
+                    Err(e) => {
+                        self.give_back(None);
+                        return Err(e.into());
+                    }
+                }
             }
-            let client = slot.as_mut().expect("connected above");
-            match f(client) {
-                Ok(v) => return Ok(v),
-                Err(e) if attempt == 0 && (e.is_closed() || client.is_closed()) => *slot = None,
-                Err(e) => return Err(e.into()),
+            let c = connection.as_mut().expect("connected above");
+            match f(&mut c.client, &mut c.statements) {
+                Ok(v) => {
+                    self.give_back(connection);
+                    return Ok(v);
+                }
+                Err(e) if attempt == 0 && (e.is_closed() || c.client.is_closed()) => connection = None,
+                Err(e) => {
+                    self.give_back(connection);
+                    return Err(e.into());
+                }
             }
         }
         unreachable!("the second attempt returns")
     }
 
-    /// Runs `sql`, prepared once (see [`Postgres::prepared`]).
-    fn exec(
-        &self,
-        client: &mut impl GenericClient,
-        sql: &str,
-        params: &[&(dyn ToSql + Sync)],
-    ) -> Result<u64, postgres::Error> {
-        let statement = self.prepared(client, sql)?;
-        client.execute(&statement, params)
-    }
-
-    /// The row `sql` gives, if any, prepared once.
-    fn query_opt(
-        &self,
-        client: &mut impl GenericClient,
-        sql: &str,
-        params: &[&(dyn ToSql + Sync)],
-    ) -> Result<Option<Row>, postgres::Error> {
-        let statement = self.prepared(client, sql)?;
-        client.query_opt(&statement, params)
-    }
-
-    /// Counts one stored tournament game in its tournament's tallies, and the
-    /// pair it completes if its other half is stored.
-    fn count_game(
-        &self,
-        tx: &mut postgres::Transaction<'_>,
-        tournament: i64,
-        game: &SlotResult,
-    ) -> Result<(), postgres::Error> {
-        let other = match game.other_half() {
-            Some(index) => self
-                .query_opt(
-                    tx,
-                    "SELECT game_index, pair_id, seats, variant, result, winner FROM games
-                     WHERE tournament_id = $1 AND game_index = $2",
-                    &[&tournament, &(index as i32)],
-                )?
-                .map(|r| slot_result(&r)),
-            None => None,
-        };
-        if let Some(((low, high), half_points)) = other.and_then(|o| pair_points(game, &o)) {
-            self.exec(
-                tx,
-                "INSERT INTO pair_tallies (tournament_id, variant, low, high, half_points, pairs, shard)
-                 VALUES ($1, $2, $3, $4, $5, 1, $6)
-                 ON CONFLICT (tournament_id, variant, low, high, half_points, shard) DO UPDATE SET pairs = pair_tallies.pairs + 1",
-                &[&tournament, &game.variant, &(low as i32), &(high as i32), &(half_points as i32), &(game.shard() as i32)],
-            )?;
+    /// An idle connection; or none, for the caller to open (counted as open
+    /// already), while fewer than [`MAX_CONNECTIONS`] are open; else waits
+    /// for one to be given back. A server that refuses a new connection
+    /// while others are open lowers this process's share to what it has.
+    fn take(&self) -> Result<Option<Connection>, StoreFailure> {
+        let mut pool = self.pool.lock_or_recover();
+        loop {
+            if let Some(c) = pool.idle.pop() {
+                return Ok(Some(c));
+            }
+            if pool.open < MAX_CONNECTIONS {
+                pool.open += 1;
+                drop(pool);
+                match Client::connect(&self.url, NoTls) {
+                    Ok(client) => return Ok(Some(Connection { client, statements: Statements::default() })),
+                    Err(e) => {
+                        pool = self.pool.lock_or_recover();
+                        pool.open -= 1;
+                        if pool.open == 0 {
+                            return Err(e.into());
+                        }
+                        tracing::debug!("no more connections ({}): waiting for one of the {}", one_line(&e), pool.open);
+                    }
+                }
+            }
+            pool = self.returned.wait(pool).unwrap_or_else(|e| e.into_inner());
         }
-        self.exec(
-                tx,
-            "INSERT INTO tallies (tournament_id, variant, seats, winner, decided, games, shard)
-             VALUES ($1, $2, $3, $4, $5, 1, $6)
-             ON CONFLICT (tournament_id, variant, seats, winner, decided, shard) DO UPDATE SET games = tallies.games + 1",
-            &[
-                &tournament,
-                &game.variant,
-                &super::to_json(&game.seats),
-                &game.winner.map_or(-1, |w| w as i32),
-                &game.decided(),
-                &(game.shard() as i32),
-            ],
-        )?;
-        Ok(())
     }
 
-    /// The games of `tournament` stored after the game `after`, in store
-    /// order, with their ids.
-    fn results_after(
-        &self,
-        client: &mut impl GenericClient,
-        tournament: i64,
-        after: i64,
-    ) -> Result<Vec<(i64, SlotResult)>, postgres::Error> {
-        let statement = self.prepared(
-            client,
-            "SELECT game_index, pair_id, seats, variant, result, winner, id FROM games
-             WHERE tournament_id = $1 AND id > $2 ORDER BY id",
-        )?;
-        let rows = client.query(&statement, &[&tournament, &after])?;
-        Ok(rows.iter().map(|r| (r.get::<_, i64>(6), slot_result(r))).collect())
-    }
-
-    /// `sql` prepared on the connection `client` belongs to, once.
-    fn prepared(&self, client: &mut impl GenericClient, sql: &str) -> Result<Statement, postgres::Error> {
-        if let Some(s) = self.statements.lock_or_recover().get(sql) {
-            return Ok(s.clone());
+    /// Returns a connection taken with [`Postgres::take`] to the pool; `None`
+    /// (a connection lost or never made) closes its place.
+    fn give_back(&self, connection: Option<Connection>) {
+        let mut pool = self.pool.lock_or_recover();
+        match connection.filter(|c| !c.client.is_closed()) {
+            Some(c) => pool.idle.push(c),
+            None => pool.open -= 1,
         }
-        let statement = client.prepare(sql)?;
-        self.statements.lock_or_recover().insert(sql.to_string(), statement.clone());
-        Ok(statement)
+        drop(pool);
+        self.returned.notify_one();
     }
+}
+
+/// Stores a game and reads the other half of its pair, in one round trip:
+/// the game (`$1`..`$26`), its live view gone, its queue row (`$27`, `$28`;
+/// for a claimed game, stored or a late duplicate) marked done and kept so
+/// that a late enqueue finds it, and the stored game of index `$29`. Gives
+/// one row: the new id (null for a duplicate), then the other half's
+/// `game_index, pair_id, seats, variant, result, winner` (null if not stored).
+fn insert_game_sql(once: &str) -> String {
+    format!(
+        "WITH g AS (
+         INSERT INTO games (event, round, variant, plugin, white, black, players, time_controls,
+            options, start_position, result, winner, termination, plies, moves, final_position,
+            started_at, duration_ms, pgn, tournament_id, game_index, pair_id, seats, termination_kind,
+            record, worker)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
+            $20, $21, $22, $23, $24, $25, $26) {once}
+         RETURNING id),
+     live AS (DELETE FROM live_games WHERE tournament_id = $20 AND game_index = $21),
+     queued AS (UPDATE game_queue SET done = TRUE WHERE tournament_id = $27 AND game_index = $28)
+     SELECT (SELECT id FROM g), o.game_index, o.pair_id, o.seats, o.variant, o.result, o.winner
+     FROM (VALUES (1)) one LEFT JOIN games o ON o.tournament_id = $20 AND o.game_index = $29"
+    )
+}
+
+/// Counts a stored tournament game in one round trip: its tally row
+/// (`$1`..`$6`: tournament, variant, seats, winner, decided, shard), the pair
+/// it completes (`$7`..`$9`: low, high, half points; null if none), its
+/// worker host's (`$10`..`$12`: host, start, end in ms; null if none), and
+/// the store's change counter.
+const COUNT_GAME_SQL: &str = "WITH pair AS (
+         INSERT INTO pair_tallies (tournament_id, variant, low, high, half_points, pairs, shard)
+         SELECT $1, $2, $7, $8, $9, 1, $6 WHERE $7::INTEGER IS NOT NULL
+         ON CONFLICT (tournament_id, variant, low, high, half_points, shard)
+         DO UPDATE SET pairs = pair_tallies.pairs + 1),
+     game AS (
+         INSERT INTO tallies (tournament_id, variant, seats, winner, decided, games, shard)
+         VALUES ($1, $2, $3, $4, $5, 1, $6)
+         ON CONFLICT (tournament_id, variant, seats, winner, decided, shard) DO UPDATE SET games = tallies.games + 1),
+     worker AS (
+         INSERT INTO worker_tallies (tournament_id, host, games, first_start, last_end_ms, shard)
+         SELECT $1, $10, 1, $11, $12, $6 WHERE $10::TEXT IS NOT NULL
+         ON CONFLICT (tournament_id, host, shard) DO UPDATE SET games = worker_tallies.games + 1,
+             first_start = LEAST(worker_tallies.first_start, $11::BIGINT),
+             last_end_ms = GREATEST(worker_tallies.last_end_ms, $12::BIGINT))
+     SELECT nextval('store_changes')";
+
+/// The games of `tournament` stored after the game `after`, in store order,
+/// with their ids.
+fn results_after(
+    client: &mut Client,
+    statements: &mut Statements,
+    tournament: i64,
+    after: i64,
+) -> Result<Vec<(i64, SlotResult)>, postgres::Error> {
+    let rows = statements.query(
+        client,
+        "SELECT game_index, pair_id, seats, variant, result, winner, id FROM games
+         WHERE tournament_id = $1 AND id > $2 ORDER BY id",
+        &[&tournament, &after],
+    )?;
+    Ok(rows.iter().map(|r| (r.get::<_, i64>(6), slot_result(r, 0))).collect())
 }
 
 fn summary_row(r: &Row) -> SummaryRow {
@@ -325,116 +440,127 @@ impl Backend for Postgres {
     ) -> Result<Stored, StoreFailure> {
         let (r, e) = (c.record, c.event);
         let slot = e.tournament.as_ref();
+        let game = SlotResult::of(r, e);
         // A claimed game another worker stored first is not stored twice.
-        let once = if claim.is_some() { "ON CONFLICT (tournament_id, game_index) DO NOTHING" } else { "" };
+        let insert =
+            insert_game_sql(if claim.is_some() { "ON CONFLICT (tournament_id, game_index) DO NOTHING" } else { "" });
         let worker = claim.map(|c| c.holder.clone());
-        self.with(|client| {
-            let mut tx = client.transaction()?;
-            let ruled = slot.filter(|_| stop.is_some());
-            if let Some(t) = ruled {
-                // One store at a time for a tournament with a stopping rule:
-                // ids then follow the order the rule sees.
-                self.exec(&mut tx, "SELECT 1 FROM tournaments WHERE id = $1 FOR UPDATE", &[&t.id])?;
-            } else if let Some((t, pair)) = slot.and_then(|t| Some((t, t.pair?))) {
-                // The two games of a pair are stored one after the other, so
-                // that the second sees the first and counts the pair.
-                self.exec(&mut tx, "SELECT pg_advisory_xact_lock($1::INTEGER, $2)", &[&(t.id as i32), &(pair as i32)])?;
-            }
-            let id: Option<i64> = self
-                .query_opt(
-                    &mut tx,
-                    // One round trip: the game, its live view gone, and (for a
-                    // claimed game, stored or a late duplicate) its queue row
-                    // marked done, kept so that a late enqueue finds it.
-                    &format!(
-                        "WITH g AS (
-                         INSERT INTO games (event, round, variant, plugin, white, black, players, time_controls,
-                            options, start_position, result, winner, termination, plies, moves, final_position,
-                            started_at, duration_ms, pgn, tournament_id, game_index, pair_id, seats, termination_kind,
-                            record, worker)
-                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
-                            $20, $21, $22, $23, $24, $25, $26) {once}
-                         RETURNING id),
-                     live AS (DELETE FROM live_games WHERE tournament_id = $20 AND game_index = $21),
-                     queued AS (UPDATE game_queue SET done = TRUE WHERE tournament_id = $27 AND game_index = $28)
-                     SELECT id FROM g"
-                    ),
-                    &[
-                        &e.event,
-                        &(e.round as i32),
-                        &r.variant,
-                        &r.plugin,
-                        &c.white(),
-                        &c.black(),
-                        &c.players,
-                        &c.time_controls,
-                        &c.options,
-                        &r.start_position,
-                        &r.result.pgn(),
-                        &c.winner.map(|w| w as i32),
-                        &r.result.termination.to_string(),
-                        &(r.plies.len() as i32),
-                        &c.moves,
-                        &r.final_position,
-                        &(r.started_at as i64),
-                        &(r.duration_ms as i64),
-                        &c.pgn,
-                        &slot.map(|t| t.id),
-                        &slot.map(|t| t.index as i32),
-                        &slot.and_then(|t| t.pair.map(|p| p as i32)),
-                        &c.seats,
-                        &r.result.termination.kind(),
-                        &c.whole,
-                        &worker,
-                        &claim.map(|c| c.game.tournament),
-                        &claim.map(|c| c.game.index as i32),
-                    ],
-                )?
-                .map(|row| row.get(0));
-            if let (Some(t), Some(game), Some(_)) = (slot, SlotResult::of(r, e), id) {
-                self.count_game(&mut tx, t.id, &game)?;
-                if let Some(host) = worker.as_deref().map(|w| w.split(':').next().unwrap_or(w)) {
-                    self.exec(
-                        &mut tx,
-                        "INSERT INTO worker_tallies (tournament_id, host, games, first_start, last_end_ms, shard)
-                         VALUES ($1, $2, 1, $3, $4, $5)
-                         ON CONFLICT (tournament_id, host, shard) DO UPDATE SET games = worker_tallies.games + 1,
-                             first_start = LEAST(worker_tallies.first_start, $3),
-                             last_end_ms = GREATEST(worker_tallies.last_end_ms, $4)",
+        let host = worker.as_deref().map(|w| w.split(':').next().unwrap_or(w).to_string());
+        let ruled = slot.filter(|_| stop.is_some());
+        // The transaction begins with its lock in the same round trip (the
+        // ids are integers written into the text).
+        let begin = match (ruled, slot.and_then(|t| Some((t, t.pair?)))) {
+            // One store at a time for a tournament with a stopping rule: ids
+            // then follow the order the rule sees.
+            (Some(t), _) => format!("BEGIN; SELECT 1 FROM tournaments WHERE id = {} FOR UPDATE", t.id),
+            // The two games of a pair are stored one after the other, so that
+            // the second sees the first and counts the pair.
+            (None, Some((t, pair))) => format!("BEGIN; SELECT pg_advisory_xact_lock({}, {})", t.id as i32, pair as i32),
+            _ => "BEGIN".to_string(),
+        };
+        self.with_statements(|client, statements| {
+            client.batch_execute(&begin)?;
+            let mut store = || -> Result<(Option<i64>, bool, Option<Box<dyn FnOnce() + '_>>), postgres::Error> {
+                let row = statements
+                    .query_opt(
+                        client,
+                        &insert,
                         &[
-                            &t.id,
-                            &host,
+                            &e.event,
+                            &(e.round as i32),
+                            &r.variant,
+                            &r.plugin,
+                            &c.white(),
+                            &c.black(),
+                            &c.players,
+                            &c.time_controls,
+                            &c.options,
+                            &r.start_position,
+                            &r.result.pgn(),
+                            &c.winner.map(|w| w as i32),
+                            &r.result.termination.to_string(),
+                            &(r.plies.len() as i32),
+                            &c.moves,
+                            &r.final_position,
                             &(r.started_at as i64),
-                            &((r.started_at * 1000 + r.duration_ms) as i64),
-                            &(game.shard() as i32),
+                            &(r.duration_ms as i64),
+                            &c.pgn,
+                            &slot.map(|t| t.id),
+                            &slot.map(|t| t.index as i32),
+                            &slot.and_then(|t| t.pair.map(|p| p as i32)),
+                            &c.seats,
+                            &r.result.termination.kind(),
+                            &c.whole,
+                            &worker,
+                            &claim.map(|c| c.game.tournament),
+                            &claim.map(|c| c.game.index as i32),
+                            &game.as_ref().and_then(|g| g.other_half()).map(|i| i as i32),
                         ],
-                    )?;
+                    )?
+                    .expect("the insert gives one row");
+                let id: Option<i64> = row.get(0);
+                let other = row.get::<_, Option<i32>>(1).map(|_| slot_result(&row, 1));
+                match (slot, &game, id) {
+                    (Some(t), Some(game), Some(_)) => {
+                        let pair = other.and_then(|o| pair_points(game, &o));
+                        let (low, high, half_points) = match pair {
+                            Some(((low, high), points)) => (Some(low as i32), Some(high as i32), Some(points as i32)),
+                            None => (None, None, None),
+                        };
+                        statements.query_opt(
+                            client,
+                            COUNT_GAME_SQL,
+                            &[
+                                &t.id,
+                                &game.variant,
+                                &super::to_json(&game.seats),
+                                &game.winner.map_or(-1, |w| w as i32),
+                                &game.decided(),
+                                &(game.shard() as i32),
+                                &low,
+                                &high,
+                                &half_points,
+                                &host,
+                                &(r.started_at as i64),
+                                &((r.started_at * 1000 + r.duration_ms) as i64),
+                            ],
+                        )?;
+                    }
+                    _ => {
+                        statements.query_opt(client, "SELECT nextval('store_changes')", &[])?;
+                    }
                 }
-            }
-            let mut stopped = false;
-            let mut keep = None;
-            if let (Some(t), Some(rule), Some(_)) = (ruled, stop, id) {
-                let check = rule.check(self.results_after(&mut tx, t.id, rule.counted_through())?);
-                (stopped, keep) = (check.holds, Some(check.keep));
-                if stopped {
-                    self.exec(
-                        &mut tx,
+                let (Some(t), Some(rule), Some(_)) = (ruled, stop, id) else { return Ok((id, false, None)) };
+                let check = rule.check(results_after(client, statements, t.id, rule.counted_through())?);
+                if check.holds {
+                    statements.exec(
+                        client,
                         "UPDATE tournaments SET finished_at = $2 WHERE id = $1 AND finished_at IS NULL",
                         &[&t.id, &super::now()],
                     )?;
-                    self.exec(
-                        &mut tx,
+                    statements.exec(
+                        client,
                         "UPDATE game_queue SET done = TRUE WHERE tournament_id = $1 AND NOT done",
                         &[&t.id],
                     )?;
                 }
+                Ok((id, check.holds, Some(check.keep)))
+            };
+            match store().and_then(|stored| client.batch_execute("COMMIT").map(|_| stored)) {
+                Ok((id, stopped, keep)) => {
+                    // Counted by the rule only once committed.
+                    if let Some(keep) = keep {
+                        keep();
+                    }
+                    Ok(Stored { id, stopped })
+                }
+                Err(e) => {
+                    if !client.is_closed() {
+                        let _ = client.batch_execute("ROLLBACK");
+                    }
+                    Err(e)
+                }
             }
-            self.exec(&mut tx, "SELECT nextval('store_changes')", &[])?;
-            tx.commit()?;
-            if let Some(keep) = keep {
-                keep();
-            }
-            Ok(Stored { id, stopped })
         })
     }
 
@@ -476,8 +602,8 @@ impl Backend for Postgres {
         skip: &[i64],
     ) -> Result<Option<Claim>, StoreFailure> {
         let skip = skip.to_vec();
-        let row = self.with(|client| {
-            self.query_opt(
+        let row = self.with_statements(|client, statements| {
+            statements.query_opt(
                 client,
                 "UPDATE game_queue q SET claimed_by = $1, lease_until = $2
                  FROM (SELECT tournament_id, game_index FROM game_queue
@@ -804,18 +930,19 @@ fn results(client: &mut impl postgres::GenericClient, tournament: i64) -> Result
          WHERE tournament_id = $1 ORDER BY id",
         &[&tournament],
     )?;
-    Ok(rows.iter().map(slot_result).collect())
+    Ok(rows.iter().map(|r| slot_result(r, 0)).collect())
 }
 
-/// A row of `game_index, pair_id, seats, variant, result, winner`.
-fn slot_result(r: &Row) -> SlotResult {
+/// A row's `game_index, pair_id, seats, variant, result, winner`, from
+/// column `first` on.
+fn slot_result(r: &Row, first: usize) -> SlotResult {
     SlotResult {
-        index: r.get::<_, i32>(0) as u32,
-        pair: r.get::<_, Option<i32>>(1).map(|p| p as u32),
-        seats: r.get::<_, Option<String>>(2).and_then(|s| serde_json::from_str(&s).ok()).unwrap_or_default(),
-        variant: r.get(3),
-        result: r.get(4),
-        winner: r.get::<_, Option<i32>>(5).map(|w| w as u32),
+        index: r.get::<_, i32>(first) as u32,
+        pair: r.get::<_, Option<i32>>(first + 1).map(|p| p as u32),
+        seats: r.get::<_, Option<String>>(first + 2).and_then(|s| serde_json::from_str(&s).ok()).unwrap_or_default(),
+        variant: r.get(first + 3),
+        result: r.get(first + 4),
+        winner: r.get::<_, Option<i32>>(first + 5).map(|w| w as u32),
     }
 }
 

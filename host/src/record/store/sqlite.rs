@@ -143,6 +143,12 @@ fn migration_steps() -> Vec<M<'static>> {
         // A tournament's games in store order, read from a given id on (an
         // SPRT's stopping rule reads only the games new to it).
         M::up("CREATE INDEX games_by_tournament ON games (tournament_id, id);"),
+        // A claim takes the lowest open index: read in index order, not
+        // past every game already done.
+        M::up(
+            "DROP INDEX game_queue_open;
+             CREATE INDEX game_queue_open ON game_queue (tournament_id, game_index) WHERE NOT done;",
+        ),
     ]
 }
 
