@@ -402,3 +402,46 @@ fn score_adjudication_ends_lopsided_and_dead_even_engine_games_as_cutechess_does
     let bad = arbiter(&["match", "chess", "--p1", "random", "--p2", "random", "--draw", "movecount=x"]);
     assert!(!bad.ok && bad.stderr.contains("--draw 'movecount=x': movecount must be a whole number"), "{}", bad.stderr);
 }
+
+#[test]
+fn tablebase_adjudication_ends_engine_games_as_the_syzygy_tables_say() {
+    let sf = format!("uci:{}", stockfish());
+    let tables = workspace().join("plugins/chess/rules/tests/syzygy");
+    let tables = tables.to_str().unwrap();
+    let dir = temp_dir("syzygy");
+    // Each start has only captures to play, each reaching a position the
+    // tables hold (python-chess's Syzygy reader: K+Q v K lost for Black to
+    // move; K+R v K+R drawn).
+    let play = |position: &str, pgn: &Path, extra: &[&str]| {
+        let mut args = vec!["--position", position, "--tc", "inf,nodes=2000", "--tb", tables];
+        args.extend_from_slice(extra);
+        match_to_pgn("chess", (&sf, &sf), 2, pgn, &args)
+    };
+    let won = dir.join("won.pgn");
+    let run = play("7Q/8/4k3/8/8/8/1q6/K7 w - - 0 1", &won, &[]);
+    assert!(run.ok, "{}", run.stderr);
+    let reason = "{adjudication: Syzygy tablebases: White wins (the plugin's adjudication)}";
+    assert_eq!(run.stdout.matches(&format!("1-0 {reason}")).count(), 2, "{}", run.stdout);
+    let text = std::fs::read_to_string(&won).unwrap();
+    assert_eq!(text.matches("[Termination \"adjudication\"]").count(), 2, "{text}");
+    for game in python_chess(&won) {
+        assert_eq!(game["result"], "1-0", "{game}");
+    }
+    let drawn = dir.join("drawn.pgn");
+    let run = play("1R6/7r/4k3/8/8/8/1q6/K7 w - - 0 1", &drawn, &[]);
+    assert!(run.ok, "{}", run.stderr);
+    let reason = "1/2-1/2 {adjudication: Syzygy tablebases: drawn (the plugin's adjudication)}";
+    assert_eq!(run.stdout.matches(reason).count(), 2, "{}", run.stdout);
+    // Only wins and losses asked for: the drawn game plays on (to the ply limit here).
+    let run = play(
+        "1R6/7r/4k3/8/8/8/1q6/K7 w - - 0 1",
+        &dir.join("on.pgn"),
+        &["--tb-adjudicate", "win-loss", "--max-plies", "6"],
+    );
+    assert!(run.ok, "{}", run.stderr);
+    assert_eq!(run.stdout.matches("{adjudication: ply limit}").count(), 2, "{}", run.stdout);
+    // A mistyped folder is named before any game.
+    let bad = arbiter(&["match", "chess", "--p1", "random", "--p2", "random", "--tb", "/no/such/tables", "--no-db"]);
+    assert!(!bad.ok && bad.stderr.contains("--tb: tablebases: /no/such/tables:"), "{}", bad.stderr);
+    assert_eq!(bad.stderr.trim().lines().count(), 1, "{}", bad.stderr);
+}

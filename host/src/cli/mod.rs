@@ -129,6 +129,19 @@ pub struct AdjudicationArgs {
     /// the game (its `adjudicate` call: an endgame database, say).
     #[arg(long)]
     pub plugin_adjudication: bool,
+    /// Adjudicate from endgame tablebases the variant's plugin probes
+    /// (chess: Syzygy WDL files), folders separated by `:`, as fastchess's `-tb`.
+    #[arg(long, value_name = "PATH")]
+    pub tb: Option<String>,
+    /// Probe only positions with at most N pieces.
+    #[arg(long, value_name = "N", requires = "tb")]
+    pub tb_pieces: Option<u32>,
+    /// Adjudicate wins and losses the fifty-move rule would save as such.
+    #[arg(long, requires = "tb")]
+    pub tb_ignore50: bool,
+    /// Which tablebase verdicts end a game: both, win-loss or draw.
+    #[arg(long, value_name = "WHICH", requires = "tb", default_value = "both")]
+    pub tb_adjudicate: String,
 }
 
 impl AdjudicationArgs {
@@ -139,7 +152,21 @@ impl AdjudicationArgs {
             resign: self.resign.as_deref().map(ResignRule::parse).transpose().map_err(|e| anyhow!(e))?,
             draw: self.draw.as_deref().map(DrawRule::parse).transpose().map_err(|e| anyhow!(e))?,
             plugin: self.plugin_adjudication,
+            tablebases: self.tablebases()?,
         })
+    }
+
+    /// The tablebases given with `--tb`, checked.
+    pub fn tablebases(&self) -> Result<Option<crate::referee::adjudication::Tablebases>> {
+        let Some(path) = &self.tb else { return Ok(None) };
+        let tb = crate::referee::adjudication::Tablebases {
+            path: path.clone(),
+            pieces: self.tb_pieces,
+            ignore50: self.tb_ignore50,
+            results: self.tb_adjudicate.clone(),
+        };
+        tb.validate().map_err(|e| anyhow!("--tb: {e}"))?;
+        Ok(Some(tb))
     }
 }
 

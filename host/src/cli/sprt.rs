@@ -131,6 +131,9 @@ fn definition(args: &SprtArgs) -> Result<TournamentConfig> {
     cfg.noswap = args.colours.noswap;
     cfg.affinity |= args.affinity;
     cfg.plugin_adjudication |= args.adjudication.plugin_adjudication;
+    if let Some(tb) = args.adjudication.tablebases()? {
+        cfg.tablebases = Some(tb);
+    }
     cfg.reverse = args.colours.reverse;
     if let Some(file) = &args.openings {
         let file = file.display().to_string();

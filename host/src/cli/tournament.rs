@@ -147,6 +147,9 @@ fn definition(args: &TournamentArgs) -> Result<TournamentConfig> {
     cfg.noswap |= args.colours.noswap;
     cfg.affinity |= args.affinity;
     cfg.plugin_adjudication |= args.adjudication.plugin_adjudication;
+    if let Some(tb) = args.adjudication.tablebases()? {
+        cfg.tablebases = Some(tb);
+    }
     cfg.reverse |= args.colours.reverse;
     for o in &args.openings {
         let (variant, file) = o.split_once('=').with_context(|| format!("--openings '{o}' must be VARIANT=FILE"))?;

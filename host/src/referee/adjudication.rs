@@ -14,6 +14,8 @@
 //!
 //! With `plugin`, the variant's own adjudication is asked too (an endgame
 //! database, say): see [`crate::referee`] and docs/ABI.md's `adjudicate`.
+//! With `tablebases`, the plugin is asked to probe them (chess: Syzygy, as
+//! fastchess's `-tb`).
 
 use serde::{Deserialize, Serialize};
 
@@ -41,8 +43,52 @@ pub struct DrawRule {
     pub score: i32,
 }
 
+/// Endgame tablebases the variant's plugin probes to end a game (its
+/// `adjudicate` call, given them as `{"tablebases": {...}}`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tablebases {
+    /// Folders of table files, separated by `:`.
+    pub path: String,
+    /// Probe only positions with at most this many pieces.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pieces: Option<u32>,
+    /// Wins and losses the fifty-move rule would save are adjudicated as such.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ignore50: bool,
+    /// Which verdicts end a game: `both` (the default), `win-loss` or `draw`.
+    #[serde(default = "both")]
+    pub results: String,
+}
+
+fn both() -> String {
+    "both".into()
+}
+
+impl Tablebases {
+    /// Checks the settings, and that every folder of `path` exists and
+    /// holds table files (`.rtbw`), so that a mistyped path is named before
+    /// any game rather than in each.
+    pub fn validate(&self) -> Result<(), String> {
+        if !["both", "win-loss", "draw"].contains(&self.results.as_str()) {
+            return Err(format!("tablebases: results '{}' must be both, win-loss or draw", self.results));
+        }
+        if self.pieces.is_some_and(|n| n < 3) {
+            return Err("tablebases: pieces must be 3 or more".into());
+        }
+        for folder in self.path.split(':') {
+            let entries = std::fs::read_dir(folder).map_err(|e| format!("tablebases: {folder}: {e}"))?;
+            let tables = entries.filter_map(Result::ok).any(|e| e.path().extension().is_some_and(|x| x == "rtbw"));
+            if !tables {
+                return Err(format!("tablebases: {folder} holds no Syzygy WDL tables (.rtbw files)"));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Score adjudication for a game: none by default.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Adjudication {
     /// The resign rule, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -54,6 +100,9 @@ pub struct Adjudication {
     /// adjudicate (its `adjudicate` call, see docs/ABI.md).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub plugin: bool,
+    /// Tablebases the plugin is asked to probe after each ply.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tablebases: Option<Tablebases>,
 }
 
 /// What adjudication decided.
@@ -207,7 +256,7 @@ mod tests {
         let rule = Adjudication {
             resign: Some(ResignRule { movecount: 3, score: 600, twosided: false }),
             draw: None,
-            plugin: false,
+            ..Adjudication::default()
         };
         let mut game = vec![(0, Some(-700)), (1, Some(650)), (0, Some(-650)), (1, Some(700))];
         assert_eq!(rule.judge(&plies(&game)), None, "two bad scores are not three");
@@ -219,7 +268,7 @@ mod tests {
         let twosided = Adjudication {
             resign: Some(ResignRule { movecount: 2, score: 600, twosided: true }),
             draw: None,
-            plugin: false,
+            ..Adjudication::default()
         };
         assert_eq!(twosided.judge(&plies(&[(0, Some(-700)), (1, Some(100)), (0, Some(-700))])), None);
         let agreed = plies(&[(0, Some(-700)), (1, Some(700)), (0, Some(-700)), (1, Some(700))]);
@@ -233,12 +282,31 @@ mod tests {
         let rule = Adjudication {
             resign: None,
             draw: Some(DrawRule { movenumber: 2, movecount: 2, score: 10 }),
-            plugin: false,
+            ..Adjudication::default()
         };
         let quiet = [(0, Some(5)), (1, Some(-3)), (0, Some(0)), (1, Some(10))];
         assert!(matches!(rule.judge(&plies(&quiet)), Some(Adjudged::Draw(_))));
         assert_eq!(rule.judge(&plies(&quiet[..3])), None, "before move 2 is complete");
         let loud = [(0, Some(5)), (1, Some(-3)), (0, Some(40)), (1, Some(10))];
         assert_eq!(rule.judge(&plies(&loud)), None);
+    }
+    #[test]
+    fn tablebase_settings_are_checked_before_any_game() {
+        let dir = std::env::temp_dir().join(format!("arbiter-tb-check-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let tb = |results: &str, pieces| Tablebases {
+            path: dir.display().to_string(),
+            pieces,
+            ignore50: false,
+            results: results.into(),
+        };
+        assert!(tb("both", None).validate().unwrap_err().contains("holds no Syzygy WDL tables"));
+        std::fs::write(dir.join("KQvK.rtbw"), b"").unwrap();
+        assert_eq!(tb("both", Some(5)).validate(), Ok(()));
+        assert!(tb("sometimes", None).validate().unwrap_err().contains("must be both, win-loss or draw"));
+        assert!(tb("draw", Some(2)).validate().unwrap_err().contains("pieces must be 3 or more"));
+        let missing = Tablebases { path: format!("{}:/no/such/folder", dir.display()), ..tb("both", None) };
+        assert!(missing.validate().unwrap_err().starts_with("tablebases: /no/such/folder: "));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

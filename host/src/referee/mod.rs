@@ -329,7 +329,7 @@ impl<'a, 'w> Referee<'a, 'w> {
             clocks,
             plies: Vec::new(),
             used_total_ms: 0,
-            ask_plugin: config.adjudication.plugin,
+            ask_plugin: config.adjudication.plugin || config.adjudication.tablebases.is_some(),
         }
     }
 
@@ -582,8 +582,16 @@ impl Referee<'_, '_> {
     /// game as adjudicated. A plugin that does not offer the call is not
     /// asked again; an answer of another shape breaks the contract.
     fn plugin_adjudication(&mut self) -> Result<Option<GameResult>, Error> {
-        let answer = match self.game.call_json("adjudicate", &serde_json::json!({})) {
+        let tablebases = &self.config.adjudication.tablebases;
+        let args = match tablebases {
+            Some(tb) => serde_json::json!({ "tablebases": tb }),
+            None => serde_json::json!({}),
+        };
+        let answer = match self.game.call_json("adjudicate", &args) {
             Err(e) if e.kind == arbiter_api::ErrorKind::Unsupported => {
+                if tablebases.is_some() {
+                    tracing::warn!("{}: no tablebase adjudication ({e})", self.info.id);
+                }
                 self.ask_plugin = false;
                 return Ok(None);
             }

@@ -126,6 +126,10 @@ pub struct TournamentConfig {
     /// the game (its `adjudicate` call).
     #[serde(default)]
     pub plugin_adjudication: bool,
+    /// Endgame tablebases each variant's plugin probes to end games
+    /// (`[tablebases] path = "..."`; chess: Syzygy).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tablebases: Option<crate::referee::adjudication::Tablebases>,
     /// Pin each game slot (its games and their engines) to a CPU of its
     /// own, as fastchess's `-use-affinity` (Linux).
     #[serde(default)]
@@ -227,6 +231,13 @@ impl TournamentConfig {
             resign: self.resign.as_deref().map(ResignRule::parse).transpose().map_err(ConfigError::Invalid)?,
             draw: self.draw.as_deref().map(DrawRule::parse).transpose().map_err(ConfigError::Invalid)?,
             plugin: self.plugin_adjudication,
+            tablebases: match &self.tablebases {
+                Some(tb) => {
+                    tb.validate().map_err(ConfigError::Invalid)?;
+                    Some(tb.clone())
+                }
+                None => None,
+            },
         })
     }
 

@@ -177,7 +177,7 @@ impl GameThread {
             margin_ms: config.margin_ms,
             max_plies: config.max_plies,
             claim_draws: config.claim_draws,
-            adjudication: config.adjudication,
+            adjudication: config.adjudication.clone(),
         };
         let job = ThreadJob { game: game.clone(), config: game_config, live: live.is_some() };
         if self.jobs.send(job).is_err() {

@@ -99,7 +99,7 @@ impl Job {
             margin_ms: config.margin_ms,
             max_plies: config.max_plies,
             claim_draws: config.claim_draws,
-            adjudication: config.adjudication,
+            adjudication: config.adjudication.clone(),
             grace_ms: config.watchdog.as_millis() as u64,
             live,
             journal: None,

@@ -421,7 +421,8 @@ impl Game for ChessGame {
     /// `uci_move` `{"move": id}` gives the move in UCI notation (`e1g1`; in
     /// Chess960 `e1h1`), for hosts that drive UCI and xboard engines;
     /// `chess960` says whether the game is Chess960 (engines are told
-    /// `UCI_Chess960`).
+    /// `UCI_Chess960`); `adjudicate` `{"tablebases": {...}}` gives the
+    /// Syzygy tables' verdict (see [`crate::syzygy`]).
     fn call_json(&mut self, method: &str, args: &serde_json::Value) -> Result<serde_json::Value, Error> {
         match method {
             "uci_move" => {
@@ -432,7 +433,14 @@ impl Game for ChessGame {
                 Ok(serde_json::Value::String(san::to_uci_with(&self.board, mv, self.chess960)))
             }
             "chess960" => Ok(serde_json::Value::Bool(self.chess960)),
-            _ => Err(Error::unsupported(format!("unknown call '{method}' (chess offers uci_move and chess960)"))),
+            // Chess adjudicates only from tablebases the host names.
+            "adjudicate" => match crate::syzygy::Request::of(args)? {
+                Some(request) => crate::syzygy::adjudicate(&self.board, self.halfmove_clock, &request),
+                None => Err(Error::unsupported("chess adjudicates only from Syzygy tablebases (--tb PATH)")),
+            },
+            _ => Err(Error::unsupported(format!(
+                "unknown call '{method}' (chess offers uci_move, chess960 and adjudicate)"
+            ))),
         }
     }
 }

@@ -6,6 +6,7 @@
 pub mod fen;
 pub mod game;
 pub mod san;
+pub mod syzygy;
 
 use arbiter_api::kit::Variant;
 use arbiter_api::schema::{BoardGeometry, Capabilities, OptionSpec, PieceSet, VariantInfo};
