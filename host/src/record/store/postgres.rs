@@ -169,11 +169,12 @@ pub(super) struct Postgres {
     returned: Condvar,
 }
 
-/// The connections not in use, and how many are open in all.
-#[derive(Default)]
+/// The connections not in use, how many are open in all, and how many may be.
 struct Pool {
     idle: Vec<Connection>,
     open: usize,
+    /// [`MAX_CONNECTIONS`], or fewer once the server refused one more.
+    most: usize,
 }
 
 /// One connection with the hot path's statements prepared on it (a
@@ -265,7 +266,8 @@ impl Postgres {
         });
         client.batch_execute("SELECT pg_advisory_unlock(727274)")?;
         counted?;
-        let pool = Pool { idle: vec![Connection { client, statements: Statements::default() }], open: 1 };
+        let pool =
+            Pool { idle: vec![Connection { client, statements: Statements::default() }], open: 1, most: MAX_CONNECTIONS };
         Ok(Postgres { url: url.to_string(), pool: Mutex::new(pool), returned: Condvar::new() })
     }
 
@@ -309,7 +311,7 @@ impl Postgres {
     }
 
     /// An idle connection; or none, for the caller to open (counted as open
-    /// already), while fewer than [`MAX_CONNECTIONS`] are open; else waits
+    /// already), while fewer than the pool may hold are open; else waits
     /// for one to be given back. A server that refuses a new connection
     /// while others are open lowers this process's share to what it has.
     fn take(&self) -> Result<Option<Connection>, StoreFailure> {
@@ -318,7 +320,7 @@ impl Postgres {
             if let Some(c) = pool.idle.pop() {
                 return Ok(Some(c));
             }
-            if pool.open < MAX_CONNECTIONS {
+            if pool.open < pool.most {
                 pool.open += 1;
                 drop(pool);
                 match Client::connect(&self.url, NoTls) {
@@ -329,7 +331,11 @@ impl Postgres {
                         if pool.open == 0 {
                             return Err(e.into());
                         }
-                        tracing::debug!("no more connections ({}): waiting for one of the {}", one_line(&e), pool.open);
+                        // Asking again would cost the server a refusal each time.
+                        pool.most = pool.open;
+                        tracing::debug!("no more connections ({}): sharing the {} open", one_line(&e), pool.open);
+                        // One may have been given back while this one was refused.
+                        continue;
                     }
                 }
             }
