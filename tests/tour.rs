@@ -110,7 +110,11 @@ fn every_line_of_the_readme_tour_does_what_its_comment_says() {
     for words in commands {
         let words: Vec<String> = words
             .iter()
-            .map(|w| w.replace("target/release/", &release).replace("~/", &format!("{}/", home.display())))
+            .map(|w| {
+                w.replace("target/release/", &release)
+                    .replace("~/", &format!("{}/", home.display()))
+                    .replace("plugins/chess/", &format!("{}/plugins/chess/", workspace().display()))
+            })
             .collect();
         let line = words.join(" ");
         assert_eq!(words[0], "arbiter", "{line}");
@@ -165,6 +169,11 @@ fn every_line_of_the_readme_tour_does_what_its_comment_says() {
                 assert_eq!(games, 2, "{line}");
                 let pgn = std::fs::read_to_string(dir.join("settings.pgn")).unwrap();
                 assert_eq!(pgn.matches("Engine \"Stockfish ").count(), 2, "{line}: {pgn}");
+                0
+            }
+            ["match", "chess", "--p1", "uci:stockfish", "--p2", "uci:stockfish", ..] => {
+                let adjudicated = "1-0 {adjudication: Syzygy tablebases: White wins (the plugin's adjudication)}";
+                assert_eq!(r.stdout.matches(adjudicated).count(), 2, "{line}\n{}", r.stdout);
                 0
             }
             ["match", "chess", "--p1", "random", ..] => {

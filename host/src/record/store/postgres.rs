@@ -266,8 +266,11 @@ impl Postgres {
         });
         client.batch_execute("SELECT pg_advisory_unlock(727274)")?;
         counted?;
-        let pool =
-            Pool { idle: vec![Connection { client, statements: Statements::default() }], open: 1, most: MAX_CONNECTIONS };
+        let pool = Pool {
+            idle: vec![Connection { client, statements: Statements::default() }],
+            open: 1,
+            most: MAX_CONNECTIONS,
+        };
         Ok(Postgres { url: url.to_string(), pool: Mutex::new(pool), returned: Condvar::new() })
     }
 
