@@ -128,6 +128,28 @@ fn match_and_sprt_read_openings_as_tournaments_do_epd_operations_stripped() {
     let starts = match_starts(&dir, &["--max-plies", "4", "--openings", file.to_str().unwrap()]);
     assert!(starts[0].contains("4P3") && starts[1] == starts[0], "a pair per opening: {starts:?}");
     assert!(starts[2].contains("3P4") && starts[3] == starts[2], "{starts:?}");
+    // From the second opening on, wrapping round to the first (fastchess's start=2).
+    let from_second =
+        match_starts(&dir, &["--max-plies", "4", "--openings", file.to_str().unwrap(), "--opening-start", "2"]);
+    assert!(from_second[0].contains("3P4") && from_second[2].contains("4P3"), "{from_second:?}");
+    let past = arbiter_e2e::arbiter(&[
+        "match",
+        "chess",
+        "--p1",
+        "random",
+        "--p2",
+        "random",
+        "--no-db",
+        "--openings",
+        file.to_str().unwrap(),
+        "--opening-start",
+        "3",
+    ]);
+    assert!(
+        !past.ok && past.stderr.contains("start 3 is not an opening of its 2 (they count from 1)"),
+        "{}",
+        past.stderr
+    );
     let run = arbiter_e2e::arbiter(&[
         "sprt",
         "chess",

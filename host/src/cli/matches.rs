@@ -87,6 +87,9 @@ pub struct MatchArgs {
     /// From a PGN/PDN book, play this many plies of each game (default: all).
     #[arg(long, value_name = "N", requires = "openings")]
     opening_plies: Option<u32>,
+    /// Begin with the book's K-th opening (from 1), as fastchess's `start=K`.
+    #[arg(long, value_name = "K", requires = "openings")]
+    opening_start: Option<u32>,
     /// Write the record files as this player (index) saw the games.
     #[arg(long = "as", value_name = "PLAYER")]
     as_player: Option<u32>,
@@ -146,7 +149,7 @@ pub(super) fn run(registry: &Registry, args: &MatchArgs) -> Result<()> {
     let openings = match &args.openings {
         Some(file) => {
             let shuffle = args.random_openings.then_some(args.game.seed);
-            crate::tournament::openings::load(variant, file, &options, shuffle, args.opening_plies)?
+            crate::tournament::openings::load(variant, file, &options, shuffle, args.opening_plies, args.opening_start)?
         }
         None => Vec::new(),
     };

@@ -73,6 +73,9 @@ pub struct SprtArgs {
     /// From a PGN/PDN book, play this many plies of each game (default: all).
     #[arg(long, value_name = "N", requires = "openings")]
     opening_plies: Option<u32>,
+    /// Begin with the book's K-th opening (from 1), as fastchess's `start=K`.
+    #[arg(long, value_name = "K", requires = "openings")]
+    opening_start: Option<u32>,
     /// Seed for seeded players.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -137,8 +140,10 @@ fn definition(args: &SprtArgs) -> Result<TournamentConfig> {
     cfg.reverse = args.colours.reverse;
     if let Some(file) = &args.openings {
         let file = file.display().to_string();
-        cfg.openings
-            .insert(args.variant.clone(), OpeningConfig { file, order: Default::default(), plies: args.opening_plies });
+        cfg.openings.insert(
+            args.variant.clone(),
+            OpeningConfig { file, order: Default::default(), plies: args.opening_plies, start: args.opening_start },
+        );
     }
     let options = args.options.to_map()?;
     if !options.is_empty() {

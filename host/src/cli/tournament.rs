@@ -77,6 +77,9 @@ pub struct TournamentArgs {
     /// From a PGN/PDN book, play this many plies of each game (default: all).
     #[arg(long, value_name = "N")]
     opening_plies: Option<u32>,
+    /// Begin with each book's K-th opening (from 1), as fastchess's `start=K`.
+    #[arg(long, value_name = "K")]
+    opening_start: Option<u32>,
     #[command(flatten)]
     records: RecordArgs,
     #[command(flatten)]
@@ -154,7 +157,10 @@ fn definition(args: &TournamentArgs) -> Result<TournamentConfig> {
     for o in &args.openings {
         let (variant, file) = o.split_once('=').with_context(|| format!("--openings '{o}' must be VARIANT=FILE"))?;
         let order = if args.random_openings { OpeningOrder::Random } else { OpeningOrder::Sequential };
-        cfg.openings.insert(variant.into(), OpeningConfig { file: file.into(), order, plies: args.opening_plies });
+        cfg.openings.insert(
+            variant.into(),
+            OpeningConfig { file: file.into(), order, plies: args.opening_plies, start: args.opening_start },
+        );
     }
     cfg.validate()?;
     Ok(cfg)

@@ -47,6 +47,10 @@ pub struct OpeningConfig {
     /// opening (default: all of them).
     #[serde(default)]
     pub plies: Option<u32>,
+    /// The opening to begin with, counted from 1 (fastchess's `start=N`);
+    /// those before it follow the last.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<u32>,
 }
 
 /// One participant.

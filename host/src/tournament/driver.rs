@@ -113,7 +113,7 @@ fn load_openings(variant: &VariantHandle, cfg: &TournamentConfig) -> anyhow::Res
     let Some(oc) = cfg.openings.get(id) else { return Ok(Vec::new()) };
     let options = cfg.options.get(id).cloned().unwrap_or_default();
     let shuffle = (oc.order == OpeningOrder::Random).then_some(cfg.seed);
-    Ok(super::openings::load(variant, std::path::Path::new(&oc.file), &options, shuffle, oc.plies)?)
+    Ok(super::openings::load(variant, std::path::Path::new(&oc.file), &options, shuffle, oc.plies, oc.start)?)
 }
 
 impl TournamentView {

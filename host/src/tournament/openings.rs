@@ -54,18 +54,33 @@ pub enum OpeningsError {
         /// The file.
         file: String,
     },
+    /// The opening to start from is not in the file.
+    #[error("openings for {variant}: {file}: start {start} is not an opening of its {count} (they count from 1)")]
+    Start {
+        /// The variant id.
+        variant: String,
+        /// The file.
+        file: String,
+        /// The opening asked for.
+        start: u32,
+        /// How many the file holds.
+        count: usize,
+    },
 }
 
 /// The positions of `file` for `variant`, checked, in file order or (with
 /// `shuffle_seed`) shuffled; from a PGN book, the positions after `plies`
 /// plies of each game (all of its moves if `None`); from a Polyglot book,
-/// the ends of its lines to `plies` plies.
+/// the ends of its lines to `plies` plies. With `start` (1-based, as
+/// fastchess's `start=N`), play begins from that opening and wraps around
+/// to those before it.
 pub fn load(
     variant: &VariantHandle,
     file: &Path,
     options: &serde_json::Map<String, serde_json::Value>,
     shuffle_seed: Option<u64>,
     plies: Option<u32>,
+    start: Option<u32>,
 ) -> Result<Vec<String>, OpeningsError> {
     let id = variant.info().id.clone();
     let name = file.display().to_string();
@@ -89,6 +104,13 @@ pub fn load(
     }
     if let Some(seed) = shuffle_seed {
         positions.shuffle(&mut rand::rngs::SmallRng::seed_from_u64(seed));
+    }
+    match start {
+        Some(k) if k == 0 || k as usize > positions.len() => {
+            return Err(OpeningsError::Start { variant: id, file: name, start: k, count: positions.len() })
+        }
+        Some(k) => positions.rotate_left(k as usize - 1),
+        None => {}
     }
     Ok(positions)
 }
