@@ -28,7 +28,7 @@ folder = sys.argv[1]
 tb = chess.syzygy.open_tablebase(folder)
 rng = random.Random(5)
 kinds = {'K': chess.KING, 'Q': chess.QUEEN, 'R': chess.ROOK, 'B': chess.BISHOP, 'N': chess.KNIGHT, 'P': chess.PAWN}
-for name in sorted(os.listdir(folder)):
+for name in sorted(n for n in os.listdir(folder) if n.endswith('.rtbw')):
     white, black = name.split('.')[0].split('v')
     found = 0
     while found < 150:
