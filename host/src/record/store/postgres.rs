@@ -359,6 +359,11 @@ impl Postgres {
     }
 }
 
+/// What a storing transaction did before its commit: the game's id (none
+/// for a late duplicate), whether the stopping rule holds, and the rule's
+/// count to keep once committed.
+type Uncommitted<'a> = (Option<i64>, bool, Option<Box<dyn FnOnce() + 'a>>);
+
 /// Stores a game and reads the other half of its pair, in one round trip:
 /// the game (`$1`..`$26`), its live view gone, its queue row (`$27`, `$28`;
 /// for a claimed game, stored or a late duplicate) marked done and kept so
@@ -469,7 +474,7 @@ impl Backend for Postgres {
         };
         self.with_statements(|client, statements| {
             client.batch_execute(&begin)?;
-            let mut store = || -> Result<(Option<i64>, bool, Option<Box<dyn FnOnce() + '_>>), postgres::Error> {
+            let mut store = || -> Result<Uncommitted<'_>, postgres::Error> {
                 let row = statements
                     .query_opt(
                         client,
