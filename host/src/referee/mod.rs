@@ -303,9 +303,9 @@ struct Referee<'a, 'w> {
     clocks: Vec<Clock>,
     plies: Vec<PlyRecord>,
     used_total_ms: u64,
-    /// Whether the plugin is still to be asked to adjudicate (asked for,
-    /// and not yet found not to offer it).
-    ask_plugin: bool,
+    /// The arguments of the plugin's `adjudicate` call while it is to be
+    /// asked (asked for, and not yet found not to offer it); built once.
+    adjudicate_args: Option<serde_json::Value>,
 }
 
 fn end(outcome: Outcome, termination: Termination) -> GameResult {
@@ -329,7 +329,10 @@ impl<'a, 'w> Referee<'a, 'w> {
             clocks,
             plies: Vec::new(),
             used_total_ms: 0,
-            ask_plugin: config.adjudication.plugin || config.adjudication.tablebases.is_some(),
+            adjudicate_args: match &config.adjudication.tablebases {
+                Some(tb) => Some(serde_json::json!({ "tablebases": tb })),
+                None => config.adjudication.plugin.then(|| serde_json::json!({})),
+            },
         }
     }
 
@@ -558,7 +561,7 @@ impl<'a, 'w> Referee<'a, 'w> {
             }
             None => {}
         }
-        if self.ask_plugin {
+        if self.adjudicate_args.is_some() {
             match self.plugin_adjudication() {
                 Ok(Some(result)) => return Some(result),
                 Ok(None) => {}
@@ -582,17 +585,13 @@ impl Referee<'_, '_> {
     /// game as adjudicated. A plugin that does not offer the call is not
     /// asked again; an answer of another shape breaks the contract.
     fn plugin_adjudication(&mut self) -> Result<Option<GameResult>, Error> {
-        let tablebases = &self.config.adjudication.tablebases;
-        let args = match tablebases {
-            Some(tb) => serde_json::json!({ "tablebases": tb }),
-            None => serde_json::json!({}),
-        };
-        let answer = match self.game.call_json("adjudicate", &args) {
+        let Some(args) = &self.adjudicate_args else { return Ok(None) };
+        let answer = match self.game.call_json("adjudicate", args) {
             Err(e) if e.kind == arbiter_api::ErrorKind::Unsupported => {
-                if tablebases.is_some() {
+                if self.config.adjudication.tablebases.is_some() {
                     tracing::warn!("{}: no tablebase adjudication ({e})", self.info.id);
                 }
-                self.ask_plugin = false;
+                self.adjudicate_args = None;
                 return Ok(None);
             }
             answer => answer?,

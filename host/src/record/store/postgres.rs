@@ -456,8 +456,10 @@ impl Backend for Postgres {
         let slot = e.tournament.as_ref();
         let game = SlotResult::of(r, e);
         // A claimed game another worker stored first is not stored twice.
-        let insert =
-            insert_game_sql(if claim.is_some() { "ON CONFLICT (tournament_id, game_index) DO NOTHING" } else { "" });
+        static INSERTS: std::sync::LazyLock<[String; 2]> = std::sync::LazyLock::new(|| {
+            [insert_game_sql(""), insert_game_sql("ON CONFLICT (tournament_id, game_index) DO NOTHING")]
+        });
+        let insert = &INSERTS[claim.is_some() as usize];
         let worker = claim.map(|c| c.holder.clone());
         let host = worker.as_deref().map(|w| w.split(':').next().unwrap_or(w).to_string());
         let ruled = slot.filter(|_| stop.is_some());
@@ -478,7 +480,7 @@ impl Backend for Postgres {
                 let row = statements
                     .query_opt(
                         client,
-                        &insert,
+                        insert,
                         &[
                             &e.event,
                             &(e.round as i32),

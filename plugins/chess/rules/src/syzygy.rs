@@ -103,13 +103,17 @@ fn tables(path: &str) -> Result<TableBases<Attacks>, Error> {
 
 /// The tables' verdict for the side to move, if the position can be probed.
 pub fn probe(board: &Board, halfmove_clock: u16, request: &Request) -> Result<Option<WdlProbeResult>, Error> {
-    let tables = tables(&request.path)?;
+    // Most plies end here, before the tables are looked at.
     let pieces = board.occupied().len();
     let rights = [Color::White, Color::Black].iter().any(|&c| {
         let r = board.castle_rights(c);
         r.short.is_some() || r.long.is_some()
     });
-    if halfmove_clock != 0 || rights || pieces > tables.max_pieces() || request.pieces.is_some_and(|n| pieces > n) {
+    if halfmove_clock != 0 || rights || request.pieces.is_some_and(|n| pieces > n) {
+        return Ok(None);
+    }
+    let tables = tables(&request.path)?;
+    if pieces > tables.max_pieces() {
         return Ok(None);
     }
     let white = board.colors(Color::White).0;
