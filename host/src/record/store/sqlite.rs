@@ -144,9 +144,10 @@ fn migration_steps() -> Vec<M<'static>> {
         // SPRT's stopping rule reads only the games new to it).
         M::up("CREATE INDEX games_by_tournament ON games (tournament_id, id);"),
         // A claim takes the lowest open index: read in index order, not
-        // past every game already done.
+        // past every game already done. (A store may lack the old index:
+        // one found without it was refused before this said IF EXISTS.)
         M::up(
-            "DROP INDEX game_queue_open;
+            "DROP INDEX IF EXISTS game_queue_open;
              CREATE INDEX game_queue_open ON game_queue (tournament_id, game_index) WHERE NOT done;",
         ),
     ]
