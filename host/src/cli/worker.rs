@@ -37,6 +37,11 @@ pub struct WorkerArgs {
     /// mid-game is played again by another after this long.
     #[arg(long, value_name = "SECS", default_value_t = queue::DEFAULT_LEASE.as_secs(), value_parser = clap::value_parser!(u64).range(1..=86_400))]
     lease: u64,
+    /// The most games a slot claims, plays and stores at once; it claims
+    /// fewer as games take longer (one at a time for games of a quarter
+    /// second or more).
+    #[arg(long, default_value_t = queue::DEFAULT_BATCH as u32, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    batch: u32,
     /// Pin each slot (its games and their engines) to a CPU of its own, as
     /// fastchess's -use-affinity (Linux).
     #[arg(long)]
@@ -57,6 +62,7 @@ pub(super) fn queue_workers(
         tournament,
         idle_exit,
         lease: queue::DEFAULT_LEASE,
+        batch: queue::DEFAULT_BATCH,
         affinity: false,
         plugin_dirs: plugin_dirs.to_vec(),
         holder: format!("{}:{}", host.trim(), std::process::id()),
@@ -72,6 +78,7 @@ pub(super) fn run(registry: &Registry, args: &WorkerArgs, plugin_dirs: &[PathBuf
         queue_workers(args.concurrency as usize, args.tournament, args.idle_exit.map(Duration::from_secs), plugin_dirs);
     workers.lease = Duration::from_secs(args.lease);
     workers.affinity = args.affinity;
+    workers.batch = args.batch as usize;
     println!("worker {} on store {}: {} at a time", workers.holder, store.location(), workers.concurrency);
     let flag = stop.clone();
     let _ = ctrlc::set_handler(move || {

@@ -240,18 +240,33 @@ pub struct Stored {
     pub stopped: bool,
 }
 
+/// What storing a batch of games in one transaction did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredBatch {
+    /// Each game's id, in the order given; `None` for a claimed game another
+    /// worker stored first.
+    pub ids: Vec<Option<i64>>,
+    /// Whether the tournament's stopping rule holds now.
+    pub stopped: bool,
+}
+
+/// A game to store: its columns, and its claim if a queue worker played it.
+struct Storing<'a> {
+    columns: GameColumns<'a>,
+    claim: Option<&'a Claim>,
+}
+
 /// What a store backend does; [`Store`] names the store in its errors.
 trait Backend: Send + Sync {
-    /// Stores a game; for a claimed game (`claim`), unless its slot is
-    /// stored already (then `id` is `None`), taking it off the queue in the
-    /// same transaction; checks `stop` as [`StopRule`] says.
-    fn add_game(
-        &self,
-        game: &GameColumns<'_>,
-        claim: Option<&Claim>,
-        stop: Option<&dyn StopRule>,
-    ) -> Result<Stored, StoreFailure>;
+    /// Stores games in one transaction, in order; a claimed game, unless
+    /// its slot is stored already (then its id is `None`), is taken off the
+    /// queue in the same transaction; checks `stop` (the rule of the one
+    /// tournament the games belong to) once they are stored, as
+    /// [`StopRule`] says.
+    fn add_games(&self, games: &[Storing<'_>], stop: Option<&dyn StopRule>) -> Result<StoredBatch, StoreFailure>;
     fn enqueue(&self, games: &[QueuedGame]) -> Result<usize, StoreFailure>;
+    /// Claims up to `most` claimable games in queue order, in one transaction.
+    #[allow(clippy::too_many_arguments)]
     fn claim(
         &self,
         holder: &str,
@@ -259,9 +274,10 @@ trait Backend: Send + Sync {
         now_ms: i64,
         tournament: Option<i64>,
         skip: &[i64],
-    ) -> Result<Option<Claim>, StoreFailure>;
-    fn renew_claim(&self, claim: &Claim, until_ms: i64) -> Result<(), StoreFailure>;
-    fn release_claim(&self, claim: &Claim) -> Result<(), StoreFailure>;
+        most: usize,
+    ) -> Result<Vec<Claim>, StoreFailure>;
+    fn renew_claims(&self, claims: &[Claim], until_ms: i64) -> Result<(), StoreFailure>;
+    fn release_claims(&self, claims: &[Claim]) -> Result<(), StoreFailure>;
     fn queue_counts(&self, tournament: i64, now_ms: i64) -> Result<(u64, u64), StoreFailure>;
     fn worker_rates(&self, tournament: i64) -> Result<Vec<WorkerRate>, StoreFailure>;
     fn queued_indices(&self, tournament: i64) -> Result<Vec<u32>, StoreFailure>;
@@ -623,12 +639,21 @@ impl Store {
             ids.insert(t.id, id);
         }
         let games = self.games(None)?;
-        for g in &games {
-            let mut event = g.event();
-            if let Some(slot) = event.tournament.as_mut() {
-                slot.id = ids[&slot.id];
-            }
-            to.add_game(&g.record, &event)?;
+        let events: Vec<EventInfo> = games
+            .iter()
+            .map(|g| {
+                let mut event = g.event();
+                if let Some(slot) = event.tournament.as_mut() {
+                    slot.id = ids[&slot.id];
+                }
+                event
+            })
+            .collect();
+        // A few hundred games a transaction: a commit each would cost more
+        // than the games.
+        let all: Vec<(&GameRecord, &EventInfo)> = games.iter().map(|g| &g.record).zip(&events).collect();
+        for batch in all.chunks(256) {
+            to.add_games(batch)?;
         }
         Ok((tournaments.len(), games.len()))
     }
@@ -639,8 +664,16 @@ impl Store {
 
     /// Commits one finished game in its own transaction; returns its id.
     pub fn add_game(&self, record: &GameRecord, event: &EventInfo) -> Result<i64, StoreError> {
-        let stored = self.backend.add_game(&GameColumns::new(record, event), None, None).map_err(|e| self.err(e))?;
+        let stored = self.add_game_until(record, event, None)?;
         Ok(stored.id.expect("a game without a claim is always stored"))
+    }
+
+    /// Commits finished games in one transaction, in order; returns their ids.
+    pub fn add_games(&self, games: &[(&GameRecord, &EventInfo)]) -> Result<Vec<i64>, StoreError> {
+        let storing: Vec<Storing<'_>> =
+            games.iter().map(|(r, e)| Storing { columns: GameColumns::new(r, e), claim: None }).collect();
+        let stored = self.backend.add_games(&storing, None).map_err(|e| self.err(e))?;
+        Ok(stored.ids.into_iter().map(|id| id.expect("a game without a claim is always stored")).collect())
     }
 
     /// Commits one finished tournament game, checking the tournament's
@@ -651,7 +684,9 @@ impl Store {
         event: &EventInfo,
         stop: Option<&dyn StopRule>,
     ) -> Result<Stored, StoreError> {
-        self.backend.add_game(&GameColumns::new(record, event), None, stop).map_err(|e| self.err(e))
+        let storing = [Storing { columns: GameColumns::new(record, event), claim: None }];
+        let stored = self.backend.add_games(&storing, stop).map_err(|e| self.err(e))?;
+        Ok(Stored { id: stored.ids[0], stopped: stored.stopped })
     }
 
     /// Puts games in the queue, but none already queued or stored; returns
@@ -660,42 +695,56 @@ impl Store {
         self.backend.enqueue(games).map_err(|e| self.err(e))
     }
 
-    /// Claims the first queued game that nobody holds (or whose holder's
-    /// lease ran out) for `holder`, for `lease`: of `tournament` if given,
-    /// of none of `skip`. One transaction, so no two workers hold one game.
+    /// Claims up to `most` queued games that nobody holds (or whose
+    /// holder's lease ran out) for `holder`, for `lease`, the first in
+    /// queue order, all of one tournament: of `tournament` if given, of none
+    /// of `skip`. One transaction, so no two workers hold one game.
     pub fn claim(
         &self,
         holder: &str,
         lease: std::time::Duration,
         tournament: Option<i64>,
         skip: &[i64],
-    ) -> Result<Option<Claim>, StoreError> {
+        most: usize,
+    ) -> Result<Vec<Claim>, StoreError> {
         let now = now_ms();
-        self.backend.claim(holder, now + lease.as_millis() as i64, now, tournament, skip).map_err(|e| self.err(e))
+        let until = now + lease.as_millis() as i64;
+        let mut claims =
+            self.backend.claim(holder, until, now, tournament, skip, most.max(1)).map_err(|e| self.err(e))?;
+        // The queue's end of one tournament met the next one's start: those
+        // go back (a batch is stored in one transaction, under one rule).
+        if let Some(first) = claims.first().map(|c| c.game.tournament) {
+            let others: Vec<Claim> = claims.iter().filter(|c| c.game.tournament != first).cloned().collect();
+            if !others.is_empty() {
+                claims.retain(|c| c.game.tournament == first);
+                self.release_claims(&others)?;
+            }
+        }
+        Ok(claims)
     }
 
-    /// Extends a claim (the worker's heartbeat).
-    pub fn renew_claim(&self, claim: &Claim, lease: std::time::Duration) -> Result<(), StoreError> {
-        self.backend.renew_claim(claim, now_ms() + lease.as_millis() as i64).map_err(|e| self.err(e))
+    /// Extends claims (the worker's heartbeat).
+    pub fn renew_claims(&self, claims: &[Claim], lease: std::time::Duration) -> Result<(), StoreError> {
+        self.backend.renew_claims(claims, now_ms() + lease.as_millis() as i64).map_err(|e| self.err(e))
     }
 
-    /// Gives a claimed game back to the queue.
-    pub fn release_claim(&self, claim: &Claim) -> Result<(), StoreError> {
-        self.backend.release_claim(claim).map_err(|e| self.err(e))
+    /// Gives claimed games back to the queue.
+    pub fn release_claims(&self, claims: &[Claim]) -> Result<(), StoreError> {
+        self.backend.release_claims(claims).map_err(|e| self.err(e))
     }
 
-    /// Stores a claimed game and takes it off the queue, in one
-    /// transaction that also checks the stopping rule; `id` is `None` when
-    /// another worker stored that game first (this result is then
-    /// discarded).
-    pub fn complete_claim(
+    /// Stores claimed games of one tournament and takes them off the queue,
+    /// in one transaction that also checks the tournament's stopping rule; a
+    /// game's id is `None` when another worker stored it first (this result
+    /// is then discarded).
+    pub fn complete_claims(
         &self,
-        claim: &Claim,
-        record: &GameRecord,
-        event: &EventInfo,
+        games: &[(&Claim, &GameRecord, &EventInfo)],
         stop: Option<&dyn StopRule>,
-    ) -> Result<Stored, StoreError> {
-        self.backend.add_game(&GameColumns::new(record, event), Some(claim), stop).map_err(|e| self.err(e))
+    ) -> Result<StoredBatch, StoreError> {
+        let storing: Vec<Storing<'_>> =
+            games.iter().map(|(c, r, e)| Storing { columns: GameColumns::new(r, e), claim: Some(*c) }).collect();
+        self.backend.add_games(&storing, stop).map_err(|e| self.err(e))
     }
 
     /// The indices of every game of `tournament` ever queued (done or not).

@@ -37,6 +37,14 @@ use crate::sync::LockExt;
 /// How long a claim lasts without a heartbeat (renewed every third of it).
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(30);
 
+/// The most games a worker slot claims at once, unless told otherwise.
+pub const DEFAULT_BATCH: usize = 16;
+
+/// About how long a batch of claimed games should take to play: games this
+/// short or shorter are claimed (and stored) several at a time, so that the
+/// store's cost per transaction is shared; longer games one at a time.
+const BATCH_PLAY_TIME: Duration = Duration::from_millis(250);
+
 /// A file a tournament was registered with: a variant's plugin build (with
 /// its arbiter-api version), or an engine binary named by a path (no API
 /// version).
@@ -184,6 +192,9 @@ pub struct QueueWorkers {
     pub idle_exit: Option<Duration>,
     /// How long a claim lasts without a heartbeat.
     pub lease: Duration,
+    /// The most games a slot claims at once (it claims fewer, down to one,
+    /// as games take longer; see [`BATCH_PLAY_TIME`]).
+    pub batch: usize,
     /// Pin each slot (its worker process and engines) to a CPU of its own.
     pub affinity: bool,
     /// Plugin folders, passed on to the worker processes.
@@ -286,37 +297,46 @@ pub fn run_queue_workers(
                 let mut handle = WorkerHandle::new(cfg.plugin_dirs.clone());
                 let mut known = std::collections::HashMap::new();
                 let mut idle_since = Instant::now();
-                // A finished game is stored on a thread of its own while this
+                let mut batch = BatchSize::new(cfg.batch);
+                // A finished batch is stored on a thread of its own while this
                 // one claims and plays the next: at most one store pending.
                 std::thread::scope(|storing| {
-                    let mut pending: Option<std::thread::ScopedJoinHandle<'_, anyhow::Result<bool>>> = None;
-                    let settle = |pending: &mut Option<std::thread::ScopedJoinHandle<'_, anyhow::Result<bool>>>| {
+                    type Pending<'s> = Option<std::thread::ScopedJoinHandle<'s, anyhow::Result<QueueReport>>>;
+                    let settle = |pending: &mut Pending<'_>| {
                         let Some(handle) = pending.take() else { return };
                         match handle.join().unwrap_or_else(|_| Err(anyhow::anyhow!("the storing thread panicked"))) {
-                            Ok(stored) => {
+                            Ok(done) => {
                                 if let Ok(mut r) = report.lock() {
-                                    if stored {
-                                        r.stored += 1;
-                                    } else {
-                                        r.duplicates += 1;
-                                    }
+                                    r.stored += done.stored;
+                                    r.duplicates += done.duplicates;
                                 }
                             }
-                            // The game's lease runs out and another worker plays it.
+                            // The games' leases run out and other workers play them.
                             Err(e) => {
                                 tracing::warn!("worker {holder}: {e:#}");
-                                eprintln!("worker {holder}: {e:#} (the game will be played again)");
+                                eprintln!("worker {holder}: {e:#} (the games will be played again)");
                             }
                         }
                     };
+                    let mut pending: Pending<'_> = None;
                     while !stop.load(Ordering::SeqCst) && failure.lock().map(|f| f.is_none()).unwrap_or(false) {
                         let skip: Vec<i64> = refused.lock().map(|r| r.iter().copied().collect()).unwrap_or_default();
-                        let step = play_one(registry, store, cfg, &holder, &skip, &mut handle, &mut known);
+                        let step =
+                            play_batch(registry, store, cfg, &holder, &skip, batch.next(), &mut handle, &mut known);
                         match step {
-                            Ok(Step::Played(finished)) => {
+                            Ok(Step::Played(finished, trouble)) => {
                                 idle_since = Instant::now();
+                                batch.played(finished.games.len(), finished.took);
                                 settle(&mut pending);
-                                pending = Some(storing.spawn(move || store_one(registry, store, *finished, on_game)));
+                                if !finished.games.is_empty() {
+                                    pending =
+                                        Some(storing.spawn(move || store_batch(registry, store, *finished, on_game)));
+                                }
+                                if let Some(e) = trouble {
+                                    tracing::warn!("worker {holder}: {e:#}");
+                                    eprintln!("worker {holder}: {e:#} (retrying)");
+                                    std::thread::sleep(Duration::from_secs(1));
+                                }
                             }
                             // The pending store may enqueue what the queue lacks
                             // (the next Swiss round) or end the tournament.
@@ -404,94 +424,162 @@ pub fn patiently<T>(stop: &AtomicBool, mut f: impl FnMut() -> anyhow::Result<T>)
     }
 }
 
-/// A game played, to be stored.
+/// How many games a worker slot claims at once: as many as play in about
+/// [`BATCH_PLAY_TIME`] at the mean duration seen so far, between one and the
+/// configured most; one until a game has been timed.
+struct BatchSize {
+    most: usize,
+    /// Mean wall time of a game, smoothed over the batches played.
+    mean: Option<Duration>,
+}
+
+impl BatchSize {
+    fn new(most: usize) -> BatchSize {
+        BatchSize { most: most.max(1), mean: None }
+    }
+
+    /// The size of the next claim.
+    fn next(&self) -> usize {
+        match self.mean {
+            None => 1,
+            Some(mean) => {
+                let fit = BATCH_PLAY_TIME.as_secs_f64() / mean.as_secs_f64().max(1e-6);
+                (fit as usize).clamp(1, self.most)
+            }
+        }
+    }
+
+    /// Hears that `games` games took `took` in all.
+    fn played(&mut self, games: usize, took: Duration) {
+        if games == 0 {
+            return;
+        }
+        let this = took / games as u32;
+        self.mean = Some(match self.mean {
+            None => this,
+            Some(mean) => (mean * 3 + this) / 4,
+        });
+    }
+}
+
+/// A batch of games played, to be stored.
 struct Finished {
-    claim: Claim,
-    record: crate::referee::GameRecord,
-    event: EventInfo,
+    games: Vec<(Claim, crate::referee::GameRecord, EventInfo)>,
+    /// The wall time they took to play.
+    took: Duration,
     tournament: std::sync::Arc<Tournament>,
 }
 
 /// What one turn of a worker thread did.
 enum Step {
-    /// A game was played, to be stored.
-    Played(Box<Finished>),
+    /// Games were played, to be stored; with the trouble that ended the
+    /// batch early, if any (its games not yet played were given back).
+    Played(Box<Finished>, Option<anyhow::Error>),
     /// A claimed game's tournament may not be played here.
     Refused(i64, String),
     /// Nothing to claim.
     Idle,
 }
 
+/// Claims up to `size` games of one tournament and plays them one after the
+/// other, renewing every claim of the batch while they are played.
 #[allow(clippy::too_many_arguments)]
-fn play_one(
+fn play_batch(
     registry: &Registry,
     store: &Store,
     cfg: &QueueWorkers,
     holder: &str,
     skip: &[i64],
+    size: usize,
     handle: &mut WorkerHandle,
     known: &mut std::collections::HashMap<i64, std::sync::Arc<Tournament>>,
 ) -> anyhow::Result<Step> {
-    let Some(claim) = store.claim(holder, cfg.lease, cfg.tournament, skip)? else { return Ok(Step::Idle) };
-    let t = claim.game.tournament;
-    if !known.contains_key(&t) {
-        let tournament = Tournament::resume(registry, store, Some(t))?;
-        if let Some(why) = refusal(&tournament)? {
-            store.release_claim(&claim)?;
-            return Ok(Step::Refused(t, why));
+    let claims = store.claim(holder, cfg.lease, cfg.tournament, skip, size)?;
+    let Some(t) = claims.first().map(|c| c.game.tournament) else { return Ok(Step::Idle) };
+    let tournament = match known.entry(t) {
+        std::collections::hash_map::Entry::Occupied(known) => known.get().clone(),
+        std::collections::hash_map::Entry::Vacant(unknown) => {
+            let tournament = Tournament::resume(registry, store, Some(t))?;
+            if let Some(why) = refusal(&tournament)? {
+                store.release_claims(&claims)?;
+                return Ok(Step::Refused(t, why));
+            }
+            unknown.insert(std::sync::Arc::new(tournament)).clone()
         }
-        known.insert(t, std::sync::Arc::new(tournament));
-    }
-    let tournament = known[&t].clone();
-    let (job, entrants, game, event) = playable(registry, &claim)?;
-    // The lease is renewed while the game is played; the renewer ends the
-    // moment the game does (its channel closes).
+    };
+    // The leases are renewed while the games are played; the renewer ends
+    // the moment the last one does (its channel closes).
     let (done, finished) = std::sync::mpsc::channel::<()>();
-    let held = &claim;
-    let record = std::thread::scope(|scope| {
+    let held = &claims;
+    let t0 = Instant::now();
+    let (games, trouble) = std::thread::scope(|scope| {
         scope.spawn(move || {
             while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = finished.recv_timeout(cfg.lease / 3) {
-                if let Err(e) = store.renew_claim(held, cfg.lease) {
-                    tracing::warn!("renewing the claim on game {}: {e}", held.game.index);
+                if let Err(e) = store.renew_claims(held, cfg.lease) {
+                    tracing::warn!("renewing the claims on games from {}: {e}", held[0].game.index);
                 }
             }
         });
-        let record = handle.play(&entrants, &game, &job, None);
+        let mut games = Vec::with_capacity(held.len());
+        let mut trouble = None;
+        for claim in held {
+            let played = playable(registry, claim)
+                .and_then(|(job, entrants, game, event)| Ok((handle.play(&entrants, &game, &job, None)?, event)));
+            match played {
+                Ok((record, event)) => games.push((claim.clone(), record, event)),
+                Err(e) => {
+                    trouble = Some(e.context(format!("game {} of tournament {t}", claim.game.index + 1)));
+                    break;
+                }
+            }
+        }
         drop(done);
-        record
-    })?;
-    Ok(Step::Played(Box::new(Finished { claim, record, event, tournament })))
+        (games, trouble)
+    });
+    // A batch cut short gives back the games it did not reach (the one that
+    // failed waits for its lease to run out, as a lost worker's would).
+    if trouble.is_some() {
+        let unplayed = &claims[(games.len() + 1).min(claims.len())..];
+        if !unplayed.is_empty() {
+            store.release_claims(unplayed)?;
+        }
+    }
+    let took = t0.elapsed();
+    Ok(Step::Played(Box::new(Finished { games, took, tournament }), trouble))
 }
 
-/// Stores a played game once (a late duplicate is discarded and logged),
-/// tells `on_game` of it, and enqueues what its result makes known. Gives
-/// whether it was stored.
-fn store_one(
+/// Stores a batch of played games in one transaction, each once (a late
+/// duplicate is discarded and logged), tells `on_game` of each, and
+/// enqueues what their results make known.
+fn store_batch(
     registry: &Registry,
     store: &Store,
     finished: Finished,
     on_game: &(dyn Fn(&crate::referee::GameRecord, &EventInfo) + Sync),
-) -> anyhow::Result<bool> {
-    let Finished { claim, record, event, tournament } = finished;
-    let t = claim.game.tournament;
-    // A finished game is worth waiting for the store (a server restarting).
+) -> anyhow::Result<QueueReport> {
+    let Finished { games, tournament, .. } = finished;
+    let t = tournament.id;
+    let batch: Vec<_> = games.iter().map(|(c, r, e)| (c, r, e)).collect();
+    // Finished games are worth waiting for the store (a server restarting).
     let rule = tournament.stop_rule();
-    let outcome = patiently(&AtomicBool::new(false), || Ok(store.complete_claim(&claim, &record, &event, rule)?))?;
-    let stored = outcome.id.is_some();
+    let outcome = patiently(&AtomicBool::new(false), || Ok(store.complete_claims(&batch, rule)?))?;
     if outcome.stopped {
         tracing::info!("tournament {t}: its stopping rule holds; its queue is closed");
     }
-    if stored {
-        on_game(&record, &event);
-    } else {
-        tracing::warn!(
-            "game {} of tournament {t}: already stored by another worker; this result is discarded",
-            claim.game.index
-        );
-        eprintln!(
-            "game {} of tournament {t}: already stored by another worker; this result is discarded",
-            claim.game.index
-        );
+    let mut done = QueueReport::default();
+    for ((claim, record, event), id) in games.iter().zip(&outcome.ids) {
+        if id.is_some() {
+            done.stored += 1;
+            on_game(record, event);
+        } else {
+            done.duplicates += 1;
+            let why = format!(
+                "game {} of tournament {t}: already stored by another worker; this result is discarded",
+                claim.game.index
+            );
+            tracing::warn!("{why}");
+            eprintln!("{why}");
+        }
     }
     // Games become known with results only in systems that wait for them
     // (the next Swiss or knockout round): plan again then. The end of a
@@ -503,5 +591,5 @@ fn store_one(
     if waits {
         patiently(&AtomicBool::new(false), || enqueue_pending(registry, store, t))?;
     }
-    Ok(stored)
+    Ok(done)
 }

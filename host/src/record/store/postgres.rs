@@ -5,7 +5,7 @@
 //! made again after a failure (a restarted server); each call in one
 //! transaction.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Condvar, Mutex};
 
 use postgres::types::ToSql;
@@ -13,8 +13,8 @@ use postgres::{Client, GenericClient, NoTls, Row, Statement};
 use serde_json::Value;
 
 use super::{
-    pair_points, Backend, Claim, GameColumns, GameFilter, GameRow, GameSummary, Lease, PairTally, QueuedGame,
-    SlotResult, StopRule, StoreFailure, Stored, StoredGame, StoredTournament, SummaryRow, Tallies, Tally, WorkerRate,
+    pair_points, Backend, Claim, GameFilter, GameRow, GameSummary, Lease, PairTally, QueuedGame, SlotResult, StopRule,
+    StoreFailure, StoredBatch, StoredGame, StoredTournament, Storing, SummaryRow, Tallies, Tally, WorkerRate,
 };
 use crate::sync::LockExt;
 
@@ -359,10 +359,18 @@ impl Postgres {
     }
 }
 
-/// What a storing transaction did before its commit: the game's id (none
+/// The claims' tournaments, game indices and holders, as three arrays.
+fn claim_keys(claims: &[Claim]) -> (Vec<i64>, Vec<i32>, Vec<String>) {
+    let tournaments = claims.iter().map(|c| c.game.tournament).collect();
+    let indices = claims.iter().map(|c| c.game.index as i32).collect();
+    let holders = claims.iter().map(|c| c.holder.clone()).collect();
+    (tournaments, indices, holders)
+}
+
+/// What a storing transaction did before its commit: the games' ids (none
 /// for a late duplicate), whether the stopping rule holds, and the rule's
 /// count to keep once committed.
-type Uncommitted<'a> = (Option<i64>, bool, Option<Box<dyn FnOnce() + 'a>>);
+type Uncommitted<'a> = (Vec<Option<i64>>, bool, Option<Box<dyn FnOnce() + 'a>>);
 
 /// Stores a game and reads the other half of its pair, in one round trip:
 /// the game (`$1`..`$26`), its live view gone, its queue row (`$27`, `$28`;
@@ -387,27 +395,155 @@ fn insert_game_sql(once: &str) -> String {
     )
 }
 
-/// Counts a stored tournament game in one round trip: its tally row
-/// (`$1`..`$6`: tournament, variant, seats, winner, decided, shard), the pair
-/// it completes (`$7`..`$9`: low, high, half points; null if none), its
-/// worker host's (`$10`..`$12`: host, start, end in ms; null if none), and
-/// the store's change counter.
-const COUNT_GAME_SQL: &str = "WITH pair AS (
+/// Adds a batch's [`Counts`] in one round trip, each table's rows in key
+/// order: pair tallies (`$1`..`$7`), game tallies (`$8`..`$14`), worker
+/// hosts' tallies (`$15`..`$20`), as columns of arrays; then moves the
+/// store's change counter on.
+const COUNT_GAMES_SQL: &str = "WITH pair AS (
          INSERT INTO pair_tallies (tournament_id, variant, low, high, half_points, pairs, shard)
-         SELECT $1, $2, $7, $8, $9, 1, $6 WHERE $7::INTEGER IS NOT NULL
+         SELECT * FROM unnest($1::BIGINT[], $2::TEXT[], $3::INTEGER[], $4::INTEGER[], $5::INTEGER[], $6::BIGINT[],
+             $7::INTEGER[])
          ON CONFLICT (tournament_id, variant, low, high, half_points, shard)
-         DO UPDATE SET pairs = pair_tallies.pairs + 1),
+         DO UPDATE SET pairs = pair_tallies.pairs + EXCLUDED.pairs),
      game AS (
          INSERT INTO tallies (tournament_id, variant, seats, winner, decided, games, shard)
-         VALUES ($1, $2, $3, $4, $5, 1, $6)
-         ON CONFLICT (tournament_id, variant, seats, winner, decided, shard) DO UPDATE SET games = tallies.games + 1),
+         SELECT * FROM unnest($8::BIGINT[], $9::TEXT[], $10::TEXT[], $11::INTEGER[], $12::BOOLEAN[], $13::BIGINT[],
+             $14::INTEGER[])
+         ON CONFLICT (tournament_id, variant, seats, winner, decided, shard)
+         DO UPDATE SET games = tallies.games + EXCLUDED.games),
      worker AS (
          INSERT INTO worker_tallies (tournament_id, host, games, first_start, last_end_ms, shard)
-         SELECT $1, $10, 1, $11, $12, $6 WHERE $10::TEXT IS NOT NULL
-         ON CONFLICT (tournament_id, host, shard) DO UPDATE SET games = worker_tallies.games + 1,
-             first_start = LEAST(worker_tallies.first_start, $11::BIGINT),
-             last_end_ms = GREATEST(worker_tallies.last_end_ms, $12::BIGINT))
+         SELECT * FROM unnest($15::BIGINT[], $16::TEXT[], $17::BIGINT[], $18::BIGINT[], $19::BIGINT[], $20::INTEGER[])
+         ON CONFLICT (tournament_id, host, shard) DO UPDATE SET games = worker_tallies.games + EXCLUDED.games,
+             first_start = LEAST(worker_tallies.first_start, EXCLUDED.first_start),
+             last_end_ms = GREATEST(worker_tallies.last_end_ms, EXCLUDED.last_end_ms))
      SELECT nextval('store_changes')";
+
+/// What a batch of stored games adds to the tallies, summed by row. Rows
+/// are written in key order by every store, so two batches that share
+/// rows wait for each other instead of deadlocking.
+#[derive(Default)]
+struct Counts {
+    /// (tournament, variant, low, high, half points, shard): pairs.
+    pairs: BTreeMap<(i64, String, i32, i32, i32, i32), i64>,
+    /// (tournament, variant, seats, winner or -1, decided, shard): games.
+    games: BTreeMap<(i64, String, String, i32, bool, i32), i64>,
+    /// (tournament, host, shard): games, first start (s), last end (ms).
+    workers: BTreeMap<(i64, String, i32), (i64, i64, i64)>,
+}
+
+impl Counts {
+    /// Writes the counts and moves the change counter on.
+    fn store(&self, client: &mut Client, statements: &mut Statements) -> Result<(), postgres::Error> {
+        fn column<K, V, T>(map: &BTreeMap<K, V>, f: impl Fn(&K, &V) -> T) -> Vec<T> {
+            map.iter().map(|(k, v)| f(k, v)).collect()
+        }
+        let (p, g, w) = (&self.pairs, &self.games, &self.workers);
+        statements.query_opt(
+            client,
+            COUNT_GAMES_SQL,
+            &[
+                &column(p, |k, _| k.0),
+                &column(p, |k, _| k.1.clone()),
+                &column(p, |k, _| k.2),
+                &column(p, |k, _| k.3),
+                &column(p, |k, _| k.4),
+                &column(p, |_, n| *n),
+                &column(p, |k, _| k.5),
+                &column(g, |k, _| k.0),
+                &column(g, |k, _| k.1.clone()),
+                &column(g, |k, _| k.2.clone()),
+                &column(g, |k, _| k.3),
+                &column(g, |k, _| k.4),
+                &column(g, |_, n| *n),
+                &column(g, |k, _| k.5),
+                &column(w, |k, _| k.0),
+                &column(w, |k, _| k.1.clone()),
+                &column(w, |_, v| v.0),
+                &column(w, |_, v| v.1),
+                &column(w, |_, v| v.2),
+                &column(w, |k, _| k.2),
+            ],
+        )?;
+        Ok(())
+    }
+}
+
+/// Stores one game in the open transaction: the game, its live view gone,
+/// its claim taken off the queue (see [`insert_game_sql`]); adds what it
+/// counts to `counts`. Gives its id (`None` for a late duplicate).
+fn insert_game(
+    client: &mut Client,
+    statements: &mut Statements,
+    g: &Storing<'_>,
+    counts: &mut Counts,
+) -> Result<Option<i64>, postgres::Error> {
+    let (c, claim) = (&g.columns, g.claim);
+    let (r, e) = (c.record, c.event);
+    let slot = e.tournament.as_ref();
+    let game = SlotResult::of(r, e);
+    // A claimed game another worker stored first is not stored twice.
+    static INSERTS: std::sync::LazyLock<[String; 2]> = std::sync::LazyLock::new(|| {
+        [insert_game_sql(""), insert_game_sql("ON CONFLICT (tournament_id, game_index) DO NOTHING")]
+    });
+    let insert = &INSERTS[claim.is_some() as usize];
+    let worker = claim.map(|c| c.holder.clone());
+    let host = worker.as_deref().map(|w| w.split(':').next().unwrap_or(w).to_string());
+    let row = statements
+        .query_opt(
+            client,
+            insert,
+            &[
+                &e.event,
+                &(e.round as i32),
+                &r.variant,
+                &r.plugin,
+                &c.white(),
+                &c.black(),
+                &c.players,
+                &c.time_controls,
+                &c.options,
+                &r.start_position,
+                &r.result.pgn(),
+                &c.winner.map(|w| w as i32),
+                &r.result.termination.to_string(),
+                &(r.plies.len() as i32),
+                &c.moves,
+                &r.final_position,
+                &(r.started_at as i64),
+                &(r.duration_ms as i64),
+                &c.pgn,
+                &slot.map(|t| t.id),
+                &slot.map(|t| t.index as i32),
+                &slot.and_then(|t| t.pair.map(|p| p as i32)),
+                &c.seats,
+                &r.result.termination.kind(),
+                &c.whole,
+                &worker,
+                &claim.map(|c| c.game.tournament),
+                &claim.map(|c| c.game.index as i32),
+                &game.as_ref().and_then(|g| g.other_half()).map(|i| i as i32),
+            ],
+        )?
+        .expect("the insert gives one row");
+    let id: Option<i64> = row.get(0);
+    let other = row.get::<_, Option<i32>>(1).map(|_| slot_result(&row, 1));
+    let (Some(t), Some(game), Some(_)) = (slot, &game, id) else { return Ok(id) };
+    let shard = game.shard() as i32;
+    if let Some(((low, high), points)) = other.and_then(|o| pair_points(game, &o)) {
+        let key = (t.id, game.variant.clone(), low as i32, high as i32, points as i32, shard);
+        *counts.pairs.entry(key).or_default() += 1;
+    }
+    let winner = game.winner.map_or(-1, |w| w as i32);
+    let key = (t.id, game.variant.clone(), super::to_json(&game.seats), winner, game.decided(), shard);
+    *counts.games.entry(key).or_default() += 1;
+    if let Some(host) = host {
+        let (start, end) = (r.started_at as i64, (r.started_at * 1000 + r.duration_ms) as i64);
+        let tally = counts.workers.entry((t.id, host, shard)).or_insert((0, start, end));
+        *tally = (tally.0 + 1, tally.1.min(start), tally.2.max(end));
+    }
+    Ok(id)
+}
 
 /// The games of `tournament` stored after the game `after`, in store order,
 /// with their ids.
@@ -446,107 +582,41 @@ fn summary_row(r: &Row) -> SummaryRow {
 const SUMMARY: &str = super::SUMMARY_COLUMNS;
 
 impl Backend for Postgres {
-    fn add_game(
-        &self,
-        c: &GameColumns<'_>,
-        claim: Option<&Claim>,
-        stop: Option<&dyn StopRule>,
-    ) -> Result<Stored, StoreFailure> {
-        let (r, e) = (c.record, c.event);
-        let slot = e.tournament.as_ref();
-        let game = SlotResult::of(r, e);
-        // A claimed game another worker stored first is not stored twice.
-        static INSERTS: std::sync::LazyLock<[String; 2]> = std::sync::LazyLock::new(|| {
-            [insert_game_sql(""), insert_game_sql("ON CONFLICT (tournament_id, game_index) DO NOTHING")]
-        });
-        let insert = &INSERTS[claim.is_some() as usize];
-        let worker = claim.map(|c| c.holder.clone());
-        let host = worker.as_deref().map(|w| w.split(':').next().unwrap_or(w).to_string());
-        let ruled = slot.filter(|_| stop.is_some());
-        // The transaction begins with its lock in the same round trip (the
+    fn add_games(&self, games: &[Storing<'_>], stop: Option<&dyn StopRule>) -> Result<StoredBatch, StoreFailure> {
+        let ruled = stop.and(games.first().and_then(|g| g.columns.event.tournament.as_ref()));
+        // The transaction begins with its locks in the same round trip (the
         // ids are integers written into the text).
-        let begin = match (ruled, slot.and_then(|t| Some((t, t.pair?)))) {
+        let begin = match ruled {
             // One store at a time for a tournament with a stopping rule: ids
             // then follow the order the rule sees.
-            (Some(t), _) => format!("BEGIN; SELECT 1 FROM tournaments WHERE id = {} FOR UPDATE", t.id),
+            Some(t) => format!("BEGIN; SELECT 1 FROM tournaments WHERE id = {} FOR UPDATE", t.id),
             // The two games of a pair are stored one after the other, so that
-            // the second sees the first and counts the pair.
-            (None, Some((t, pair))) => format!("BEGIN; SELECT pg_advisory_xact_lock({}, {})", t.id as i32, pair as i32),
-            _ => "BEGIN".to_string(),
+            // the second sees the first and counts the pair; locks taken in
+            // one order by every store.
+            None => {
+                let mut pairs: Vec<(i64, u32)> = games
+                    .iter()
+                    .filter_map(|g| g.columns.event.tournament.as_ref().and_then(|t| Some((t.id, t.pair?))))
+                    .collect();
+                pairs.sort_unstable();
+                pairs.dedup();
+                pairs.iter().fold("BEGIN".to_string(), |sql, (t, pair)| {
+                    sql + &format!("; SELECT pg_advisory_xact_lock({}, {})", *t as i32, *pair as i32)
+                })
+            }
         };
         self.with_statements(|client, statements| {
             client.batch_execute(&begin)?;
             let mut store = || -> Result<Uncommitted<'_>, postgres::Error> {
-                let row = statements
-                    .query_opt(
-                        client,
-                        insert,
-                        &[
-                            &e.event,
-                            &(e.round as i32),
-                            &r.variant,
-                            &r.plugin,
-                            &c.white(),
-                            &c.black(),
-                            &c.players,
-                            &c.time_controls,
-                            &c.options,
-                            &r.start_position,
-                            &r.result.pgn(),
-                            &c.winner.map(|w| w as i32),
-                            &r.result.termination.to_string(),
-                            &(r.plies.len() as i32),
-                            &c.moves,
-                            &r.final_position,
-                            &(r.started_at as i64),
-                            &(r.duration_ms as i64),
-                            &c.pgn,
-                            &slot.map(|t| t.id),
-                            &slot.map(|t| t.index as i32),
-                            &slot.and_then(|t| t.pair.map(|p| p as i32)),
-                            &c.seats,
-                            &r.result.termination.kind(),
-                            &c.whole,
-                            &worker,
-                            &claim.map(|c| c.game.tournament),
-                            &claim.map(|c| c.game.index as i32),
-                            &game.as_ref().and_then(|g| g.other_half()).map(|i| i as i32),
-                        ],
-                    )?
-                    .expect("the insert gives one row");
-                let id: Option<i64> = row.get(0);
-                let other = row.get::<_, Option<i32>>(1).map(|_| slot_result(&row, 1));
-                match (slot, &game, id) {
-                    (Some(t), Some(game), Some(_)) => {
-                        let pair = other.and_then(|o| pair_points(game, &o));
-                        let (low, high, half_points) = match pair {
-                            Some(((low, high), points)) => (Some(low as i32), Some(high as i32), Some(points as i32)),
-                            None => (None, None, None),
-                        };
-                        statements.query_opt(
-                            client,
-                            COUNT_GAME_SQL,
-                            &[
-                                &t.id,
-                                &game.variant,
-                                &super::to_json(&game.seats),
-                                &game.winner.map_or(-1, |w| w as i32),
-                                &game.decided(),
-                                &(game.shard() as i32),
-                                &low,
-                                &high,
-                                &half_points,
-                                &host,
-                                &(r.started_at as i64),
-                                &((r.started_at * 1000 + r.duration_ms) as i64),
-                            ],
-                        )?;
-                    }
-                    _ => {
-                        statements.query_opt(client, "SELECT nextval('store_changes')", &[])?;
-                    }
-                }
-                let (Some(t), Some(rule), Some(_)) = (ruled, stop, id) else { return Ok((id, false, None)) };
+                let mut counts = Counts::default();
+                let ids = games
+                    .iter()
+                    .map(|g| insert_game(client, statements, g, &mut counts))
+                    .collect::<Result<Vec<_>, _>>()?;
+                counts.store(client, statements)?;
+                let (Some(t), Some(rule), true) = (ruled, stop, ids.iter().any(Option::is_some)) else {
+                    return Ok((ids, false, None));
+                };
                 let check = rule.check(results_after(client, statements, t.id, rule.counted_through())?);
                 if check.holds {
                     statements.exec(
@@ -560,15 +630,15 @@ impl Backend for Postgres {
                         &[&t.id],
                     )?;
                 }
-                Ok((id, check.holds, Some(check.keep)))
+                Ok((ids, check.holds, Some(check.keep)))
             };
             match store().and_then(|stored| client.batch_execute("COMMIT").map(|_| stored)) {
-                Ok((id, stopped, keep)) => {
+                Ok((ids, stopped, keep)) => {
                     // Counted by the rule only once committed.
                     if let Some(keep) = keep {
                         keep();
                     }
-                    Ok(Stored { id, stopped })
+                    Ok(StoredBatch { ids, stopped })
                 }
                 Err(e) => {
                     if !client.is_closed() {
@@ -616,56 +686,69 @@ impl Backend for Postgres {
         now_ms: i64,
         tournament: Option<i64>,
         skip: &[i64],
-    ) -> Result<Option<Claim>, StoreFailure> {
+        most: usize,
+    ) -> Result<Vec<Claim>, StoreFailure> {
         let skip = skip.to_vec();
-        let row = self.with_statements(|client, statements| {
-            statements.query_opt(
+        let rows = self.with_statements(|client, statements| {
+            statements.query(
                 client,
                 "UPDATE game_queue q SET claimed_by = $1, lease_until = $2
                  FROM (SELECT tournament_id, game_index FROM game_queue
                        WHERE NOT done AND (claimed_by IS NULL OR lease_until < $3)
                          AND ($4::BIGINT IS NULL OR tournament_id = $4)
                          AND NOT (tournament_id = ANY($5))
-                       ORDER BY tournament_id, game_index LIMIT 1
+                       ORDER BY tournament_id, game_index LIMIT $6
                        FOR UPDATE SKIP LOCKED) c
                  WHERE q.tournament_id = c.tournament_id AND q.game_index = c.game_index
                  RETURNING q.tournament_id, q.game_index, q.event, q.round, q.pair_id, q.seats, q.job",
-                &[&holder, &until_ms, &now_ms, &tournament, &skip],
+                &[&holder, &until_ms, &now_ms, &tournament, &skip, &(most as i64)],
             )
         })?;
-        Ok(row.map(|r| Claim {
-            game: QueuedGame {
-                tournament: r.get(0),
-                index: r.get::<_, i32>(1) as u32,
-                event: r.get(2),
-                round: r.get::<_, i32>(3) as u32,
-                pair: r.get::<_, Option<i32>>(4).map(|p| p as u32),
-                seats: serde_json::from_str(&r.get::<_, String>(5)).unwrap_or_default(),
-                job: r.get(6),
-            },
-            holder: holder.to_string(),
-        }))
+        let mut claims: Vec<Claim> = rows
+            .iter()
+            .map(|r| Claim {
+                game: QueuedGame {
+                    tournament: r.get(0),
+                    index: r.get::<_, i32>(1) as u32,
+                    event: r.get(2),
+                    round: r.get::<_, i32>(3) as u32,
+                    pair: r.get::<_, Option<i32>>(4).map(|p| p as u32),
+                    seats: serde_json::from_str(&r.get::<_, String>(5)).unwrap_or_default(),
+                    job: r.get(6),
+                },
+                holder: holder.to_string(),
+            })
+            .collect();
+        // UPDATE ... RETURNING gives rows in no set order.
+        claims.sort_by_key(|c| (c.game.tournament, c.game.index));
+        Ok(claims)
     }
 
-    fn renew_claim(&self, claim: &Claim, until_ms: i64) -> Result<(), StoreFailure> {
+    fn renew_claims(&self, claims: &[Claim], until_ms: i64) -> Result<(), StoreFailure> {
+        let (tournaments, indices, holders) = claim_keys(claims);
         self.with(|client| {
             client
                 .execute(
-                    "UPDATE game_queue SET lease_until = $4
-                     WHERE tournament_id = $1 AND game_index = $2 AND claimed_by = $3",
-                    &[&claim.game.tournament, &(claim.game.index as i32), &claim.holder, &until_ms],
+                    "UPDATE game_queue q SET lease_until = $4
+                     FROM unnest($1::BIGINT[], $2::INTEGER[], $3::TEXT[]) c (tournament_id, game_index, holder)
+                     WHERE q.tournament_id = c.tournament_id AND q.game_index = c.game_index
+                       AND q.claimed_by = c.holder",
+                    &[&tournaments, &indices, &holders, &until_ms],
                 )
                 .map(drop)
         })
     }
 
-    fn release_claim(&self, claim: &Claim) -> Result<(), StoreFailure> {
+    fn release_claims(&self, claims: &[Claim]) -> Result<(), StoreFailure> {
+        let (tournaments, indices, holders) = claim_keys(claims);
         self.with(|client| {
             client
                 .execute(
-                    "UPDATE game_queue SET claimed_by = NULL, lease_until = NULL
-                     WHERE tournament_id = $1 AND game_index = $2 AND claimed_by = $3",
-                    &[&claim.game.tournament, &(claim.game.index as i32), &claim.holder],
+                    "UPDATE game_queue q SET claimed_by = NULL, lease_until = NULL
+                     FROM unnest($1::BIGINT[], $2::INTEGER[], $3::TEXT[]) c (tournament_id, game_index, holder)
+                     WHERE q.tournament_id = c.tournament_id AND q.game_index = c.game_index
+                       AND q.claimed_by = c.holder",
+                    &[&tournaments, &indices, &holders],
                 )
                 .map(drop)
         })

@@ -13,8 +13,8 @@ use serde_json::Value;
 
 use super::{
     pair_points, Backend, Claim, GameColumns, GameFilter, GameRow, GameSummary, Lease, PairTally, QueuedGame,
-    SlotResult, StopRule, StoreFailure, Stored, StoredGame, StoredTournament, SummaryRow, Tallies, Tally, WorkerRate,
-    SUMMARY_COLUMNS,
+    SlotResult, StopRule, StoreFailure, StoredBatch, StoredGame, StoredTournament, Storing, SummaryRow, Tallies, Tally,
+    WorkerRate, SUMMARY_COLUMNS,
 };
 use crate::record::pgn;
 use crate::referee::{GameRecord, GameResult, Termination};
@@ -182,6 +182,80 @@ fn count_earlier_games(tx: &rusqlite::Transaction<'_>) -> rusqlite_migration::Ho
         }
     }
     Ok(())
+}
+
+/// Stores one game in the open transaction `tx`: for a claimed game
+/// (`claim`), unless its slot is stored already (then `None`), taking it off
+/// the queue; counts it in its tournament's tallies. Gives its id.
+fn insert_game(tx: &Connection, c: &GameColumns<'_>, claim: Option<&Claim>) -> rusqlite::Result<Option<i64>> {
+    let (record, event) = (c.record, c.event);
+    // A claimed game another worker stored first is not stored twice.
+    let once = if claim.is_some() { "ON CONFLICT (tournament_id, game_index) DO NOTHING" } else { "" };
+    let inserted = tx
+        .prepare_cached(&format!(
+            "INSERT INTO games (event, round, variant, plugin, white, black, players, time_controls, options,
+            start_position, result, winner, termination, plies, moves, final_position, started_at, duration_ms, pgn,
+            tournament_id, game_index, pair_id, seats, termination_kind, record, worker)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,
+            ?20, ?21, ?22, ?23, ?24, ?25, ?26) {once}"
+        ))?
+        .execute(params![
+            event.event,
+            event.round,
+            record.variant,
+            record.plugin,
+            c.white(),
+            c.black(),
+            c.players,
+            c.time_controls,
+            c.options,
+            record.start_position,
+            record.result.pgn(),
+            c.winner,
+            record.result.termination.to_string(),
+            record.plies.len() as i64,
+            c.moves,
+            record.final_position,
+            record.started_at as i64,
+            record.duration_ms as i64,
+            c.pgn,
+            event.tournament.as_ref().map(|t| t.id),
+            event.tournament.as_ref().map(|t| t.index),
+            event.tournament.as_ref().and_then(|t| t.pair),
+            c.seats,
+            record.result.termination.kind(),
+            c.whole,
+            claim.map(|c| &c.holder),
+        ])?;
+    let id = (inserted > 0).then(|| tx.last_insert_rowid());
+    if let Some(t) = &event.tournament {
+        tx.prepare_cached("DELETE FROM live_games WHERE tournament_id = ?1 AND game_index = ?2")?
+            .execute(params![t.id, t.index])?;
+    }
+    if let Some(c) = claim {
+        // Kept, marked done: a late enqueue of the same game finds it.
+        tx.prepare_cached("UPDATE game_queue SET done = 1 WHERE tournament_id = ?1 AND game_index = ?2")?
+            .execute(params![c.game.tournament, c.game.index])?;
+    }
+    if let (Some(t), Some(game), Some(_)) = (&event.tournament, SlotResult::of(record, event), id) {
+        count_game(tx, t.id, &game)?;
+        if let Some(holder) = claim.map(|c| c.holder.as_str()) {
+            tx.prepare_cached(
+                "INSERT INTO worker_tallies (tournament_id, host, games, first_start, last_end_ms, shard)
+                 VALUES (?1, ?2, 1, ?3, ?4, ?5)
+                 ON CONFLICT (tournament_id, host, shard) DO UPDATE SET games = games + 1,
+                     first_start = min(first_start, ?3), last_end_ms = max(last_end_ms, ?4)",
+            )?
+            .execute(params![
+                t.id,
+                holder.split(':').next().unwrap_or(holder),
+                record.started_at as i64,
+                (record.started_at * 1000 + record.duration_ms) as i64,
+                game.shard()
+            ])?;
+        }
+    }
+    Ok(id)
 }
 
 /// Counts one stored tournament game in its tournament's tallies, and the
@@ -371,88 +445,16 @@ impl Sqlite {
 }
 
 impl Backend for Sqlite {
-    fn add_game(
-        &self,
-        c: &GameColumns<'_>,
-        claim: Option<&Claim>,
-        stop: Option<&dyn StopRule>,
-    ) -> Result<Stored, StoreFailure> {
-        let (record, event) = (c.record, c.event);
+    fn add_games(&self, games: &[Storing<'_>], stop: Option<&dyn StopRule>) -> Result<StoredBatch, StoreFailure> {
         let mut conn = self.conn.lock_or_recover();
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        // A claimed game another worker stored first is not stored twice.
-        let once = if claim.is_some() { "ON CONFLICT (tournament_id, game_index) DO NOTHING" } else { "" };
-        let inserted = tx.execute(
-            &format!(
-                "INSERT INTO games (event, round, variant, plugin, white, black, players, time_controls, options,
-                start_position, result, winner, termination, plies, moves, final_position, started_at, duration_ms, pgn,
-                tournament_id, game_index, pair_id, seats, termination_kind, record, worker)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,
-                ?20, ?21, ?22, ?23, ?24, ?25, ?26) {once}"
-            ),
-            params![
-                event.event,
-                event.round,
-                record.variant,
-                record.plugin,
-                c.white(),
-                c.black(),
-                c.players,
-                c.time_controls,
-                c.options,
-                record.start_position,
-                record.result.pgn(),
-                c.winner,
-                record.result.termination.to_string(),
-                record.plies.len() as i64,
-                c.moves,
-                record.final_position,
-                record.started_at as i64,
-                record.duration_ms as i64,
-                c.pgn,
-                event.tournament.as_ref().map(|t| t.id),
-                event.tournament.as_ref().map(|t| t.index),
-                event.tournament.as_ref().and_then(|t| t.pair),
-                c.seats,
-                record.result.termination.kind(),
-                c.whole,
-                claim.map(|c| &c.holder),
-            ],
-        )?;
-        let id = (inserted > 0).then(|| tx.last_insert_rowid());
-        if let Some(t) = &event.tournament {
-            tx.execute("DELETE FROM live_games WHERE tournament_id = ?1 AND game_index = ?2", params![t.id, t.index])?;
-        }
-        if let Some(c) = claim {
-            // Kept, marked done: a late enqueue of the same game finds it.
-            tx.execute(
-                "UPDATE game_queue SET done = 1 WHERE tournament_id = ?1 AND game_index = ?2",
-                params![c.game.tournament, c.game.index],
-            )?;
-        }
-        // Writes are serialised (an immediate transaction): the store order
-        // is the order the rule sees.
-        if let (Some(t), Some(game), Some(_)) = (&event.tournament, SlotResult::of(record, event), id) {
-            count_game(&tx, t.id, &game)?;
-            if let Some(holder) = claim.map(|c| c.holder.as_str()) {
-                tx.prepare_cached(
-                    "INSERT INTO worker_tallies (tournament_id, host, games, first_start, last_end_ms, shard)
-                     VALUES (?1, ?2, 1, ?3, ?4, ?5)
-                     ON CONFLICT (tournament_id, host, shard) DO UPDATE SET games = games + 1,
-                         first_start = min(first_start, ?3), last_end_ms = max(last_end_ms, ?4)",
-                )?
-                .execute(params![
-                    t.id,
-                    holder.split(':').next().unwrap_or(holder),
-                    record.started_at as i64,
-                    (record.started_at * 1000 + record.duration_ms) as i64,
-                    game.shard()
-                ])?;
-            }
-        }
+        let ids = games.iter().map(|g| insert_game(&tx, &g.columns, g.claim)).collect::<rusqlite::Result<Vec<_>>>()?;
         let mut stopped = false;
         let mut keep = None;
-        if let (Some(t), Some(rule), Some(_)) = (&event.tournament, stop, id) {
+        // Writes are serialised (an immediate transaction): the store order
+        // is the order the rule sees.
+        let ruled = games.first().and_then(|g| g.columns.event.tournament.as_ref());
+        if let (Some(t), Some(rule), true) = (ruled, stop, ids.iter().any(Option::is_some)) {
             let check = rule.check(results_after(&tx, t.id, rule.counted_through())?);
             (stopped, keep) = (check.holds, Some(check.keep));
             if stopped {
@@ -467,7 +469,7 @@ impl Backend for Sqlite {
         if let Some(keep) = keep {
             keep();
         }
-        Ok(Stored { id, stopped })
+        Ok(StoredBatch { ids, stopped })
     }
 
     fn enqueue(&self, games: &[QueuedGame]) -> Result<usize, StoreFailure> {
@@ -494,59 +496,64 @@ impl Backend for Sqlite {
         now_ms: i64,
         tournament: Option<i64>,
         skip: &[i64],
-    ) -> Result<Option<Claim>, StoreFailure> {
+        most: usize,
+    ) -> Result<Vec<Claim>, StoreFailure> {
         let mut conn = self.conn.lock_or_recover();
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let skip: Vec<String> = skip.iter().map(i64::to_string).collect();
-        let game = tx
-            .query_row(
-                &format!(
-                    "SELECT tournament_id, game_index, event, round, pair_id, seats, job FROM game_queue
-                     WHERE NOT done AND (claimed_by IS NULL OR lease_until < ?1) AND (?2 IS NULL OR tournament_id = ?2)
-                       AND tournament_id NOT IN ({})
-                     ORDER BY tournament_id, game_index LIMIT 1",
-                    skip.join(",")
-                ),
-                params![now_ms, tournament],
-                |r| {
-                    Ok(QueuedGame {
-                        tournament: r.get(0)?,
-                        index: r.get(1)?,
-                        event: r.get(2)?,
-                        round: r.get(3)?,
-                        pair: r.get(4)?,
-                        seats: serde_json::from_str(&r.get::<_, String>(5)?).unwrap_or_default(),
-                        job: r.get(6)?,
-                    })
-                },
-            )
-            .optional()?;
-        let Some(game) = game else { return Ok(None) };
-        tx.execute(
-            "UPDATE game_queue SET claimed_by = ?3, lease_until = ?4 WHERE tournament_id = ?1 AND game_index = ?2",
-            params![game.tournament, game.index, holder, until_ms],
-        )?;
+        let games = tx
+            .prepare(&format!(
+                "SELECT tournament_id, game_index, event, round, pair_id, seats, job FROM game_queue
+                 WHERE NOT done AND (claimed_by IS NULL OR lease_until < ?1) AND (?2 IS NULL OR tournament_id = ?2)
+                   AND tournament_id NOT IN ({})
+                 ORDER BY tournament_id, game_index LIMIT ?3",
+                skip.join(",")
+            ))?
+            .query_map(params![now_ms, tournament, most as i64], |r| {
+                Ok(QueuedGame {
+                    tournament: r.get(0)?,
+                    index: r.get(1)?,
+                    event: r.get(2)?,
+                    round: r.get(3)?,
+                    pair: r.get(4)?,
+                    seats: serde_json::from_str(&r.get::<_, String>(5)?).unwrap_or_default(),
+                    job: r.get(6)?,
+                })
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        for game in &games {
+            tx.prepare_cached(
+                "UPDATE game_queue SET claimed_by = ?3, lease_until = ?4 WHERE tournament_id = ?1 AND game_index = ?2",
+            )?
+            .execute(params![game.tournament, game.index, holder, until_ms])?;
+        }
         tx.commit()?;
-        Ok(Some(Claim { game, holder: holder.to_string() }))
+        Ok(games.into_iter().map(|game| Claim { game, holder: holder.to_string() }).collect())
     }
 
-    fn renew_claim(&self, claim: &Claim, until_ms: i64) -> Result<(), StoreFailure> {
-        let conn = self.conn.lock_or_recover();
-        conn.execute(
-            "UPDATE game_queue SET lease_until = ?4 WHERE tournament_id = ?1 AND game_index = ?2 AND claimed_by = ?3",
-            params![claim.game.tournament, claim.game.index, claim.holder, until_ms],
-        )?;
-        Ok(())
+    fn renew_claims(&self, claims: &[Claim], until_ms: i64) -> Result<(), StoreFailure> {
+        let mut conn = self.conn.lock_or_recover();
+        let tx = conn.transaction()?;
+        for claim in claims {
+            tx.prepare_cached(
+                "UPDATE game_queue SET lease_until = ?4 WHERE tournament_id = ?1 AND game_index = ?2 AND claimed_by = ?3",
+            )?
+            .execute(params![claim.game.tournament, claim.game.index, claim.holder, until_ms])?;
+        }
+        Ok(tx.commit()?)
     }
 
-    fn release_claim(&self, claim: &Claim) -> Result<(), StoreFailure> {
-        let conn = self.conn.lock_or_recover();
-        conn.execute(
-            "UPDATE game_queue SET claimed_by = NULL, lease_until = NULL
-             WHERE tournament_id = ?1 AND game_index = ?2 AND claimed_by = ?3",
-            params![claim.game.tournament, claim.game.index, claim.holder],
-        )?;
-        Ok(())
+    fn release_claims(&self, claims: &[Claim]) -> Result<(), StoreFailure> {
+        let mut conn = self.conn.lock_or_recover();
+        let tx = conn.transaction()?;
+        for claim in claims {
+            tx.prepare_cached(
+                "UPDATE game_queue SET claimed_by = NULL, lease_until = NULL
+                 WHERE tournament_id = ?1 AND game_index = ?2 AND claimed_by = ?3",
+            )?
+            .execute(params![claim.game.tournament, claim.game.index, claim.holder])?;
+        }
+        Ok(tx.commit()?)
     }
 
     fn queued_indices(&self, tournament: i64) -> Result<Vec<u32>, StoreFailure> {
