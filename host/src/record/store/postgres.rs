@@ -13,9 +13,11 @@ use postgres::{Client, GenericClient, NoTls, Row, Statement};
 use serde_json::Value;
 
 use super::{
-    pair_points, Backend, Claim, GameFilter, GameRow, GameSummary, Lease, PairTally, QueuedGame, SlotResult, StopRule,
-    StoreFailure, StoredBatch, StoredGame, StoredTournament, Storing, SummaryRow, Tallies, Tally, WorkerRate,
+    pair_points, Backend, Claim, GameColumns, GameFilter, GameRow, GameSummary, Lease, PairTally, QueuedGame,
+    SlotResult, StopRule, StoreFailure, StoredBatch, StoredGame, StoredTournament, Storing, SummaryRow, Tallies, Tally,
+    WorkerRate,
 };
+use crate::referee::GameRecord;
 use crate::sync::LockExt;
 
 /// The schema, in order; refinery records which ran in `refinery_schema_history`.
@@ -372,26 +374,40 @@ fn claim_keys(claims: &[Claim]) -> (Vec<i64>, Vec<i32>, Vec<String>) {
 /// count to keep once committed.
 type Uncommitted<'a> = (Vec<Option<i64>>, bool, Option<Box<dyn FnOnce() + 'a>>);
 
-/// Stores a game and reads the other half of its pair, in one round trip:
-/// the game (`$1`..`$26`), its live view gone, its queue row (`$27`, `$28`;
-/// for a claimed game, stored or a late duplicate) marked done and kept so
-/// that a late enqueue finds it, and the stored game of index `$29`. Gives
-/// one row: the new id (null for a duplicate), then the other half's
-/// `game_index, pair_id, seats, variant, result, winner` (null if not stored).
-fn insert_game_sql(once: &str) -> String {
+/// Stores a batch of games in one round trip: the games (`$1`..`$26`, a
+/// column of arrays each, in the order of the `games` table's columns
+/// below), their live views gone, their claims' queue rows (`$27`, `$28`:
+/// tournaments and indices; for a claimed game, stored or a late duplicate)
+/// marked done and kept so that a late enqueue finds them, and the stored
+/// games named by `$29`, `$30` (the other halves of the batch's pairs). Gives
+/// a row per game stored (`id, tournament_id, game_index`, the rest null),
+/// then one per other half found (`id` null, then `tournament_id,
+/// game_index, pair_id, seats, variant, result, winner`). The statement sees
+/// the store as it was before it: a batch's own games are not among the
+/// other halves found.
+fn insert_games_sql(once: &str) -> String {
     format!(
         "WITH g AS (
          INSERT INTO games (event, round, variant, plugin, white, black, players, time_controls,
             options, start_position, result, winner, termination, plies, moves, final_position,
             started_at, duration_ms, pgn, tournament_id, game_index, pair_id, seats, termination_kind,
             record, worker)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
-            $20, $21, $22, $23, $24, $25, $26) {once}
-         RETURNING id),
-     live AS (DELETE FROM live_games WHERE tournament_id = $20 AND game_index = $21),
-     queued AS (UPDATE game_queue SET done = TRUE WHERE tournament_id = $27 AND game_index = $28)
-     SELECT (SELECT id FROM g), o.game_index, o.pair_id, o.seats, o.variant, o.result, o.winner
-     FROM (VALUES (1)) one LEFT JOIN games o ON o.tournament_id = $20 AND o.game_index = $29"
+         SELECT * FROM unnest($1::TEXT[], $2::INTEGER[], $3::TEXT[], $4::TEXT[], $5::TEXT[], $6::TEXT[],
+            $7::TEXT[], $8::TEXT[], $9::TEXT[], $10::TEXT[], $11::TEXT[], $12::INTEGER[], $13::TEXT[],
+            $14::INTEGER[], $15::TEXT[], $16::TEXT[], $17::BIGINT[], $18::BIGINT[], $19::TEXT[], $20::BIGINT[],
+            $21::INTEGER[], $22::INTEGER[], $23::TEXT[], $24::TEXT[], $25::TEXT[], $26::TEXT[])
+         {once}
+         RETURNING id, tournament_id, game_index),
+     live AS (DELETE FROM live_games l USING unnest($20::BIGINT[], $21::INTEGER[]) s (t, i)
+         WHERE l.tournament_id = s.t AND l.game_index = s.i),
+     queued AS (UPDATE game_queue q SET done = TRUE FROM unnest($27::BIGINT[], $28::INTEGER[]) c (t, i)
+         WHERE q.tournament_id = c.t AND q.game_index = c.i)
+     SELECT id, tournament_id, game_index, NULL::INTEGER, NULL::TEXT, NULL::TEXT, NULL::TEXT, NULL::INTEGER
+     FROM g
+     UNION ALL
+     SELECT NULL, o.tournament_id, o.game_index, o.pair_id, o.seats, o.variant, o.result, o.winner
+     FROM games o JOIN unnest($29::BIGINT[], $30::INTEGER[]) h (t, i)
+         ON o.tournament_id = h.t AND o.game_index = h.i"
     )
 }
 
@@ -433,6 +449,24 @@ struct Counts {
 }
 
 impl Counts {
+    /// Counts `game` of tournament `t`, which completes a pair with `other`
+    /// if given, played on the worker host `host` if given.
+    fn add(&mut self, t: i64, game: &SlotResult, other: Option<&SlotResult>, host: Option<String>, r: &GameRecord) {
+        let shard = game.shard() as i32;
+        if let Some(((low, high), points)) = other.and_then(|o| pair_points(game, o)) {
+            let key = (t, game.variant.clone(), low as i32, high as i32, points as i32, shard);
+            *self.pairs.entry(key).or_default() += 1;
+        }
+        let winner = game.winner.map_or(-1, |w| w as i32);
+        let key = (t, game.variant.clone(), super::to_json(&game.seats), winner, game.decided(), shard);
+        *self.games.entry(key).or_default() += 1;
+        if let Some(host) = host {
+            let (start, end) = (r.started_at as i64, (r.started_at * 1000 + r.duration_ms) as i64);
+            let tally = self.workers.entry((t, host, shard)).or_insert((0, start, end));
+            *tally = (tally.0 + 1, tally.1.min(start), tally.2.max(end));
+        }
+    }
+
     /// Writes the counts and moves the change counter on.
     fn store(&self, client: &mut Client, statements: &mut Statements) -> Result<(), postgres::Error> {
         fn column<K, V, T>(map: &BTreeMap<K, V>, f: impl Fn(&K, &V) -> T) -> Vec<T> {
@@ -469,80 +503,105 @@ impl Counts {
     }
 }
 
-/// Stores one game in the open transaction: the game, its live view gone,
-/// its claim taken off the queue (see [`insert_game_sql`]); adds what it
-/// counts to `counts`. Gives its id (`None` for a late duplicate).
-fn insert_game(
+/// Stores a batch of games in the open transaction, in one round trip (see
+/// [`insert_games_sql`]), and adds what they count to `counts`. Gives each
+/// game's id (`None` for a late duplicate), in the order given.
+fn insert_games(
     client: &mut Client,
     statements: &mut Statements,
-    g: &Storing<'_>,
+    games: &[Storing<'_>],
     counts: &mut Counts,
-) -> Result<Option<i64>, postgres::Error> {
-    let (c, claim) = (&g.columns, g.claim);
-    let (r, e) = (c.record, c.event);
-    let slot = e.tournament.as_ref();
-    let game = SlotResult::of(r, e);
+) -> Result<Vec<Option<i64>>, postgres::Error> {
     // A claimed game another worker stored first is not stored twice.
     static INSERTS: std::sync::LazyLock<[String; 2]> = std::sync::LazyLock::new(|| {
-        [insert_game_sql(""), insert_game_sql("ON CONFLICT (tournament_id, game_index) DO NOTHING")]
+        [insert_games_sql(""), insert_games_sql("ON CONFLICT (tournament_id, game_index) DO NOTHING")]
     });
-    let insert = &INSERTS[claim.is_some() as usize];
-    let worker = claim.map(|c| c.holder.clone());
-    let host = worker.as_deref().map(|w| w.split(':').next().unwrap_or(w).to_string());
-    let row = statements
-        .query_opt(
-            client,
-            insert,
-            &[
-                &e.event,
-                &(e.round as i32),
-                &r.variant,
-                &r.plugin,
-                &c.white(),
-                &c.black(),
-                &c.players,
-                &c.time_controls,
-                &c.options,
-                &r.start_position,
-                &r.result.pgn(),
-                &c.winner.map(|w| w as i32),
-                &r.result.termination.to_string(),
-                &(r.plies.len() as i32),
-                &c.moves,
-                &r.final_position,
-                &(r.started_at as i64),
-                &(r.duration_ms as i64),
-                &c.pgn,
-                &slot.map(|t| t.id),
-                &slot.map(|t| t.index as i32),
-                &slot.and_then(|t| t.pair.map(|p| p as i32)),
-                &c.seats,
-                &r.result.termination.kind(),
-                &c.whole,
-                &worker,
-                &claim.map(|c| c.game.tournament),
-                &claim.map(|c| c.game.index as i32),
-                &game.as_ref().and_then(|g| g.other_half()).map(|i| i as i32),
-            ],
-        )?
-        .expect("the insert gives one row");
-    let id: Option<i64> = row.get(0);
-    let other = row.get::<_, Option<i32>>(1).map(|_| slot_result(&row, 1));
-    let (Some(t), Some(game), Some(_)) = (slot, &game, id) else { return Ok(id) };
-    let shard = game.shard() as i32;
-    if let Some(((low, high), points)) = other.and_then(|o| pair_points(game, &o)) {
-        let key = (t.id, game.variant.clone(), low as i32, high as i32, points as i32, shard);
-        *counts.pairs.entry(key).or_default() += 1;
+    let insert = &INSERTS[games.iter().any(|g| g.claim.is_some()) as usize];
+    fn column<T>(games: &[Storing<'_>], f: impl Fn(&GameColumns<'_>, Option<&Claim>) -> T) -> Vec<T> {
+        games.iter().map(|g| f(&g.columns, g.claim)).collect()
     }
-    let winner = game.winner.map_or(-1, |w| w as i32);
-    let key = (t.id, game.variant.clone(), super::to_json(&game.seats), winner, game.decided(), shard);
-    *counts.games.entry(key).or_default() += 1;
-    if let Some(host) = host {
-        let (start, end) = (r.started_at as i64, (r.started_at * 1000 + r.duration_ms) as i64);
-        let tally = counts.workers.entry((t.id, host, shard)).or_insert((0, start, end));
-        *tally = (tally.0 + 1, tally.1.min(start), tally.2.max(end));
+    let slot = |c: &GameColumns<'_>| c.event.tournament.clone();
+    let results: Vec<Option<SlotResult>> = column(games, |c, _| SlotResult::of(c.record, c.event));
+    let claimed: Vec<&Claim> = games.iter().filter_map(|g| g.claim).collect();
+    let (halves_t, halves_i): (Vec<i64>, Vec<i32>) = games
+        .iter()
+        .zip(&results)
+        .filter_map(|(g, r)| Some((slot(&g.columns)?.id, r.as_ref()?.other_half()? as i32)))
+        .unzip();
+    let rows = statements.query(
+        client,
+        insert,
+        &[
+            &column(games, |c, _| c.event.event.clone()),
+            &column(games, |c, _| c.event.round as i32),
+            &column(games, |c, _| c.record.variant.clone()),
+            &column(games, |c, _| c.record.plugin.clone()),
+            &column(games, |c, _| c.white()),
+            &column(games, |c, _| c.black()),
+            &column(games, |c, _| c.players.clone()),
+            &column(games, |c, _| c.time_controls.clone()),
+            &column(games, |c, _| c.options.clone()),
+            &column(games, |c, _| c.record.start_position.clone()),
+            &column(games, |c, _| c.record.result.pgn().to_string()),
+            &column(games, |c, _| c.winner.map(|w| w as i32)),
+            &column(games, |c, _| c.record.result.termination.to_string()),
+            &column(games, |c, _| c.record.plies.len() as i32),
+            &column(games, |c, _| c.moves.clone()),
+            &column(games, |c, _| c.record.final_position.clone()),
+            &column(games, |c, _| c.record.started_at as i64),
+            &column(games, |c, _| c.record.duration_ms as i64),
+            &column(games, |c, _| c.pgn.clone()),
+            &column(games, |c, _| slot(c).map(|t| t.id)),
+            &column(games, |c, _| slot(c).map(|t| t.index as i32)),
+            &column(games, |c, _| slot(c).and_then(|t| t.pair.map(|p| p as i32))),
+            &column(games, |c, _| c.seats.clone()),
+            &column(games, |c, _| c.record.result.termination.kind()),
+            &column(games, |c, _| c.whole.clone()),
+            &column(games, |_, claim| claim.map(|c| c.holder.clone())),
+            &claimed.iter().map(|c| c.game.tournament).collect::<Vec<_>>(),
+            &claimed.iter().map(|c| c.game.index as i32).collect::<Vec<_>>(),
+            &halves_t,
+            &halves_i,
+        ],
+    )?;
+    // Ids by slot; a game outside a tournament has none, and takes the next
+    // of the ids given out in the order the games were inserted.
+    let mut by_slot = HashMap::new();
+    let mut unslotted = Vec::new();
+    let mut stored_before = HashMap::new();
+    for row in &rows {
+        let t: Option<i64> = row.get(1);
+        match (row.get::<_, Option<i64>>(0), t) {
+            (Some(id), Some(t)) => {
+                by_slot.insert((t, row.get::<_, i32>(2) as u32), id);
+            }
+            (Some(id), None) => unslotted.push(id),
+            (None, Some(t)) => {
+                stored_before.insert((t, row.get::<_, i32>(2) as u32), slot_result(row, 2));
+            }
+            (None, None) => {}
+        }
     }
-    Ok(id)
+    unslotted.sort_unstable();
+    let mut unslotted = unslotted.into_iter();
+    let ids: Vec<Option<i64>> = games
+        .iter()
+        .map(|g| match slot(&g.columns) {
+            Some(t) => by_slot.get(&(t.id, t.index)).copied(),
+            None => unslotted.next(),
+        })
+        .collect();
+    // Each stored game counts; a pair counts once, with its second half: the
+    // one whose other half was stored before this batch, or earlier in it.
+    let mut stored_here = HashMap::new();
+    for ((g, result), id) in games.iter().zip(&results).zip(&ids) {
+        let (Some(t), Some(game), Some(_)) = (slot(&g.columns), result, id) else { continue };
+        let other = game.other_half().and_then(|h| stored_here.get(&(t.id, h)).or(stored_before.get(&(t.id, h))));
+        let worker = g.claim.map(|c| c.holder.split(':').next().unwrap_or(&c.holder).to_string());
+        counts.add(t.id, game, other, worker, g.columns.record);
+        stored_here.insert((t.id, game.index), game.clone());
+    }
+    Ok(ids)
 }
 
 /// The games of `tournament` stored after the game `after`, in store order,
@@ -609,10 +668,7 @@ impl Backend for Postgres {
             client.batch_execute(&begin)?;
             let mut store = || -> Result<Uncommitted<'_>, postgres::Error> {
                 let mut counts = Counts::default();
-                let ids = games
-                    .iter()
-                    .map(|g| insert_game(client, statements, g, &mut counts))
-                    .collect::<Result<Vec<_>, _>>()?;
+                let ids = insert_games(client, statements, games, &mut counts)?;
                 counts.store(client, statements)?;
                 let (Some(t), Some(rule), true) = (ruled, stop, ids.iter().any(Option::is_some)) else {
                     return Ok((ids, false, None));
