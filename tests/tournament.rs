@@ -318,7 +318,7 @@ fn a_tournament_appends_each_game_to_live_pgn_and_json_lines_files_as_it_is_stor
     assert_eq!(pgn_text.matches("[Event ").count(), stored.len());
     assert_eq!(std::fs::read_to_string(&jsonl).unwrap().lines().count(), stored.len());
     for g in &stored {
-        assert!(pgn_text.contains(&g.pgn), "the live PGN holds the stored game");
+        assert!(pgn_text.contains(&g.pgn()), "the live PGN holds the stored game");
     }
     let finals = std::fs::read_to_string(&epd).unwrap();
     assert_eq!(finals.lines().count(), stored.len());

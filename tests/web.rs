@@ -504,11 +504,11 @@ fn a_tournament_page_over_ten_thousand_games_loads_quickly() {
     conn.execute_batch(
         "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 4999)
          INSERT INTO games (event, round, variant, plugin, white, black, players, time_controls, options, start_position,
-             result, winner, termination, plies, moves, final_position, started_at, duration_ms, pgn, tournament_id,
+             result, winner, termination, plies, final_position, started_at, duration_ms, record, tournament_id,
              game_index, pair_id, seats)
          SELECT g.event, g.round + n.i, g.variant, g.plugin, g.white, g.black, g.players, g.time_controls, g.options,
-             g.start_position, g.result, g.winner, g.termination, g.plies, g.moves, g.final_position, g.started_at,
-             g.duration_ms, g.pgn, g.tournament_id, g.game_index + 2 * n.i, g.pair_id + n.i, g.seats
+             g.start_position, g.result, g.winner, g.termination, g.plies, g.final_position, g.started_at,
+             g.duration_ms, g.record, g.tournament_id, g.game_index + 2 * n.i, g.pair_id + n.i, g.seats
          FROM games g, n;",
     )
     .unwrap();

@@ -84,7 +84,6 @@ impl SummaryRow {
 /// A whole game row as a backend reads it.
 struct GameRow {
     summary: SummaryRow,
-    pgn: String,
     record: String,
     index: Option<u32>,
     pair: Option<u32>,
@@ -103,21 +102,20 @@ impl GameRow {
             pair: self.pair,
             seats: self.seats.and_then(|s| serde_json::from_str(&s).ok()).unwrap_or_default(),
         });
-        Ok(StoredGame { summary, pgn: self.pgn, record, slot, worker: self.worker })
+        Ok(StoredGame { summary, record, slot, worker: self.worker })
     }
 }
 
 /// A game as every backend writes it: the record, its event, and the
-/// derived columns.
+/// derived columns queries use. The record is the only copy of the moves:
+/// its PGN is written from it when read.
 struct GameColumns<'a> {
     record: &'a GameRecord,
     event: &'a EventInfo,
-    pgn: String,
     players: String,
     time_controls: String,
     options: String,
     winner: Option<u32>,
-    moves: String,
     seats: Option<String>,
     /// The whole record.
     whole: String,
@@ -128,7 +126,6 @@ impl<'a> GameColumns<'a> {
         GameColumns {
             record,
             event,
-            pgn: pgn::write_game(record, event),
             players: to_json(&record.players),
             time_controls: to_json(&record.time_controls),
             options: to_json(&record.options),
@@ -136,7 +133,6 @@ impl<'a> GameColumns<'a> {
                 Outcome::Win(p) => Some(p),
                 _ => None,
             },
-            moves: to_json(&record.plies),
             seats: event.tournament.as_ref().map(|t| to_json(&t.seats)),
             whole: to_json(record),
         }
@@ -322,8 +318,6 @@ pub struct Store {
 pub struct StoredGame {
     /// What a listing shows of it.
     pub summary: GameSummary,
-    /// The game's PGN text, as written when it was stored.
-    pub pgn: String,
     /// The game itself.
     pub record: GameRecord,
     /// Its place in a tournament, if any.
@@ -336,6 +330,11 @@ impl StoredGame {
     /// The event the game was recorded under.
     pub fn event(&self) -> EventInfo {
         EventInfo { event: self.summary.event.clone(), round: self.summary.round, tournament: self.slot.clone() }
+    }
+
+    /// The game's PGN text (PDN for draughts), written from its record.
+    pub fn pgn(&self) -> String {
+        pgn::write_game(&self.record, &self.event())
     }
 }
 
@@ -456,7 +455,9 @@ const TALLY_SHARDS: u32 = 16;
 /// tallies, so that the next open counts every game again (for stores
 /// grown behind its back, as tests and benchmarks do).
 pub const FORGET_TALLIES: &str = "DROP TABLE tallies; DROP TABLE pair_tallies; DROP TABLE worker_tallies;
-    DROP INDEX game_queue_open; DROP INDEX IF EXISTS games_by_tournament; PRAGMA user_version = 4;";
+    DROP INDEX game_queue_open; DROP INDEX IF EXISTS games_by_tournament;
+    ALTER TABLE games ADD COLUMN moves TEXT NOT NULL DEFAULT '[]';
+    ALTER TABLE games ADD COLUMN pgn TEXT NOT NULL DEFAULT ''; PRAGMA user_version = 4;";
 
 /// What standings read of a tournament: its games and pairs, counted.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

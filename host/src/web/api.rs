@@ -289,11 +289,12 @@ pub(super) async fn record(State(app): State<Shared>, Path(id): Path<i64>) -> Re
         let hidden =
             app.registry.get(&g.summary.variant).map(|v| v.info().capabilities.hidden_information).unwrap_or(true);
         may_reveal(&app, hidden)?;
-        let ext = if g.pgn.contains("[GameType ") { "pdn" } else { "pgn" };
+        let text = g.pgn();
+        let ext = if text.contains("[GameType ") { "pdn" } else { "pgn" };
         let disposition = format!("attachment; filename=\"arbiter-game-{id}.{ext}\"");
         Ok((
             [(header::CONTENT_TYPE, "application/x-chess-pgn".to_string()), (header::CONTENT_DISPOSITION, disposition)],
-            g.pgn,
+            text,
         ))
     })
     .await

@@ -21,7 +21,7 @@ use crate::referee::GameRecord;
 use crate::sync::LockExt;
 
 /// The schema, in order; refinery records which ran in `refinery_schema_history`.
-const MIGRATIONS: [(&str, &str); 5] = [
+const MIGRATIONS: [(&str, &str); 6] = [
     (
         "V1__initial",
         "CREATE TABLE tournaments (
@@ -155,6 +155,12 @@ const MIGRATIONS: [(&str, &str); 5] = [
                  ALTER COLUMN pgn SET COMPRESSION lz4, ALTER COLUMN moves SET COMPRESSION lz4;
          EXCEPTION WHEN feature_not_supported THEN NULL;
          END $$;",
+    ),
+    (
+        // The record is the only copy of a game's moves: its PGN is written
+        // from it when read (the two columns more than doubled a store).
+        "V6__record_only",
+        "ALTER TABLE games DROP COLUMN moves, DROP COLUMN pgn;",
     ),
 ];
 
@@ -374,12 +380,12 @@ fn claim_keys(claims: &[Claim]) -> (Vec<i64>, Vec<i32>, Vec<String>) {
 /// count to keep once committed.
 type Uncommitted<'a> = (Vec<Option<i64>>, bool, Option<Box<dyn FnOnce() + 'a>>);
 
-/// Stores a batch of games in one round trip: the games (`$1`..`$26`, a
+/// Stores a batch of games in one round trip: the games (`$1`..`$24`, a
 /// column of arrays each, in the order of the `games` table's columns
-/// below), their live views gone, their claims' queue rows (`$27`, `$28`:
+/// below), their live views gone, their claims' queue rows (`$25`, `$26`:
 /// tournaments and indices; for a claimed game, stored or a late duplicate)
 /// marked done and kept so that a late enqueue finds them, and the stored
-/// games named by `$29`, `$30` (the other halves of the batch's pairs). Gives
+/// games named by `$27`, `$28` (the other halves of the batch's pairs). Gives
 /// a row per game stored (`id, tournament_id, game_index`, the rest null),
 /// then one per other half found (`id` null, then `tournament_id,
 /// game_index, pair_id, seats, variant, result, winner`). The statement sees
@@ -389,24 +395,24 @@ fn insert_games_sql(once: &str) -> String {
     format!(
         "WITH g AS (
          INSERT INTO games (event, round, variant, plugin, white, black, players, time_controls,
-            options, start_position, result, winner, termination, plies, moves, final_position,
-            started_at, duration_ms, pgn, tournament_id, game_index, pair_id, seats, termination_kind,
+            options, start_position, result, winner, termination, plies, final_position,
+            started_at, duration_ms, tournament_id, game_index, pair_id, seats, termination_kind,
             record, worker)
          SELECT * FROM unnest($1::TEXT[], $2::INTEGER[], $3::TEXT[], $4::TEXT[], $5::TEXT[], $6::TEXT[],
             $7::TEXT[], $8::TEXT[], $9::TEXT[], $10::TEXT[], $11::TEXT[], $12::INTEGER[], $13::TEXT[],
-            $14::INTEGER[], $15::TEXT[], $16::TEXT[], $17::BIGINT[], $18::BIGINT[], $19::TEXT[], $20::BIGINT[],
-            $21::INTEGER[], $22::INTEGER[], $23::TEXT[], $24::TEXT[], $25::TEXT[], $26::TEXT[])
+            $14::INTEGER[], $15::TEXT[], $16::BIGINT[], $17::BIGINT[], $18::BIGINT[],
+            $19::INTEGER[], $20::INTEGER[], $21::TEXT[], $22::TEXT[], $23::TEXT[], $24::TEXT[])
          {once}
          RETURNING id, tournament_id, game_index),
-     live AS (DELETE FROM live_games l USING unnest($20::BIGINT[], $21::INTEGER[]) s (t, i)
+     live AS (DELETE FROM live_games l USING unnest($18::BIGINT[], $19::INTEGER[]) s (t, i)
          WHERE l.tournament_id = s.t AND l.game_index = s.i),
-     queued AS (UPDATE game_queue q SET done = TRUE FROM unnest($27::BIGINT[], $28::INTEGER[]) c (t, i)
+     queued AS (UPDATE game_queue q SET done = TRUE FROM unnest($25::BIGINT[], $26::INTEGER[]) c (t, i)
          WHERE q.tournament_id = c.t AND q.game_index = c.i)
      SELECT id, tournament_id, game_index, NULL::INTEGER, NULL::TEXT, NULL::TEXT, NULL::TEXT, NULL::INTEGER
      FROM g
      UNION ALL
      SELECT NULL, o.tournament_id, o.game_index, o.pair_id, o.seats, o.variant, o.result, o.winner
-     FROM games o JOIN unnest($29::BIGINT[], $30::INTEGER[]) h (t, i)
+     FROM games o JOIN unnest($27::BIGINT[], $28::INTEGER[]) h (t, i)
          ON o.tournament_id = h.t AND o.game_index = h.i"
     )
 }
@@ -546,11 +552,9 @@ fn insert_games(
             &column(games, |c, _| c.winner.map(|w| w as i32)),
             &column(games, |c, _| c.record.result.termination.to_string()),
             &column(games, |c, _| c.record.plies.len() as i32),
-            &column(games, |c, _| c.moves.clone()),
             &column(games, |c, _| c.record.final_position.clone()),
             &column(games, |c, _| c.record.started_at as i64),
             &column(games, |c, _| c.record.duration_ms as i64),
-            &column(games, |c, _| c.pgn.clone()),
             &column(games, |c, _| slot(c).map(|t| t.id)),
             &column(games, |c, _| slot(c).map(|t| t.index as i32)),
             &column(games, |c, _| slot(c).and_then(|t| t.pair.map(|p| p as i32))),
@@ -843,7 +847,7 @@ impl Backend for Postgres {
         let rows = self.with(|client| {
             client.query(
                 &format!(
-                    "SELECT {SUMMARY}, pgn, record, game_index, pair_id, seats, worker FROM games
+                    "SELECT {SUMMARY}, record, game_index, pair_id, seats, worker FROM games
                      WHERE ($1::BIGINT IS NULL OR tournament_id = $1) AND ($2::BIGINT IS NULL OR id = $2)
                      ORDER BY id"
                 ),
@@ -854,12 +858,11 @@ impl Backend for Postgres {
             .map(|r| {
                 GameRow {
                     summary: summary_row(r),
-                    pgn: r.get(12),
-                    record: r.get(13),
-                    index: r.get::<_, Option<i32>>(14).map(|i| i as u32),
-                    pair: r.get::<_, Option<i32>>(15).map(|p| p as u32),
-                    seats: r.get(16),
-                    worker: r.get(17),
+                    record: r.get(12),
+                    index: r.get::<_, Option<i32>>(13).map(|i| i as u32),
+                    pair: r.get::<_, Option<i32>>(14).map(|p| p as u32),
+                    seats: r.get(15),
+                    worker: r.get(16),
                 }
                 .into_stored()
             })

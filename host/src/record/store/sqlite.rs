@@ -150,6 +150,9 @@ fn migration_steps() -> Vec<M<'static>> {
             "DROP INDEX IF EXISTS game_queue_open;
              CREATE INDEX game_queue_open ON game_queue (tournament_id, game_index) WHERE NOT done;",
         ),
+        // The record is the only copy of a game's moves: its PGN is written
+        // from it when read (the two columns more than doubled a store).
+        M::up("ALTER TABLE games DROP COLUMN moves; ALTER TABLE games DROP COLUMN pgn;"),
     ]
 }
 
@@ -194,10 +197,10 @@ fn insert_game(tx: &Connection, c: &GameColumns<'_>, claim: Option<&Claim>) -> r
     let inserted = tx
         .prepare_cached(&format!(
             "INSERT INTO games (event, round, variant, plugin, white, black, players, time_controls, options,
-            start_position, result, winner, termination, plies, moves, final_position, started_at, duration_ms, pgn,
+            start_position, result, winner, termination, plies, final_position, started_at, duration_ms,
             tournament_id, game_index, pair_id, seats, termination_kind, record, worker)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,
-            ?20, ?21, ?22, ?23, ?24, ?25, ?26) {once}"
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
+            ?18, ?19, ?20, ?21, ?22, ?23, ?24) {once}"
         ))?
         .execute(params![
             event.event,
@@ -214,11 +217,9 @@ fn insert_game(tx: &Connection, c: &GameColumns<'_>, claim: Option<&Claim>) -> r
             c.winner,
             record.result.termination.to_string(),
             record.plies.len() as i64,
-            c.moves,
             record.final_position,
             record.started_at as i64,
             record.duration_ms as i64,
-            c.pgn,
             event.tournament.as_ref().map(|t| t.id),
             event.tournament.as_ref().map(|t| t.index),
             event.tournament.as_ref().and_then(|t| t.pair),
@@ -587,18 +588,17 @@ impl Backend for Sqlite {
     fn games(&self, tournament: Option<i64>, id: Option<i64>) -> Result<Vec<StoredGame>, StoreFailure> {
         let conn = self.conn.lock_or_recover();
         let mut stmt = conn.prepare(&format!(
-            "SELECT {SUMMARY_COLUMNS}, pgn, record, game_index, pair_id, seats, worker FROM games
+            "SELECT {SUMMARY_COLUMNS}, record, game_index, pair_id, seats, worker FROM games
              WHERE (?1 IS NULL OR tournament_id = ?1) AND (?2 IS NULL OR id = ?2) ORDER BY id"
         ))?;
         let rows = stmt.query_map(params![tournament, id], |r| {
             Ok(GameRow {
                 summary: summary_row(r)?,
-                pgn: r.get(12)?,
-                record: r.get(13)?,
-                index: r.get(14)?,
-                pair: r.get(15)?,
-                seats: r.get(16)?,
-                worker: r.get(17)?,
+                record: r.get(12)?,
+                index: r.get(13)?,
+                pair: r.get(14)?,
+                seats: r.get(15)?,
+                worker: r.get(16)?,
             })
         })?;
         rows.map(|row| row?.into_stored()).collect()
@@ -865,7 +865,7 @@ mod tests {
         assert_eq!(g.event().event, "e");
         assert_eq!(g.summary.result, "1/2-1/2");
         assert_eq!(g.summary.plies, 5);
-        assert_eq!(g.pgn, pgn::write_game(&r, &event));
+        assert_eq!(g.pgn(), pgn::write_game(&r, &event));
     }
 
     #[test]
