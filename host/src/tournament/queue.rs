@@ -1,18 +1,19 @@
 //! Many machines, one tournament: the store's queue of games. A tournament
 //! registered on a shared store (`arbiter tournament --db postgres://...
 //! --local-workers N`) puts every game it can plan into the queue; `arbiter
-//! worker --db ...` processes on any machine claim one game at a time, play
-//! it in an isolated worker process exactly as a local run does, and store
-//! it in one transaction that also takes it off the queue. Then they plan
-//! again and enqueue what the new result makes known (the next Swiss or
+//! worker --db ...` processes on any machine claim games (a batch of short
+//! ones, one game at real time controls), play each in an isolated worker
+//! process exactly as a local run does, and store the batch in one
+//! transaction that also takes its games off the queue. Then they plan
+//! again and enqueue what the new results make known (the next Swiss or
 //! knockout round): planning is a pure function of the stored results and
 //! enqueueing is idempotent, so any worker may do it, a worker that dies
 //! between the two transactions leaves nothing undone that the next one
 //! will not do, and workers alone finish a tournament whose coordinator has
 //! exited.
 //!
-//! A claim is a lease, renewed while the game is played: the game of a
-//! worker killed mid-game (or of a lost machine) is claimed again once the
+//! A claim is a lease, renewed while its batch is played: the games of a
+//! worker killed mid-game (or of a lost machine) are claimed again once the
 //! lease expires, and a result is stored exactly once (a late duplicate is
 //! discarded and logged). A worker whose plugin build differs from the one
 //! the tournament was registered with refuses its games, naming both hashes.

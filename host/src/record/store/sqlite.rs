@@ -408,7 +408,9 @@ impl Sqlite {
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         // Two processes opening a new store at once race to migrate it: the
-        // loser's transaction rolls back, and a second try finds it done.
+        // loser's transaction rolls back, and a later try finds it done (on
+        // a loaded machine the winner may take seconds to finish).
+        let give_up = std::time::Instant::now() + std::time::Duration::from_secs(30);
         let mut tries = 0;
         loop {
             match Migrations::new(migration_steps()).to_latest(&mut conn) {
@@ -416,9 +418,9 @@ impl Sqlite {
                 Err(rusqlite_migration::Error::RusqliteError { err, .. }) if is_read_only(&err) => {
                     return Err(StoreFailure::Sqlite(err))
                 }
-                Err(_) if tries < 20 => {
+                Err(_) if std::time::Instant::now() < give_up => {
                     tries += 1;
-                    std::thread::sleep(std::time::Duration::from_millis(25 * tries));
+                    std::thread::sleep(std::time::Duration::from_millis(25 * tries.min(10)));
                 }
                 Err(rusqlite_migration::Error::RusqliteError { err, .. }) => return Err(StoreFailure::Sqlite(err)),
                 Err(other) => return Err(StoreFailure::Schema(other.to_string())),
