@@ -138,12 +138,12 @@ impl<'a> GameColumns<'a> {
         }
     }
 
-    fn white(&self) -> String {
-        self.record.players.first().cloned().unwrap_or_default()
+    fn white(&self) -> &str {
+        self.record.players.first().map_or("", String::as_str)
     }
 
-    fn black(&self) -> String {
-        self.record.players.get(1).cloned().unwrap_or_default()
+    fn black(&self) -> &str {
+        self.record.players.get(1).map_or("", String::as_str)
     }
 }
 

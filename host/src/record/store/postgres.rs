@@ -17,6 +17,7 @@ use super::{
     SlotResult, StopRule, StoreFailure, StoredBatch, StoredGame, StoredTournament, Storing, SummaryRow, Tallies, Tally,
     WorkerRate,
 };
+use crate::record::TournamentSlot;
 use crate::referee::GameRecord;
 use crate::sync::LockExt;
 
@@ -523,10 +524,13 @@ fn insert_games(
         [insert_games_sql(""), insert_games_sql("ON CONFLICT (tournament_id, game_index) DO NOTHING")]
     });
     let insert = &INSERTS[games.iter().any(|g| g.claim.is_some()) as usize];
-    fn column<T>(games: &[Storing<'_>], f: impl Fn(&GameColumns<'_>, Option<&Claim>) -> T) -> Vec<T> {
+    // Columns borrow from the games: a batch's texts are not copied to be sent.
+    fn column<'a, T>(games: &'a [Storing<'a>], f: impl Fn(&'a GameColumns<'a>, Option<&'a Claim>) -> T) -> Vec<T> {
         games.iter().map(|g| f(&g.columns, g.claim)).collect()
     }
-    let slot = |c: &GameColumns<'_>| c.event.tournament.clone();
+    fn slot<'a>(c: &'a GameColumns<'_>) -> Option<&'a TournamentSlot> {
+        c.event.tournament.as_ref()
+    }
     let results: Vec<Option<SlotResult>> = column(games, |c, _| SlotResult::of(c.record, c.event));
     let claimed: Vec<&Claim> = games.iter().filter_map(|g| g.claim).collect();
     let (halves_t, halves_i): (Vec<i64>, Vec<i32>) = games
@@ -538,30 +542,30 @@ fn insert_games(
         client,
         insert,
         &[
-            &column(games, |c, _| c.event.event.clone()),
+            &column(games, |c, _| c.event.event.as_str()),
             &column(games, |c, _| c.event.round as i32),
-            &column(games, |c, _| c.record.variant.clone()),
-            &column(games, |c, _| c.record.plugin.clone()),
+            &column(games, |c, _| c.record.variant.as_str()),
+            &column(games, |c, _| c.record.plugin.as_str()),
             &column(games, |c, _| c.white()),
             &column(games, |c, _| c.black()),
-            &column(games, |c, _| c.players.clone()),
-            &column(games, |c, _| c.time_controls.clone()),
-            &column(games, |c, _| c.options.clone()),
-            &column(games, |c, _| c.record.start_position.clone()),
-            &column(games, |c, _| c.record.result.pgn().to_string()),
+            &column(games, |c, _| c.players.as_str()),
+            &column(games, |c, _| c.time_controls.as_str()),
+            &column(games, |c, _| c.options.as_str()),
+            &column(games, |c, _| c.record.start_position.as_str()),
+            &column(games, |c, _| c.record.result.pgn()),
             &column(games, |c, _| c.winner.map(|w| w as i32)),
             &column(games, |c, _| c.record.result.termination.to_string()),
             &column(games, |c, _| c.record.plies.len() as i32),
-            &column(games, |c, _| c.record.final_position.clone()),
+            &column(games, |c, _| c.record.final_position.as_str()),
             &column(games, |c, _| c.record.started_at as i64),
             &column(games, |c, _| c.record.duration_ms as i64),
             &column(games, |c, _| slot(c).map(|t| t.id)),
             &column(games, |c, _| slot(c).map(|t| t.index as i32)),
             &column(games, |c, _| slot(c).and_then(|t| t.pair.map(|p| p as i32))),
-            &column(games, |c, _| c.seats.clone()),
+            &column(games, |c, _| c.seats.as_deref()),
             &column(games, |c, _| c.record.result.termination.kind()),
-            &column(games, |c, _| c.whole.clone()),
-            &column(games, |_, claim| claim.map(|c| c.holder.clone())),
+            &column(games, |c, _| c.whole.as_str()),
+            &column(games, |_, claim| claim.map(|c| c.holder.as_str())),
             &claimed.iter().map(|c| c.game.tournament).collect::<Vec<_>>(),
             &claimed.iter().map(|c| c.game.index as i32).collect::<Vec<_>>(),
             &halves_t,

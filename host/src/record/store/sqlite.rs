@@ -193,41 +193,43 @@ fn count_earlier_games(tx: &rusqlite::Transaction<'_>) -> rusqlite_migration::Ho
 fn insert_game(tx: &Connection, c: &GameColumns<'_>, claim: Option<&Claim>) -> rusqlite::Result<Option<i64>> {
     let (record, event) = (c.record, c.event);
     // A claimed game another worker stored first is not stored twice.
-    let once = if claim.is_some() { "ON CONFLICT (tournament_id, game_index) DO NOTHING" } else { "" };
-    let inserted = tx
-        .prepare_cached(&format!(
-            "INSERT INTO games (event, round, variant, plugin, white, black, players, time_controls, options,
-            start_position, result, winner, termination, plies, final_position, started_at, duration_ms,
-            tournament_id, game_index, pair_id, seats, termination_kind, record, worker)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-            ?18, ?19, ?20, ?21, ?22, ?23, ?24) {once}"
-        ))?
-        .execute(params![
-            event.event,
-            event.round,
-            record.variant,
-            record.plugin,
-            c.white(),
-            c.black(),
-            c.players,
-            c.time_controls,
-            c.options,
-            record.start_position,
-            record.result.pgn(),
-            c.winner,
-            record.result.termination.to_string(),
-            record.plies.len() as i64,
-            record.final_position,
-            record.started_at as i64,
-            record.duration_ms as i64,
-            event.tournament.as_ref().map(|t| t.id),
-            event.tournament.as_ref().map(|t| t.index),
-            event.tournament.as_ref().and_then(|t| t.pair),
-            c.seats,
-            record.result.termination.kind(),
-            c.whole,
-            claim.map(|c| &c.holder),
-        ])?;
+    static INSERTS: std::sync::LazyLock<[String; 2]> = std::sync::LazyLock::new(|| {
+        ["", "ON CONFLICT (tournament_id, game_index) DO NOTHING"].map(|once| {
+            format!(
+                "INSERT INTO games (event, round, variant, plugin, white, black, players, time_controls, options,
+                    start_position, result, winner, termination, plies, final_position, started_at, duration_ms,
+                    tournament_id, game_index, pair_id, seats, termination_kind, record, worker)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
+                    ?18, ?19, ?20, ?21, ?22, ?23, ?24) {once}"
+            )
+        })
+    });
+    let inserted = tx.prepare_cached(&INSERTS[claim.is_some() as usize])?.execute(params![
+        event.event,
+        event.round,
+        record.variant,
+        record.plugin,
+        c.white(),
+        c.black(),
+        c.players,
+        c.time_controls,
+        c.options,
+        record.start_position,
+        record.result.pgn(),
+        c.winner,
+        record.result.termination.to_string(),
+        record.plies.len() as i64,
+        record.final_position,
+        record.started_at as i64,
+        record.duration_ms as i64,
+        event.tournament.as_ref().map(|t| t.id),
+        event.tournament.as_ref().map(|t| t.index),
+        event.tournament.as_ref().and_then(|t| t.pair),
+        c.seats,
+        record.result.termination.kind(),
+        c.whole,
+        claim.map(|c| &c.holder),
+    ])?;
     let id = (inserted > 0).then(|| tx.last_insert_rowid());
     if let Some(t) = &event.tournament {
         tx.prepare_cached("DELETE FROM live_games WHERE tournament_id = ?1 AND game_index = ?2")?
