@@ -275,6 +275,7 @@ trait Backend: Send + Sync {
     fn renew_claims(&self, claims: &[Claim], until_ms: i64) -> Result<(), StoreFailure>;
     fn release_claims(&self, claims: &[Claim]) -> Result<(), StoreFailure>;
     fn queue_counts(&self, tournament: i64, now_ms: i64) -> Result<(u64, u64), StoreFailure>;
+    fn queue_open(&self, tournament: i64) -> Result<bool, StoreFailure>;
     fn worker_rates(&self, tournament: i64) -> Result<Vec<WorkerRate>, StoreFailure>;
     fn queued_indices(&self, tournament: i64) -> Result<Vec<u32>, StoreFailure>;
     fn games(&self, tournament: Option<i64>, id: Option<i64>) -> Result<Vec<StoredGame>, StoreFailure>;
@@ -763,6 +764,13 @@ impl Store {
     /// under a live lease).
     pub fn queue_counts(&self, tournament: i64) -> Result<(u64, u64), StoreError> {
         self.backend.queue_counts(tournament, now_ms()).map_err(|e| self.err(e))
+    }
+
+    /// Whether any game of `tournament` is queued and not yet stored
+    /// (waiting or being played): one look at the queue's index, cheap
+    /// enough for idle workers to ask often.
+    pub fn queue_open(&self, tournament: i64) -> Result<bool, StoreError> {
+        self.backend.queue_open(tournament).map_err(|e| self.err(e))
     }
 
     /// All games, or those of one tournament, oldest first.

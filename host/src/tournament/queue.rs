@@ -354,37 +354,19 @@ pub fn run_queue_workers(
                                 }
                             }
                             Ok(Step::Idle) => {
-                                // The last game stored ends its tournament; the
-                                // worker that finds the queue empty says so.
-                                let open: Vec<i64> = match store.tournament_list() {
-                                    Ok(list) => list
-                                        .into_iter()
-                                        .filter(|(t, _)| t.finished_at.is_none())
-                                        .map(|(t, _)| t.id)
-                                        .filter(|t| cfg.tournament.is_none_or(|only| only == *t) && !skip.contains(t))
-                                        .collect(),
+                                let wait = match lull(registry, store, cfg, &skip) {
+                                    Ok(Lull::Finished) => break,
+                                    Ok(Lull::InFlight) => batch.poll(),
+                                    Ok(Lull::Empty) => IDLE_POLL,
                                     Err(e) => {
-                                        tracing::warn!("worker {holder}: {e}");
-                                        Vec::new()
+                                        tracing::warn!("worker {holder}: {e:#}");
+                                        IDLE_POLL
                                     }
                                 };
-                                for t in &open {
-                                    if let Err(e) = enqueue_pending(registry, store, *t) {
-                                        tracing::warn!("worker {holder}: tournament {t}: {e:#}");
-                                    }
-                                }
-                                let done = match cfg.tournament {
-                                    Some(t) => store
-                                        .tournament(Some(t))
-                                        .ok()
-                                        .flatten()
-                                        .is_some_and(|t| t.finished_at.is_some()),
-                                    None => false,
-                                };
-                                if done || cfg.idle_exit.is_some_and(|d| idle_since.elapsed() >= d) {
+                                if cfg.idle_exit.is_some_and(|d| idle_since.elapsed() >= d) {
                                     break;
                                 }
-                                std::thread::sleep(Duration::from_millis(200));
+                                std::thread::sleep(wait);
                             }
                             // A lost connection is retried; the store reconnects.
                             Err(e) => {
@@ -403,6 +385,55 @@ pub fn run_queue_workers(
         return Err(e);
     }
     Ok(report.into_inner().unwrap_or_default())
+}
+
+/// How long a worker slot with nothing to claim and nothing in flight
+/// waits before it looks at the queue again.
+const IDLE_POLL: Duration = Duration::from_millis(200);
+
+/// What a worker slot with nothing to claim finds.
+enum Lull {
+    /// The one tournament it serves is finished: the slot ends.
+    Finished,
+    /// Queued games are being played by other workers (or were just
+    /// claimed): their results may end the tournament or make more games
+    /// known, so the slot looks again soon.
+    InFlight,
+    /// Nothing queued, nothing being played.
+    Empty,
+}
+
+/// Looks at the tournaments a worker slot serves when it has nothing to
+/// claim. With games in flight it only says so (a cheap count); otherwise
+/// it enqueues what stored results made known but nobody enqueued (a worker
+/// killed between storing and enqueueing), which also marks a tournament
+/// whose every game is stored finished: the last game stored ends its
+/// tournament, and the worker that finds the queue empty says so.
+fn lull(registry: &Registry, store: &Store, cfg: &QueueWorkers, skip: &[i64]) -> anyhow::Result<Lull> {
+    let open: Vec<i64> = match cfg.tournament {
+        Some(t) if store.tournament(Some(t))?.is_some_and(|t| t.finished_at.is_some()) => return Ok(Lull::Finished),
+        Some(t) => vec![t],
+        None => store
+            .tournament_list()?
+            .into_iter()
+            .filter(|(t, _)| t.finished_at.is_none() && !skip.contains(&t.id))
+            .map(|(t, _)| t.id)
+            .collect(),
+    };
+    for &t in &open {
+        if store.queue_open(t)? {
+            return Ok(Lull::InFlight);
+        }
+    }
+    for &t in &open {
+        if let Err(e) = enqueue_pending(registry, store, t) {
+            tracing::warn!("tournament {t}: {e:#}");
+        }
+    }
+    match cfg.tournament {
+        Some(t) if store.tournament(Some(t))?.is_some_and(|t| t.finished_at.is_some()) => Ok(Lull::Finished),
+        _ => Ok(Lull::Empty),
+    }
 }
 
 /// How long a worker keeps trying a store it cannot reach (a server
@@ -448,6 +479,14 @@ impl BatchSize {
                 (fit as usize).clamp(1, self.most)
             }
         }
+    }
+
+    /// How long to wait before looking again at a queue whose last games
+    /// other workers are playing: about a game's time, so that the end of a
+    /// tournament of instant games is seen within milliseconds and one of
+    /// long games costs the store a look every [`IDLE_POLL`].
+    fn poll(&self) -> Duration {
+        self.mean.unwrap_or(IDLE_POLL).clamp(Duration::from_millis(10), IDLE_POLL)
     }
 
     /// Hears that `games` games took `took` in all.

@@ -851,6 +851,17 @@ impl Backend for Postgres {
         Ok((row.get::<_, i64>(0) as u64, row.get::<_, i64>(1) as u64))
     }
 
+    fn queue_open(&self, tournament: i64) -> Result<bool, StoreFailure> {
+        let rows = self.with_statements(|client, statements| {
+            statements.query(
+                client,
+                "SELECT EXISTS (SELECT 1 FROM game_queue WHERE tournament_id = $1 AND NOT done)",
+                &[&tournament],
+            )
+        })?;
+        Ok(rows.first().is_some_and(|r| r.get(0)))
+    }
+
     fn games(&self, tournament: Option<i64>, id: Option<i64>) -> Result<Vec<StoredGame>, StoreFailure> {
         let rows = self.with(|client| {
             client.query(

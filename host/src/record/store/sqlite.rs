@@ -589,6 +589,15 @@ impl Backend for Sqlite {
         )?)
     }
 
+    fn queue_open(&self, tournament: i64) -> Result<bool, StoreFailure> {
+        let conn = self.conn.lock_or_recover();
+        Ok(conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM game_queue WHERE tournament_id = ?1 AND NOT done)",
+            params![tournament],
+            |r| r.get(0),
+        )?)
+    }
+
     fn games(&self, tournament: Option<i64>, id: Option<i64>) -> Result<Vec<StoredGame>, StoreFailure> {
         let conn = self.conn.lock_or_recover();
         let mut stmt = conn.prepare(&format!(
