@@ -7,6 +7,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Condvar, Mutex};
+use std::time::{Duration, Instant};
 
 use postgres::types::ToSql;
 use postgres::{Client, GenericClient, NoTls, Row, Statement};
@@ -193,18 +194,43 @@ struct Connection {
     statements: Statements,
 }
 
-/// Statements prepared on one connection, by their text.
+/// Statements prepared on one connection, by their text. Each is prepared
+/// again now and then, so that PostgreSQL plans it for the store as it is:
+/// after five executions a prepared statement keeps one generic plan, made
+/// from the tables' sizes of that moment, and one made while a new store's
+/// tables were nearly empty scans them whole (a cost growing with the
+/// store). The time a statement is kept doubles from [`REPLAN_FIRST`] to
+/// [`REPLAN_MOST`], so a young store's plans are soon made again and an old
+/// one's seldom.
 #[derive(Default)]
-struct Statements(HashMap<String, Statement>);
+struct Statements(HashMap<String, Prepared>);
+
+/// A statement prepared on a connection.
+struct Prepared {
+    statement: Statement,
+    /// When it was prepared.
+    at: Instant,
+    /// How long it is kept before it is prepared again.
+    keep: Duration,
+}
+
+/// How long a statement is kept the first time it is prepared.
+const REPLAN_FIRST: Duration = Duration::from_secs(1);
+
+/// The longest a statement is kept before it is prepared again.
+const REPLAN_MOST: Duration = Duration::from_secs(60);
 
 impl Statements {
-    /// `sql` prepared on the connection `client` belongs to, once.
+    /// `sql` prepared on the connection `client` belongs to, again once it
+    /// has been kept long enough.
     fn prepared(&mut self, client: &mut impl GenericClient, sql: &str) -> Result<Statement, postgres::Error> {
-        if let Some(s) = self.0.get(sql) {
-            return Ok(s.clone());
-        }
+        let keep = match self.0.get(sql) {
+            Some(p) if p.at.elapsed() < p.keep => return Ok(p.statement.clone()),
+            Some(p) => (p.keep * 2).min(REPLAN_MOST),
+            None => REPLAN_FIRST,
+        };
         let statement = client.prepare(sql)?;
-        self.0.insert(sql.to_string(), statement.clone());
+        self.0.insert(sql.to_string(), Prepared { statement: statement.clone(), at: Instant::now(), keep });
         Ok(statement)
     }
 
@@ -380,6 +406,9 @@ fn claim_keys(claims: &[Claim]) -> (Vec<i64>, Vec<i32>, Vec<String>) {
 /// for a late duplicate), whether the stopping rule holds, and the rule's
 /// count to keep once committed.
 type Uncommitted<'a> = (Vec<Option<i64>>, bool, Option<Box<dyn FnOnce() + 'a>>);
+
+/// Games enqueued at once after which the queue's statistics are renewed.
+const ANALYZE_AFTER: usize = 1000;
 
 /// Stores a batch of games in one round trip: the games (`$1`..`$24`, a
 /// column of arrays each, in the order of the `games` table's columns
@@ -652,11 +681,8 @@ impl Backend for Postgres {
     fn add_games(&self, games: &[Storing<'_>], stop: Option<&dyn StopRule>) -> Result<StoredBatch, StoreFailure> {
         let ruled = stop.and(games.first().and_then(|g| g.columns.event.tournament.as_ref()));
         // The transaction begins with its locks in the same round trip (the
-        // ids are integers written into the text). Its statements are planned
-        // for the store as it is now: a plan kept from when the games table
-        // was nearly empty read the other halves of pairs by scanning every
-        // game, a cost growing with the store (16 ms a batch at 500 games).
-        const BEGIN: &str = "BEGIN; SET LOCAL plan_cache_mode = force_custom_plan";
+        // ids are integers written into the text).
+        const BEGIN: &str = "BEGIN";
         let begin = match ruled {
             // One store at a time for a tournament with a stopping rule: ids
             // then follow the order the rule sees.
@@ -743,6 +769,12 @@ impl Backend for Postgres {
                 tx.execute("SELECT nextval('store_changes')", &[])?;
             }
             tx.commit()?;
+            // A queue that grew a lot is planned with its new size: with
+            // the statistics of a near-empty queue, a claim reads and sorts
+            // every waiting game instead of taking the first from the index.
+            if added >= ANALYZE_AFTER {
+                client.batch_execute("ANALYZE game_queue")?;
+            }
             Ok(added)
         })
     }
