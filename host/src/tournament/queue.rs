@@ -404,11 +404,12 @@ enum Lull {
 }
 
 /// Looks at the tournaments a worker slot serves when it has nothing to
-/// claim. With games in flight it only says so (a cheap count); otherwise
-/// it enqueues what stored results made known but nobody enqueued (a worker
+/// claim. Of a tournament with games queued (being played by others) it
+/// only notes so, with one look at the queue's index; for any other it
+/// enqueues what stored results made known but nobody enqueued (a worker
 /// killed between storing and enqueueing), which also marks a tournament
 /// whose every game is stored finished: the last game stored ends its
-/// tournament, and the worker that finds the queue empty says so.
+/// tournament, and the worker that finds its queue empty says so.
 fn lull(registry: &Registry, store: &Store, cfg: &QueueWorkers, skip: &[i64]) -> anyhow::Result<Lull> {
     let open: Vec<i64> = match cfg.tournament {
         Some(t) if store.tournament(Some(t))?.is_some_and(|t| t.finished_at.is_some()) => return Ok(Lull::Finished),
@@ -420,17 +421,16 @@ fn lull(registry: &Registry, store: &Store, cfg: &QueueWorkers, skip: &[i64]) ->
             .map(|(t, _)| t.id)
             .collect(),
     };
+    let mut in_flight = false;
     for &t in &open {
         if store.queue_open(t)? {
-            return Ok(Lull::InFlight);
-        }
-    }
-    for &t in &open {
-        if let Err(e) = enqueue_pending(registry, store, t) {
+            in_flight = true;
+        } else if let Err(e) = enqueue_pending(registry, store, t) {
             tracing::warn!("tournament {t}: {e:#}");
         }
     }
     match cfg.tournament {
+        _ if in_flight => Ok(Lull::InFlight),
         Some(t) if store.tournament(Some(t))?.is_some_and(|t| t.finished_at.is_some()) => Ok(Lull::Finished),
         _ => Ok(Lull::Empty),
     }
