@@ -223,6 +223,10 @@ const REPLAN_FIRST: Duration = Duration::from_secs(4);
 /// The longest a statement is kept before it is prepared again.
 const REPLAN_MOST: Duration = Duration::from_secs(60);
 
+/// Games enqueued at once after which the queue's statistics are renewed,
+/// so that claims are planned for the queue's new size.
+const ANALYZE_AFTER: usize = 1000;
+
 impl Statements {
     /// `sql` prepared on the connection `client` belongs to, again once it
     /// has been kept long enough.
@@ -409,9 +413,6 @@ fn claim_keys(claims: &[Claim]) -> (Vec<i64>, Vec<i32>, Vec<String>) {
 /// for a late duplicate), whether the stopping rule holds, and the rule's
 /// count to keep once committed.
 type Uncommitted<'a> = (Vec<Option<i64>>, bool, Option<Box<dyn FnOnce() + 'a>>);
-
-/// Games enqueued at once after which the queue's statistics are renewed.
-const ANALYZE_AFTER: usize = 1000;
 
 /// Stores a batch of games in one round trip: the games (`$1`..`$24`, a
 /// column of arrays each, in the order of the `games` table's columns
@@ -685,11 +686,10 @@ impl Backend for Postgres {
         let ruled = stop.and(games.first().and_then(|g| g.columns.event.tournament.as_ref()));
         // The transaction begins with its locks in the same round trip (the
         // ids are integers written into the text).
-        const BEGIN: &str = "BEGIN";
         let begin = match ruled {
             // One store at a time for a tournament with a stopping rule: ids
             // then follow the order the rule sees.
-            Some(t) => format!("{BEGIN}; SELECT 1 FROM tournaments WHERE id = {} FOR UPDATE", t.id),
+            Some(t) => format!("BEGIN; SELECT 1 FROM tournaments WHERE id = {} FOR UPDATE", t.id),
             // The two games of a pair are stored one after the other, so that
             // the second sees the first and counts the pair; locks taken in
             // one order by every store.
@@ -700,7 +700,7 @@ impl Backend for Postgres {
                     .collect();
                 pairs.sort_unstable();
                 pairs.dedup();
-                pairs.iter().fold(BEGIN.to_string(), |sql, (t, pair)| {
+                pairs.iter().fold("BEGIN".to_string(), |sql, (t, pair)| {
                     sql + &format!("; SELECT pg_advisory_xact_lock({}, {})", *t as i32, *pair as i32)
                 })
             }
