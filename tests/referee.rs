@@ -445,3 +445,46 @@ fn tablebase_adjudication_ends_engine_games_as_the_syzygy_tables_say() {
     assert!(!bad.ok && bad.stderr.contains("--tb: tablebases: /no/such/tables:"), "{}", bad.stderr);
     assert_eq!(bad.stderr.trim().lines().count(), 1, "{}", bad.stderr);
 }
+
+#[test]
+fn a_damaged_tablebase_file_is_one_error_naming_it_before_any_game() {
+    let good = workspace().join("plugins/chess/rules/tests/syzygy");
+    for (name, bytes) in [
+        ("empty", Vec::new()),
+        ("random", vec![7u8, 1, 200, 33, 9]),
+        ("garbage", {
+            let mut b = 0x5d23_e871u32.to_le_bytes().to_vec();
+            b.extend((0..1036u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8));
+            b
+        }),
+    ] {
+        let dir = temp_dir(&format!("syzygy-{name}"));
+        for entry in std::fs::read_dir(&good).unwrap() {
+            let path = entry.unwrap().path();
+            std::fs::copy(&path, dir.join(path.file_name().unwrap())).unwrap();
+        }
+        std::fs::write(dir.join("KRvK.rtbw"), &bytes).unwrap();
+        let tables = dir.to_str().unwrap();
+        let bad = arbiter(&["match", "chess", "--p1", "random", "--p2", "random", "--tb", tables, "--no-db"]);
+        assert!(!bad.ok, "{name}: {}", bad.stdout);
+        assert!(bad.stderr.contains(&format!("{tables}/KRvK.rtbw: ")), "{name}: {}", bad.stderr);
+        assert_eq!(bad.stderr.trim().lines().count(), 1, "{name}: one line: {}", bad.stderr);
+        assert!(!bad.stdout.contains("Game "), "{name}: no game started: {}", bad.stdout);
+        // A tournament (games in worker processes) refuses it too, before storing anything.
+        let db = dir.join("t.db");
+        let t = arbiter(&[
+            "tournament",
+            "--player",
+            "a=random",
+            "--player",
+            "b=random:seed=2",
+            "--variant",
+            "chess",
+            "--tb",
+            tables,
+            "--db",
+            db.to_str().unwrap(),
+        ]);
+        assert!(!t.ok && t.stderr.contains("KRvK.rtbw: "), "{name}: {}\n{}", t.stdout, t.stderr);
+    }
+}

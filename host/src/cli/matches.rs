@@ -110,7 +110,12 @@ modifiers after commas: nodes=N, depth=N, cap=SECS (game-time cap, then a draw).
 pub(super) fn run(registry: &Registry, args: &MatchArgs) -> Result<()> {
     let variant = registry.get(&args.variant)?;
     let options = args.options.to_map()?;
-    variant.new_game(&options)?; // refuse bad options before any game starts
+    // Refuse bad options, and tables the plugin cannot read, before any game starts.
+    variant.new_game(&options)?;
+    let adjudication = args.adjudication.to_adjudication()?;
+    if let Some(tb) = &adjudication.tablebases {
+        tb.check_with(variant, &options)?;
+    }
     let seats = variant.info().players.len() as u32;
     if let Some(p) = args.as_player.filter(|&p| p >= seats) {
         anyhow::bail!(
@@ -172,7 +177,7 @@ pub(super) fn run(registry: &Registry, args: &MatchArgs) -> Result<()> {
         margin_ms: args.margin,
         max_plies: args.game.max_plies,
         claim_draws: !args.no_claim,
-        adjudication: args.adjudication.to_adjudication()?,
+        adjudication,
         watchdog: Duration::from_secs(DEFAULT_WATCHDOG_SECS),
         isolation: Isolation::InProcess,
         stop: Default::default(),

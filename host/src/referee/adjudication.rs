@@ -85,6 +85,23 @@ impl Tablebases {
         }
         Ok(())
     }
+
+    /// Asks `variant`'s plugin to check its table files before any game is
+    /// played (its `check_tablebases` call), so that a damaged file is one
+    /// error naming it rather than a fault in every game. A plugin that
+    /// probes no tables passes: its games play on.
+    pub fn check_with(
+        &self,
+        variant: &arbiter_api::host::VariantHandle,
+        options: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<(), arbiter_api::Error> {
+        let mut game = variant.new_game(options)?;
+        match game.call_json("check_tablebases", &serde_json::json!({ "tablebases": self })) {
+            Err(e) if e.kind == arbiter_api::ErrorKind::Unsupported => Ok(()),
+            Err(e) => Err(e),
+            Ok(_) => Ok(()),
+        }
+    }
 }
 
 /// Score adjudication for a game: none by default.

@@ -202,8 +202,12 @@ impl Tournament {
         let mut openings = HashMap::new();
         for id in &ids {
             let v = registry.get(id)?;
-            // Refuse bad options before any game starts.
-            v.new_game(&config.options.get(id).cloned().unwrap_or_default())?;
+            // Refuse bad options, and tables the plugin cannot read, before any game starts.
+            let options = config.options.get(id).cloned().unwrap_or_default();
+            v.new_game(&options)?;
+            if let Some(tb) = &config.adjudication()?.tablebases {
+                tb.check_with(v, &options)?;
+            }
             openings.insert(id.clone(), load_openings(v, &config)?);
         }
         for id in config.openings.keys().chain(config.options.keys()) {

@@ -422,7 +422,9 @@ impl Game for ChessGame {
     /// Chess960 `e1h1`), for hosts that drive UCI and xboard engines;
     /// `chess960` says whether the game is Chess960 (engines are told
     /// `UCI_Chess960`); `adjudicate` `{"tablebases": {...}}` gives the
-    /// Syzygy tables' verdict (see [`crate::syzygy`]).
+    /// Syzygy tables' verdict (see [`crate::syzygy`]); `check_tablebases`
+    /// with the same argument checks every table file before a game, and
+    /// answers `{"tables": N}` or names the bad file.
     fn call_json(&mut self, method: &str, args: &serde_json::Value) -> Result<serde_json::Value, Error> {
         match method {
             "uci_move" => {
@@ -433,13 +435,17 @@ impl Game for ChessGame {
                 Ok(serde_json::Value::String(san::to_uci_with(&self.board, mv, self.chess960)))
             }
             "chess960" => Ok(serde_json::Value::Bool(self.chess960)),
+            "check_tablebases" => match crate::syzygy::Request::of(args)? {
+                Some(request) => Ok(serde_json::json!({ "tables": crate::syzygy::check(&request.path)? })),
+                None => Err(Error::bad_options("check_tablebases: no tablebases given")),
+            },
             // Chess adjudicates only from tablebases the host names.
             "adjudicate" => match crate::syzygy::Request::of(args)? {
                 Some(request) => crate::syzygy::adjudicate(&self.board, self.halfmove_clock, &request),
                 None => Err(Error::unsupported("chess adjudicates only from Syzygy tablebases (--tb PATH)")),
             },
             _ => Err(Error::unsupported(format!(
-                "unknown call '{method}' (chess offers uci_move, chess960 and adjudicate)"
+                "unknown call '{method}' (chess offers uci_move, chess960, adjudicate and check_tablebases)"
             ))),
         }
     }

@@ -7,6 +7,12 @@
 //! hold, and right after a capture or pawn move (the fifty-move counter at
 //! zero, so that a win the fifty-move rule turns into a draw is told apart).
 //! A cursed win or blessed loss is a draw unless `ignore50` is set.
+//!
+//! Every table file is checked ([`layout`]) before the prober maps any:
+//! the prober trusts a file's offsets, and a damaged one would otherwise
+//! take the process down.
+
+pub mod layout;
 
 use std::sync::Mutex;
 
@@ -94,11 +100,22 @@ fn tables(path: &str) -> Result<TableBases<Attacks>, Error> {
         }
         None => {}
     }
+    check(path)?;
     let tables = TableBases::<Attacks>::new(path).map_err(|e| {
         Error::bad_options(format!("tablebases: no Syzygy WDL tables could be read from {path} ({e:?})"))
     })?;
     *opened = Some((path.to_string(), tables.clone()));
     Ok(tables)
+}
+
+/// Checks every table file in the folders of `path` (see [`layout`]);
+/// how many there are. A bad file is an error naming it.
+pub fn check(path: &str) -> Result<usize, Error> {
+    match layout::check_folders(path) {
+        Ok(0) => Err(Error::bad_options(format!("tablebases: {path} holds no Syzygy WDL tables (.rtbw files)"))),
+        Ok(n) => Ok(n),
+        Err(bad) => Err(Error::bad_options(format!("tablebases: {bad}"))),
+    }
 }
 
 /// The tables' verdict for the side to move, if the position can be probed.

@@ -107,3 +107,91 @@ fn the_adjudicate_call_follows_fastchess_s_rules() {
     let bad = ask("8/8/4k3/8/8/8/1Q6/K7 b - - 0 1", json!({"path": path, "results": "sometimes"})).unwrap_err();
     assert!(bad.to_string().contains("results must be both, win-loss or draw"), "{bad}");
 }
+
+/// A folder holding the shipped tables, with `KQvK.rtbw` replaced by `bytes`.
+fn folder_with_bad_table(name: &str, bytes: &[u8]) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("arbiter-syzygy-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for entry in std::fs::read_dir(tables()).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, dir.join(path.file_name().unwrap())).unwrap();
+    }
+    std::fs::write(dir.join("KQvK.rtbw"), bytes).unwrap();
+    dir
+}
+
+/// Deterministic noise (a linear congruential sequence).
+fn noise(n: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed;
+    (0..n)
+        .map(|_| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (x >> 56) as u8
+        })
+        .collect()
+}
+
+#[test]
+fn every_shipped_table_passes_the_layout_check() {
+    assert_eq!(chess_rules::syzygy::layout::check_folders(&tables()).unwrap(), 14);
+    let game = ChessGame::from_fen("8/8/4k3/8/8/8/1Q6/K7 b - - 0 1", true).unwrap();
+    let mut game = game;
+    let answer = game.call_json("check_tablebases", &json!({ "tablebases": { "path": tables() } })).unwrap();
+    assert_eq!(answer, json!({ "tables": 14 }));
+}
+
+#[test]
+fn a_damaged_table_is_refused_naming_the_file_before_the_prober_maps_it() {
+    let good = std::fs::read(format!("{}/KQvK.rtbw", tables())).unwrap();
+    let mut magic_then_garbage = good[..4].to_vec();
+    magic_then_garbage.extend(noise(64 * 20 + 12, 1));
+    let cut = good[..good.len() / 2 / 64 * 64 + 16].to_vec();
+    let mut header_garbled = good.clone();
+    header_garbled[5..12].copy_from_slice(&noise(7, 2));
+    let mut extended = good.clone();
+    extended.extend([0u8; 64]);
+    let cases: [(&str, Vec<u8>, &str); 6] = [
+        ("empty", Vec::new(), "empty file"),
+        ("five-bytes", noise(5, 3), "is not a Syzygy table's size"),
+        ("magic-then-garbage", magic_then_garbage, ""),
+        ("cut", cut, ""),
+        ("header", header_garbled, ""),
+        ("extended", extended, "its layout needs"),
+    ];
+    for (name, bytes, why) in cases {
+        let dir = folder_with_bad_table(name, &bytes);
+        let err = chess_rules::syzygy::check(dir.to_str().unwrap()).unwrap_err().to_string();
+        assert!(err.contains(&format!("{}/KQvK.rtbw: ", dir.display())), "{name}: {err}");
+        assert!(err.contains(why), "{name}: {err}");
+        assert!(!err.contains('\n'), "{name}: one line: {err}");
+        // Probing refuses too, with the same line, and maps nothing.
+        let request =
+            Request { path: dir.to_string_lossy().into_owned(), pieces: None, ignore50: false, results: "both".into() };
+        let game = ChessGame::from_fen("8/8/4k3/8/8/8/1Q6/K7 b - - 0 1", true).unwrap();
+        let probed = probe(game.board(), 0, &request).unwrap_err().to_string();
+        assert!(probed.contains("KQvK.rtbw"), "{name}: {probed}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn no_single_damaged_byte_makes_the_check_panic() {
+    // Every byte of the small tables' headers and a spread of the rest,
+    // each set to a few values: the check answers, whatever it answers.
+    for table in ["KQvK", "KPvK", "KRvKR", "KBNvK"] {
+        let good = std::fs::read(format!("{}/{table}.rtbw", tables())).unwrap();
+        let dir = std::env::temp_dir().join(format!("arbiter-syzygy-bytes-{table}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let offsets: Vec<usize> = (0..good.len().min(400)).chain((400..good.len()).step_by(97)).collect();
+        for at in offsets {
+            for value in [0u8, 0xff, good[at] ^ 0x10] {
+                let mut bytes = good.clone();
+                bytes[at] = value;
+                std::fs::write(dir.join(format!("{table}.rtbw")), &bytes).unwrap();
+                let _ = chess_rules::syzygy::layout::check_folders(dir.to_str().unwrap());
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
