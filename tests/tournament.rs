@@ -559,3 +559,48 @@ fn affinity_pins_each_concurrent_game_and_its_engines_to_a_cpu_of_its_own() {
         }
     }
 }
+
+#[test]
+fn a_queue_worker_s_records_name_the_entrants_as_one_process_does() {
+    // Two entrants of one kind: only their names tell them apart.
+    let field = [
+        "tournament",
+        "--player",
+        "a=mcts:iterations=20",
+        "--player",
+        "b=random:seed=3",
+        "--player",
+        "c=mcts:iterations=5",
+        "--variant",
+        "checkers",
+        "--max-plies",
+        "60",
+        "--seed",
+        "4",
+    ];
+    let dir = temp_dir("queue-names");
+    let one = dir.join("one.db");
+    let queued = dir.join("queued.db");
+    let mut args = field.to_vec();
+    args.extend(["--db", one.to_str().unwrap()]);
+    let run = arbiter(&args);
+    assert!(run.ok, "{}", run.stderr);
+    let mut args = field.to_vec();
+    args.extend(["--db", queued.to_str().unwrap(), "--local-workers", "0"]);
+    let run = arbiter(&args);
+    assert!(run.ok, "{}", run.stderr);
+    let worker = Command::new(arbiter_bin())
+        .args(["worker", "--db", queued.to_str().unwrap(), "--tournament", "1", "--idle-exit", "2"])
+        .output()
+        .unwrap();
+    assert!(worker.status.success(), "{}", String::from_utf8_lossy(&worker.stderr));
+    let played = stored_games(&queued);
+    assert_eq!(played.len(), 6);
+    assert_eq!(played, stored_games(&one), "the same games, names included");
+    assert!(played.iter().any(|g| g.2.starts_with("a v c") || g.2.starts_with("c v a")), "{played:?}");
+    let pgn = arbiter(&["results", "--db", queued.to_str().unwrap(), "--pgn", dir.join("t.pgn").to_str().unwrap()]);
+    assert!(pgn.ok, "{}", pgn.stderr);
+    let text = std::fs::read_to_string(dir.join("t.pgn")).unwrap();
+    assert!(!text.contains("\"mcts"), "records name entrants, not kinds:\n{text}");
+    assert_eq!(text.matches("[White \"a\"]").count() + text.matches("[Black \"a\"]").count(), 4, "{text}");
+}

@@ -51,6 +51,37 @@ pub fn arbiter(args: &[&str]) -> Run {
     cmd.output().expect("run arbiter").into()
 }
 
+/// Runs `arbiter` as [`arbiter`] does; also returns its peak resident
+/// memory in KiB, as the kernel counted it (`wait4`'s `ru_maxrss`).
+#[allow(clippy::zombie_processes)] // reaped by wait4, which also gives its peak
+pub fn arbiter_peak_rss(args: &[&str]) -> (Run, u64) {
+    use std::io::Read;
+    let mut child = Command::new(arbiter_bin())
+        .env_remove("ARBITER_PLUGIN_PATH")
+        .env_remove("RUST_LOG")
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run arbiter");
+    let mut err = child.stderr.take().unwrap();
+    let errors = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = err.read_to_string(&mut text);
+        text
+    });
+    let mut stdout = String::new();
+    let _ = child.stdout.take().unwrap().read_to_string(&mut stdout);
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value, and wait4 only writes it.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: the pid is our own unreaped child; the pointers are valid for the call.
+    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as libc::pid_t, "wait4 failed");
+    let ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
+    (Run { ok, stdout, stderr: errors.join().unwrap() }, usage.ru_maxrss as u64)
+}
+
 static CARGO: Mutex<()> = Mutex::new(());
 
 /// Builds the fixture plugin into `target/fixtures` (cargo skips the work
@@ -137,7 +168,8 @@ pub fn postgres_database(name: &str) -> Option<String> {
 }
 
 /// Each stored tournament game of the store at `db` (a file or a URL), by
-/// index: seats, result and move ids (timings differ run to run).
+/// index: seats, the players' names with the result (`a v b: 1-0`), and
+/// move ids (timings differ run to run).
 pub fn stored_games(db: &Path) -> Vec<(u32, Vec<usize>, String, Vec<u64>)> {
     let mut rows: Vec<_> = arbiter::record::store::Store::open(db)
         .unwrap()
@@ -147,7 +179,7 @@ pub fn stored_games(db: &Path) -> Vec<(u32, Vec<usize>, String, Vec<u64>)> {
         .map(|g| {
             let slot = g.slot.unwrap();
             let moves = g.record.plies.iter().map(|p| p.mv).collect();
-            (slot.index, slot.seats, g.summary.result, moves)
+            (slot.index, slot.seats, format!("{}: {}", g.record.players.join(" v "), g.summary.result), moves)
         })
         .collect();
     rows.sort_by_key(|r| r.0);

@@ -357,7 +357,10 @@ fn play_job(
             engines.insert(key, p);
         }
     }
-    Ok(result?)
+    // The record names the entrants as the event does, not their kinds.
+    let mut record = result?;
+    record.players = job.seats.iter().map(|s| s.name.clone()).collect();
+    Ok(record)
 }
 
 #[cfg(test)]
