@@ -641,6 +641,12 @@ fn requests_for_other_host_names_are_refused_against_dns_rebinding() {
     let local = format!("127.0.0.1:{port}");
     assert_eq!(raw_request(&server, "POST", "/api/play", &local, Some(&format!("http://{evil}")), &play), 403);
     assert_eq!(raw_request(&server, "POST", "/api/play", &local, Some("null"), &play), 403);
+    // Only the server's own origin passes: not an IP literal, not another port.
+    assert_eq!(raw_request(&server, "POST", "/api/play", &local, Some("http://203.0.113.5"), &play), 403);
+    let other_port = format!("http://localhost:{}", port.parse::<u32>().unwrap() + 1);
+    assert_eq!(raw_request(&server, "POST", "/api/play", &format!("localhost:{port}"), Some(&other_port), &play), 403);
+    let own = json!({"variant": "chess", "opponent": "random", "seat": "0"}).to_string();
+    assert_eq!(raw_request(&server, "POST", "/api/play", &local, Some(&format!("http://{local}")), &own), 200);
     std::thread::sleep(Duration::from_millis(300));
     assert!(!marker.exists(), "a refused request ran an engine");
 }

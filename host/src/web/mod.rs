@@ -171,18 +171,76 @@ async fn trusted_requests(
         return ApiError::forbidden(why).into_response();
     }
     if request.method() != Method::GET {
-        let origin = headers.get(header::ORIGIN).and_then(|h| h.to_str().ok());
-        let trusted = origin.is_none_or(|o| o.split_once("://").is_some_and(|(_, rest)| trusted_host(rest, allowed)));
-        if !trusted {
-            return ApiError::forbidden("cross-origin request refused").into_response();
+        let origin = headers.get(header::ORIGIN).map(|h| h.to_str().unwrap_or("?"));
+        // Behind a TLS proxy the page's scheme is the proxy's.
+        let scheme = headers.get("x-forwarded-proto").and_then(|h| h.to_str().ok()).unwrap_or("http");
+        if origin.is_some_and(|o| !same_origin(o, scheme, host)) {
+            return ApiError::forbidden("cross-origin request refused: only this server's own pages may change state")
+                .into_response();
         }
     }
     next.run(request).await
 }
 
+/// Whether a request's `Origin` is this server's own origin: the scheme it
+/// was reached by and the host and port of its `Host` header, the default
+/// port written or not. Any other origin (another port of the same host,
+/// another address, `null`) is a page that is not ours.
+fn same_origin(origin: &str, scheme: &str, host: &str) -> bool {
+    let Some((their_scheme, authority)) = origin.split_once("://") else { return false };
+    let default_port = match scheme {
+        "http" => "80",
+        "https" => "443",
+        _ => return false,
+    };
+    // `name:port` with the default port made explicit; IPv6 in brackets.
+    let normal = |a: &str| -> Option<String> {
+        let a = a.to_ascii_lowercase();
+        let (name, port) = match a.rfind(':') {
+            Some(i) if !a[i..].contains(']') => (a[..i].to_string(), a[i + 1..].to_string()),
+            _ => (a.clone(), default_port.to_string()),
+        };
+        let valid = !name.is_empty() && !port.is_empty() && port.chars().all(|c| c.is_ascii_digit());
+        valid.then(|| format!("{}:{}", name.trim_end_matches('.'), port.trim_start_matches('0')))
+    };
+    their_scheme.eq_ignore_ascii_case(scheme)
+        && !authority.contains(['/', '@', '?', '#'])
+        && normal(authority).is_some_and(|theirs| normal(host) == Some(theirs))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::trusted_host;
+    use super::{same_origin, trusted_host};
+
+    #[test]
+    fn only_the_server_s_own_origin_may_change_state() {
+        let host = "127.0.0.1:8080";
+        assert!(same_origin("http://127.0.0.1:8080", "http", host));
+        // Another scheme, address, or port of the same address is another origin.
+        assert!(!same_origin("https://127.0.0.1:8080", "http", host));
+        assert!(!same_origin("http://203.0.113.5", "http", host));
+        assert!(!same_origin("http://203.0.113.5:8080", "http", host));
+        assert!(!same_origin("http://127.0.0.1:9090", "http", host));
+        assert!(!same_origin("http://127.0.0.1", "http", host));
+        // localhost names only itself, at its own port.
+        assert!(same_origin("http://localhost:8080", "http", "localhost:8080"));
+        assert!(same_origin("http://LOCALHOST:8080", "http", "localhost:8080"));
+        assert!(!same_origin("http://localhost:3000", "http", "localhost:8080"));
+        assert!(!same_origin("http://127.0.0.1:8080", "http", "localhost:8080"));
+        // The default port, written or not.
+        assert!(same_origin("http://arbiter.lan", "http", "arbiter.lan:80"));
+        assert!(same_origin("http://arbiter.lan:80", "http", "arbiter.lan"));
+        assert!(same_origin("https://arbiter.lan", "https", "arbiter.lan"));
+        assert!(!same_origin("http://arbiter.lan", "https", "arbiter.lan"));
+        // IPv6 literals keep their brackets.
+        assert!(same_origin("http://[::1]:8080", "http", "[::1]:8080"));
+        assert!(!same_origin("http://[::1]:9", "http", "[::1]:8080"));
+        // Opaque or malformed origins are never ours.
+        for o in ["null", "", "127.0.0.1:8080", "http://", "http://127.0.0.1:8080/", "http://u@127.0.0.1:8080", "?"] {
+            assert!(!same_origin(o, "http", host), "{o}");
+        }
+        assert!(!same_origin("http://127.0.0.1:8080", "gopher", host));
+    }
 
     #[test]
     fn only_addresses_localhost_and_allowed_names_are_trusted() {
