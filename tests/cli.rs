@@ -91,3 +91,64 @@ fn malformed_positions_and_options_get_one_line_errors() {
     );
     assert_eq!(run.stderr.trim().lines().count(), 1);
 }
+
+#[test]
+fn replaying_a_file_with_no_game_is_an_error() {
+    let dir = arbiter_e2e::temp_dir("replay-empty");
+    for (name, text) in [("empty.pgn", ""), ("blank.pgn", "\n\n  \n"), ("comment.pgn", "{ nothing here }\n")] {
+        let file = dir.join(name);
+        std::fs::write(&file, text).unwrap();
+        let run = arbiter(&["replay", file.to_str().unwrap()]);
+        assert!(!run.ok, "{name}: {}", run.stdout);
+        assert!(run.stderr.contains("holds no PGN game"), "{name}: {}", run.stderr);
+    }
+}
+
+#[test]
+fn an_opening_book_is_read_as_a_stream_in_bounded_memory() {
+    // 60 MB of PGN: 120,000 games of 120 plies each. Read whole, its moves
+    // alone would take hundreds of MB; streamed, one game at a time.
+    let dir = arbiter_e2e::temp_dir("big-book");
+    let book = dir.join("book.pgn");
+    let moves = "1. Nf3 Nf6 2. Ng1 Ng8 ".repeat(30);
+    let game = format!("[Event \"x\"]\n[Result \"*\"]\n\n{moves}*\n\n");
+    // Written game by game: the kernel counts this process's own peak into
+    // the child's (it is spawned from this address space).
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&book).unwrap());
+    for _ in 0..120_000 {
+        std::io::Write::write_all(&mut out, game.as_bytes()).unwrap();
+    }
+    drop(out);
+    assert!(std::fs::metadata(&book).unwrap().len() > 60_000_000);
+    let args = [
+        "match",
+        "chess",
+        "--p1",
+        "random",
+        "--p2",
+        "random",
+        "--games",
+        "2",
+        "--max-plies",
+        "4",
+        "--openings",
+        book.to_str().unwrap(),
+        "--opening-plies",
+        "2",
+        "--no-db",
+    ];
+    let (run, peak_kib) = arbiter_e2e::arbiter_peak_rss(&args);
+    assert!(run.ok, "{}", run.stderr);
+    assert!(peak_kib < 100 * 1024, "peak memory {} MiB for a 60 MB book", peak_kib / 1024);
+    // A line too long to be a PGN line is one error, not an allocation failure.
+    let long = dir.join("long.pgn");
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&long).unwrap());
+    for _ in 0..17 << 10 {
+        std::io::Write::write_all(&mut out, &[b'x'; 1024]).unwrap();
+    }
+    drop(out);
+    let args = ["match", "chess", "--p1", "random", "--p2", "random", "--openings", long.to_str().unwrap(), "--no-db"];
+    let run = arbiter(&args);
+    assert!(!run.ok && run.stderr.contains("line 1: longer than 16 MiB"), "{}", run.stderr);
+    assert_eq!(run.stderr.trim().lines().count(), 1, "{}", run.stderr);
+}

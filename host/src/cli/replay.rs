@@ -7,7 +7,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 
 use crate::plugin::Registry;
-use crate::record::replay::{replay_pgn, ReplayError};
+use crate::record::replay::replay_pgn;
 
 /// Arguments of `arbiter replay`.
 #[derive(Args, Debug)]
@@ -17,15 +17,12 @@ pub struct ReplayArgs {
 }
 
 pub(super) fn run(registry: &Registry, args: &ReplayArgs) -> Result<()> {
-    let text = std::fs::read_to_string(&args.file).with_context(|| format!("cannot read {}", args.file.display()))?;
-    match replay_pgn(registry, &text) {
+    let file = std::fs::File::open(&args.file).with_context(|| format!("cannot read {}", args.file.display()))?;
+    match replay_pgn(registry, std::io::BufReader::new(file)) {
         Ok(n) => {
             println!("{n} game(s) replayed: every move is legal");
             Ok(())
         }
-        Err(ReplayError { game, ply, message }) => match ply {
-            Some(ply) => bail!("{}: game {game}, ply {ply}: {message}", args.file.display()),
-            None => bail!("{}: game {game}: {message}", args.file.display()),
-        },
+        Err(e) => bail!("{}: {e}", args.file.display()),
     }
 }

@@ -253,35 +253,113 @@ impl PgnGame {
 
 /// Reads every game of a PGN text.
 pub fn read_games(text: &str) -> Vec<PgnGame> {
-    let mut games = Vec::new();
-    let mut game = PgnGame::default();
-    let mut in_moves = false;
-    let mut depth_comment = false;
-    let mut depth_variation = 0u32;
-    for raw in text.lines() {
+    let mut parser = Parser::default();
+    let mut games: Vec<PgnGame> = text.lines().filter_map(|line| parser.line(line)).collect();
+    games.extend(parser.finish());
+    games
+}
+
+/// The longest line a PGN stream may have (movetext on one line included).
+pub const MOST_LINE_BYTES: usize = 16 << 20;
+
+/// A PGN stream that cannot be read: the line and why.
+#[derive(Debug, thiserror::Error)]
+#[error("line {line}: {reason}")]
+pub struct PgnReadError {
+    /// The 1-based line.
+    pub line: usize,
+    /// What went wrong.
+    pub reason: String,
+}
+
+/// The games of a PGN stream, one at a time: a book or a record file of
+/// any size is read in the memory of its largest game. Bytes that are not
+/// UTF-8 are read as U+FFFD.
+pub struct GameReader<R> {
+    input: R,
+    parser: Parser,
+    buffer: Vec<u8>,
+    line: usize,
+    done: bool,
+}
+
+impl<R: std::io::BufRead> GameReader<R> {
+    /// A reader of the games of `input`.
+    pub fn new(input: R) -> Self {
+        GameReader { input, parser: Parser::default(), buffer: Vec::new(), line: 0, done: false }
+    }
+}
+
+impl<R: std::io::BufRead> Iterator for GameReader<R> {
+    type Item = Result<PgnGame, PgnReadError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        use std::io::{BufRead as _, Read as _};
+        while !self.done {
+            self.buffer.clear();
+            self.line += 1;
+            let read = (&mut self.input).take(MOST_LINE_BYTES as u64 + 1).read_until(b'\n', &mut self.buffer);
+            match read {
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(PgnReadError { line: self.line, reason: e.to_string() }));
+                }
+                Ok(0) => {
+                    self.done = true;
+                    return self.parser.finish().map(Ok);
+                }
+                Ok(n) if n > MOST_LINE_BYTES => {
+                    self.done = true;
+                    let reason = format!("longer than {} MiB", MOST_LINE_BYTES >> 20);
+                    return Some(Err(PgnReadError { line: self.line, reason }));
+                }
+                Ok(_) => {
+                    let text = String::from_utf8_lossy(&self.buffer);
+                    if let Some(game) = self.parser.line(text.trim_end_matches(['\n', '\r'])) {
+                        return Some(Ok(game));
+                    }
+                }
+            }
+        }
+        None
+    }
+}
+
+/// The PGN reader's state between lines.
+#[derive(Default)]
+struct Parser {
+    game: PgnGame,
+    in_moves: bool,
+    in_comment: bool,
+    variation_depth: u32,
+}
+
+impl Parser {
+    /// Reads one line; a game when this line's tag ends the one before.
+    fn line(&mut self, raw: &str) -> Option<PgnGame> {
         let line = raw.trim();
-        if !depth_comment && depth_variation == 0 && line.starts_with('[') && line.ends_with(']') {
-            if in_moves {
-                games.push(std::mem::take(&mut game));
-                in_moves = false;
+        let mut finished = None;
+        if !self.in_comment && self.variation_depth == 0 && line.starts_with('[') && line.ends_with(']') {
+            if self.in_moves {
+                finished = self.finish();
             }
             if let Some((name, value)) = line[1..line.len() - 1].split_once(' ') {
                 let value = value.trim().trim_matches('"').replace("\\\"", "\"").replace("\\\\", "\\");
-                game.tags.push((name.to_string(), value));
+                self.game.tags.push((name.to_string(), value));
             }
-            continue;
+            return finished;
         }
         if line.is_empty() {
-            continue;
+            return None;
         }
-        in_moves = true;
+        self.in_moves = true;
         let mut token = String::new();
         // A '(' right after a move's characters belongs to the move (tavreli's
         // `d4-d5(2)`); one after a space opens a variation.
         let mut in_token_paren = false;
         for c in line.chars().chain(std::iter::once(' ')) {
-            if depth_comment {
-                depth_comment = c != '}';
+            if self.in_comment {
+                self.in_comment = c != '}';
                 continue;
             }
             if in_token_paren {
@@ -290,7 +368,7 @@ pub fn read_games(text: &str) -> Vec<PgnGame> {
                 continue;
             }
             match c {
-                '(' if !token.is_empty() && depth_variation == 0 => {
+                '(' if !token.is_empty() && self.variation_depth == 0 => {
                     token.push(c);
                     in_token_paren = true;
                     continue;
@@ -298,25 +376,29 @@ pub fn read_games(text: &str) -> Vec<PgnGame> {
                 // A move before a comment, a variation or its end is whole:
                 // kept when it is in the main line.
                 c if c.is_whitespace() || matches!(c, '{' | '(' | ')') => {
-                    if depth_variation == 0 {
-                        push_token(&mut game, &token);
+                    if self.variation_depth == 0 {
+                        push_token(&mut self.game, &token);
                     }
                     token.clear();
                     match c {
-                        '{' => depth_comment = true,
-                        '(' => depth_variation += 1,
-                        ')' => depth_variation = depth_variation.saturating_sub(1),
+                        '{' => self.in_comment = true,
+                        '(' => self.variation_depth += 1,
+                        ')' => self.variation_depth = self.variation_depth.saturating_sub(1),
                         _ => {}
                     }
                 }
                 c => token.push(c),
             }
         }
+        None
     }
-    if in_moves || !game.tags.is_empty() {
-        games.push(game);
+
+    /// The game read so far, if it has a tag or a move (comments alone are none).
+    fn finish(&mut self) -> Option<PgnGame> {
+        let game = std::mem::take(&mut self.game);
+        self.in_moves = false;
+        (!game.tags.is_empty() || !game.moves.is_empty()).then_some(game)
     }
-    games
 }
 
 fn push_token(game: &mut PgnGame, token: &str) {

@@ -3,18 +3,28 @@
 
 use serde_json::{Map, Value};
 
-use super::pgn::read_games;
+use super::pgn::GameReader;
 use crate::plugin::Registry;
 
 /// The first problem met while replaying.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReplayError {
-    /// 1-based game number in the file.
-    pub game: usize,
+    /// 1-based game number in the file; `None` for the file as a whole.
+    pub game: Option<usize>,
     /// 1-based ply, if the problem is a move.
     pub ply: Option<usize>,
     /// What is wrong.
     pub message: String,
+}
+
+impl std::fmt::Display for ReplayError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.game, self.ply) {
+            (Some(game), Some(ply)) => write!(f, "game {game}, ply {ply}: {}", self.message),
+            (Some(game), None) => write!(f, "game {game}: {}", self.message),
+            (None, _) => f.write_str(&self.message),
+        }
+    }
 }
 
 /// The registry's variant for a PGN `Variant` tag (PGN's "Standard" is chess).
@@ -26,12 +36,16 @@ pub(crate) fn variant_id(tag: Option<&str>) -> String {
     }
 }
 
-/// Replays every game of `text`; returns how many games were replayed.
-pub fn replay_pgn(registry: &Registry, text: &str) -> Result<usize, ReplayError> {
-    let games = read_games(text);
-    for (i, g) in games.iter().enumerate() {
+/// Replays every game of a PGN stream, read one game at a time; returns
+/// how many games were replayed. A stream with no game is an error: a
+/// check of nothing is no check.
+pub fn replay_pgn(registry: &Registry, input: impl std::io::BufRead) -> Result<usize, ReplayError> {
+    let mut count = 0;
+    for (i, g) in GameReader::new(input).enumerate() {
         let game_no = i + 1;
-        let fail = |ply: Option<usize>, message: String| ReplayError { game: game_no, ply, message };
+        let g = g.map_err(|e| ReplayError { game: None, ply: None, message: e.to_string() })?;
+        count = game_no;
+        let fail = |ply: Option<usize>, message: String| ReplayError { game: Some(game_no), ply, message };
         // An `--as` export shows one player's view: what it hid cannot be replayed.
         if let Some(viewer) = g.tag("Viewer") {
             return Err(fail(
@@ -60,5 +74,8 @@ pub fn replay_pgn(registry: &Registry, text: &str) -> Result<usize, ReplayError>
             game.apply(mv).map_err(|e| fail(Some(ply + 1), format!("move '{text}': {e}")))?;
         }
     }
-    Ok(games.len())
+    if count == 0 {
+        return Err(ReplayError { game: None, ply: None, message: "holds no PGN game".into() });
+    }
+    Ok(count)
 }

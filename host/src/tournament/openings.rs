@@ -6,12 +6,17 @@
 //! `plies` of them, or all) are played through the plugin from its start
 //! (its `FEN` tag, or the variant's start), and the position reached is the
 //! opening. A `.bin` file is a Polyglot book for chess ([`super::polyglot`]).
+//! Text files are read as streams, so memory follows the positions kept,
+//! not the file's size.
 
+use std::io::{BufRead, Read as _};
 use std::path::Path;
 
 use arbiter_api::host::VariantHandle;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
+
+use crate::record::pgn::{GameReader, MOST_LINE_BYTES};
 
 /// An opening file that cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -85,18 +90,17 @@ pub fn load(
     let id = variant.info().id.clone();
     let name = file.display().to_string();
     let has_extension = |ext: &str| file.extension().is_some_and(|e| e.eq_ignore_ascii_case(ext));
+    let unreadable = |reason: String| OpeningsError::Unreadable { variant: id.clone(), file: name.clone(), reason };
     let mut positions = if has_extension("bin") {
         super::polyglot::book_lines(variant, file, options, plies)?
     } else {
-        let text = std::fs::read_to_string(file).map_err(|e| OpeningsError::Unreadable {
-            variant: id.clone(),
-            file: name.clone(),
-            reason: e.to_string(),
-        })?;
+        // Read as a stream: a book of any size costs the positions it gives.
+        let input = std::fs::File::open(file).map_err(|e| unreadable(e.to_string()))?;
+        let input = std::io::BufReader::new(input);
         if has_extension("pgn") || has_extension("pdn") {
-            book_positions(variant, &name, &text, options, plies)?
+            book_positions(variant, &name, input, options, plies, &unreadable)?
         } else {
-            line_positions(variant, &name, &text, options)?
+            line_positions(variant, &name, input, options, &unreadable)?
         }
     };
     if positions.is_empty() {
@@ -119,20 +123,32 @@ pub fn load(
 fn line_positions(
     variant: &VariantHandle,
     file: &str,
-    text: &str,
+    mut input: impl BufRead,
     options: &serde_json::Map<String, serde_json::Value>,
+    unreadable: &dyn Fn(String) -> OpeningsError,
 ) -> Result<Vec<String>, OpeningsError> {
     let fen = variant.info().position_notation == "FEN";
     let mut positions = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let line = line.trim();
+    let mut buffer = Vec::new();
+    for n in 1.. {
+        buffer.clear();
+        let read = (&mut input).take(MOST_LINE_BYTES as u64 + 1).read_until(b'\n', &mut buffer);
+        match read.map_err(|e| unreadable(format!("line {n}: {e}")))? {
+            0 => break,
+            long if long > MOST_LINE_BYTES => {
+                return Err(unreadable(format!("line {n}: longer than {} MiB", MOST_LINE_BYTES >> 20)))
+            }
+            _ => {}
+        }
+        let text = String::from_utf8_lossy(&buffer);
+        let line = text.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
         let position = if fen { strip_epd(line) } else { line.to_string() };
         variant.from_position(&position, options).map_err(|e| OpeningsError::BadLine {
             file: file.to_string(),
-            line: n + 1,
+            line: n,
             reason: e.to_string(),
         })?;
         positions.push(position);
@@ -144,13 +160,15 @@ fn line_positions(
 fn book_positions(
     variant: &VariantHandle,
     file: &str,
-    text: &str,
+    input: impl BufRead,
     options: &serde_json::Map<String, serde_json::Value>,
     plies: Option<u32>,
+    unreadable: &dyn Fn(String) -> OpeningsError,
 ) -> Result<Vec<String>, OpeningsError> {
     let id = &variant.info().id;
     let mut positions = Vec::new();
-    for (i, g) in crate::record::pgn::read_games(text).iter().enumerate() {
+    for (i, g) in GameReader::new(input).enumerate() {
+        let g = g.map_err(|e| unreadable(e.to_string()))?;
         let fail = |reason: String| OpeningsError::BadGame { file: file.to_string(), game: i + 1, reason };
         let tagged = crate::record::replay::variant_id(g.tag("Variant"));
         if g.tag("Variant").is_some() && &tagged != id {
