@@ -60,13 +60,19 @@ pub(super) fn run(args: &ResultsArgs) -> Result<()> {
     }
     let mut files = args.records.open(false)?;
     if !files.is_empty() {
-        let rows = store.games(Some(t.id))?;
+        let (rows, skipped) = store.readable_games(Some(t.id))?;
         for g in &rows {
             if let Some(e) = files.append(&g.record, &g.event()).into_iter().next() {
                 anyhow::bail!("{e}");
             }
         }
         println!("{} games written to the {}", rows.len(), files.describe().join(", "));
+        for why in &skipped {
+            eprintln!("skipped: {why}");
+        }
+        if !skipped.is_empty() {
+            anyhow::bail!("{} stored games could not be read and were not written (named above)", skipped.len());
+        }
     }
     Ok(())
 }

@@ -18,20 +18,21 @@ use serde_json::Value;
 use super::{pgn, EventInfo, TournamentSlot};
 use crate::referee::{GameRecord, Termination};
 
-/// A store failure, naming the store.
+/// A store failure, naming the store. Its text is the whole story, once:
+/// it has no `source` for error reporters to print a second time.
 #[derive(Debug, thiserror::Error)]
-#[error("store {path}: {source}")]
+#[error("store {path}: {failure}")]
 pub struct StoreError {
     path: String,
-    source: StoreFailure,
+    failure: StoreFailure,
 }
 
-/// What went wrong in a store.
+/// What went wrong in a store (its text says all: no source chain).
 #[derive(Debug, thiserror::Error)]
 pub enum StoreFailure {
     /// SQLite said no.
-    #[error(transparent)]
-    Sqlite(#[from] rusqlite::Error),
+    #[error("{0}")]
+    Sqlite(rusqlite::Error),
     /// PostgreSQL said no, or could not be reached.
     #[error("{0}")]
     Postgres(String),
@@ -41,6 +42,12 @@ pub enum StoreFailure {
     /// A stored game could not be read back.
     #[error("{0}")]
     Damaged(String),
+}
+
+impl From<rusqlite::Error> for StoreFailure {
+    fn from(e: rusqlite::Error) -> StoreFailure {
+        StoreFailure::Sqlite(e)
+    }
 }
 
 /// The columns of a [`GameSummary`], first in every query that reads one.
@@ -278,7 +285,12 @@ trait Backend: Send + Sync {
     fn queue_open(&self, tournament: i64) -> Result<bool, StoreFailure>;
     fn worker_rates(&self, tournament: i64) -> Result<Vec<WorkerRate>, StoreFailure>;
     fn queued_indices(&self, tournament: i64) -> Result<Vec<u32>, StoreFailure>;
-    fn games(&self, tournament: Option<i64>, id: Option<i64>) -> Result<Vec<StoredGame>, StoreFailure>;
+    /// The games asked for, each read on its own (one damaged row is its own error).
+    fn games(
+        &self,
+        tournament: Option<i64>,
+        id: Option<i64>,
+    ) -> Result<Vec<Result<StoredGame, StoreFailure>>, StoreFailure>;
     fn tournament_results(&self, tournament: i64) -> Result<Vec<SlotResult>, StoreFailure>;
     fn tallies(&self, tournament: i64) -> Result<Tallies, StoreFailure>;
     fn game_list(&self, filter: &GameFilter, limit: u32, offset: u32) -> Result<(Vec<GameSummary>, u64), StoreFailure>;
@@ -611,7 +623,7 @@ impl Store {
         };
         match opened {
             Ok(backend) => Ok(Store { backend, location: shown }),
-            Err(source) => Err(StoreError { path: shown, source }),
+            Err(failure) => Err(StoreError { path: shown, failure }),
         }
     }
 
@@ -660,8 +672,8 @@ impl Store {
         Ok((tournaments.len(), games.len()))
     }
 
-    fn err(&self, source: StoreFailure) -> StoreError {
-        StoreError { path: self.location.clone(), source }
+    fn err(&self, failure: StoreFailure) -> StoreError {
+        StoreError { path: self.location.clone(), failure }
     }
 
     /// Commits one finished game in its own transaction; returns its id.
@@ -773,14 +785,33 @@ impl Store {
         self.backend.queue_open(tournament).map_err(|e| self.err(e))
     }
 
-    /// All games, or those of one tournament, oldest first.
+    /// All games, or those of one tournament, oldest first; a row that
+    /// cannot be read is an error.
     pub fn games(&self, tournament: Option<i64>) -> Result<Vec<StoredGame>, StoreError> {
-        self.backend.games(tournament, None).map_err(|e| self.err(e))
+        let rows = self.backend.games(tournament, None).map_err(|e| self.err(e))?;
+        rows.into_iter().map(|row| row.map_err(|e| self.err(e))).collect()
+    }
+
+    /// Every readable game, or those of one tournament, oldest first, with
+    /// a line naming each row that could not be read (exports write what
+    /// they can and say what they skipped).
+    pub fn readable_games(&self, tournament: Option<i64>) -> Result<(Vec<StoredGame>, Vec<String>), StoreError> {
+        let rows = self.backend.games(tournament, None).map_err(|e| self.err(e))?;
+        let mut games = Vec::with_capacity(rows.len());
+        let mut skipped = Vec::new();
+        for row in rows {
+            match row {
+                Ok(g) => games.push(g),
+                Err(e) => skipped.push(e.to_string()),
+            }
+        }
+        Ok((games, skipped))
     }
 
     /// One game by id.
     pub fn game(&self, id: i64) -> Result<Option<StoredGame>, StoreError> {
-        Ok(self.backend.games(None, Some(id)).map_err(|e| self.err(e))?.pop())
+        let row = self.backend.games(None, Some(id)).map_err(|e| self.err(e))?.pop();
+        row.transpose().map_err(|e| self.err(e))
     }
 
     /// A tournament's games and pairs counted (what its standings need),

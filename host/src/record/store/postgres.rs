@@ -897,7 +897,11 @@ impl Backend for Postgres {
         Ok(rows.first().is_some_and(|r| r.get(0)))
     }
 
-    fn games(&self, tournament: Option<i64>, id: Option<i64>) -> Result<Vec<StoredGame>, StoreFailure> {
+    fn games(
+        &self,
+        tournament: Option<i64>,
+        id: Option<i64>,
+    ) -> Result<Vec<Result<StoredGame, StoreFailure>>, StoreFailure> {
         let rows = self.with(|client| {
             client.query(
                 &format!(
@@ -908,7 +912,8 @@ impl Backend for Postgres {
                 &[&tournament, &id],
             )
         })?;
-        rows.iter()
+        Ok(rows
+            .iter()
             .map(|r| {
                 GameRow {
                     summary: summary_row(r),
@@ -920,7 +925,7 @@ impl Backend for Postgres {
                 }
                 .into_stored()
             })
-            .collect()
+            .collect())
     }
 
     fn tournament_results(&self, tournament: i64) -> Result<Vec<SlotResult>, StoreFailure> {

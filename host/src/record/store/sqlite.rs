@@ -598,7 +598,11 @@ impl Backend for Sqlite {
         )?)
     }
 
-    fn games(&self, tournament: Option<i64>, id: Option<i64>) -> Result<Vec<StoredGame>, StoreFailure> {
+    fn games(
+        &self,
+        tournament: Option<i64>,
+        id: Option<i64>,
+    ) -> Result<Vec<Result<StoredGame, StoreFailure>>, StoreFailure> {
         let conn = self.conn.lock_or_recover();
         let mut stmt = conn.prepare(&format!(
             "SELECT {SUMMARY_COLUMNS}, record, game_index, pair_id, seats, worker FROM games
@@ -614,7 +618,7 @@ impl Backend for Sqlite {
                 worker: r.get(16)?,
             })
         })?;
-        rows.map(|row| row?.into_stored()).collect()
+        Ok(rows.map(|row| row.map_err(StoreFailure::from).and_then(GameRow::into_stored)).collect())
     }
 
     fn tournament_results(&self, tournament: i64) -> Result<Vec<SlotResult>, StoreFailure> {
@@ -961,5 +965,28 @@ mod tests {
         Connection::open(&path).unwrap().execute("UPDATE games SET record = '{'", []).unwrap();
         let e = store.games(None).unwrap_err().to_string();
         assert!(e.starts_with(&format!("store {}", path.display())), "{e}");
+    }
+
+    #[test]
+    fn an_export_reads_every_readable_game_and_names_each_damaged_row() {
+        let path = temp_store("damaged-one");
+        let store = Store::open(&path).unwrap();
+        for _ in 0..3 {
+            store.add_game(&record(&[0, 1]), &EventInfo::default()).unwrap();
+        }
+        Connection::open(&path).unwrap().execute("UPDATE games SET record = '{' WHERE id = 2", []).unwrap();
+        let (games, skipped) = store.readable_games(None).unwrap();
+        assert_eq!(games.iter().map(|g| g.summary.id).collect::<Vec<_>>(), vec![1, 3]);
+        assert_eq!(skipped.len(), 1);
+        assert!(skipped[0].starts_with("game 2: its stored record is unreadable"), "{skipped:?}");
+    }
+
+    #[test]
+    fn a_store_error_says_its_cause_once() {
+        let dir = std::env::temp_dir().join(format!("arbiter-no-such-{}", std::process::id()));
+        let Err(e) = Store::open(&dir.join("missing/x.db")) else { panic!("opened") };
+        let e = anyhow::Error::from(e);
+        let text = format!("{e:#}");
+        assert_eq!(text.matches("unable to open database file").count(), 1, "{text}");
     }
 }
