@@ -21,6 +21,8 @@ struct Server {
     child: Child,
     url: String,
     http: ureq::Agent,
+    /// The line `serve` printed first.
+    banner: String,
 }
 
 impl Server {
@@ -50,7 +52,7 @@ impl Server {
             .timeout_global(Some(Duration::from_secs(60)))
             .build()
             .into();
-        Server { child, url, http }
+        Server { child, url, http, banner: line }
     }
 
     /// GET: status and body.
@@ -183,6 +185,15 @@ fn stored_games_through_the_api(dir: &Path, db: &Path) {
     let db = db.to_path_buf();
     run_tournament(dir, &db, &["chess", "junqi", "tavreli", "international"]);
     let server = Server::start(&db, &[]);
+    // The banner names the store, never its password.
+    assert!(server.banner.contains("(store "), "{}", server.banner);
+    assert!(!server.banner.contains(":postgres@"), "{}", server.banner);
+    // A NUL in a filter is bad input on every backend, and no 500 carries the store's words.
+    for filter in ["player", "variant", "result", "termination"] {
+        let (status, body) = server.get(&format!("/api/games?{filter}=a%00b"));
+        assert_eq!(status, 400, "{filter}: {body}");
+        assert!(body.contains(&format!("filter '{filter}' holds a NUL character")), "{body}");
+    }
 
     let list = server.get_json("/api/tournaments");
     assert_eq!(list[0]["games"], 8, "{list}");

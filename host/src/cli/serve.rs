@@ -42,6 +42,5 @@ pub(super) fn run(registry: Registry, args: &ServeArgs) -> Result<()> {
         allow_hosts: args.allow_hosts.clone(),
         max_games: args.max_games as usize,
     };
-    let db = args.db.display().to_string();
-    web::serve(registry, config, |addr| println!("arbiter serve: http://{addr}/ (store {db})"))
+    web::serve(registry, config, |addr, store| println!("arbiter serve: http://{addr}/ (store {store})"))
 }

@@ -149,6 +149,15 @@ pub(super) struct GamesQuery {
 /// `GET /api/games`: a page of games, newest first, filtered.
 pub(super) async fn games(State(app): State<Shared>, Query(q): Query<GamesQuery>) -> Result<Json<Value>, ApiError> {
     blocking(move || {
+        // No store keeps a NUL in a text; PostgreSQL refuses one in a query.
+        for (name, value) in [("variant", &q.variant), ("player", &q.player), ("result", &q.result)]
+            .into_iter()
+            .chain([("termination", &q.termination)])
+        {
+            if value.as_deref().is_some_and(|v| v.contains('\0')) {
+                return Err(ApiError::bad_request(format!("filter '{name}' holds a NUL character")));
+            }
+        }
         let given = |s: Option<String>| s.filter(|s| !s.trim().is_empty());
         let filter = GameFilter {
             variant: given(q.variant),

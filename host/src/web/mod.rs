@@ -82,9 +82,12 @@ impl ApiError {
     }
 }
 
+/// A failure of the server itself (the store, a task): logged whole, and
+/// answered without its text, which may name files, databases or queries.
 impl<E: std::fmt::Display> From<E> for ApiError {
     fn from(e: E) -> ApiError {
-        ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())
+        tracing::error!("web request failed: {e}");
+        ApiError(StatusCode::INTERNAL_SERVER_ERROR, "the server failed to answer (its log says why)".into())
     }
 }
 
@@ -99,8 +102,9 @@ async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T, ApiError> + S
     tokio::task::spawn_blocking(f).await.map_err(|e| ApiError::from(format!("worker failed: {e}")))?
 }
 
-/// Serves until the process ends; `ready` is told the bound address.
-pub fn serve(registry: Registry, config: ServeConfig, ready: impl FnOnce(SocketAddr)) -> anyhow::Result<()> {
+/// Serves until the process ends; `ready` is told the bound address and
+/// the store's location as messages may show it (no password).
+pub fn serve(registry: Registry, config: ServeConfig, ready: impl FnOnce(SocketAddr, &str)) -> anyhow::Result<()> {
     // Opened before the runtime starts: PostgreSQL's synchronous client runs
     // a runtime of its own, which may not start inside another.
     let store = Arc::new(Store::open(&config.db)?);
@@ -111,8 +115,8 @@ pub fn serve(registry: Registry, config: ServeConfig, ready: impl FnOnce(SocketA
         let listener = tokio::net::TcpListener::bind(config.bind)
             .await
             .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", config.bind))?;
+        ready(listener.local_addr()?, store.location());
         let app = Arc::new(App { registry, store, config, changes, sessions: play::Sessions::default() });
-        ready(listener.local_addr()?);
         axum::serve(listener, router(app)).await?;
         Ok(())
     })

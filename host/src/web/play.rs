@@ -308,6 +308,10 @@ fn start_game(app: &Shared, req: StartRequest) -> Result<Json<Value>, ApiError> 
     }
 
     let person = req.name.as_deref().map(str::trim).filter(|n| !n.is_empty()).unwrap_or("person").to_string();
+    // A name goes into every record and store: no control characters, no NUL.
+    if person.chars().any(char::is_control) || person.chars().count() > 100 {
+        return Err(ApiError::bad_request("name must be at most 100 characters, none of them control characters"));
+    }
     let browser_seat = |s: usize| s == me || opponent.is_none();
     let mut receivers = Vec::new();
     let seats: Vec<Seat> = (0..n)
