@@ -488,3 +488,19 @@ fn a_damaged_tablebase_file_is_one_error_naming_it_before_any_game() {
         assert!(!t.ok && t.stderr.contains("KRvK.rtbw: "), "{name}: {}\n{}", t.stdout, t.stderr);
     }
 }
+
+#[test]
+fn an_engine_option_of_the_wrong_type_or_with_a_newline_is_refused_before_any_game() {
+    let sf = stockfish();
+    for (p1, why) in [
+        (format!("uci:{sf},Hash=abc"), "option Hash: 'abc' is not a whole number"),
+        (format!("uci:{sf},Threads=0"), "option Threads: 0 is outside 1.."),
+        (format!("uci:{sf},Hash=16\nquit"), "holds the control character"),
+    ] {
+        let run = arbiter(&["match", "chess", "--p1", &p1, "--p2", "random", "--games", "1", "--no-db"]);
+        assert!(!run.ok, "{p1}: {}", run.stdout);
+        assert!(run.stderr.contains(why), "{p1}: {}", run.stderr);
+        assert_eq!(run.stderr.trim().lines().count(), 1, "{}", run.stderr);
+        assert!(!run.stdout.contains("Game "), "no game started: {}", run.stdout);
+    }
+}

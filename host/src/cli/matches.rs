@@ -149,6 +149,7 @@ pub(super) fn run(registry: &Registry, args: &MatchArgs) -> Result<()> {
     ];
     for e in &entrants {
         e.spec.check_available(&e.spec_text)?;
+        e.spec.check_options(&e.spec_text)?;
         e.spec.can_play(&e.spec_text, variant.info())?;
     }
     let openings = match &args.openings {

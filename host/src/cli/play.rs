@@ -54,6 +54,7 @@ pub(super) fn run(registry: &Registry, args: &PlayArgs) -> Result<()> {
     let specs = [PlayerSpec::parse(&args.p1)?, PlayerSpec::parse(&args.p2)?];
     for (spec, text) in specs.iter().zip([&args.p1, &args.p2]) {
         spec.check_available(text)?;
+        spec.check_options(text)?;
         spec.can_play(text, info)?;
     }
     let mut players: Vec<_> = specs

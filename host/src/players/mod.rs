@@ -154,7 +154,11 @@ impl PlayerSpec {
 
     /// Parses a spec string.
     pub fn parse(spec: &str) -> Result<PlayerSpec, SpecError> {
-        let err = |reason: String| SpecError { spec: spec.to_string(), reason };
+        let err = |reason: String| SpecError { spec: spec.escape_debug().to_string(), reason };
+        // A newline would reach an engine as a second command.
+        if let Some(c) = spec.chars().find(|c| c.is_control()) {
+            return Err(err(format!("holds the control character {:?}", c)));
+        }
         let (kind, rest) = spec.split_once(':').unwrap_or((spec, ""));
         let pairs = |rest: &str| -> Result<Vec<(String, String)>, SpecError> {
             rest.split(',')
@@ -231,6 +235,17 @@ impl PlayerSpec {
         crate::process::find_program(&program).map(|_| ()).map_err(refuse)
     }
 
+    /// Checks what can only be checked by asking the engine, once, before
+    /// any game: a UCI engine's option values against the types it declares.
+    pub fn check_options(&self, text: &str) -> Result<(), SpecError> {
+        match self {
+            PlayerSpec::Uci(cfg) => {
+                uci::check_options(cfg).map_err(|reason| SpecError { spec: text.to_string(), reason })
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// An engine player's process settings (`None` for built-in players).
     pub fn settings(&self) -> Option<&EngineSettings> {
         match self {
@@ -251,6 +266,20 @@ impl PlayerSpec {
             PlayerSpec::Hub(e) => Box::new(hub::HubPlayer::new(e.clone())),
             PlayerSpec::Xboard(e) => Box::new(xboard::XboardPlayer::new(e.clone())),
             PlayerSpec::Human => Box::new(human::HumanPlayer::new()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PlayerSpec;
+
+    #[test]
+    fn a_control_character_in_a_spec_is_refused_before_it_reaches_an_engine() {
+        for spec in ["uci:stockfish,Threads=1\nquit", "uci:stockfish\r", "engine:./e\0x", "random:seed=1\t"] {
+            let e = PlayerSpec::parse(spec).unwrap_err().to_string();
+            assert!(e.contains("holds the control character"), "{e}");
+            assert!(!e.contains('\n'), "one line: {e}");
         }
     }
 }

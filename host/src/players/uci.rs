@@ -88,28 +88,152 @@ impl UciPlayer {
     /// then the configured `setoption`s.
     fn start(cfg: &UciConfig) -> Result<(ChildProcess, Option<String>), PlayerError> {
         let mut p = cfg.engine.start()?;
+        let (name, declared) = Self::handshake(&mut p, cfg)?;
+        for (k, v) in &cfg.options {
+            match declared.iter().find(|o| o.name.eq_ignore_ascii_case(k)) {
+                Some(option) => {
+                    option.check(v).map_err(|why| PlayerError::Protocol(format!("option {k}: {why}")))?;
+                    match option.kind {
+                        OptionKind::Button => p.send(&format!("setoption name {k}"))?,
+                        _ => p.send(&format!("setoption name {k} value {v}"))?,
+                    }
+                }
+                None => {
+                    tracing::warn!(
+                        "engine '{}' has no UCI option '{k}' (it offers: {})",
+                        cfg.engine.command,
+                        if declared.is_empty() {
+                            "none".to_string()
+                        } else {
+                            declared.iter().map(|o| o.name.as_str()).collect::<Vec<_>>().join(", ")
+                        }
+                    );
+                    p.send(&format!("setoption name {k} value {v}"))?;
+                }
+            }
+        }
+        Ok((p, name))
+    }
+
+    /// `uci` until `uciok`: the engine's name and the options it declares.
+    fn handshake(p: &mut ChildProcess, cfg: &UciConfig) -> Result<(Option<String>, Vec<DeclaredOption>), PlayerError> {
         p.send("uci")?;
-        let (mut name, mut known) = (None, Vec::new());
+        let (mut name, mut declared) = (None, Vec::new());
         p.recv_until(Some(deadline_after(cfg.engine.handshake_ms(HANDSHAKE_MS))), |l| {
             if let Some(n) = l.strip_prefix("id name ") {
                 name = Some(n.trim().to_string());
-            } else if let Some(rest) = l.strip_prefix("option name ") {
-                known.push(rest.split(" type ").next().unwrap_or(rest).trim().to_string());
+            } else if let Some(option) = DeclaredOption::parse(l) {
+                declared.push(option);
             }
             (l.trim() == "uciok").then_some(())
         })
         .map_err(|e| handshake(e, "uciok"))?;
-        for (k, v) in &cfg.options {
-            if !known.iter().any(|o| o.eq_ignore_ascii_case(k)) {
-                tracing::warn!(
-                    "engine '{}' has no UCI option '{k}' (it offers: {})",
-                    cfg.engine.command,
-                    if known.is_empty() { "none".to_string() } else { known.join(", ") }
-                );
-            }
-            p.send(&format!("setoption name {k} value {v}"))?;
+        Ok((name, declared))
+    }
+}
+
+/// Starts the engine once, before any game, and checks every configured
+/// option's value against the type the engine declares for it (`Hash=abc`
+/// for a spin option, a value outside its range, a combo value it does not
+/// list), so that a mistyped setting is one error rather than an engine
+/// that aborts and loses.
+pub fn check_options(cfg: &UciConfig) -> Result<(), String> {
+    if cfg.options.is_empty() {
+        return Ok(());
+    }
+    let mut p = cfg.engine.start().map_err(|e| e.to_string())?;
+    let declared = UciPlayer::handshake(&mut p, cfg).map_err(|e| e.to_string())?.1;
+    let _ = p.send("quit");
+    for (k, v) in &cfg.options {
+        if let Some(option) = declared.iter().find(|o| o.name.eq_ignore_ascii_case(k)) {
+            option.check(v).map_err(|why| format!("option {k}: {why}"))?;
         }
-        Ok((p, name))
+    }
+    Ok(())
+}
+
+/// What kind of value a UCI option takes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum OptionKind {
+    /// A whole number within bounds.
+    Spin {
+        /// The least value.
+        min: i64,
+        /// The greatest value.
+        max: i64,
+    },
+    /// `true` or `false`.
+    Check,
+    /// One of the listed values.
+    Combo(Vec<String>),
+    /// No value: setting it presses it.
+    Button,
+    /// Any text.
+    Text,
+}
+
+/// An option as the engine declares it (`option name Hash type spin default 16 min 1 max 33554432`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeclaredOption {
+    /// Its name.
+    pub name: String,
+    /// The values it takes.
+    pub kind: OptionKind,
+}
+
+impl DeclaredOption {
+    /// The option an `option name ...` line declares, if it is one.
+    pub fn parse(line: &str) -> Option<DeclaredOption> {
+        let rest = line.trim().strip_prefix("option name ")?;
+        let (name, tail) = rest.split_once(" type ")?;
+        let mut words = tail.split_whitespace();
+        let kind_word = words.next()?;
+        // The values after each keyword, up to the next keyword (var values may hold spaces).
+        let mut fields: Vec<(&str, Vec<&str>)> = Vec::new();
+        for w in words {
+            match w {
+                "default" | "min" | "max" | "var" => fields.push((w, Vec::new())),
+                _ => {
+                    if let Some((_, v)) = fields.last_mut() {
+                        v.push(w)
+                    }
+                }
+            }
+        }
+        let field = |key: &str| fields.iter().find(|(k, _)| *k == key).map(|(_, v)| v.join(" "));
+        let kind = match kind_word {
+            "spin" => OptionKind::Spin {
+                min: field("min").and_then(|m| m.parse().ok()).unwrap_or(i64::MIN),
+                max: field("max").and_then(|m| m.parse().ok()).unwrap_or(i64::MAX),
+            },
+            "check" => OptionKind::Check,
+            "combo" => {
+                OptionKind::Combo(fields.iter().filter(|(k, _)| *k == "var").map(|(_, v)| v.join(" ")).collect())
+            }
+            "button" => OptionKind::Button,
+            _ => OptionKind::Text,
+        };
+        Some(DeclaredOption { name: name.trim().to_string(), kind })
+    }
+
+    /// Whether `value` is one this option takes; why not, if not.
+    pub fn check(&self, value: &str) -> Result<(), String> {
+        match &self.kind {
+            OptionKind::Spin { min, max } => match value.parse::<i64>() {
+                Ok(n) if (*min..=*max).contains(&n) => Ok(()),
+                Ok(n) => Err(format!("{n} is outside {min}..{max}")),
+                Err(_) => Err(format!("'{value}' is not a whole number (a spin option, {min}..{max})")),
+            },
+            OptionKind::Check => match value {
+                "true" | "false" => Ok(()),
+                _ => Err(format!("'{value}' must be true or false (a check option)")),
+            },
+            OptionKind::Combo(vars) => match vars.iter().any(|v| v.eq_ignore_ascii_case(value)) {
+                true => Ok(()),
+                false => Err(format!("'{value}' is none of {}", vars.join(", "))),
+            },
+            OptionKind::Button | OptionKind::Text => Ok(()),
+        }
     }
 }
 
@@ -259,5 +383,45 @@ fn read_search_line(line: &str, search: &mut Search, reported: &mut Option<u64>)
         }
         Some(&"bestmove") => Some(w.get(1).unwrap_or(&"").to_string()),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn declared_options_are_read_with_their_types() {
+        let hash = DeclaredOption::parse("option name Hash type spin default 16 min 1 max 33554432").unwrap();
+        assert_eq!(hash, DeclaredOption { name: "Hash".into(), kind: OptionKind::Spin { min: 1, max: 33554432 } });
+        let style = DeclaredOption::parse("option name Play Style type combo default Normal var Very Solid var Normal")
+            .unwrap();
+        assert_eq!(style.name, "Play Style");
+        assert_eq!(style.kind, OptionKind::Combo(vec!["Very Solid".into(), "Normal".into()]));
+        let clear = DeclaredOption::parse("option name Clear Hash type button").unwrap();
+        assert_eq!(clear.kind, OptionKind::Button);
+        assert_eq!(
+            DeclaredOption::parse("option name Ponder type check default false").unwrap().kind,
+            OptionKind::Check
+        );
+        assert_eq!(
+            DeclaredOption::parse("option name SyzygyPath type string default <empty>").unwrap().kind,
+            OptionKind::Text
+        );
+        assert!(DeclaredOption::parse("id name Stockfish").is_none());
+    }
+
+    #[test]
+    fn values_of_the_wrong_type_are_refused_with_the_reason() {
+        let hash = DeclaredOption { name: "Hash".into(), kind: OptionKind::Spin { min: 1, max: 1024 } };
+        assert!(hash.check("64").is_ok());
+        assert_eq!(hash.check("abc").unwrap_err(), "'abc' is not a whole number (a spin option, 1..1024)");
+        assert_eq!(hash.check("0").unwrap_err(), "0 is outside 1..1024");
+        let ponder = DeclaredOption { name: "Ponder".into(), kind: OptionKind::Check };
+        assert!(ponder.check("true").is_ok() && ponder.check("yes").is_err());
+        let style =
+            DeclaredOption { name: "Style".into(), kind: OptionKind::Combo(vec!["Solid".into(), "Risky".into()]) };
+        assert!(style.check("solid").is_ok());
+        assert_eq!(style.check("Wild").unwrap_err(), "'Wild' is none of Solid, Risky");
     }
 }

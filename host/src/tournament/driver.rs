@@ -216,6 +216,7 @@ impl Tournament {
             }
         }
         for e in entrants(&config)? {
+            e.spec.check_options(&e.spec_text)?;
             for id in &ids {
                 e.spec.can_play(&e.spec_text, registry.get(id)?.info())?;
             }
