@@ -604,3 +604,25 @@ fn a_queue_worker_s_records_name_the_entrants_as_one_process_does() {
     assert!(!text.contains("\"mcts"), "records name entrants, not kinds:\n{text}");
     assert_eq!(text.matches("[White \"a\"]").count() + text.matches("[Black \"a\"]").count(), 4, "{text}");
 }
+
+#[test]
+fn an_engine_log_that_cannot_be_written_is_reported() {
+    let engine = format!("engine:python3 {}", arbiter_e2e::workspace().join("scripts/example-engine.py").display());
+    let run = arbiter(&[
+        "--log",
+        "/dev/full",
+        "match",
+        "chess",
+        "--p1",
+        &engine,
+        "--p2",
+        "random",
+        "--games",
+        "1",
+        "--max-plies",
+        "4",
+        "--no-db",
+    ]);
+    assert!(run.ok, "{}", run.stderr);
+    assert_eq!(run.stderr.matches("engine log /dev/full: cannot write").count(), 1, "{}", run.stderr);
+}

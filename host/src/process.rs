@@ -367,6 +367,9 @@ const GZIP_MEMBER_BYTES: usize = 256 << 10;
 /// The engine log this process appends to.
 struct EngineLog {
     file: std::fs::File,
+    path: std::path::PathBuf,
+    /// Lines that could not be written (said once, at the first).
+    lost: u64,
     /// Gzipped (the file's name ends in `.gz`): lines wait in `pending`
     /// and go out as whole gzip members, which `zcat` reads as one stream.
     gzip: bool,
@@ -379,21 +382,31 @@ impl EngineLog {
         match std::fs::OpenOptions::new().create(true).append(true).open(&path) {
             Ok(file) => {
                 let gzip = path.extension().is_some_and(|e| e == "gz");
-                Some(std::sync::Mutex::new(EngineLog { file, gzip, pending: Vec::new() }))
+                Some(std::sync::Mutex::new(EngineLog { file, path, lost: 0, gzip, pending: Vec::new() }))
             }
             Err(e) => {
-                tracing::warn!("engine log {}: {e}", path.display());
+                tracing::warn!("engine log {}: cannot open ({e}): engine lines are not logged", path.display());
                 None
             }
+        }
+    }
+
+    /// Writes `bytes` whole, saying so the first time a write fails.
+    fn write(&mut self, bytes: &[u8]) {
+        use std::io::Write as _;
+        if let Err(e) = self.file.write_all(bytes) {
+            if self.lost == 0 {
+                tracing::warn!("engine log {}: cannot write ({e}): engine lines are being lost", self.path.display());
+            }
+            self.lost += 1;
         }
     }
 
     /// Appends one line: at once to a plain log, in one write so that the
     /// lines of many processes sharing the file do not mix.
     fn append(&mut self, text: &str) {
-        use std::io::Write as _;
         if !self.gzip {
-            let _ = self.file.write_all(text.as_bytes());
+            self.write(text.as_bytes());
             return;
         }
         self.pending.extend_from_slice(text.as_bytes());
@@ -412,10 +425,8 @@ impl EngineLog {
         let member = gz.write_all(&self.pending).and_then(|_| gz.finish());
         self.pending.clear();
         match member {
-            Ok(bytes) => {
-                let _ = self.file.write_all(&bytes);
-            }
-            Err(e) => tracing::warn!("engine log: {e}"),
+            Ok(bytes) => self.write(&bytes),
+            Err(e) => tracing::warn!("engine log {}: cannot compress ({e})", self.path.display()),
         }
     }
 }
