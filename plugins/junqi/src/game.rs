@@ -781,6 +781,12 @@ pub fn parse_position(text: &str, opts: Options) -> Result<JunqiGame, Error> {
         .and_then(|q| q.parse().ok())
         .ok_or_else(|| bad(format!("'{quiet}' is not quiet=N")))?;
     let rev = revealed.strip_prefix("revealed=").ok_or_else(|| bad(format!("'{revealed}' is not revealed=...")))?;
+    if rev != "-" && (rev.is_empty() || !rev.chars().all(|c| c == 'r' || c == 'b')) {
+        return Err(bad(format!("'{revealed}' must be revealed=- or name sides r and b")));
+    }
+    if g.deploying && rev != "-" {
+        return Err(bad(format!("'{revealed}' during deployment: no flag is revealed before the movement phase")));
+    }
     g.revealed = [rev.contains('r'), rev.contains('b')];
     g.winner = match winner.strip_prefix("winner=") {
         Some("r") => Some(0),

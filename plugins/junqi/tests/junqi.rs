@@ -405,6 +405,10 @@ fn inconsistent_positions_are_refused() {
     assert!(err(text("r", &[("L1", "rF"), ("A1", "bF"), ("G0", "r9")])).contains("red's marshal still stands"));
     // The same with the marshal gone is fine.
     assert!(Junqi.from_position(&text("r", &[("L1", "rF"), ("A1", "bF")]), &Map::new()).is_ok());
+    // No flag is revealed during deployment, and revealed= names sides only.
+    let deploying = text("r", &[("L1", "rF")]).replacen("move r", "deploy r", 1);
+    assert!(err(deploying).contains("during deployment: no flag is revealed"), "revealed= while deploying");
+    assert!(err(text("x", &[("L1", "rF"), ("A1", "bF")])).contains("must be revealed=- or name sides r and b"));
 }
 
 #[test]
