@@ -171,3 +171,26 @@ fn a_new_version_with_a_new_layout_is_named_by_its_version_and_a_layout_break_by
         )]
     );
 }
+
+#[test]
+fn a_copied_binary_with_its_plugins_beside_it_warns_of_nothing() {
+    let dir = temp_dir("copied-binary");
+    std::fs::copy(arbiter_e2e::arbiter_bin(), dir.join("arbiter")).unwrap();
+    let mut copied = 0;
+    for entry in std::fs::read_dir(profile_dir()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.file_name().is_some_and(|n| n.to_string_lossy().starts_with("libarbiter_"))
+            && path.extension().is_some_and(|e| e == "so")
+        {
+            std::fs::copy(&path, dir.join(path.file_name().unwrap())).unwrap();
+            copied += 1;
+        }
+    }
+    assert!(copied >= 5);
+    let out =
+        std::process::Command::new(dir.join("arbiter")).env_remove("ARBITER_PLUGIN_PATH").arg("list").output().unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("exported by both"), "{stderr}");
+    assert!(stdout.lines().any(|l| l.starts_with("chess ") && l.contains("libarbiter_chess.so")), "{stdout}");
+}

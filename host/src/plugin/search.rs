@@ -1,6 +1,7 @@
 //! The plugin search path: `--plugin-dir` entries first, then the directories
 //! in `ARBITER_PLUGIN_PATH`, then the defaults (the binary's own directory, its
-//! `plugins/` subdirectory, and the workspace's target directories).
+//! `plugins/` subdirectory, and, when those hold none, the workspace's
+//! target directory).
 
 use std::path::{Path, PathBuf};
 
@@ -66,12 +67,14 @@ fn default_dirs() -> Vec<PathBuf> {
         dirs.push(exe_dir.join("plugins"));
         dirs.push(exe_dir.clone());
     }
-    // An arbiter installed outside the workspace still finds the plugins built
-    // in it: the release build if there is one, else the debug build (never
-    // both, which would only report every variant twice).
+    // An arbiter installed outside the workspace with no plugins beside it
+    // still finds the plugins built in it: the release build if there is
+    // one, else the debug build (never both, and never besides plugins of
+    // its own, which would only report every variant twice).
+    let own = dirs.iter().any(|d| !libraries_in(d).is_empty());
     let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target");
     let inside_target = exe_dir.as_ref().and_then(|d| d.canonicalize().ok()).zip(target.canonicalize().ok());
-    if !inside_target.is_some_and(|(exe, target)| exe.starts_with(target)) {
+    if !own && !inside_target.is_some_and(|(exe, target)| exe.starts_with(target)) {
         if let Some(dir) =
             ["release", "debug"].map(|p| target.join(p)).into_iter().find(|d| !libraries_in(d).is_empty())
         {
