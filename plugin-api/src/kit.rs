@@ -470,7 +470,14 @@ impl<V: Variant> VariantFactory for VariantAdapter<V> {
 /// Cargo.toml.
 #[macro_export]
 macro_rules! export_plugin {
-    ($($variant:expr),+ $(,)?) => {
+    // A list of variants made at load time, all of one type (variants read
+    // from files, say): `export_plugin!(list: my_crate::installed())`.
+    (list: $variants:expr) => {
+        $crate::export_plugin!(@root {
+            $crate::__private::collect(::std::iter::IntoIterator::into_iter($variants).map($crate::__private::factory).collect())
+        });
+    };
+    (@root $variants:block) => {
         /// The arbiter-api version this plugin was built against, read by the
         /// host before any layout check.
         #[no_mangle]
@@ -479,9 +486,7 @@ macro_rules! export_plugin {
         // `export_symbol_matches_abi_stable` in arbiter-api).
         #[no_mangle]
         pub static _1as_0lib_1header_0root_bmodule_bloader: $crate::__private::LibHeader = {
-            fn __arbiter_variants() -> ::std::vec::Vec<$crate::abi::VariantFactoryBox> {
-                $crate::__private::collect(::std::vec![$($crate::__private::factory($variant)),+])
-            }
+            fn __arbiter_variants() -> ::std::vec::Vec<$crate::abi::VariantFactoryBox> $variants
             fn __arbiter_root() -> $crate::abi::PluginModule_Ref {
                 $crate::__private::root_module(
                     env!("CARGO_PKG_NAME"),
@@ -504,6 +509,11 @@ macro_rules! export_plugin {
                 )
             }
         };
+    };
+    ($($variant:expr),+ $(,)?) => {
+        $crate::export_plugin!(@root {
+            $crate::__private::collect(::std::vec![$($crate::__private::factory($variant)),+])
+        });
     };
 }
 

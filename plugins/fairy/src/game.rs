@@ -1,0 +1,263 @@
+//! The kit's `Game` for an ini variant: legal moves, the ends the rules
+//! give (checkmate and stalemate values, extinction, flags, check counts),
+//! draws to claim (n-fold repetition, the n-move rule), and the notation.
+
+use arbiter_api::kit::Game;
+use arbiter_api::schema::{Observation, ObservationView, PieceView};
+use arbiter_api::{Status, Viewer};
+
+use crate::position::{Move, Position};
+use crate::rules::End;
+
+/// A game in progress.
+#[derive(Clone, Debug)]
+pub struct FairyGame {
+    /// The position now.
+    pub pos: Position,
+    /// Keys of the positions before, for repetitions.
+    history: Vec<u64>,
+}
+
+impl FairyGame {
+    /// A game from `pos`.
+    pub fn new(pos: Position) -> FairyGame {
+        FairyGame { pos, history: Vec::new() }
+    }
+
+    /// The legal moves, ignoring whether the game has ended.
+    fn moves(&self) -> Vec<Move> {
+        let mut out = Vec::new();
+        self.pos.legal_moves(&mut out);
+        out
+    }
+
+    /// How the game stands, given whether the side to move has a move.
+    fn status_with(&self, moves: &[Move]) -> Status {
+        let pos = &self.pos;
+        let rules = &pos.rules;
+        let side = pos.side as u32;
+        let verdict = |player: u32, end: End, reason: &'static str| match end {
+            End::Win => Status::win(player, reason),
+            End::Loss => Status::win(1 - player, reason),
+            End::Draw => Status::draw(reason),
+        };
+        if rules.check_counting {
+            for c in 0..2 {
+                if pos.checks_left[c] == 0 {
+                    return Status::win(c as u32, "check count");
+                }
+            }
+        }
+        if let Some(end) = rules.extinction {
+            // The side to move's loss is looked at first, as Fairy-Stockfish does.
+            for c in [pos.side, 1 - pos.side] {
+                if self.extinct(c) {
+                    return verdict(c as u32, end, "extinction");
+                }
+            }
+        }
+        if let Some(kind) = rules.flag {
+            let reached = |c: u8| {
+                pos.board.iter().enumerate().any(|(sq, p)| {
+                    p.is_some_and(|p| p.color == c && p.kind as usize == kind)
+                        && rules.flag_regions[c as usize].contains(&sq)
+                })
+            };
+            let (white, black) = (reached(0), reached(1));
+            if white && black {
+                return Status::draw("both flags reached");
+            }
+            for (c, there) in [(0u8, white), (1u8, black)] {
+                if there {
+                    // With flagMove the other side may still reach its own region.
+                    let answer = rules.flag_move && pos.side != c && self.can_reach_flag(moves, kind);
+                    if !answer {
+                        return Status::win(c as u32, "flag reached");
+                    }
+                }
+            }
+        }
+        if moves.is_empty() {
+            return if pos.in_check(pos.side) {
+                verdict(side, rules.checkmate, "checkmate")
+            } else {
+                verdict(side, rules.stalemate, "stalemate")
+            };
+        }
+        let mut status = Status::ONGOING;
+        let now = pos.key();
+        if rules.n_fold > 0 && 1 + self.history.iter().filter(|&&k| k == now).count() as u32 >= rules.n_fold {
+            status.claimable = "repetition";
+        } else if rules.n_move_plies > 0 && pos.halfmove >= rules.n_move_plies {
+            status.claimable = "n-move rule";
+        }
+        status
+    }
+
+    /// Whether `color` has no piece of the extinction kinds left, on the board or in hand.
+    fn extinct(&self, color: u8) -> bool {
+        let rules = &self.pos.rules;
+        let counts = |kind: usize| rules.extinction_kinds.is_empty() || rules.extinction_kinds.contains(&kind);
+        let on_board = self.pos.board.iter().flatten().any(|p| p.color == color && counts(p.kind as usize));
+        let in_hand = self.pos.hands[color as usize].iter().enumerate().any(|(k, &n)| n > 0 && counts(k));
+        !on_board && !in_hand
+    }
+
+    /// Whether one of `moves` puts the mover's flag piece in its region.
+    fn can_reach_flag(&self, moves: &[Move], kind: usize) -> bool {
+        let region = &self.pos.rules.flag_regions[self.pos.side as usize];
+        moves.iter().any(|&m| match m {
+            Move::Normal { from, to, .. } => {
+                self.pos.board[from as usize].is_some_and(|p| p.kind as usize == kind)
+                    && region.contains(&(to as usize))
+            }
+            _ => false,
+        })
+    }
+
+    /// The legal moves if the game goes on, else none.
+    fn moves_if_ongoing(&self) -> Vec<Move> {
+        let moves = self.moves();
+        if self.status_with(&moves).is_ongoing() {
+            moves
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// Plays a legal move, keeping the counters the rules need.
+    pub fn play_move(&mut self, m: Move) {
+        let mover = self.pos.side;
+        self.history.push(self.pos.key());
+        self.pos.apply(m);
+        if self.pos.rules.check_counting && self.pos.in_check(1 - mover) {
+            self.pos.checks_left[mover as usize] = self.pos.checks_left[mover as usize].saturating_sub(1);
+        }
+    }
+}
+
+impl Game for FairyGame {
+    fn to_move(&self) -> u32 {
+        self.pos.side as u32
+    }
+
+    fn status(&self) -> Status {
+        self.status_with(&self.moves())
+    }
+
+    fn legal_moves(&self, out: &mut Vec<u64>) {
+        out.extend(self.moves_if_ongoing().into_iter().map(Move::id));
+    }
+
+    fn play(&mut self, mv: u64) {
+        if let Some(m) = Move::from_id(mv) {
+            self.play_move(m);
+        }
+    }
+
+    fn move_text(&self, mv: u64, _viewer: Viewer) -> String {
+        Move::from_id(mv).map(|m| self.pos.uci(m)).unwrap_or_default()
+    }
+
+    fn position_text(&self) -> String {
+        self.pos.fen()
+    }
+
+    fn observe(&self, viewer: Viewer) -> Observation {
+        let rules = &self.pos.rules;
+        let pieces = self
+            .pos
+            .board
+            .iter()
+            .enumerate()
+            .filter_map(|(sq, p)| {
+                let p = (*p)?;
+                let def = &rules.pieces[p.kind as usize];
+                let label = if p.color == 0 { def.letter.to_ascii_uppercase() } else { def.letter };
+                Some(PieceView {
+                    cell: sq as u32,
+                    owner: p.color as u32,
+                    kind: def.name.clone(),
+                    label: label.to_string(),
+                    stack: Vec::new(),
+                })
+            })
+            .collect();
+        let mut notes = Vec::new();
+        if rules.drops {
+            for (c, name) in ["White", "Black"].iter().enumerate() {
+                let held: Vec<String> = self.pos.hands[c]
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &n)| n > 0)
+                    .map(|(k, &n)| format!("{}x{}", n, rules.pieces[k].name))
+                    .collect();
+                notes
+                    .push(format!("{name} holds {}", if held.is_empty() { "nothing".into() } else { held.join(", ") }));
+            }
+        }
+        if rules.check_counting {
+            notes.push(format!("checks to give: White {}, Black {}", self.pos.checks_left[0], self.pos.checks_left[1]));
+        }
+        let highlights = if self.pos.in_check(self.pos.side) {
+            self.pos.royal_square(self.pos.side).map(|k| vec![k as u32]).unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        Observation {
+            text: self.pos.fen(),
+            view: ObservationView {
+                viewer: match viewer {
+                    Viewer::Player(p) => p.to_string(),
+                    Viewer::Spectator => "spectator".into(),
+                    Viewer::Referee => "referee".into(),
+                },
+                to_move: self.pos.side as u32,
+                pieces,
+                highlights,
+                notes,
+            },
+        }
+    }
+
+    fn perft(&self, depth: u32) -> u64 {
+        if depth == 0 {
+            return 1;
+        }
+        let moves = self.moves_if_ongoing();
+        if depth == 1 {
+            return moves.len() as u64;
+        }
+        moves
+            .into_iter()
+            .map(|m| {
+                let mut child = self.clone();
+                child.play_move(m);
+                child.perft(depth - 1)
+            })
+            .sum()
+    }
+
+    fn move_cells(&self, mv: u64) -> Option<Vec<u32>> {
+        Some(match Move::from_id(mv)? {
+            Move::Normal { from, to, .. } | Move::EnPassant { from, to } | Move::Castle { from, to, .. } => {
+                vec![from as u32, to as u32]
+            }
+            Move::Drop { to, .. } => vec![to as u32],
+        })
+    }
+
+    fn call_json(&mut self, method: &str, args: &serde_json::Value) -> Result<serde_json::Value, arbiter_api::Error> {
+        match method {
+            // The notation is UCI already: engines get the text as it is.
+            "uci_move" => {
+                let id = args["move"].as_u64().filter(|&m| self.moves_if_ongoing().iter().any(|x| x.id() == m));
+                let m = id.and_then(Move::from_id).ok_or_else(|| {
+                    arbiter_api::Error::illegal_move(format!("uci_move: {} is not a legal move id here", args["move"]))
+                })?;
+                Ok(serde_json::Value::String(self.pos.uci(m)))
+            }
+            _ => Err(arbiter_api::Error::unsupported(format!("unknown call '{method}' (ini variants offer uci_move)"))),
+        }
+    }
+}

@@ -1,0 +1,753 @@
+//! A position of any variant the rules describe: the board, pieces in hand,
+//! castling rights, the en passant square, counters; reading and writing
+//! Fairy-Stockfish's FEN; legal moves and playing them.
+
+use std::sync::Arc;
+
+use crate::betza::{Hop, Step};
+use crate::rules::Rules;
+
+/// A piece on the board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Piece {
+    /// Its kind (index into the rules' pieces).
+    pub kind: u8,
+    /// 0 White, 1 Black.
+    pub color: u8,
+    /// A promoted pawn (`~` in FEN): goes to hand as a pawn.
+    pub promoted: bool,
+}
+
+/// What a move does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Move {
+    /// A piece goes from one square to another, promoting to `promotion` if given.
+    Normal { from: u16, to: u16, promotion: Option<u8> },
+    /// An en passant capture.
+    EnPassant { from: u16, to: u16 },
+    /// The king goes to `to`, the rook from `rook` beside it.
+    Castle { from: u16, to: u16, rook: u16 },
+    /// A piece from hand onto an empty square.
+    Drop { kind: u8, to: u16 },
+}
+
+impl Move {
+    /// The move as the ABI's number.
+    pub fn id(self) -> u64 {
+        match self {
+            Move::Normal { from, to, promotion } => {
+                1 | (from as u64) << 4 | (to as u64) << 12 | promotion.map_or(0, |p| p as u64 + 1) << 20
+            }
+            Move::EnPassant { from, to } => 2 | (from as u64) << 4 | (to as u64) << 12,
+            Move::Castle { from, to, rook } => 3 | (from as u64) << 4 | (to as u64) << 12 | (rook as u64) << 28,
+            Move::Drop { kind, to } => 4 | (to as u64) << 12 | (kind as u64 + 1) << 20,
+        }
+    }
+
+    /// The move a number names, if it names one.
+    pub fn from_id(id: u64) -> Option<Move> {
+        let from = ((id >> 4) & 0xff) as u16;
+        let to = ((id >> 12) & 0xff) as u16;
+        let piece = ((id >> 20) & 0xff) as u8;
+        let rook = ((id >> 28) & 0xff) as u16;
+        Some(match id & 0xf {
+            1 => Move::Normal { from, to, promotion: piece.checked_sub(1) },
+            2 => Move::EnPassant { from, to },
+            3 => Move::Castle { from, to, rook },
+            4 => Move::Drop { kind: piece.checked_sub(1)?, to },
+            _ => return None,
+        })
+    }
+}
+
+/// A whole position.
+#[derive(Clone, Debug)]
+pub struct Position {
+    /// The variant's rules.
+    pub rules: Arc<Rules>,
+    /// Squares, rank by rank from White's first.
+    pub board: Vec<Option<Piece>>,
+    /// Pieces in hand: counts by kind, White's then Black's.
+    pub hands: [Vec<u8>; 2],
+    /// 0 White, 1 Black.
+    pub side: u8,
+    /// Rooks that may still castle, by colour.
+    pub castle_rooks: [Vec<u16>; 2],
+    /// The square a pawn passed over on the last move, if any.
+    pub ep: Option<u16>,
+    /// Plies since the last capture or pawn move.
+    pub halfmove: u32,
+    /// The full move number.
+    pub fullmove: u32,
+    /// Checks each side must still give to win (check counting).
+    pub checks_left: [u32; 2],
+}
+
+impl Position {
+    /// Reads a FEN of the variant: `board[pocket] side [castling] [ep] [checks] [halfmove fullmove]`.
+    pub fn from_fen(rules: &Arc<Rules>, fen: &str) -> Result<Position, String> {
+        let (w, h) = (rules.width as usize, rules.height as usize);
+        let mut fields = fen.split_whitespace();
+        let placement = fields.next().ok_or_else(|| "empty FEN".to_string())?;
+        let (board_text, pocket) = match placement.find('[') {
+            Some(i) => {
+                let rest = &placement[i + 1..];
+                let pocket = rest.strip_suffix(']').ok_or_else(|| format!("pocket '{rest}' has no closing ]"))?;
+                (&placement[..i], Some(pocket))
+            }
+            None => (placement, None),
+        };
+        let mut pos = Position {
+            rules: rules.clone(),
+            board: vec![None; w * h],
+            hands: [vec![0; rules.pieces.len()], vec![0; rules.pieces.len()]],
+            side: 0,
+            castle_rooks: [Vec::new(), Vec::new()],
+            ep: None,
+            halfmove: 0,
+            fullmove: 1,
+            checks_left: [rules.checks_to_win; 2],
+        };
+        let rows: Vec<&str> = board_text.split('/').collect();
+        // A pocket may be written as one more rank.
+        let (rows, extra_pocket) = if rows.len() == h + 1 { (&rows[..h], Some(rows[h])) } else { (&rows[..], None) };
+        if rows.len() != h {
+            return Err(format!("{} ranks, the board has {h}", rows.len()));
+        }
+        for (i, row) in rows.iter().enumerate() {
+            let rank = h - 1 - i;
+            let mut file = 0usize;
+            let chars: Vec<char> = row.chars().collect();
+            let mut j = 0;
+            while j < chars.len() {
+                let c = chars[j];
+                if c.is_ascii_digit() {
+                    let digits: String = chars[j..].iter().take_while(|c| c.is_ascii_digit()).collect();
+                    j += digits.len();
+                    file += digits.parse::<usize>().map_err(|_| format!("rank {}: bad count", rank + 1))?;
+                    continue;
+                }
+                let promoted_prefix = c == '+';
+                let c = if promoted_prefix {
+                    j += 1;
+                    *chars.get(j).ok_or_else(|| format!("rank {}: '+' with no piece", rank + 1))?
+                } else {
+                    c
+                };
+                let kind =
+                    rules.kind_of(c).ok_or_else(|| format!("rank {}: '{c}' is no piece of {}", rank + 1, rules.id))?;
+                j += 1;
+                let promoted = chars.get(j) == Some(&'~');
+                if promoted {
+                    j += 1;
+                }
+                if file >= w {
+                    return Err(format!("rank {} has more than {w} files", rank + 1));
+                }
+                pos.board[rank * w + file] =
+                    Some(Piece { kind: kind as u8, color: u8::from(c.is_ascii_lowercase()), promoted });
+                file += 1;
+            }
+            if file != w {
+                return Err(format!("rank {} has {file} files, the board has {w}", rank + 1));
+            }
+        }
+        for text in pocket.into_iter().chain(extra_pocket) {
+            for c in text.chars().filter(|&c| c != '-') {
+                let kind = rules.kind_of(c).ok_or_else(|| format!("pocket: '{c}' is no piece of {}", rules.id))?;
+                pos.hands[usize::from(c.is_ascii_lowercase())][kind] += 1;
+            }
+        }
+        pos.side = match fields.next() {
+            Some("w") | None => 0,
+            Some("b") => 1,
+            Some(s) => return Err(format!("side to move '{s}' must be w or b")),
+        };
+        let rest: Vec<&str> = fields.collect();
+        let mut k = 0;
+        // Castling rights and the en passant square may be left out.
+        if let Some(c) = rest.get(k).filter(|t| t.chars().all(|c| c == '-' || c.is_ascii_alphabetic())) {
+            pos.read_castling(c)?;
+            k += 1;
+            if let Some(e) = rest.get(k).filter(|t| **t == "-" || rules.parse_square(t).is_some()) {
+                pos.ep = rules.parse_square(e).map(|s| s as u16);
+                k += 1;
+            }
+        }
+        if let Some(checks) = rest.get(k).filter(|t| t.contains('+')) {
+            let (a, b) = checks.split_once('+').unwrap_or(("", ""));
+            let parse = |t: &str| t.parse::<u32>().map_err(|_| format!("check counter '{checks}' is not N+N"));
+            pos.checks_left = [parse(a)?, parse(b)?];
+            k += 1;
+        }
+        if let Some(n) = rest.get(k) {
+            pos.halfmove = n.parse().map_err(|_| format!("halfmove clock '{n}' is not a number"))?;
+            k += 1;
+        }
+        if let Some(n) = rest.get(k) {
+            pos.fullmove = n
+                .parse::<u32>()
+                .ok()
+                .filter(|&n| n > 0)
+                .ok_or_else(|| format!("move number '{n}' is not a number from 1"))?;
+            k += 1;
+        }
+        if k < rest.len() {
+            return Err(format!("unexpected field '{}'", rest[k]));
+        }
+        // The en passant square stands only where a pawn could take on it.
+        if pos.ep.is_some() && !pos.ep_capturable() {
+            pos.ep = None;
+        }
+        Ok(pos)
+    }
+
+    fn read_castling(&mut self, text: &str) -> Result<(), String> {
+        if text == "-" {
+            return Ok(());
+        }
+        let rules = self.rules.clone();
+        for c in text.chars() {
+            let color = usize::from(c.is_ascii_lowercase());
+            let rank = self.own_rank(color as u8, rules.castle_rank) as usize;
+            let king_file = self
+                .castle_king_square(color as u8)
+                .filter(|k| k / rules.width as usize == rank)
+                .map(|k| k % rules.width as usize);
+            let rook_at = |f: usize| {
+                self.board[rank * rules.width as usize + f]
+                    .is_some_and(|p| p.color as usize == color && rules.pieces[p.kind as usize].name == "rook")
+            };
+            let file = match c.to_ascii_lowercase() {
+                'k' => king_file.and_then(|k| (k + 1..rules.width as usize).rev().find(|&f| rook_at(f))),
+                'q' => king_file.and_then(|k| (0..k).find(|&f| rook_at(f))),
+                f if (f as u8) >= b'a' && ((f as u8 - b'a') as usize) < rules.width as usize => {
+                    Some((f as u8 - b'a') as usize).filter(|&f| rook_at(f))
+                }
+                _ => return Err(format!("castling right '{c}' is not K, Q, k, q or a file")),
+            };
+            // A right with no rook to castle with is dropped, as Fairy-Stockfish does.
+            if let Some(f) = file {
+                let sq = (rank * rules.width as usize + f) as u16;
+                if !self.castle_rooks[color].contains(&sq) {
+                    self.castle_rooks[color].push(sq);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The board rank `rank` of `color`'s own side (0 is its first).
+    pub fn own_rank(&self, color: u8, rank: u8) -> u8 {
+        if color == 0 {
+            rank
+        } else {
+            self.rules.height - 1 - rank
+        }
+    }
+
+    fn rank_of(&self, sq: usize) -> u8 {
+        (sq / self.rules.width as usize) as u8
+    }
+
+    /// Writes the position as Fairy-Stockfish writes it.
+    pub fn fen(&self) -> String {
+        let rules = &self.rules;
+        let (w, h) = (rules.width as usize, rules.height as usize);
+        let mut out = String::new();
+        for rank in (0..h).rev() {
+            let mut empty = 0;
+            for file in 0..w {
+                match self.board[rank * w + file] {
+                    None => empty += 1,
+                    Some(p) => {
+                        if empty > 0 {
+                            out.push_str(&empty.to_string());
+                            empty = 0;
+                        }
+                        out.push(self.letter(p));
+                        if p.promoted {
+                            out.push('~');
+                        }
+                    }
+                }
+            }
+            if empty > 0 {
+                out.push_str(&empty.to_string());
+            }
+            if rank > 0 {
+                out.push('/');
+            }
+        }
+        if rules.drops {
+            out.push('[');
+            for color in 0..2u8 {
+                let mut kinds: Vec<usize> = (0..rules.pieces.len()).collect();
+                kinds.sort_by_key(|&k| std::cmp::Reverse(rules.pieces[k].order));
+                for k in kinds {
+                    for _ in 0..self.hands[color as usize][k] {
+                        out.push(self.letter(Piece { kind: k as u8, color, promoted: false }));
+                    }
+                }
+            }
+            out.push(']');
+        }
+        out.push_str(if self.side == 0 { " w " } else { " b " });
+        out.push_str(&self.castling_text());
+        out.push(' ');
+        match self.ep {
+            Some(sq) => out.push_str(&rules.square_name(sq as usize)),
+            None => out.push('-'),
+        }
+        if rules.check_counting {
+            out.push_str(&format!(" {}+{}", self.checks_left[0], self.checks_left[1]));
+        }
+        out.push_str(&format!(" {} {}", self.halfmove, self.fullmove));
+        out
+    }
+
+    fn castling_text(&self) -> String {
+        let mut text = String::new();
+        for color in 0..2u8 {
+            let mut rooks = self.castle_rooks[color as usize].clone();
+            let king = self.castle_king_square(color);
+            // Kingside first, then queenside, as FEN orders them.
+            rooks.sort_by_key(|&r| std::cmp::Reverse(r));
+            for r in rooks {
+                let f = r as usize % self.rules.width as usize;
+                let outermost = match king {
+                    Some(k) if (r as usize) > k => !self.rook_between(color, r as usize, true),
+                    Some(_) => !self.rook_between(color, r as usize, false),
+                    None => true,
+                };
+                let c = match (king, outermost) {
+                    (Some(k), true) if (r as usize) > k => 'k',
+                    (Some(_), true) => 'q',
+                    _ => (b'a' + f as u8) as char,
+                };
+                text.push(if color == 0 { c.to_ascii_uppercase() } else { c });
+            }
+        }
+        if text.is_empty() {
+            "-".into()
+        } else {
+            text
+        }
+    }
+
+    /// Whether another rook of `color` stands beyond `rook` on its rank (towards the edge).
+    fn rook_between(&self, color: u8, rook: usize, kingside: bool) -> bool {
+        let w = self.rules.width as usize;
+        let (rank, file) = (rook / w, rook % w);
+        let files: Vec<usize> = if kingside { (file + 1..w).collect() } else { (0..file).collect() };
+        files.into_iter().any(|f| {
+            self.board[rank * w + f]
+                .is_some_and(|p| p.color == color && self.rules.pieces[p.kind as usize].name == "rook")
+        })
+    }
+
+    fn letter(&self, p: Piece) -> char {
+        let l = self.rules.pieces[p.kind as usize].letter;
+        if p.color == 0 {
+            l.to_ascii_uppercase()
+        } else {
+            l
+        }
+    }
+
+    /// The square of `color`'s castling king, if it has one.
+    pub fn castle_king_square(&self, color: u8) -> Option<usize> {
+        let kind = self.rules.castle_king?;
+        self.board.iter().position(|p| p.is_some_and(|p| p.color == color && p.kind as usize == kind))
+    }
+
+    /// The square of `color`'s royal piece, if it has one.
+    pub fn royal_square(&self, color: u8) -> Option<usize> {
+        self.board.iter().position(|p| p.is_some_and(|p| p.color == color && self.rules.pieces[p.kind as usize].royal))
+    }
+
+    fn offset(&self, sq: usize, dx: i32, dy: i32) -> Option<usize> {
+        let w = self.rules.width as i32;
+        let (f, r) = ((sq as i32) % w + dx, (sq as i32) / w + dy);
+        (f >= 0 && f < w && r >= 0 && r < self.rules.height as i32).then(|| (r * w + f) as usize)
+    }
+
+    /// The squares a piece of `color` on `sq` reaches with `step`: (target, is a capture).
+    fn step_targets(&self, sq: usize, color: u8, step: &Step, out: &mut Vec<(usize, bool)>) {
+        let flip = if color == 0 { 1 } else { -1 };
+        let (dx, dy) = (step.dx as i32, step.dy as i32 * flip);
+        let enemy = |s: usize| self.board[s].is_some_and(|p| p.color != color);
+        if step.range == 1 && step.hop == Hop::None {
+            if step.lame && self.lame_blocked(sq, dx, dy, None) {
+                return;
+            }
+            if let Some(t) = self.offset(sq, dx, dy) {
+                match self.board[t] {
+                    None if step.quiet => out.push((t, false)),
+                    Some(_) if step.capture && enemy(t) => out.push((t, true)),
+                    _ => {}
+                }
+            }
+            return;
+        }
+        let limit = if step.range == 0 || step.hop != Hop::None { usize::MAX } else { step.range as usize };
+        let (mut at, mut n, mut screened) = (sq, 0, false);
+        while n < limit {
+            let Some(t) = self.offset(at, dx, dy) else { break };
+            (at, n) = (t, n + 1);
+            let occupied = self.board[t].is_some();
+            if step.hop != Hop::None && !screened {
+                screened = occupied;
+                continue;
+            }
+            if occupied {
+                if step.capture && enemy(t) {
+                    out.push((t, true));
+                }
+                break;
+            }
+            if step.quiet {
+                out.push((t, false));
+            }
+            if step.hop == Hop::Grasshopper {
+                break;
+            }
+        }
+    }
+
+    /// Whether the first square of a lame leap is taken (`extra` counts as taken).
+    fn lame_blocked(&self, sq: usize, dx: i32, dy: i32, extra: Option<usize>) -> bool {
+        let leg = (dx.signum() * i32::from(dx.abs() >= dy.abs()), dy.signum() * i32::from(dy.abs() >= dx.abs()));
+        match self.offset(sq, leg.0, leg.1) {
+            Some(l) => self.board[l].is_some() || extra == Some(l),
+            None => true,
+        }
+    }
+
+    /// Whether `color`'s pieces attack `sq` (as if an enemy piece stood there).
+    pub fn attacked(&self, sq: usize, by: u8) -> bool {
+        self.board.iter().enumerate().any(|(from, p)| {
+            p.is_some_and(|p| {
+                p.color == by
+                    && self.rules.pieces[p.kind as usize]
+                        .steps
+                        .iter()
+                        .any(|step| step.capture && self.hits(from, by, step, sq))
+            })
+        })
+    }
+
+    /// Whether `step` of a piece of `color` on `from` captures on `sq`.
+    fn hits(&self, from: usize, color: u8, step: &Step, sq: usize) -> bool {
+        let flip = if color == 0 { 1 } else { -1 };
+        let (dx, dy) = (step.dx as i32, step.dy as i32 * flip);
+        if step.range == 1 && step.hop == Hop::None {
+            return self.offset(from, dx, dy) == Some(sq) && !(step.lame && self.lame_blocked(from, dx, dy, None));
+        }
+        let limit = if step.range == 0 || step.hop != Hop::None { usize::MAX } else { step.range as usize };
+        let (mut at, mut n, mut screened) = (from, 0, false);
+        while n < limit {
+            let Some(t) = self.offset(at, dx, dy) else { return false };
+            (at, n) = (t, n + 1);
+            let occupied = t == sq || self.board[t].is_some();
+            if step.hop != Hop::None && !screened {
+                if t == sq {
+                    return false;
+                }
+                screened = occupied;
+                continue;
+            }
+            if t == sq {
+                return true;
+            }
+            if occupied || step.hop == Hop::Grasshopper {
+                return false;
+            }
+        }
+        false
+    }
+
+    /// Whether `color`'s royal piece is attacked.
+    pub fn in_check(&self, color: u8) -> bool {
+        self.rules.checking && self.royal_square(color).is_some_and(|k| self.attacked(k, 1 - color))
+    }
+
+    /// Whether a pawn of the side to move may legally take en passant now.
+    fn ep_capturable(&self) -> bool {
+        if self.ep.is_none() {
+            return false;
+        }
+        let mut moves = Vec::new();
+        self.pseudo_moves(&mut moves);
+        moves.into_iter().any(|m| matches!(m, Move::EnPassant { .. }) && self.safe_after(m))
+    }
+
+    /// Whether the side to move's royal piece is safe after `m`.
+    fn safe_after(&self, m: Move) -> bool {
+        if !self.rules.checking {
+            return true;
+        }
+        let us = self.side;
+        let mut next = self.clone();
+        next.apply_raw(m);
+        !next.in_check(us)
+    }
+
+    /// Every move of the side to move that obeys the piece rules, before the king's safety.
+    fn pseudo_moves(&self, out: &mut Vec<Move>) {
+        let rules = &self.rules;
+        let us = self.side;
+        let mut targets = Vec::new();
+        for (from, p) in self.board.iter().enumerate() {
+            let Some(p) = p else { continue };
+            if p.color != us {
+                continue;
+            }
+            let def = &rules.pieces[p.kind as usize];
+            targets.clear();
+            for step in &def.steps {
+                self.step_targets(from, us, step, &mut targets);
+            }
+            if def.pawn {
+                let forward = if us == 0 { 1 } else { -1 };
+                let own = self.own_rank(us, self.rank_of(from));
+                if rules.double_step_ranks.contains(&own) {
+                    if let (Some(one), Some(two)) = (self.offset(from, 0, forward), self.offset(from, 0, 2 * forward)) {
+                        if self.board[one].is_none() && self.board[two].is_none() {
+                            targets.push((two, false));
+                        }
+                    }
+                }
+                if let Some(ep) = self.ep.filter(|_| rules.en_passant) {
+                    for dx in [-1, 1] {
+                        if self.offset(from, dx, forward) == Some(ep as usize) {
+                            out.push(Move::EnPassant { from: from as u16, to: ep });
+                        }
+                    }
+                }
+            }
+            for &(to, _) in &targets {
+                let (from, to16) = (from as u16, to as u16);
+                if def.pawn && self.own_rank(us, self.rank_of(to)) >= rules.promotion_rank {
+                    for &k in &rules.promotion_kinds {
+                        out.push(Move::Normal { from, to: to16, promotion: Some(k as u8) });
+                    }
+                    if !rules.mandatory_promotion || rules.promotion_kinds.is_empty() {
+                        out.push(Move::Normal { from, to: to16, promotion: None });
+                    }
+                } else {
+                    out.push(Move::Normal { from, to: to16, promotion: None });
+                }
+            }
+        }
+        if rules.castling {
+            self.castling_moves(out);
+        }
+        if rules.drops {
+            self.drop_moves(out);
+        }
+    }
+
+    fn castling_moves(&self, out: &mut Vec<Move>) {
+        let rules = &self.rules;
+        let us = self.side;
+        let Some(king) = self.castle_king_square(us) else { return };
+        let w = rules.width as usize;
+        let rank = self.own_rank(us, rules.castle_rank) as usize;
+        if king / w != rank || self.in_check(us) {
+            return;
+        }
+        for &rook in &self.castle_rooks[us as usize] {
+            let rook = rook as usize;
+            if rook / w != rank || !self.board[rook].is_some_and(|p| p.color == us) {
+                continue;
+            }
+            let kingside = rook > king;
+            let king_to = rank * w + if kingside { rules.castle_king_file } else { rules.castle_queen_file } as usize;
+            let rook_to = if kingside { king_to - 1 } else { king_to + 1 };
+            // Every square either piece crosses or lands on is empty but for the two.
+            let span = |a: usize, b: usize| a.min(b)..=a.max(b);
+            let clear = span(king, king_to)
+                .chain(span(rook, rook_to))
+                .all(|s| s == king || s == rook || self.board[s].is_none());
+            // The king crosses no attacked square.
+            let safe = span(king, king_to).all(|s| s == king || !self.attacked_without(s, 1 - us, &[king, rook]));
+            if clear && safe {
+                out.push(Move::Castle { from: king as u16, to: king_to as u16, rook: rook as u16 });
+            }
+        }
+    }
+
+    /// Whether `by` attacks `sq` with the pieces on `gone` lifted off.
+    fn attacked_without(&self, sq: usize, by: u8, gone: &[usize]) -> bool {
+        let mut lifted = self.clone();
+        for &g in gone {
+            lifted.board[g] = None;
+        }
+        lifted.attacked(sq, by)
+    }
+
+    fn drop_moves(&self, out: &mut Vec<Move>) {
+        let rules = &self.rules;
+        let us = self.side;
+        for (kind, &n) in self.hands[us as usize].iter().enumerate() {
+            if n == 0 {
+                continue;
+            }
+            let pawn = rules.pieces[kind].pawn;
+            for to in 0..self.board.len() {
+                if self.board[to].is_some() {
+                    continue;
+                }
+                if pawn {
+                    let own = self.own_rank(us, self.rank_of(to));
+                    if own == 0 && !rules.first_rank_pawn_drops {
+                        continue;
+                    }
+                    if own >= rules.promotion_rank && !rules.promotion_zone_pawn_drops {
+                        continue;
+                    }
+                }
+                out.push(Move::Drop { kind: kind as u8, to: to as u16 });
+            }
+        }
+    }
+
+    /// Every legal move of the side to move (the game's end is not looked at).
+    pub fn legal_moves(&self, out: &mut Vec<Move>) {
+        let mut pseudo = Vec::new();
+        self.pseudo_moves(&mut pseudo);
+        out.extend(pseudo.into_iter().filter(|&m| self.safe_after(m)));
+        if self.rules.must_capture && out.iter().any(|&m| self.is_capture(m)) {
+            out.retain(|&m| self.is_capture(m));
+        }
+    }
+
+    /// Whether `m` takes a piece.
+    pub fn is_capture(&self, m: Move) -> bool {
+        match m {
+            Move::Normal { to, .. } => self.board[to as usize].is_some(),
+            Move::EnPassant { .. } => true,
+            Move::Castle { .. } | Move::Drop { .. } => false,
+        }
+    }
+
+    /// Plays `m` (legal or at least pseudo-legal); the en passant square
+    /// stays only where the next player may take on it.
+    pub fn apply(&mut self, m: Move) {
+        self.apply_raw(m);
+        if self.ep.is_some() && !self.ep_capturable() {
+            self.ep = None;
+        }
+    }
+
+    /// Plays `m`, keeping any en passant square a double step leaves.
+    fn apply_raw(&mut self, m: Move) {
+        let us = self.side;
+        let rules = self.rules.clone();
+        let mut reset = false;
+        self.ep = None;
+        match m {
+            Move::Normal { from, to, promotion } => {
+                let (from, to) = (from as usize, to as usize);
+                let mut piece = self.board[from].take().expect("a piece to move");
+                if let Some(captured) = self.board[to] {
+                    reset = true;
+                    self.take(captured, us);
+                    self.castle_rooks[captured.color as usize].retain(|&r| r as usize != to);
+                }
+                let def = &rules.pieces[piece.kind as usize];
+                if def.pawn {
+                    reset = true;
+                    let (a, b) = (self.rank_of(from) as i32, self.rank_of(to) as i32);
+                    if (a - b).abs() == 2 && from % rules.width as usize == to % rules.width as usize {
+                        self.ep = Some(((from + to) / 2) as u16);
+                    }
+                }
+                if Some(piece.kind as usize) == rules.castle_king {
+                    self.castle_rooks[us as usize].clear();
+                }
+                self.castle_rooks[us as usize].retain(|&r| r as usize != from);
+                if let Some(k) = promotion {
+                    piece = Piece { kind: k, color: us, promoted: rules.captures_to_hand };
+                }
+                self.board[to] = Some(piece);
+            }
+            Move::EnPassant { from, to } => {
+                let (from, to) = (from as usize, to as usize);
+                let piece = self.board[from].take();
+                let w = rules.width as usize;
+                let victim = (from / w) * w + to % w;
+                if let Some(captured) = self.board[victim].take() {
+                    self.take(captured, us);
+                }
+                self.board[to] = piece;
+                reset = true;
+            }
+            Move::Castle { from, to, rook } => {
+                let (from, to, rook) = (from as usize, to as usize, rook as usize);
+                let king = self.board[from].take();
+                let r = self.board[rook].take();
+                let rook_to = if rook > from { to - 1 } else { to + 1 };
+                self.board[to] = king;
+                self.board[rook_to] = r;
+                self.castle_rooks[us as usize].clear();
+            }
+            Move::Drop { kind, to } => {
+                self.hands[us as usize][kind as usize] -= 1;
+                self.board[to as usize] = Some(Piece { kind, color: us, promoted: false });
+            }
+        }
+        self.halfmove = if reset { 0 } else { self.halfmove + 1 };
+        if us == 1 {
+            self.fullmove += 1;
+        }
+        self.side = 1 - us;
+    }
+
+    /// A captured piece goes to the capturer's hand, a promoted one as a pawn.
+    fn take(&mut self, captured: Piece, by: u8) {
+        if !self.rules.captures_to_hand {
+            return;
+        }
+        let kind = if captured.promoted {
+            self.rules.pieces.iter().position(|p| p.pawn).unwrap_or(captured.kind as usize)
+        } else {
+            captured.kind as usize
+        };
+        self.hands[by as usize][kind] += 1;
+    }
+
+    /// A move in Fairy-Stockfish's UCI notation (`e2e4`, `e7e8q`, `P@e4`, `e1g1`).
+    pub fn uci(&self, m: Move) -> String {
+        let r = &self.rules;
+        match m {
+            Move::Normal { from, to, promotion } => {
+                let mut s = format!("{}{}", r.square_name(from as usize), r.square_name(to as usize));
+                if let Some(k) = promotion {
+                    s.push(r.pieces[k as usize].letter);
+                }
+                s
+            }
+            Move::EnPassant { from, to } | Move::Castle { from, to, .. } => {
+                format!("{}{}", r.square_name(from as usize), r.square_name(to as usize))
+            }
+            Move::Drop { kind, to } => {
+                format!("{}@{}", r.pieces[kind as usize].letter.to_ascii_uppercase(), r.square_name(to as usize))
+            }
+        }
+    }
+
+    /// A key of everything repetition compares: board, hands, side, rights, ep.
+    pub fn key(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.board.hash(&mut h);
+        self.hands.hash(&mut h);
+        self.side.hash(&mut h);
+        self.castle_rooks.hash(&mut h);
+        self.ep.hash(&mut h);
+        self.checks_left.hash(&mut h);
+        h.finish()
+    }
+}

@@ -1,0 +1,428 @@
+//! A variant's rules, read from its ini keys: the board, the pieces (built-in
+//! names or `customPieceN = letter:betza`), the start position and every
+//! rule the engine implements. A key this engine does not implement is an
+//! error naming its file and line, never silently ignored: a variant is
+//! played exactly or not at all.
+
+use std::collections::BTreeMap;
+
+use crate::betza::{self, Step};
+use crate::ini::IniError;
+
+/// One kind of piece.
+#[derive(Clone, Debug)]
+pub struct PieceDef {
+    /// Its Fairy-Stockfish name (`knight`, `customPiece1`).
+    pub name: String,
+    /// Its letter, lowercase (Black's; White's is the uppercase).
+    pub letter: char,
+    /// How it moves and captures (White's orientation).
+    pub steps: Vec<Step>,
+    /// A royal piece: its side must never leave it attacked.
+    pub royal: bool,
+    /// A pawn: double steps, en passant and promotion apply to it.
+    pub pawn: bool,
+    /// Its place in Fairy-Stockfish's order of piece types (pockets are written in it).
+    pub order: u32,
+}
+
+/// How a game ends for the player it applies to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum End {
+    /// That player wins.
+    Win,
+    /// That player loses.
+    Loss,
+    /// Nobody wins.
+    Draw,
+}
+
+/// Every rule of one variant.
+#[derive(Clone, Debug)]
+pub struct Rules {
+    /// The variant's id (its section name).
+    pub id: String,
+    /// Files.
+    pub width: u8,
+    /// Ranks.
+    pub height: u8,
+    /// The piece kinds; a piece's kind is its index here.
+    pub pieces: Vec<PieceDef>,
+    /// The start position (FEN).
+    pub start_fen: String,
+    /// Castling is allowed.
+    pub castling: bool,
+    /// The file a king castles to on the kingside (0-based).
+    pub castle_king_file: u8,
+    /// The file a king castles to on the queenside.
+    pub castle_queen_file: u8,
+    /// The rank castling happens on, from each side's own side (0-based).
+    pub castle_rank: u8,
+    /// The kind that castles (the king by default).
+    pub castle_king: Option<usize>,
+    /// Pawns may step twice from these ranks (own side, 0-based).
+    pub double_step_ranks: Vec<u8>,
+    /// En passant captures exist.
+    pub en_passant: bool,
+    /// Pawns promote on this rank or beyond (own side, 0-based).
+    pub promotion_rank: u8,
+    /// The kinds a pawn may promote to.
+    pub promotion_kinds: Vec<usize>,
+    /// A pawn reaching the promotion zone must promote.
+    pub mandatory_promotion: bool,
+    /// Kings are royal: no move may leave one attacked.
+    pub checking: bool,
+    /// Pieces in hand may be dropped.
+    pub drops: bool,
+    /// Captured pieces go to the capturer's hand.
+    pub captures_to_hand: bool,
+    /// Pawns may be dropped on the first rank.
+    pub first_rank_pawn_drops: bool,
+    /// Pawns may be dropped in the promotion zone.
+    pub promotion_zone_pawn_drops: bool,
+    /// Any capture, if one exists, must be made.
+    pub must_capture: bool,
+    /// For the player to move with no legal move, not in check.
+    pub stalemate: End,
+    /// For the player to move with no legal move, in check.
+    pub checkmate: End,
+    /// For a player with no piece of `extinction_kinds` left.
+    pub extinction: Option<End>,
+    /// The kinds that must not all be lost (empty: every kind).
+    pub extinction_kinds: Vec<usize>,
+    /// A kind that wins by reaching its side's flag region.
+    pub flag: Option<usize>,
+    /// The flag squares, White's then Black's.
+    pub flag_regions: [Vec<usize>; 2],
+    /// After the first side reaches its flag, the other may still reach its own for a draw.
+    pub flag_move: bool,
+    /// Giving check counts: the FEN holds the checks left to give.
+    pub check_counting: bool,
+    /// The number of checks that wins, by default.
+    pub checks_to_win: u32,
+    /// Plies without a capture or pawn move after which a draw may be claimed (0: off).
+    pub n_move_plies: u32,
+    /// Occurrences of a position after which a draw may be claimed (0: off).
+    pub n_fold: u32,
+}
+
+impl Rules {
+    /// The kind written with `letter` (either case).
+    pub fn kind_of(&self, letter: char) -> Option<usize> {
+        let l = letter.to_ascii_lowercase();
+        self.pieces.iter().position(|p| p.letter == l)
+    }
+
+    /// The square index of `file` and `rank`.
+    pub fn square(&self, file: u8, rank: u8) -> usize {
+        rank as usize * self.width as usize + file as usize
+    }
+
+    /// A square's name (`a1`, `j10`).
+    pub fn square_name(&self, sq: usize) -> String {
+        let (f, r) = (sq % self.width as usize, sq / self.width as usize);
+        format!("{}{}", (b'a' + f as u8) as char, r + 1)
+    }
+
+    /// The square a name such as `e4` or `a10` names, if it is on the board.
+    pub fn parse_square(&self, text: &str) -> Option<usize> {
+        let mut chars = text.chars();
+        let f = chars.next()?;
+        if !f.is_ascii_lowercase() {
+            return None;
+        }
+        let rank: usize = chars.as_str().parse().ok()?;
+        let file = (f as u8 - b'a') as usize;
+        (file < self.width as usize && (1..=self.height as usize).contains(&rank))
+            .then(|| (rank - 1) * self.width as usize + file)
+    }
+}
+
+/// The built-in pieces: name, letter, Betza, Fairy-Stockfish's order.
+const BUILT_IN: &[(&str, char, &str, u32)] = &[
+    ("pawn", 'p', "fmWfcF", 1),
+    ("knight", 'n', "N", 2),
+    ("bishop", 'b', "B", 3),
+    ("rook", 'r', "R", 4),
+    ("queen", 'q', "Q", 5),
+    ("fers", 'f', "F", 6),
+    ("alfil", 'e', "A", 7),
+    ("fersAlfil", 'e', "FA", 8),
+    ("silver", 's', "FfW", 9),
+    ("aiwok", 'a', "RNF", 10),
+    ("bers", 'c', "RF", 11),
+    ("archbishop", 'a', "BN", 12),
+    ("chancellor", 'c', "RN", 13),
+    ("amazon", 'a', "QN", 14),
+    ("knibis", 'h', "mNcB", 15),
+    ("biskni", 'h', "mBcN", 16),
+    ("kniroo", 'h', "mNcR", 17),
+    ("rookni", 'h', "mRcN", 18),
+    ("shogiPawn", 'p', "fW", 19),
+    ("lance", 'l', "fR", 20),
+    ("shogiKnight", 'n', "ffN", 21),
+    ("gold", 'g', "WfF", 22),
+    ("dragonHorse", 'h', "BW", 23),
+    ("cannon", 'c', "mRcpR", 27),
+    ("horse", 'h', "nN", 30),
+    ("elephant", 'e', "nA", 31),
+    ("wazir", 'w', "W", 34),
+    ("commoner", 'm', "K", 35),
+    ("centaur", 'c', "KN", 36),
+    ("king", 'k', "K", 100),
+];
+
+/// Keys this engine implements, besides piece names and `customPieceN`.
+const KEYS: &[&str] = &[
+    "maxRank",
+    "maxFile",
+    "startFen",
+    "castling",
+    "castlingKingsideFile",
+    "castlingQueensideFile",
+    "castlingRank",
+    "castlingKingPiece",
+    "doubleStep",
+    "doubleStepRank",
+    "doubleStepRankMin",
+    "enPassant",
+    "promotionRank",
+    "promotionPieceTypes",
+    "mandatoryPawnPromotion",
+    "checking",
+    "pieceDrops",
+    "capturesToHand",
+    "firstRankPawnDrops",
+    "promotionZonePawnDrops",
+    "mustCapture",
+    "stalemateValue",
+    "checkmateValue",
+    "extinctionValue",
+    "extinctionPieceTypes",
+    "flagPiece",
+    "flagRegionWhite",
+    "flagRegionBlack",
+    "flagMove",
+    "checkCounting",
+    "nMoveRule",
+    "nFoldRule",
+    "pocketSize",
+    "variantTemplate",
+    "pieceToCharTable",
+];
+
+/// Builds the rules of `id` from its resolved keys (value, file, line).
+pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Result<Rules, IniError> {
+    let err = |key: &str, message: String| {
+        let (file, line) = keys.get(key).map(|(_, f, l)| (f.clone(), *l)).unwrap_or_default();
+        IniError { file, line, message: format!("{key}: {message}") }
+    };
+    // Keys first: anything not understood stops this variant.
+    for (k, _) in keys.iter() {
+        let piece = BUILT_IN.iter().any(|(n, ..)| n == k) || custom_index(k).is_some();
+        if !piece && !KEYS.contains(&k.as_str()) {
+            return Err(err(k, "unknown key, or a rule this plugin does not implement".into()));
+        }
+    }
+    let get = |k: &str| keys.get(k).map(|(v, ..)| v.as_str());
+    let flag = |k: &str, default: bool| -> Result<bool, IniError> {
+        match get(k) {
+            None => Ok(default),
+            Some("true") => Ok(true),
+            Some("false") => Ok(false),
+            Some(v) => Err(err(k, format!("'{v}' must be true or false"))),
+        }
+    };
+    let number = |k: &str, default: u32| -> Result<u32, IniError> {
+        get(k).map_or(Ok(default), |v| v.parse().map_err(|_| err(k, format!("'{v}' is not a whole number"))))
+    };
+    let end = |k: &str, default: Option<End>| -> Result<Option<End>, IniError> {
+        match get(k) {
+            None => Ok(default),
+            Some("win") => Ok(Some(End::Win)),
+            Some("loss") => Ok(Some(End::Loss)),
+            Some("draw") => Ok(Some(End::Draw)),
+            Some("none") => Ok(None),
+            Some(v) => Err(err(k, format!("'{v}' must be win, loss, draw or none"))),
+        }
+    };
+    let height = number("maxRank", 8)?;
+    let width = number("maxFile", 8)?;
+    if !(1..=10).contains(&height) || !(1..=12).contains(&width) {
+        return Err(err(
+            if (1..=10).contains(&height) { "maxFile" } else { "maxRank" },
+            format!("a board of {width}x{height}: boards go up to 12 files and 10 ranks"),
+        ));
+    }
+    // Pieces: chess's by default, each built-in name may be given a letter or removed with '-'.
+    let mut pieces: Vec<PieceDef> = Vec::new();
+    let defaults = ["pawn", "knight", "bishop", "rook", "queen", "king"];
+    for (name, letter, betza_text, order) in BUILT_IN {
+        let value = get(name);
+        let letter = match value {
+            Some("-") => continue,
+            Some(v) => single_letter(v).ok_or_else(|| err(name, format!("'{v}' is not one letter")))?,
+            None if defaults.contains(name) => *letter,
+            None => continue,
+        };
+        let steps = betza::parse(betza_text).map_err(|e| err(name, e))?;
+        pieces.push(PieceDef {
+            name: name.to_string(),
+            letter,
+            steps,
+            royal: *name == "king",
+            pawn: *name == "pawn",
+            order: *order,
+        });
+    }
+    for (k, (v, ..)) in keys.iter() {
+        let Some(n) = custom_index(k) else { continue };
+        let (letter, betza_text) = v.split_once(':').ok_or_else(|| err(k, format!("'{v}' is not letter:betza")))?;
+        let letter = single_letter(letter).ok_or_else(|| err(k, format!("'{letter}' is not one letter")))?;
+        let steps = betza::parse(betza_text).map_err(|e| err(k, e))?;
+        pieces.push(PieceDef { name: k.clone(), letter, steps, royal: false, pawn: false, order: 50 + n });
+    }
+    for (i, p) in pieces.iter().enumerate() {
+        if let Some(q) = pieces[..i].iter().find(|q| q.letter == p.letter) {
+            return Err(err(&p.name, format!("letter '{}' is used by {} too", p.letter, q.name)));
+        }
+    }
+    let kinds = |k: &str, text: &str| -> Result<Vec<usize>, IniError> {
+        text.chars()
+            .filter(|c| !c.is_whitespace())
+            .map(|c| {
+                pieces
+                    .iter()
+                    .position(|p| p.letter == c.to_ascii_lowercase())
+                    .ok_or_else(|| err(k, format!("no piece has the letter '{c}'")))
+            })
+            .collect()
+    };
+    let rules_height = height as u8;
+    let file = |k: &str, default: u8| -> Result<u8, IniError> {
+        match get(k) {
+            None => Ok(default),
+            Some(v) if v.len() == 1 && v.as_bytes()[0].is_ascii_lowercase() && v.as_bytes()[0] - b'a' < width as u8 => {
+                Ok(v.as_bytes()[0] - b'a')
+            }
+            Some(v) => Err(err(k, format!("'{v}' is not a file of the board"))),
+        }
+    };
+    let rank = |k: &str, default: u8| -> Result<u8, IniError> {
+        let r = number(k, default as u32 + 1)?;
+        if r == 0 || r > height {
+            return Err(err(k, format!("rank {r} is not on the board")));
+        }
+        Ok(r as u8 - 1)
+    };
+    let mut double_step_ranks = vec![rank("doubleStepRank", 1)?];
+    if get("doubleStepRankMin").is_some() {
+        let min = rank("doubleStepRankMin", 1)?;
+        double_step_ranks = (min..=double_step_ranks[0]).collect();
+    }
+    if !flag("doubleStep", true)? {
+        double_step_ranks.clear();
+    }
+    let promotion_kinds = kinds("promotionPieceTypes", get("promotionPieceTypes").unwrap_or("qrbn"))?;
+    let extinction_kinds = match get("extinctionPieceTypes") {
+        None | Some("*") => Vec::new(),
+        Some(t) => kinds("extinctionPieceTypes", t)?,
+    };
+    let flag_kind = get("flagPiece").map(|t| kinds("flagPiece", t)).transpose()?.and_then(|k| k.first().copied());
+    let partial = Rules {
+        id: id.to_string(),
+        width: width as u8,
+        height: rules_height,
+        pieces: pieces.clone(),
+        start_fen: String::new(),
+        castling: false,
+        castle_king_file: 0,
+        castle_queen_file: 0,
+        castle_rank: 0,
+        castle_king: None,
+        double_step_ranks: Vec::new(),
+        en_passant: false,
+        promotion_rank: 0,
+        promotion_kinds: Vec::new(),
+        mandatory_promotion: true,
+        checking: true,
+        drops: false,
+        captures_to_hand: false,
+        first_rank_pawn_drops: false,
+        promotion_zone_pawn_drops: false,
+        must_capture: false,
+        stalemate: End::Draw,
+        checkmate: End::Loss,
+        extinction: None,
+        extinction_kinds: Vec::new(),
+        flag: None,
+        flag_regions: [Vec::new(), Vec::new()],
+        flag_move: false,
+        check_counting: false,
+        checks_to_win: 3,
+        n_move_plies: 0,
+        n_fold: 0,
+    };
+    let region = |k: &str| -> Result<Vec<usize>, IniError> {
+        let mut squares = Vec::new();
+        for token in get(k).unwrap_or("").split_whitespace() {
+            if let Some(r) = token.strip_prefix('*') {
+                let r: usize = r
+                    .parse()
+                    .ok()
+                    .filter(|r| (1..=height as usize).contains(r))
+                    .ok_or_else(|| err(k, format!("'{token}' is not a rank of the board")))?;
+                squares.extend((0..width as usize).map(|f| (r - 1) * width as usize + f));
+            } else {
+                squares.push(partial.parse_square(token).ok_or_else(|| err(k, format!("'{token}' is not a square")))?);
+            }
+        }
+        Ok(squares)
+    };
+    let flag_regions = [region("flagRegionWhite")?, region("flagRegionBlack")?];
+    let default_fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    Ok(Rules {
+        start_fen: get("startFen").unwrap_or(default_fen).to_string(),
+        castling: flag("castling", true)?,
+        castle_king_file: file("castlingKingsideFile", 6)?,
+        castle_queen_file: file("castlingQueensideFile", 2)?,
+        castle_rank: rank("castlingRank", 0)?,
+        castle_king: match get("castlingKingPiece") {
+            Some(t) => kinds("castlingKingPiece", t)?.first().copied(),
+            None => pieces.iter().position(|p| p.royal),
+        },
+        double_step_ranks,
+        en_passant: flag("enPassant", true)?,
+        promotion_rank: rank("promotionRank", rules_height - 1)?,
+        promotion_kinds,
+        mandatory_promotion: flag("mandatoryPawnPromotion", true)?,
+        checking: flag("checking", true)?,
+        drops: flag("pieceDrops", false)?,
+        captures_to_hand: flag("capturesToHand", false)?,
+        first_rank_pawn_drops: flag("firstRankPawnDrops", false)?,
+        promotion_zone_pawn_drops: flag("promotionZonePawnDrops", false)?,
+        must_capture: flag("mustCapture", false)?,
+        stalemate: end("stalemateValue", Some(End::Draw))?.unwrap_or(End::Draw),
+        checkmate: end("checkmateValue", Some(End::Loss))?.unwrap_or(End::Loss),
+        extinction: end("extinctionValue", None)?,
+        extinction_kinds,
+        flag: flag_kind,
+        flag_regions,
+        flag_move: flag("flagMove", false)?,
+        check_counting: flag("checkCounting", false)?,
+        checks_to_win: 3,
+        n_move_plies: 2 * number("nMoveRule", 50)?,
+        n_fold: number("nFoldRule", 3)?,
+        ..partial
+    })
+}
+
+fn custom_index(key: &str) -> Option<u32> {
+    key.strip_prefix("customPiece").and_then(|n| n.parse().ok()).filter(|n| (1..=25).contains(n))
+}
+
+fn single_letter(v: &str) -> Option<char> {
+    let mut c = v.chars();
+    let l = c.next()?;
+    (c.next().is_none() && l.is_ascii_alphabetic()).then_some(l.to_ascii_lowercase())
+}

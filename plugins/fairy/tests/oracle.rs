@@ -1,0 +1,102 @@
+//! The ini plugin against Fairy-Stockfish's rules (pyffish, an independent
+//! oracle run as a separate Python process, never linked): for every
+//! variant of the list, the start position, and positions of seeded random
+//! games, must give the same FEN, the same legal moves, and the same perft
+//! counts. A fast sample runs by default; the long run is `--ignored`.
+
+use arbiter_api::kit::{Game, Variant};
+use arbiter_fairy::{installed, FairyVariant};
+use serde_json::Value;
+
+/// The variants the plugin plays exactly, by Fairy-Stockfish's name.
+pub const EXACT: &[&str] = &[
+    "chess",
+    "nocastle",
+    "kingofthehill",
+    "3check",
+    "5check",
+    "crazyhouse",
+    "antichess",
+    "giveaway",
+    "extinction",
+    "capablanca",
+    "gothic",
+    "embassy",
+    "amazon",
+    "nightrider",
+    "grasshopper",
+    "loop",
+];
+
+fn variant(name: &str) -> FairyVariant {
+    let all = installed();
+    all.into_iter().find(|v| v.rules.id == name).unwrap_or_else(|| panic!("no ini variant {name}"))
+}
+
+fn oracle(variants: &[&str], depth: u32, games: u32, plies: u32) -> Vec<Value> {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/oracle.py");
+    let out = std::process::Command::new("python3")
+        .args([script, &variants.join(","), &depth.to_string(), &games.to_string(), &plies.to_string()])
+        .output()
+        .expect("python3");
+    assert!(out.status.success(), "pyffish (pip install pyffish): {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+fn agree(variants: &[&str], depth: u32, games: u32, plies: u32) {
+    let mut failures = Vec::new();
+    for case in oracle(variants, depth, games, plies) {
+        let name = case["variant"].as_str().unwrap();
+        let fen = case["fen"].as_str().unwrap();
+        let v = variant(name);
+        let game = match v.from_position(fen, &Default::default()) {
+            Ok(g) => g,
+            Err(e) => {
+                failures.push(format!("{name} {fen}: {e}"));
+                continue;
+            }
+        };
+        if game.position_text() != fen {
+            failures.push(format!("{name}: FEN {fen} written back as {}", game.position_text()));
+        }
+        let mut ids = Vec::new();
+        game.legal_moves(&mut ids);
+        let mut ours: Vec<String> = ids.iter().map(|&m| game.move_text(m, arbiter_api::Viewer::Referee)).collect();
+        ours.sort();
+        let theirs: Vec<String> =
+            case["moves"].as_array().unwrap().iter().map(|m| m.as_str().unwrap().to_string()).collect();
+        if ours != theirs && !(ours.is_empty() && game.status().outcome != arbiter_api::Outcome::Ongoing) {
+            let extra: Vec<&String> = ours.iter().filter(|m| !theirs.contains(m)).collect();
+            let missing: Vec<&String> = theirs.iter().filter(|m| !ours.contains(m)).collect();
+            failures.push(format!("{name} {fen}: moves: extra {extra:?}, missing {missing:?}"));
+            continue;
+        }
+        for (d, want) in case["counts"].as_array().unwrap().iter().enumerate() {
+            let got = game.perft(d as u32 + 1);
+            if got != want.as_u64().unwrap() {
+                failures.push(format!("{name} {fen}: perft {} is {got}, Fairy-Stockfish says {want}", d + 1));
+                break;
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} disagreements:\n{}", failures.len(), failures.join("\n"));
+}
+
+#[test]
+fn every_exact_variant_agrees_with_fairy_stockfish_on_a_sample() {
+    agree(EXACT, 2, 2, 30);
+}
+
+#[test]
+#[ignore = "long: perft 3 over 8 random games per variant"]
+fn every_exact_variant_agrees_with_fairy_stockfish_at_depth_3() {
+    agree(EXACT, 3, 8, 60);
+}
+
+#[test]
+fn start_positions_are_the_ones_fairy_stockfish_gives() {
+    for v in installed() {
+        let game = v.new_game(&Default::default()).unwrap();
+        assert_eq!(game.position_text(), v.info().start_position, "{}", v.id);
+    }
+}
