@@ -53,7 +53,8 @@ pub fn parse(text: &str) -> Result<Vec<Step>, String> {
                 'p' => hop = Hop::Cannon,
                 'g' => hop = Hop::Grasshopper,
                 'f' | 'b' | 'l' | 'r' | 'v' | 's' | 'h' => dirs.push(chars[i]),
-                'j' | 'i' => {} // jumping and initial-move marks: not needed by the pieces here
+                // Jumping, initial-move and en passant marks: pawns' rules carry them.
+                'j' | 'i' | 'e' => {}
                 c => return Err(format!("'{text}': modifier '{c}' is not understood")),
             }
             i += 1;
@@ -138,6 +139,12 @@ fn allowed(dirs: &str, dx: i8, dy: i8) -> bool {
         _ => false,
     };
     let chars: Vec<char> = dirs.chars().collect();
+    // On an oblique leaper one letter names the pair most in its direction.
+    let single = |c: char| match c {
+        'f' | 'b' if oblique => one(c) && dy.abs() > dx.abs(),
+        'l' | 'r' if oblique => one(c) && dx.abs() > dy.abs(),
+        _ => one(c),
+    };
     if orthogonal {
         // Letters add up: `fs` is forward and sideways.
         return chars.iter().any(|&c| one(c));
@@ -168,7 +175,7 @@ fn allowed(dirs: &str, dx: i8, dy: i8) -> bool {
             }
             None => {
                 i += 1;
-                one(c)
+                single(c)
             }
         };
         if hit {
@@ -195,6 +202,8 @@ mod tests {
         assert_eq!(targets("fW"), vec![(0, 1)]);
         assert_eq!(targets("fsW"), vec![(-1, 0), (0, 1), (1, 0)]);
         assert_eq!(targets("ffN"), vec![(-1, 2), (1, 2)]);
+        assert_eq!(targets("fN"), vec![(-1, 2), (1, 2)]);
+        assert_eq!(targets("fsN"), vec![(-2, 1), (2, 1)]);
         assert_eq!(targets("fF"), vec![(-1, 1), (1, 1)]);
         assert_eq!(targets("FfW"), vec![(-1, -1), (-1, 1), (0, 1), (1, -1), (1, 1)]);
         assert_eq!(parse("R").unwrap()[0].range, 0);

@@ -216,7 +216,7 @@ impl Position {
                 .map(|k| k % rules.width as usize);
             let rook_at = |f: usize| {
                 self.board[rank * rules.width as usize + f]
-                    .is_some_and(|p| p.color as usize == color && rules.pieces[p.kind as usize].name == "rook")
+                    .is_some_and(|p| p.color as usize == color && rules.castle_rook_kinds.contains(&(p.kind as usize)))
             };
             let file = match c.to_ascii_lowercase() {
                 'k' => king_file.and_then(|k| (k + 1..rules.width as usize).rev().find(|&f| rook_at(f))),
@@ -342,7 +342,7 @@ impl Position {
         let files: Vec<usize> = if kingside { (file + 1..w).collect() } else { (0..file).collect() };
         files.into_iter().any(|f| {
             self.board[rank * w + f]
-                .is_some_and(|p| p.color == color && self.rules.pieces[p.kind as usize].name == "rook")
+                .is_some_and(|p| p.color == color && self.rules.castle_rook_kinds.contains(&(p.kind as usize)))
         })
     }
 
@@ -510,8 +510,7 @@ impl Position {
             }
             if def.pawn {
                 let forward = if us == 0 { 1 } else { -1 };
-                let own = self.own_rank(us, self.rank_of(from));
-                if rules.double_step_ranks.contains(&own) {
+                if rules.double_step_region[us as usize][from] {
                     if let (Some(one), Some(two)) = (self.offset(from, 0, forward), self.offset(from, 0, 2 * forward)) {
                         if self.board[one].is_none() && self.board[two].is_none() {
                             targets.push((two, false));
@@ -528,11 +527,12 @@ impl Position {
             }
             for &(to, _) in &targets {
                 let (from, to16) = (from as u16, to as u16);
-                if def.pawn && self.own_rank(us, self.rank_of(to)) >= rules.promotion_rank {
-                    for &k in &rules.promotion_kinds {
+                if def.pawn && rules.promotion_region[us as usize][to] {
+                    let kinds = &rules.promotion_kinds[us as usize];
+                    for &k in kinds {
                         out.push(Move::Normal { from, to: to16, promotion: Some(k as u8) });
                     }
-                    if !rules.mandatory_promotion || rules.promotion_kinds.is_empty() {
+                    if !rules.mandatory_promotion || kinds.is_empty() {
                         out.push(Move::Normal { from, to: to16, promotion: None });
                     }
                 } else {
@@ -596,15 +596,14 @@ impl Position {
             }
             let pawn = rules.pieces[kind].pawn;
             for to in 0..self.board.len() {
-                if self.board[to].is_some() {
+                if self.board[to].is_some() || !rules.drop_region[us as usize][to] {
                     continue;
                 }
                 if pawn {
-                    let own = self.own_rank(us, self.rank_of(to));
-                    if own == 0 && !rules.first_rank_pawn_drops {
+                    if self.own_rank(us, self.rank_of(to)) == 0 && !rules.first_rank_pawn_drops {
                         continue;
                     }
-                    if own >= rules.promotion_rank && !rules.promotion_zone_pawn_drops {
+                    if rules.promotion_region[us as usize][to] && !rules.promotion_zone_pawn_drops {
                         continue;
                     }
                 }

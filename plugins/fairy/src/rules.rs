@@ -60,14 +60,16 @@ pub struct Rules {
     pub castle_rank: u8,
     /// The kind that castles (the king by default).
     pub castle_king: Option<usize>,
-    /// Pawns may step twice from these ranks (own side, 0-based).
-    pub double_step_ranks: Vec<u8>,
+    /// The kinds a king castles with (rooks by default).
+    pub castle_rook_kinds: Vec<usize>,
+    /// Squares a pawn may step twice from, White's then Black's.
+    pub double_step_region: [Vec<bool>; 2],
     /// En passant captures exist.
     pub en_passant: bool,
-    /// Pawns promote on this rank or beyond (own side, 0-based).
-    pub promotion_rank: u8,
-    /// The kinds a pawn may promote to.
-    pub promotion_kinds: Vec<usize>,
+    /// Squares a pawn promotes on, White's then Black's.
+    pub promotion_region: [Vec<bool>; 2],
+    /// The kinds a pawn may promote to, White's then Black's.
+    pub promotion_kinds: [Vec<usize>; 2],
     /// A pawn reaching the promotion zone must promote.
     pub mandatory_promotion: bool,
     /// Kings are royal: no move may leave one attacked.
@@ -76,6 +78,8 @@ pub struct Rules {
     pub drops: bool,
     /// Captured pieces go to the capturer's hand.
     pub captures_to_hand: bool,
+    /// Squares each side may drop on.
+    pub drop_region: [Vec<bool>; 2],
     /// Pawns may be dropped on the first rank.
     pub first_rank_pawn_drops: bool,
     /// Pawns may be dropped in the promotion zone.
@@ -140,7 +144,7 @@ impl Rules {
 
 /// The built-in pieces: name, letter, Betza, Fairy-Stockfish's order.
 const BUILT_IN: &[(&str, char, &str, u32)] = &[
-    ("pawn", 'p', "fmWfcF", 1),
+    ("pawn", 'p', "fmWfceF", 1),
     ("knight", 'n', "N", 2),
     ("bishop", 'b', "B", 3),
     ("rook", 'r', "R", 4),
@@ -160,9 +164,11 @@ const BUILT_IN: &[(&str, char, &str, u32)] = &[
     ("rookni", 'h', "mRcN", 18),
     ("shogiPawn", 'p', "fW", 19),
     ("lance", 'l', "fR", 20),
-    ("shogiKnight", 'n', "ffN", 21),
+    ("shogiKnight", 'n', "fN", 21),
     ("gold", 'g', "WfF", 22),
     ("dragonHorse", 'h', "BW", 23),
+    ("clobber", 'p', "cW", 24),
+    ("breakthrough", 'p', "fmWfF", 25),
     ("cannon", 'c', "mRcpR", 27),
     ("horse", 'h', "nN", 30),
     ("elephant", 'e', "nA", 31),
@@ -182,9 +188,18 @@ const KEYS: &[&str] = &[
     "castlingQueensideFile",
     "castlingRank",
     "castlingKingPiece",
+    "castlingRookPieces",
     "doubleStep",
     "doubleStepRank",
-    "doubleStepRankMin",
+    "doubleStepRegionWhite",
+    "doubleStepRegionBlack",
+    "promotionRegionWhite",
+    "promotionRegionBlack",
+    "promotionPieceTypesWhite",
+    "promotionPieceTypesBlack",
+    "whiteDropRegion",
+    "blackDropRegion",
+    "flagRegion",
     "enPassant",
     "promotionRank",
     "promotionPieceTypes",
@@ -256,15 +271,15 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
     }
     // Pieces: chess's by default, each built-in name may be given a letter or removed with '-'.
     let mut pieces: Vec<PieceDef> = Vec::new();
-    let defaults = ["pawn", "knight", "bishop", "rook", "queen", "king"];
-    for (name, letter, betza_text, order) in BUILT_IN {
-        let value = get(name);
-        let letter = match value {
-            Some("-") => continue,
-            Some(v) => single_letter(v).ok_or_else(|| err(name, format!("'{v}' is not one letter")))?,
-            None if defaults.contains(name) => *letter,
-            None => continue,
+    for (name, _, betza_text, order) in BUILT_IN {
+        let (letter, betza_text) = match get(name) {
+            None | Some("-") => continue,
+            Some(v) => match v.split_once(':') {
+                Some((l, b)) => (l, b),
+                None => (v, *betza_text),
+            },
         };
+        let letter = single_letter(letter).ok_or_else(|| err(name, format!("'{letter}' is not one letter")))?;
         let steps = betza::parse(betza_text).map_err(|e| err(name, e))?;
         pieces.push(PieceDef {
             name: name.to_string(),
@@ -315,15 +330,13 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
         }
         Ok(r as u8 - 1)
     };
-    let mut double_step_ranks = vec![rank("doubleStepRank", 1)?];
-    if get("doubleStepRankMin").is_some() {
-        let min = rank("doubleStepRankMin", 1)?;
-        double_step_ranks = (min..=double_step_ranks[0]).collect();
-    }
-    if !flag("doubleStep", true)? {
-        double_step_ranks.clear();
-    }
-    let promotion_kinds = kinds("promotionPieceTypes", get("promotionPieceTypes").unwrap_or("qrbn"))?;
+    // By default a pawn promotes to whichever of queen, rook, bishop and knight the variant has.
+    let present: String = "qrbn".chars().filter(|&c| pieces.iter().any(|p| p.letter == c && !p.pawn)).collect();
+    let both_kinds = get("promotionPieceTypes").unwrap_or(&present).replace('-', "");
+    let promotion_kinds = [
+        kinds("promotionPieceTypesWhite", &get("promotionPieceTypesWhite").unwrap_or(&both_kinds).replace('-', ""))?,
+        kinds("promotionPieceTypesBlack", &get("promotionPieceTypesBlack").unwrap_or(&both_kinds).replace('-', ""))?,
+    ];
     let extinction_kinds = match get("extinctionPieceTypes") {
         None | Some("*") => Vec::new(),
         Some(t) => kinds("extinctionPieceTypes", t)?,
@@ -340,10 +353,12 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
         castle_queen_file: 0,
         castle_rank: 0,
         castle_king: None,
-        double_step_ranks: Vec::new(),
+        castle_rook_kinds: Vec::new(),
+        double_step_region: [Vec::new(), Vec::new()],
         en_passant: false,
-        promotion_rank: 0,
-        promotion_kinds: Vec::new(),
+        promotion_region: [Vec::new(), Vec::new()],
+        drop_region: [Vec::new(), Vec::new()],
+        promotion_kinds: [Vec::new(), Vec::new()],
         mandatory_promotion: true,
         checking: true,
         drops: false,
@@ -363,26 +378,78 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
         n_move_plies: 0,
         n_fold: 0,
     };
-    let region = |k: &str| -> Result<Vec<usize>, IniError> {
-        let mut squares = Vec::new();
-        for token in get(k).unwrap_or("").split_whitespace() {
+    let squares = (width * height) as usize;
+    // A region: squares, `*N` ranks and `a*` files, as a mask; `default` if the key is absent.
+    let region = |k: &str, default: &str| -> Result<Vec<bool>, IniError> {
+        let mut mask = vec![false; squares];
+        for token in get(k).unwrap_or(default).split_whitespace() {
+            if token == "-" {
+                continue;
+            }
             if let Some(r) = token.strip_prefix('*') {
                 let r: usize = r
                     .parse()
                     .ok()
                     .filter(|r| (1..=height as usize).contains(r))
                     .ok_or_else(|| err(k, format!("'{token}' is not a rank of the board")))?;
-                squares.extend((0..width as usize).map(|f| (r - 1) * width as usize + f));
+                (0..width as usize).for_each(|f| mask[(r - 1) * width as usize + f] = true);
+            } else if let Some(f) = token.strip_suffix('*') {
+                let f = f
+                    .as_bytes()
+                    .first()
+                    .map(|c| c.wrapping_sub(b'a') as usize)
+                    .filter(|&f| f < width as usize && token.len() == 2)
+                    .ok_or_else(|| err(k, format!("'{token}' is not a file of the board")))?;
+                (0..height as usize).for_each(|r| mask[r * width as usize + f] = true);
             } else {
-                squares.push(partial.parse_square(token).ok_or_else(|| err(k, format!("'{token}' is not a square")))?);
+                let sq = partial.parse_square(token).ok_or_else(|| err(k, format!("'{token}' is not a square")))?;
+                mask[sq] = true;
             }
         }
-        Ok(squares)
+        Ok(mask)
     };
-    let flag_regions = [region("flagRegionWhite")?, region("flagRegionBlack")?];
+    let last = format!("*{height}");
+    let second_last = format!("*{}", height.saturating_sub(1).max(1));
+    // The older `promotionRank` and `doubleStepRank` name a rank from each side's own side.
+    let own_rank = |k: &str| -> Result<Option<(String, String)>, IniError> {
+        match get(k) {
+            None => Ok(None),
+            Some(v) => {
+                let r: u32 = v
+                    .parse()
+                    .ok()
+                    .filter(|r| (1..=height).contains(r))
+                    .ok_or_else(|| err(k, format!("rank {v} is not on the board")))?;
+                let white = (r..=height).map(|x| format!("*{x}")).collect::<Vec<_>>().join(" ");
+                let black = (1..=height + 1 - r).map(|x| format!("*{x}")).collect::<Vec<_>>().join(" ");
+                Ok(Some((white, black)))
+            }
+        }
+    };
+    let (promo_white, promo_black) = own_rank("promotionRank")?.unwrap_or((last.clone(), "*1".into()));
+    let promotion_region =
+        [region("promotionRegionWhite", &promo_white)?, region("promotionRegionBlack", &promo_black)?];
+    let mut double_step_region =
+        [region("doubleStepRegionWhite", "*2")?, region("doubleStepRegionBlack", &second_last)?];
+    if !flag("doubleStep", true)? {
+        double_step_region = [vec![false; squares], vec![false; squares]];
+    }
+    let all = "*1 ".to_string() + &(2..=height).map(|r| format!("*{r}")).collect::<Vec<_>>().join(" ");
+    let drop_region = [region("whiteDropRegion", &all)?, region("blackDropRegion", &all)?];
+    let both = get("flagRegion").unwrap_or("").to_string();
+    let to_list = |mask: Vec<bool>| mask.iter().enumerate().filter(|(_, &b)| b).map(|(i, _)| i).collect::<Vec<usize>>();
+    let flag_regions = [to_list(region("flagRegionWhite", &both)?), to_list(region("flagRegionBlack", &both)?)];
     let default_fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    let start_fen = get("startFen").unwrap_or(default_fen).to_string();
     Ok(Rules {
-        start_fen: get("startFen").unwrap_or(default_fen).to_string(),
+        castle_rook_kinds: kinds("castlingRookPieces", get("castlingRookPieces").unwrap_or("r")).or_else(|e| {
+            if get("castlingRookPieces").is_none() {
+                Ok(Vec::new())
+            } else {
+                Err(e)
+            }
+        })?,
+        start_fen,
         castling: flag("castling", true)?,
         castle_king_file: file("castlingKingsideFile", 6)?,
         castle_queen_file: file("castlingQueensideFile", 2)?,
@@ -391,9 +458,10 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
             Some(t) => kinds("castlingKingPiece", t)?.first().copied(),
             None => pieces.iter().position(|p| p.royal),
         },
-        double_step_ranks,
+        double_step_region,
         en_passant: flag("enPassant", true)?,
-        promotion_rank: rank("promotionRank", rules_height - 1)?,
+        promotion_region,
+        drop_region,
         promotion_kinds,
         mandatory_promotion: flag("mandatoryPawnPromotion", true)?,
         checking: flag("checking", true)?,
