@@ -41,16 +41,14 @@ impl FairyGame {
             End::Loss => Status::win(1 - player, reason),
             End::Draw => Status::draw(reason),
         };
-        if rules.check_counting {
-            for c in 0..2 {
-                if pos.checks_left[c] == 0 {
-                    return Status::win(c as u32, "check count");
-                }
-            }
+        // Only the side that just moved can have given its last check.
+        if rules.check_counting && pos.checks_left[1 - pos.side as usize] == 0 {
+            return Status::win(1 - side, "check count");
         }
         if let Some(end) = rules.extinction {
-            // The side to move's loss is looked at first, as Fairy-Stockfish does.
-            for c in [pos.side, 1 - pos.side] {
+            // The side to move's opponent first; with extinctionClaim only it.
+            let sides: &[u8] = if rules.extinction_claim { &[1 - pos.side] } else { &[1 - pos.side, pos.side] };
+            for &c in sides {
                 if self.extinct(c) {
                     return verdict(c as u32, end, "extinction");
                 }
@@ -94,13 +92,28 @@ impl FairyGame {
         status
     }
 
-    /// Whether `color` has no piece of the extinction kinds left, on the board or in hand.
+    /// How many pieces `color` has of the kinds `counts` admits, on the board and in hand.
+    fn count(&self, color: u8, counts: impl Fn(usize) -> bool) -> u32 {
+        let on_board = self.pos.board.iter().flatten().filter(|p| p.color == color && counts(p.kind as usize)).count();
+        let in_hand: u32 =
+            self.pos.hands[color as usize].iter().enumerate().filter(|(k, _)| counts(*k)).map(|(_, &n)| n as u32).sum();
+        on_board as u32 + in_hand
+    }
+
+    /// Whether `color` is extinct: with every kind counted (`*`), its pieces
+    /// are down to `extinctionPieceCount` while the opponent keeps
+    /// `extinctionOpponentPieceCount`; with kinds named, one of them is gone
+    /// down to that count.
     fn extinct(&self, color: u8) -> bool {
         let rules = &self.pos.rules;
-        let counts = |kind: usize| rules.extinction_kinds.is_empty() || rules.extinction_kinds.contains(&kind);
-        let on_board = self.pos.board.iter().flatten().any(|p| p.color == color && counts(p.kind as usize));
-        let in_hand = self.pos.hands[color as usize].iter().enumerate().any(|(k, &n)| n > 0 && counts(k));
-        !on_board && !in_hand
+        let (most, least) = (rules.extinction_count, rules.extinction_opponent_count);
+        if rules.extinction_kinds.is_empty() {
+            return self.count(color, |_| true) <= most && self.count(1 - color, |_| true) >= least;
+        }
+        rules
+            .extinction_kinds
+            .iter()
+            .any(|&k| self.count(color, |x| x == k) <= most && self.count(1 - color, |x| x == k) >= least)
     }
 
     /// Whether one of `moves` puts the mover's flag piece in its region.

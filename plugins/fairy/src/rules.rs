@@ -94,6 +94,12 @@ pub struct Rules {
     pub extinction: Option<End>,
     /// The kinds that must not all be lost (empty: every kind).
     pub extinction_kinds: Vec<usize>,
+    /// A side with at most this many of those kinds is extinct...
+    pub extinction_count: u32,
+    /// ...while the other side has at least this many.
+    pub extinction_opponent_count: u32,
+    /// Only the side to move wins by its opponent's extinction (a bare king may bare back).
+    pub extinction_claim: bool,
     /// A kind that wins by reaching its side's flag region.
     pub flag: Option<usize>,
     /// The flag squares, White's then Black's.
@@ -214,6 +220,9 @@ const KEYS: &[&str] = &[
     "checkmateValue",
     "extinctionValue",
     "extinctionPieceTypes",
+    "extinctionPieceCount",
+    "extinctionOpponentPieceCount",
+    "extinctionClaim",
     "flagPiece",
     "flagRegionWhite",
     "flagRegionBlack",
@@ -370,6 +379,9 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
         checkmate: End::Loss,
         extinction: None,
         extinction_kinds: Vec::new(),
+        extinction_count: 0,
+        extinction_opponent_count: 0,
+        extinction_claim: false,
         flag: None,
         flag_regions: [Vec::new(), Vec::new()],
         flag_move: false,
@@ -474,6 +486,9 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
         checkmate: end("checkmateValue", Some(End::Loss))?.unwrap_or(End::Loss),
         extinction: end("extinctionValue", None)?,
         extinction_kinds,
+        extinction_count: number("extinctionPieceCount", 0)?,
+        extinction_opponent_count: number("extinctionOpponentPieceCount", 0)?,
+        extinction_claim: flag("extinctionClaim", false)?,
         flag: flag_kind,
         flag_regions,
         flag_move: flag("flagMove", false)?,

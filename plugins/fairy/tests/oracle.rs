@@ -120,3 +120,43 @@ fn every_built_in_section_loads() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     assert_eq!(installed().len(), names.len());
 }
+
+/// Fairy-Stockfish's word on whether `fen` has ended by an immediate rule.
+fn ended_by_fairy_stockfish(variant: &str, fen: &str) -> bool {
+    let script = "import pyffish as sf, sys; print(sf.is_immediate_game_end(sys.argv[1], sys.argv[2], [])[0])";
+    let out = std::process::Command::new("python3").args(["-c", script, variant, fen]).output().expect("python3");
+    String::from_utf8_lossy(&out.stdout).trim() == "True"
+}
+
+#[test]
+fn immediate_ends_agree_with_fairy_stockfish_on_crafted_positions() {
+    let cases: &[(&str, &str)] = &[
+        ("shatranj", "8/8/8/4k3/8/8/8/R3K3 w - - 0 1"),
+        ("shatranj", "8/8/8/4k3/8/8/8/R3K3 b - - 0 1"),
+        ("shatranj", "8/8/8/3rk3/8/8/8/R3K3 w - - 0 1"),
+        ("shatranj", "8/8/8/4k3/8/8/8/4K3 w - - 0 1"),
+        ("kingofthehill", "8/8/8/4k3/8/8/8/4K3 w - - 0 1"),
+        ("kingofthehill", "8/8/8/3K4/8/8/8/4k3 b - - 0 1"),
+        ("3check", "rnbqkbnr/pppp1ppp/8/4p3/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0+3 0 1"),
+        ("antichess", "8/8/8/8/8/8/8/4K3 w - - 0 1"),
+        ("horde", "rnbqkbnr/pppppppp/8/8/8/8/8/8 w kq - 0 1"),
+        ("breakthrough", "P7/8/8/8/8/8/8/7p b - - 0 1"),
+        ("losers", "4k3/8/8/8/8/8/8/4K3 w - - 0 1"),
+        ("losers", "4k3/8/8/8/8/8/3N4/4K3 b - - 0 1"),
+        ("losers", "4k3/8/8/3n4/8/8/3P4/4K3 w - - 0 1"),
+        ("extinction", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN1 w - - 0 1"),
+        ("3check", "rnbqkbnr/pppp1ppp/8/4p3/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0+3 0 1"),
+        ("extinction", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBK1BNR w - - 0 1"),
+    ];
+    let mut failures = Vec::new();
+    for &(name, fen) in cases {
+        let game = variant(name).from_position(fen, &Default::default()).unwrap();
+        let ours = game.status().outcome != arbiter_api::Outcome::Ongoing;
+        let theirs = ended_by_fairy_stockfish(name, fen);
+        if ours != theirs {
+            failures
+                .push(format!("{name} {fen}: ours ended={ours} ({:?}), Fairy-Stockfish ended={theirs}", game.status()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
