@@ -133,6 +133,14 @@ pub fn stockfish() -> &'static str {
         .expect("stockfish is not installed: apt-get install stockfish (CI does this in .ci/run)")
 }
 
+/// Fairy-Stockfish's binary (Debian's `fairy-stockfish`).
+pub fn fairy_stockfish() -> &'static str {
+    ["/usr/games/fairy-stockfish", "/usr/bin/fairy-stockfish"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .expect("fairy-stockfish is not installed: apt-get install fairy-stockfish (CI does this in .ci/run)")
+}
+
 /// A fresh, empty temporary directory for one test.
 pub fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("arbiter-test-{}-{name}", std::process::id()));

@@ -107,6 +107,15 @@ pub fn is_chess960(state: &arbiter_api::host::Game) -> bool {
     g.call_json("chess960", &serde_json::Value::Null).ok().and_then(|v| v.as_bool()).unwrap_or(false)
 }
 
+/// The variant as Fairy-Stockfish names it, and the ini file to load it
+/// from when it is a user's (an ini variant's `uci_variant` call; `None`
+/// for the compiled variants, which UCI engines play as chess).
+pub fn uci_variant(state: &arbiter_api::host::Game) -> Option<(String, Option<String>)> {
+    let mut g = state.clone();
+    let v = g.call_json("uci_variant", &serde_json::Value::Null).ok()?;
+    Some((v["name"].as_str()?.to_string(), v["path"].as_str().map(String::from)))
+}
+
 /// A handshake step that timed out is a protocol error (the engine never
 /// said what the protocol requires), not a time forfeit.
 pub fn handshake(e: ProcessError, expected: &str) -> PlayerError {

@@ -60,6 +60,8 @@ pub struct UciPlayer {
     moves: Vec<String>,
     /// Whether the engine was last told `UCI_Chess960 true`.
     chess960: bool,
+    /// The `UCI_Variant` the engine was last told (Fairy-Stockfish's name).
+    variant: Option<String>,
 }
 
 impl UciPlayer {
@@ -73,6 +75,7 @@ impl UciPlayer {
             start_fen: String::new(),
             moves: Vec::new(),
             chess960: false,
+            variant: None,
         }
     }
 
@@ -251,14 +254,25 @@ impl Player for UciPlayer {
         self.start_fen = state.position_text();
         self.moves.clear();
         let chess960 = super::is_chess960(state);
+        let variant = super::uci_variant(state);
         self.engine.begin_game(Some("quit"));
         // Said when it changes: one engine process may play games of both kinds.
         let tell = chess960 != self.chess960 || (chess960 && !self.engine.running());
         self.chess960 = chess960;
+        let name = variant.as_ref().map(|(n, _)| n.clone());
+        let tell_variant = name.is_some() && (name != self.variant || !self.engine.running());
+        self.variant = name;
         let ready_ms = self.cfg.engine.handshake_ms(HANDSHAKE_MS);
         self.with_engine(|p| {
             if tell {
                 p.send(&format!("setoption name UCI_Chess960 value {chess960}"))?;
+            }
+            // An ini variant: its file first if it is a user's, then its name.
+            if let Some((name, path)) = variant.filter(|_| tell_variant) {
+                if let Some(path) = path {
+                    p.send(&format!("setoption name VariantPath value {path}"))?;
+                }
+                p.send(&format!("setoption name UCI_Variant value {name}"))?;
             }
             p.send("ucinewgame")?;
             p.send("isready")?;

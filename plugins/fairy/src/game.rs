@@ -9,19 +9,33 @@ use arbiter_api::{Status, Viewer};
 use crate::position::{Move, Position};
 use crate::rules::End;
 
-/// A game in progress.
+/// A game in progress. Its legal moves and status are worked out once per
+/// position (when it is reached), since every caller asks for them.
 #[derive(Clone, Debug)]
 pub struct FairyGame {
     /// The position now.
     pub pos: Position,
     /// Keys of the positions before, for repetitions.
     history: Vec<u64>,
+    /// The legal moves if the game goes on, else none.
+    legal: Vec<Move>,
+    /// How the game stands.
+    status: Status,
 }
 
 impl FairyGame {
     /// A game from `pos`.
     pub fn new(pos: Position) -> FairyGame {
-        FairyGame { pos, history: Vec::new() }
+        let mut game = FairyGame { pos, history: Vec::new(), legal: Vec::new(), status: Status::ONGOING };
+        game.refresh();
+        game
+    }
+
+    /// Works out the legal moves and the status of the position reached.
+    fn refresh(&mut self) {
+        let moves = self.moves();
+        self.status = self.status_with(&moves);
+        self.legal = if self.status.is_ongoing() { moves } else { Vec::new() };
     }
 
     /// The legal moves, ignoring whether the game has ended.
@@ -128,16 +142,6 @@ impl FairyGame {
         })
     }
 
-    /// The legal moves if the game goes on, else none.
-    fn moves_if_ongoing(&self) -> Vec<Move> {
-        let moves = self.moves();
-        if self.status_with(&moves).is_ongoing() {
-            moves
-        } else {
-            Vec::new()
-        }
-    }
-
     /// Plays a legal move, keeping the counters the rules need.
     pub fn play_move(&mut self, m: Move) {
         let mover = self.pos.side;
@@ -146,6 +150,7 @@ impl FairyGame {
         if self.pos.rules.check_counting && self.pos.in_check(1 - mover) {
             self.pos.checks_left[mover as usize] = self.pos.checks_left[mover as usize].saturating_sub(1);
         }
+        self.refresh();
     }
 }
 
@@ -155,11 +160,15 @@ impl Game for FairyGame {
     }
 
     fn status(&self) -> Status {
-        self.status_with(&self.moves())
+        self.status
     }
 
     fn legal_moves(&self, out: &mut Vec<u64>) {
-        out.extend(self.moves_if_ongoing().into_iter().map(Move::id));
+        out.extend(self.legal.iter().map(|m| m.id()));
+    }
+
+    fn is_legal(&self, mv: u64) -> bool {
+        self.legal.iter().any(|m| m.id() == mv)
     }
 
     fn play(&mut self, mv: u64) {
@@ -237,13 +246,12 @@ impl Game for FairyGame {
         if depth == 0 {
             return 1;
         }
-        let moves = self.moves_if_ongoing();
         if depth == 1 {
-            return moves.len() as u64;
+            return self.legal.len() as u64;
         }
-        moves
-            .into_iter()
-            .map(|m| {
+        self.legal
+            .iter()
+            .map(|&m| {
                 let mut child = self.clone();
                 child.play_move(m);
                 child.perft(depth - 1)
@@ -264,13 +272,21 @@ impl Game for FairyGame {
         match method {
             // The notation is UCI already: engines get the text as it is.
             "uci_move" => {
-                let id = args["move"].as_u64().filter(|&m| self.moves_if_ongoing().iter().any(|x| x.id() == m));
+                let id = args["move"].as_u64().filter(|&m| self.legal.iter().any(|x| x.id() == m));
                 let m = id.and_then(Move::from_id).ok_or_else(|| {
                     arbiter_api::Error::illegal_move(format!("uci_move: {} is not a legal move id here", args["move"]))
                 })?;
                 Ok(serde_json::Value::String(self.pos.uci(m)))
             }
-            _ => Err(arbiter_api::Error::unsupported(format!("unknown call '{method}' (ini variants offer uci_move)"))),
+            // What Fairy-Stockfish calls the variant, and the file defining it
+            // when it is not one of its built-ins (sent as VariantPath).
+            "uci_variant" => Ok(serde_json::json!({
+                "name": self.pos.rules.id,
+                "path": self.pos.rules.source.clone(),
+            })),
+            _ => Err(arbiter_api::Error::unsupported(format!(
+                "unknown call '{method}' (ini variants offer uci_move and uci_variant)"
+            ))),
         }
     }
 }

@@ -105,8 +105,10 @@ pub fn installed() -> Vec<FairyVariant> {
 
 fn variant(name: &str, sections: &BTreeMap<String, ini::Section>) -> Result<FairyVariant, ini::IniError> {
     let keys = ini::resolve(name, sections)?;
-    let rules = Arc::new(rules::build(name, &keys)?);
     let section = &sections[name];
+    let mut rules = rules::build(name, &keys)?;
+    rules.source = (section.file != "built-in").then(|| section.file.clone());
+    let rules = Arc::new(rules);
     // The start position must be one of the variant's.
     Position::from_fen(&rules, &rules.start_fen).map_err(|e| {
         let (file, line) =

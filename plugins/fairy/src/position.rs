@@ -60,19 +60,54 @@ impl Move {
     }
 }
 
+/// The most squares a board has (12 files, 10 ranks).
+pub const MOST_SQUARES: usize = 120;
+
+/// The most piece kinds a variant has.
+pub const MOST_KINDS: usize = 40;
+
+/// Up to two rook squares a side may castle with (no allocation: positions
+/// are copied at every move tried).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Rooks([Option<u16>; 2]);
+
+impl Rooks {
+    fn push(&mut self, sq: u16) {
+        if let Some(slot) = self.0.iter_mut().find(|s| s.is_none()) {
+            *slot = Some(sq);
+        }
+    }
+    fn retain(&mut self, keep: impl Fn(&u16) -> bool) {
+        for slot in self.0.iter_mut() {
+            if slot.is_some_and(|s| !keep(&s)) {
+                *slot = None;
+            }
+        }
+    }
+    fn clear(&mut self) {
+        self.0 = [None, None];
+    }
+    fn contains(&self, sq: &u16) -> bool {
+        self.0.contains(&Some(*sq))
+    }
+    fn iter(&self) -> impl Iterator<Item = &u16> {
+        self.0.iter().flatten()
+    }
+}
+
 /// A whole position.
 #[derive(Clone, Debug)]
 pub struct Position {
     /// The variant's rules.
     pub rules: Arc<Rules>,
-    /// Squares, rank by rank from White's first.
-    pub board: Vec<Option<Piece>>,
+    /// Squares, rank by rank from White's first (only `width * height` are used).
+    pub board: [Option<Piece>; MOST_SQUARES],
     /// Pieces in hand: counts by kind, White's then Black's.
-    pub hands: [Vec<u8>; 2],
+    pub hands: [[u8; MOST_KINDS]; 2],
     /// 0 White, 1 Black.
     pub side: u8,
     /// Rooks that may still castle, by colour.
-    pub castle_rooks: [Vec<u16>; 2],
+    pub castle_rooks: [Rooks; 2],
     /// The square a pawn passed over on the last move, if any.
     pub ep: Option<u16>,
     /// Plies since the last capture or pawn move.
@@ -99,10 +134,10 @@ impl Position {
         };
         let mut pos = Position {
             rules: rules.clone(),
-            board: vec![None; w * h],
-            hands: [vec![0; rules.pieces.len()], vec![0; rules.pieces.len()]],
+            board: [None; MOST_SQUARES],
+            hands: [[0; MOST_KINDS]; 2],
             side: 0,
-            castle_rooks: [Vec::new(), Vec::new()],
+            castle_rooks: [Rooks::default(); 2],
             ep: None,
             halfmove: 0,
             fullmove: 1,
@@ -309,7 +344,7 @@ impl Position {
     fn castling_text(&self) -> String {
         let mut text = String::new();
         for color in 0..2u8 {
-            let mut rooks = self.castle_rooks[color as usize].clone();
+            let mut rooks: Vec<u16> = self.castle_rooks[color as usize].iter().copied().collect();
             let king = self.castle_king_square(color);
             // Kingside first, then queenside, as FEN orders them.
             rooks.sort_by_key(|&r| std::cmp::Reverse(r));
@@ -552,12 +587,13 @@ impl Position {
         let rules = &self.rules;
         let us = self.side;
         let Some(king) = self.castle_king_square(us) else { return };
+        let rooks = self.castle_rooks[us as usize];
         let w = rules.width as usize;
         let rank = self.own_rank(us, rules.castle_rank) as usize;
         if king / w != rank || self.in_check(us) {
             return;
         }
-        for &rook in &self.castle_rooks[us as usize] {
+        for &rook in rooks.iter() {
             let rook = rook as usize;
             if rook / w != rank || !self.board[rook].is_some_and(|p| p.color == us) {
                 continue;
@@ -595,7 +631,7 @@ impl Position {
                 continue;
             }
             let pawn = rules.pieces[kind].pawn;
-            for to in 0..self.board.len() {
+            for to in 0..rules.width as usize * rules.height as usize {
                 if self.board[to].is_some() || !rules.drop_region[us as usize][to] {
                     continue;
                 }
@@ -616,7 +652,30 @@ impl Position {
     pub fn legal_moves(&self, out: &mut Vec<Move>) {
         let mut pseudo = Vec::new();
         self.pseudo_moves(&mut pseudo);
-        out.extend(pseudo.into_iter().filter(|&m| self.safe_after(m)));
+        if !self.rules.checking {
+            out.extend(pseudo);
+        } else {
+            // Out of check, a drop or a move of a piece off every line through
+            // the king cannot expose it (with line sliders only): no need to try it.
+            let king = self.royal_square(self.side);
+            let quiet_check = king.is_some() && self.rules.line_sliders_only && !self.in_check(self.side);
+            let w = self.rules.width as i32;
+            let aligned = |sq: usize| {
+                king.is_some_and(|k| {
+                    let (df, dr) = ((sq as i32 % w) - (k as i32 % w), (sq as i32 / w) - (k as i32 / w));
+                    df == 0 || dr == 0 || df.abs() == dr.abs()
+                })
+            };
+            out.extend(pseudo.into_iter().filter(|&m| {
+                let safe_without_trying = quiet_check
+                    && match m {
+                        Move::Drop { .. } => true,
+                        Move::Normal { from, .. } => Some(from as usize) != king && !aligned(from as usize),
+                        Move::EnPassant { .. } | Move::Castle { .. } => false,
+                    };
+                safe_without_trying || self.safe_after(m)
+            }));
+        }
         if self.rules.must_capture && out.iter().any(|&m| self.is_capture(m)) {
             out.retain(|&m| self.is_capture(m));
         }
@@ -693,6 +752,8 @@ impl Position {
                 self.castle_rooks[us as usize].clear();
             }
             Move::Drop { kind, to } => {
+                // A drop resets the n-move count, as Fairy-Stockfish counts it.
+                reset = true;
                 self.hands[us as usize][kind as usize] -= 1;
                 self.board[to as usize] = Some(Piece { kind, color: us, promoted: false });
             }

@@ -42,6 +42,8 @@ pub enum End {
 pub struct Rules {
     /// The variant's id (its section name).
     pub id: String,
+    /// The user's ini file that defined it; `None` for the built-in definitions.
+    pub source: Option<String>,
     /// Files.
     pub width: u8,
     /// Ranks.
@@ -114,6 +116,9 @@ pub struct Rules {
     pub n_move_plies: u32,
     /// Occurrences of a position after which a draw may be claimed (0: off).
     pub n_fold: u32,
+    /// Every long-range move slides along a rank, file or diagonal without
+    /// hopping: a move away from those lines through the king cannot expose it.
+    pub line_sliders_only: bool,
 }
 
 impl Rules {
@@ -306,6 +311,12 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
         let steps = betza::parse(betza_text).map_err(|e| err(k, e))?;
         pieces.push(PieceDef { name: k.clone(), letter, steps, royal: false, pawn: false, order: 50 + n });
     }
+    if pieces.len() > crate::position::MOST_KINDS {
+        return Err(err(
+            "customPiece1",
+            format!("{} piece kinds: at most {} fit", pieces.len(), crate::position::MOST_KINDS),
+        ));
+    }
     for (i, p) in pieces.iter().enumerate() {
         if let Some(q) = pieces[..i].iter().find(|q| q.letter == p.letter) {
             return Err(err(&p.name, format!("letter '{}' is used by {} too", p.letter, q.name)));
@@ -353,6 +364,7 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
     let flag_kind = get("flagPiece").map(|t| kinds("flagPiece", t)).transpose()?.and_then(|k| k.first().copied());
     let partial = Rules {
         id: id.to_string(),
+        source: None,
         width: width as u8,
         height: rules_height,
         pieces: pieces.clone(),
@@ -389,6 +401,10 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
         checks_to_win: 3,
         n_move_plies: 0,
         n_fold: 0,
+        line_sliders_only: pieces
+            .iter()
+            .flat_map(|p| &p.steps)
+            .all(|st| st.hop == crate::betza::Hop::None && (st.range == 1 || (st.dx.abs() <= 1 && st.dy.abs() <= 1))),
     };
     let squares = (width * height) as usize;
     // A region: squares, `*N` ranks and `a*` files, as a mask; `default` if the key is absent.

@@ -2,7 +2,8 @@
 independent oracle for arbiter's ini plugin: for each variant, its start
 position and positions of seeded random games, each with the number of
 legal move sequences of 1..DEPTH plies (none after an immediate end).
-Prints one JSON object a line: {variant, fen, counts, moves}."""
+Prints one JSON object a line: {variant, fen, counts, moves, children}
+(the FEN after each legal move)."""
 import json, random, sys
 
 import pyffish as sf
@@ -38,4 +39,6 @@ for v in variants:
         positions.append(sf.get_fen(v, start, moves))
     for fen in positions:
         counts = [perft(v, fen, [], d) for d in range(1, depth + 1)]
-        print(json.dumps({"variant": v, "fen": fen, "counts": counts, "moves": sorted(sf.legal_moves(v, fen, []))}))
+        legal = sorted(sf.legal_moves(v, fen, []))
+        children = {m: sf.get_fen(v, fen, [m]) for m in legal}
+        print(json.dumps({"variant": v, "fen": fen, "counts": counts, "moves": legal, "children": children}))

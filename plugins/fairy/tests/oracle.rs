@@ -77,6 +77,16 @@ fn agree(variants: &[&str], depth: u32, games: u32, plies: u32) {
             failures.push(format!("{name} {fen}: moves: extra {extra:?}, missing {missing:?}"));
             continue;
         }
+        // Every move leads where Fairy-Stockfish's does, counters and all.
+        for &id in &ids {
+            let text = game.move_text(id, arbiter_api::Viewer::Referee);
+            let mut child = game.clone();
+            child.play(id);
+            let want = case["children"][&text].as_str().unwrap_or_default();
+            if child.position_text() != want {
+                failures.push(format!("{name} {fen}: after {text}: {} , Fairy-Stockfish {want}", child.position_text()));
+            }
+        }
         for (d, want) in case["counts"].as_array().unwrap().iter().enumerate() {
             let got = game.perft(d as u32 + 1);
             if got != want.as_u64().unwrap() {
