@@ -404,8 +404,9 @@ fn engine_settings_set_the_directory_arguments_restarts_and_handshake_time() {
     };
     let fresh = starts("on");
     let want = format!("{} [two words]", home.display());
-    assert_eq!(fresh.lines().collect::<Vec<_>>(), [want.as_str(); 3], "one start a game, in dir=, with arg=");
-    assert_eq!(starts("off").lines().count(), 1, "kept between games");
+    // One start to check its options against their declared types, then one a game.
+    assert_eq!(fresh.lines().collect::<Vec<_>>(), [want.as_str(); 4], "one start a game, in dir=, with arg=");
+    assert_eq!(starts("off").lines().count(), 2, "kept between games");
 
     let (silent, _) = spec_of("uci", "hang uci 1");
     let t0 = Instant::now();

@@ -157,6 +157,7 @@ fn every_line_of_the_readme_tour_does_what_its_comment_says() {
                 assert_eq!(per_move.count(), 20, "{line}: 20 moves");
                 0
             }
+            ["perft", "shako", ..] => ["185938"].map(says).len(),
             ["perft", "chess", "--position", ..] => ["674624"].map(says).len(),
             // Chess960 start 0 (bbqnnrkr), its depth-4 count as python-chess gives it.
             ["perft", "chess", "--option", ..] => ["201143"].map(says).len(),
@@ -174,6 +175,11 @@ fn every_line_of_the_readme_tour_does_what_its_comment_says() {
             ["match", "chess", "--p1", "uci:stockfish", "--p2", "uci:stockfish", ..] => {
                 let adjudicated = "1-0 {adjudication: Syzygy tablebases: White wins (the plugin's adjudication)}";
                 assert_eq!(r.stdout.matches(adjudicated).count(), 2, "{line}\n{}", r.stdout);
+                0
+            }
+            ["match", "crazyhouse", ..] => {
+                assert_eq!(games, 2, "{line}");
+                says("Score of uci:fairy-stockfish vs mcts:iterations=50: ");
                 0
             }
             ["match", "chess", "--p1", "random", ..] => {

@@ -187,8 +187,10 @@ pub fn write_game(record: &GameRecord, event: &EventInfo) -> String {
     out.push('\n');
     // Numbered by full moves ("1. e4 e5 2. Nf3"); "1... e5" when the second
     // player starts, and "2... a3" when a player's move follows two in a row
-    // by the first (a Bluff chess decision): a number once per full move.
-    let mut move_no = 0;
+    // by the first (a Bluff chess decision): a number once per full move,
+    // counted from the start position's own move number (a FEN's last field).
+    let first = start_move_number(record);
+    let mut move_no = first - 1;
     let (mut prev, mut run) = (None, 0);
     let mut line = String::new();
     let mut text = String::new();
@@ -197,7 +199,7 @@ pub fn write_game(record: &GameRecord, event: &EventInfo) -> String {
             move_no += 1;
             let _ = write!(text, "{move_no}. ");
         } else if ply.player != 0 && (prev.is_none() || prev != Some(0) || run > 1) {
-            move_no = move_no.max(1);
+            move_no = move_no.max(first);
             let _ = write!(text, "{move_no}... ");
         }
         run = if prev == Some(ply.player) { run + 1 } else { 1 };
@@ -221,6 +223,19 @@ pub fn write_game(record: &GameRecord, event: &EventInfo) -> String {
     out.push_str(line.trim_end());
     out.push_str("\n\n");
     out
+}
+
+/// The full-move number a game's movetext starts from: a set-up FEN's last
+/// field (`... b - - 0 3` starts at move 3), else 1.
+fn start_move_number(record: &GameRecord) -> u32 {
+    if record.standard_start {
+        return 1;
+    }
+    let fields: Vec<&str> = record.start_position.split_whitespace().collect();
+    match fields.as_slice() {
+        [_, _, .., number] if fields.len() >= 6 => number.parse().ok().filter(|&n| n >= 1).unwrap_or(1),
+        _ => 1,
+    }
 }
 
 /// Appends `piece` to the current line, breaking lines at 80 columns.
@@ -449,6 +464,25 @@ mod tests {
             }
         }
         out.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
+    #[test]
+    fn movetext_after_a_set_up_position_counts_from_its_move_number() {
+        let write = |start: &str, players: &[u32]| {
+            let record = GameRecord {
+                start_position: start.into(),
+                standard_start: false,
+                ..crate::referee::fixtures::record(players)
+            };
+            let pgn = write_game(&record, &EventInfo::default());
+            pgn.split("\n\n").nth(1).unwrap().to_string()
+        };
+        let white = write("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3", &[0, 1, 0]);
+        assert!(white.starts_with("3. m0 ") && white.contains("4. m2 "), "{white}");
+        let black = write("rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2", &[1, 0]);
+        assert!(black.starts_with("2... m0 ") && black.contains("3. m1 "), "{black}");
+        // A position text without a move number starts at 1.
+        assert!(write("W:W31,32:B1,2", &[0]).starts_with("1. m0 "));
     }
 
     #[test]

@@ -84,7 +84,8 @@ fn agree(variants: &[&str], depth: u32, games: u32, plies: u32) {
             child.play(id);
             let want = case["children"][&text].as_str().unwrap_or_default();
             if child.position_text() != want {
-                failures.push(format!("{name} {fen}: after {text}: {} , Fairy-Stockfish {want}", child.position_text()));
+                failures
+                    .push(format!("{name} {fen}: after {text}: {} , Fairy-Stockfish {want}", child.position_text()));
             }
         }
         for (d, want) in case["counts"].as_array().unwrap().iter().enumerate() {
