@@ -119,6 +119,11 @@ def replay(driver, url, shots, game):
     total = int(start.split(" of ")[1].split(":")[0])
     driver.find_element(By.ID, "next").click()
     assert text_of(driver, "#ply").startswith("Ply 1 of"), text_of(driver, "#ply")
+    # Numbered by full moves from the first player's: "1. e4", "e5", "2. Nf3".
+    labels = [e.text for e in driver.find_elements(By.CSS_SELECTOR, ".movelist span")][:3]
+    if len(labels) == 3:
+        assert labels[0].startswith("1. ") and not labels[1][0].isdigit() and labels[2].startswith("2. "), labels
+    print(f"move list: {labels}")
     driver.find_element(By.ID, "last").click()
     last = text_of(driver, "#ply")
     assert last.startswith(f"Ply {total} of {total}"), last

@@ -98,11 +98,12 @@ function changedCells(before, after) {
 
 /** Move labels numbered per full move, as the PGN records are: "1. e4",
  * "e5", "2. Nf3"; "1... e5" when the second player starts, "2... a3" after
- * two moves in a row by the first (frames[i].to_move made frames[i + 1]). */
+ * two moves in a row by the first (each move's frame names its mover; the
+ * frame before says who was to move, for frames that do not). */
 function moveLabels(frames) {
   let number = 0, previous = null, run = 0;
   return frames.slice(1).map((f, i) => {
-    const mover = frames[i].to_move;
+    const mover = f.mover ?? frames[i].observation?.to_move;
     let label = "";
     if (mover === 0 && previous !== 0) label = `${++number}. `;
     else if (mover !== 0 && (previous === null || previous !== 0 || run > 1)) label = `${(number = Math.max(number, 1))}... `;
