@@ -16,6 +16,9 @@ pub struct Piece {
     pub color: u8,
     /// A promoted pawn (`~` in FEN): goes to hand as a pawn.
     pub promoted: bool,
+    /// For a piece promoted shogi-style (`+p` in FEN), the kind it was:
+    /// it goes to hand as that.
+    pub base: Option<u8>,
 }
 
 /// What a move does.
@@ -169,8 +172,15 @@ impl Position {
                 } else {
                     c
                 };
-                let kind =
+                let mut kind =
                     rules.kind_of(c).ok_or_else(|| format!("rank {}: '{c}' is no piece of {}", rank + 1, rules.id))?;
+                let mut base = None;
+                if promoted_prefix {
+                    base = Some(kind as u8);
+                    kind = rules.promoted_kind[kind].ok_or_else(|| {
+                        format!("rank {}: '+{c}': {} pieces do not promote", rank + 1, rules.pieces[kind].name)
+                    })?;
+                }
                 j += 1;
                 let promoted = chars.get(j) == Some(&'~');
                 if promoted {
@@ -180,7 +190,7 @@ impl Position {
                     return Err(format!("rank {} has more than {w} files", rank + 1));
                 }
                 pos.board[rank * w + file] =
-                    Some(Piece { kind: kind as u8, color: u8::from(c.is_ascii_lowercase()), promoted });
+                    Some(Piece { kind: kind as u8, color: u8::from(c.is_ascii_lowercase()), promoted, base });
                 file += 1;
             }
             if file != w {
@@ -300,6 +310,11 @@ impl Position {
                             out.push_str(&empty.to_string());
                             empty = 0;
                         }
+                        if let Some(b) = p.base {
+                            out.push('+');
+                            out.push(self.letter(Piece { kind: b, ..p }));
+                            continue;
+                        }
                         out.push(self.letter(p));
                         if p.promoted {
                             out.push('~');
@@ -321,7 +336,7 @@ impl Position {
                 kinds.sort_by_key(|&k| std::cmp::Reverse(rules.pieces[k].order));
                 for k in kinds {
                     for _ in 0..self.hands[color as usize][k] {
-                        out.push(self.letter(Piece { kind: k as u8, color, promoted: false }));
+                        out.push(self.letter(Piece { kind: k as u8, color, promoted: false, base: None }));
                     }
                 }
             }
@@ -560,9 +575,25 @@ impl Position {
                     }
                 }
             }
+            let promotes_to = rules.promoted_kind[p.kind as usize].filter(|_| p.base.is_none() && !def.pawn);
             for &(to, _) in &targets {
                 let (from, to16) = (from as u16, to as u16);
-                if def.pawn && rules.promotion_region[us as usize][to] {
+                if let Some(k) = promotes_to {
+                    // Shogi-style: into, out of or within the zone, the piece may promote;
+                    // it must where it could never move again, or where the rules say so.
+                    let zone = &rules.promotion_region[us as usize];
+                    if zone[from as usize] || zone[to] {
+                        out.push(Move::Normal { from, to: to16, promotion: Some(k as u8) });
+                        if rules.mandatory_piece_promotion
+                            || (rules.immobility_illegal && self.immobile(p.kind as usize, us, to))
+                        {
+                            continue;
+                        }
+                    } else if rules.immobility_illegal && self.immobile(p.kind as usize, us, to) {
+                        continue;
+                    }
+                    out.push(Move::Normal { from, to: to16, promotion: None });
+                } else if def.pawn && rules.promotion_region[us as usize][to] {
                     let kinds = &rules.promotion_kinds[us as usize];
                     for &k in kinds {
                         out.push(Move::Normal { from, to: to16, promotion: Some(k as u8) });
@@ -635,6 +666,19 @@ impl Position {
                 if self.board[to].is_some() || !rules.drop_region[us as usize][to] {
                     continue;
                 }
+                if rules.immobility_illegal && self.immobile(kind, us, to) {
+                    continue;
+                }
+                if rules.drop_no_doubled == Some(kind) {
+                    let (w, file) = (rules.width as usize, to % rules.width as usize);
+                    let doubled = (0..rules.height as usize).any(|r| {
+                        self.board[r * w + file]
+                            .is_some_and(|q| q.color == us && q.kind as usize == kind && q.base.is_none())
+                    });
+                    if doubled {
+                        continue;
+                    }
+                }
                 if pawn {
                     if self.own_rank(us, self.rank_of(to)) == 0 && !rules.first_rank_pawn_drops {
                         continue;
@@ -646,6 +690,25 @@ impl Position {
                 out.push(Move::Drop { kind: kind as u8, to: to as u16 });
             }
         }
+    }
+
+    /// Whether a piece of `kind` and `color` on `sq` could never move again
+    /// (a shogi pawn or lance on the last rank, a knight on the last two).
+    fn immobile(&self, kind: usize, color: u8, sq: usize) -> bool {
+        let flip = if color == 0 { 1 } else { -1 };
+        !self.rules.pieces[kind].steps.iter().any(|st| self.offset(sq, st.dx as i32, st.dy as i32 * flip).is_some())
+    }
+
+    /// Whether dropping a pawn-like piece with `m` mates (shogi forbids it).
+    fn drop_mates(&self, m: Move) -> bool {
+        let mut next = self.clone();
+        next.apply_raw(m);
+        if !next.in_check(next.side) {
+            return false;
+        }
+        let mut replies = Vec::new();
+        next.pseudo_moves(&mut replies);
+        !replies.into_iter().any(|r| next.safe_after(r))
     }
 
     /// Every legal move of the side to move (the game's end is not looked at).
@@ -675,6 +738,10 @@ impl Position {
                     };
                 safe_without_trying || self.safe_after(m)
             }));
+        }
+        if self.rules.pawn_drop_mate_illegal {
+            let pawns = |k: u8| matches!(self.rules.pieces[k as usize].name.as_str(), "shogiPawn" | "pawn");
+            out.retain(|&m| !matches!(m, Move::Drop { kind, .. } if pawns(kind) && self.drop_mates(m)));
         }
         if self.rules.must_capture && out.iter().any(|&m| self.is_capture(m)) {
             out.retain(|&m| self.is_capture(m));
@@ -715,8 +782,11 @@ impl Position {
                     self.castle_rooks[captured.color as usize].retain(|&r| r as usize != to);
                 }
                 let def = &rules.pieces[piece.kind as usize];
-                if def.pawn {
+                // Captures, promotions and moves of the n-move rule's kinds (pawns) reset its count.
+                if rules.n_move_kinds.contains(&(piece.kind as usize)) || promotion.is_some() {
                     reset = true;
+                }
+                if def.pawn {
                     let (a, b) = (self.rank_of(from) as i32, self.rank_of(to) as i32);
                     if (a - b).abs() == 2 && from % rules.width as usize == to % rules.width as usize {
                         self.ep = Some(((from + to) / 2) as u16);
@@ -727,7 +797,11 @@ impl Position {
                 }
                 self.castle_rooks[us as usize].retain(|&r| r as usize != from);
                 if let Some(k) = promotion {
-                    piece = Piece { kind: k, color: us, promoted: rules.captures_to_hand };
+                    piece = if def.pawn {
+                        Piece { kind: k, color: us, promoted: rules.captures_to_hand, base: None }
+                    } else {
+                        Piece { kind: k, color: us, promoted: false, base: Some(piece.kind) }
+                    };
                 }
                 self.board[to] = Some(piece);
             }
@@ -755,7 +829,7 @@ impl Position {
                 // A drop resets the n-move count, as Fairy-Stockfish counts it.
                 reset = true;
                 self.hands[us as usize][kind as usize] -= 1;
-                self.board[to as usize] = Some(Piece { kind, color: us, promoted: false });
+                self.board[to as usize] = Some(Piece { kind, color: us, promoted: false, base: None });
             }
         }
         self.halfmove = if reset { 0 } else { self.halfmove + 1 };
@@ -770,7 +844,9 @@ impl Position {
         if !self.rules.captures_to_hand {
             return;
         }
-        let kind = if captured.promoted {
+        let kind = if let Some(b) = captured.base {
+            b as usize
+        } else if captured.promoted {
             self.rules.pieces.iter().position(|p| p.pawn).unwrap_or(captured.kind as usize)
         } else {
             captured.kind as usize
@@ -784,8 +860,11 @@ impl Position {
         match m {
             Move::Normal { from, to, promotion } => {
                 let mut s = format!("{}{}", r.square_name(from as usize), r.square_name(to as usize));
-                if let Some(k) = promotion {
-                    s.push(r.pieces[k as usize].letter);
+                let pawn = self.board[from as usize].is_some_and(|p| r.pieces[p.kind as usize].pawn);
+                match promotion {
+                    Some(k) if pawn => s.push(r.pieces[k as usize].letter),
+                    Some(_) => s.push('+'),
+                    None => {}
                 }
                 s
             }

@@ -116,6 +116,18 @@ pub struct Rules {
     pub n_move_plies: u32,
     /// Occurrences of a position after which a draw may be claimed (0: off).
     pub n_fold: u32,
+    /// The kind each kind promotes to, shogi-style (`promotedPieceType`).
+    pub promoted_kind: Vec<Option<usize>>,
+    /// A piece in the promotion zone must promote.
+    pub mandatory_piece_promotion: bool,
+    /// No move or drop may leave a piece where it could never move again.
+    pub immobility_illegal: bool,
+    /// The kind no side may drop on a file it already holds unpromoted.
+    pub drop_no_doubled: Option<usize>,
+    /// A pawn drop may not give mate.
+    pub pawn_drop_mate_illegal: bool,
+    /// The kinds whose moves reset the n-move count (`nMoveRuleTypes`; the pawn by default).
+    pub n_move_kinds: Vec<usize>,
     /// Every long-range move slides along a rank, file or diagonal without
     /// hopping: a move away from those lines through the king cannot expose it.
     pub line_sliders_only: bool,
@@ -200,6 +212,12 @@ const KEYS: &[&str] = &[
     "castlingRank",
     "castlingKingPiece",
     "castlingRookPieces",
+    "promotedPieceType",
+    "nMoveRuleTypes",
+    "mandatoryPiecePromotion",
+    "immobilityIllegal",
+    "dropNoDoubled",
+    "shogiPawnDropMateIllegal",
     "doubleStep",
     "doubleStepRank",
     "doubleStepRegionWhite",
@@ -401,6 +419,12 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
         checks_to_win: 3,
         n_move_plies: 0,
         n_fold: 0,
+        promoted_kind: vec![None; pieces.len()],
+        mandatory_piece_promotion: false,
+        immobility_illegal: false,
+        drop_no_doubled: None,
+        pawn_drop_mate_illegal: false,
+        n_move_kinds: Vec::new(),
         line_sliders_only: pieces
             .iter()
             .flat_map(|p| &p.steps)
@@ -469,7 +493,30 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
     let flag_regions = [to_list(region("flagRegionWhite", &both)?), to_list(region("flagRegionBlack", &both)?)];
     let default_fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
     let start_fen = get("startFen").unwrap_or(default_fen).to_string();
+    let mut promoted_kind = vec![None; pieces.len()];
+    for pair in get("promotedPieceType").unwrap_or("").split_whitespace() {
+        let bad = || err("promotedPieceType", format!("'{pair}' is not piece:promoted (e.g. p:g)"));
+        let (from, to) = pair.split_once(':').ok_or_else(bad)?;
+        let (from, to) = (kinds("promotedPieceType", from)?, kinds("promotedPieceType", to)?);
+        match (from.as_slice(), to.as_slice()) {
+            ([f], [t]) => promoted_kind[*f] = Some(*t),
+            _ => return Err(bad()),
+        }
+    }
+    let drop_no_doubled = match get("dropNoDoubled") {
+        None | Some("-") => None,
+        Some(t) => kinds("dropNoDoubled", t)?.first().copied(),
+    };
+    // By default the pawn type resets it (a shogi pawn does not).
+    let n_move_default: String = pieces.iter().filter(|p| p.pawn).map(|p| p.letter).collect();
+    let n_move_kinds = kinds("nMoveRuleTypes", get("nMoveRuleTypes").unwrap_or(&n_move_default))?;
     Ok(Rules {
+        n_move_kinds,
+        promoted_kind,
+        mandatory_piece_promotion: flag("mandatoryPiecePromotion", false)?,
+        immobility_illegal: flag("immobilityIllegal", false)?,
+        drop_no_doubled,
+        pawn_drop_mate_illegal: flag("shogiPawnDropMateIllegal", false)?,
         castle_rook_kinds: kinds("castlingRookPieces", get("castlingRookPieces").unwrap_or("r")).or_else(|e| {
             if get("castlingRookPieces").is_none() {
                 Ok(Vec::new())

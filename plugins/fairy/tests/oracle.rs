@@ -57,7 +57,8 @@ fn agree(variants: &[&str], depth: u32, games: u32, plies: u32) {
             }
         };
         // A start position may be written without castling and en passant fields.
-        let fields: Vec<&str> = fen.split_whitespace().collect();
+        let fen_long = fen.replace("[-]", "[]");
+        let fields: Vec<&str> = fen_long.split_whitespace().collect();
         let long = match fields.as_slice() {
             [board, side, half, full] => format!("{board} {side} - - {half} {full}"),
             _ => fen.to_string(),
