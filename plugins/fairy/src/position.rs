@@ -489,6 +489,18 @@ impl Position {
 
     /// Whether `step` of a piece of `color` on `from` captures on `sq`.
     fn hits(&self, from: usize, color: u8, step: &Step, sq: usize) -> bool {
+        if let Some(p) = self.board[from] {
+            let rules = &self.rules;
+            if rules.mobility[color as usize][p.kind as usize].as_ref().is_some_and(|region| !region[sq]) {
+                return false;
+            }
+            if step.dx != 0
+                && rules.pieces[p.kind as usize].name == "soldier"
+                && self.own_rank(color, self.rank_of(from)) < rules.soldier_rank
+            {
+                return false;
+            }
+        }
         let flip = if color == 0 { 1 } else { -1 };
         let (dx, dy) = (step.dx as i32, step.dy as i32 * flip);
         if step.range == 1 && step.hop == Hop::None {
@@ -540,7 +552,14 @@ impl Position {
         let us = self.side;
         let mut next = self.clone();
         next.apply_raw(m);
-        !next.in_check(us)
+        !next.in_check(us) && !(self.rules.flying_general && next.generals_face())
+    }
+
+    /// Whether the two royal pieces stand on one file with nothing between.
+    fn generals_face(&self) -> bool {
+        let (Some(a), Some(b)) = (self.royal_square(0), self.royal_square(1)) else { return false };
+        let w = self.rules.width as usize;
+        a % w == b % w && (a.min(b) + w..a.max(b)).step_by(w).all(|s| self.board[s].is_none())
     }
 
     /// Every move of the side to move that obeys the piece rules, before the king's safety.
@@ -555,8 +574,16 @@ impl Position {
             }
             let def = &rules.pieces[p.kind as usize];
             targets.clear();
+            // A soldier steps only forward until it has crossed its river.
+            let soldier = def.name == "soldier" && self.own_rank(us, self.rank_of(from)) < rules.soldier_rank;
             for step in &def.steps {
+                if soldier && step.dx != 0 {
+                    continue;
+                }
                 self.step_targets(from, us, step, &mut targets);
+            }
+            if let Some(region) = &rules.mobility[us as usize][p.kind as usize] {
+                targets.retain(|&(t, _)| region[t]);
             }
             if def.pawn {
                 let forward = if us == 0 { 1 } else { -1 };

@@ -128,6 +128,12 @@ pub struct Rules {
     pub pawn_drop_mate_illegal: bool,
     /// The kinds whose moves reset the n-move count (`nMoveRuleTypes`; the pawn by default).
     pub n_move_kinds: Vec<usize>,
+    /// Where each kind may stand, White's then Black's (`mobilityRegionWhiteKing`...; `None`: anywhere).
+    pub mobility: [Vec<Option<Vec<bool>>>; 2],
+    /// Kings may not face each other on an open file (`flyingGeneral`).
+    pub flying_general: bool,
+    /// A soldier steps only forward until it reaches this rank of its own (0-based; `soldierPromotionRank`).
+    pub soldier_rank: u8,
     /// Every long-range move slides along a rank, file or diagonal without
     /// hopping: a move away from those lines through the king cannot expose it.
     pub line_sliders_only: bool,
@@ -193,6 +199,7 @@ const BUILT_IN: &[(&str, char, &str, u32)] = &[
     ("clobber", 'p', "cW", 24),
     ("breakthrough", 'p', "fmWfF", 25),
     ("cannon", 'c', "mRcpR", 27),
+    ("soldier", 's', "fsW", 29),
     ("horse", 'h', "nN", 30),
     ("elephant", 'e', "nA", 31),
     ("wazir", 'w', "W", 34),
@@ -214,6 +221,8 @@ const KEYS: &[&str] = &[
     "castlingRookPieces",
     "promotedPieceType",
     "nMoveRuleTypes",
+    "flyingGeneral",
+    "soldierPromotionRank",
     "mandatoryPiecePromotion",
     "immobilityIllegal",
     "dropNoDoubled",
@@ -266,7 +275,8 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
     };
     // Keys first: anything not understood stops this variant.
     for (k, _) in keys.iter() {
-        let piece = BUILT_IN.iter().any(|(n, ..)| n == k) || custom_index(k).is_some();
+        let piece =
+            BUILT_IN.iter().any(|(n, ..)| n == k) || custom_index(k).is_some() || k.starts_with("mobilityRegion");
         if !piece && !KEYS.contains(&k.as_str()) {
             return Err(err(k, "unknown key, or a rule this plugin does not implement".into()));
         }
@@ -425,6 +435,9 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
         drop_no_doubled: None,
         pawn_drop_mate_illegal: false,
         n_move_kinds: Vec::new(),
+        mobility: [Vec::new(), Vec::new()],
+        flying_general: false,
+        soldier_rank: 0,
         line_sliders_only: pieces
             .iter()
             .flat_map(|p| &p.steps)
@@ -510,7 +523,26 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
     // By default the pawn type resets it (a shogi pawn does not).
     let n_move_default: String = pieces.iter().filter(|p| p.pawn).map(|p| p.letter).collect();
     let n_move_kinds = kinds("nMoveRuleTypes", get("nMoveRuleTypes").unwrap_or(&n_move_default))?;
+    // mobilityRegionWhiteKing, mobilityRegionBlackElephant...: the piece's name, capitalised.
+    let mut mobility = [vec![None; pieces.len()], vec![None; pieces.len()]];
+    for (k, piece) in pieces.iter().enumerate() {
+        let mut name = piece.name.clone();
+        name[..1].make_ascii_uppercase();
+        for (c, colour) in ["White", "Black"].iter().enumerate() {
+            let key = format!("mobilityRegion{colour}{name}");
+            if get(&key).is_some() {
+                mobility[c][k] = Some(region(&key, "")?);
+            }
+        }
+    }
+    let soldier_rank = number("soldierPromotionRank", 1)?;
+    if soldier_rank == 0 || soldier_rank > height {
+        return Err(err("soldierPromotionRank", format!("rank {soldier_rank} is not on the board")));
+    }
     Ok(Rules {
+        mobility,
+        flying_general: flag("flyingGeneral", false)?,
+        soldier_rank: soldier_rank as u8 - 1,
         n_move_kinds,
         promoted_kind,
         mandatory_piece_promotion: flag("mandatoryPiecePromotion", false)?,
