@@ -39,19 +39,19 @@ fn fairy_stockfish_plays_ini_variants_refereed_move_by_move_and_pyffish_agrees()
     let dir = temp_dir("ini-fsf");
     let db = dir.join("t.db");
     let engine = format!("fsf=uci:{}", fairy_stockfish());
-    // Chess-like, drops, a large board with cannons, a horde, check counting,
-    // makruk, a flag, capture-all, 10x8, and losing chess.
+    // Chess-like, drops, the xiangqi and shogi families, a large board with
+    // cannons, a horde, check counting, makruk, a flag, and 10x8.
     let variants = [
         "fairy-chess",
         "crazyhouse",
+        "xiangqi",
+        "shogi",
         "shako",
         "horde",
         "3check",
         "makruk",
         "kingofthehill",
-        "antichess",
         "capablanca",
-        "losers",
     ];
     let mut args =
         vec!["tournament", "--player", &engine, "--player", "mcts=mcts:iterations=20", "--tc", "inf,nodes=1500"];
