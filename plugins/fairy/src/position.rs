@@ -476,57 +476,70 @@ impl Position {
 
     /// Whether `color`'s pieces attack `sq` (as if an enemy piece stood there).
     pub fn attacked(&self, sq: usize, by: u8) -> bool {
-        self.board.iter().enumerate().any(|(from, p)| {
-            p.is_some_and(|p| {
-                p.color == by
-                    && self.rules.pieces[p.kind as usize]
-                        .steps
-                        .iter()
-                        .any(|step| step.capture && self.hits(from, by, step, sq))
-            })
+        let w = self.rules.width as i32;
+        let squares = self.rules.width as usize * self.rules.height as usize;
+        let flip = if by == 0 { 1 } else { -1 };
+        let (tx, ty) = (sq as i32 % w, sq as i32 / w);
+        self.board[..squares].iter().enumerate().any(|(from, p)| {
+            let Some(p) = p.filter(|p| p.color == by) else { return false };
+            let def = &self.rules.pieces[p.kind as usize];
+            // Only the steps that can reach that far in that direction are walked.
+            let mut mask = def.reach[crate::rules::reach_index(tx - from as i32 % w, (ty - from as i32 / w) * flip)];
+            while mask != 0 {
+                let i = mask.trailing_zeros() as usize;
+                mask &= mask - 1;
+                let hit = match def.steps.get(i) {
+                    Some(step) if i < 63 => self.hits(from, by, step, sq),
+                    // Past 63 steps the mask cannot tell them apart: try them all.
+                    _ => {
+                        def.steps[63.min(def.steps.len())..].iter().any(|st| st.capture && self.hits(from, by, st, sq))
+                    }
+                };
+                if hit {
+                    return true;
+                }
+            }
+            false
         })
     }
 
     /// Whether `step` of a piece of `color` on `from` captures on `sq`.
     fn hits(&self, from: usize, color: u8, step: &Step, sq: usize) -> bool {
+        let w = self.rules.width as i32;
+        let flip = if color == 0 { 1 } else { -1 };
+        let (dx, dy) = (step.dx as i32, step.dy as i32 * flip);
+        // Where `sq` lies from `from`: the step must point at it, a whole number of times.
+        let (fx, fy) = ((sq as i32 % w) - (from as i32 % w), (sq as i32 / w) - (from as i32 / w));
+        let times = if dx != 0 { fx / dx } else { fy / dy };
+        if times < 1 || times * dx != fx || times * dy != fy {
+            return false;
+        }
+        let rules = &self.rules;
         if let Some(p) = self.board[from] {
-            let rules = &self.rules;
             if rules.mobility[color as usize][p.kind as usize].as_ref().is_some_and(|region| !region[sq]) {
                 return false;
             }
             if step.dx != 0
-                && rules.pieces[p.kind as usize].name == "soldier"
+                && rules.pieces[p.kind as usize].soldier
                 && self.own_rank(color, self.rank_of(from)) < rules.soldier_rank
             {
                 return false;
             }
         }
-        let flip = if color == 0 { 1 } else { -1 };
-        let (dx, dy) = (step.dx as i32, step.dy as i32 * flip);
         if step.range == 1 && step.hop == Hop::None {
-            return self.offset(from, dx, dy) == Some(sq) && !(step.lame && self.lame_blocked(from, dx, dy, None));
+            return times == 1 && !(step.lame && self.lame_blocked(from, dx, dy, None));
         }
-        let limit = if step.range == 0 || step.hop != Hop::None { usize::MAX } else { step.range as usize };
-        let (mut at, mut n, mut screened) = (from, 0, false);
-        while n < limit {
-            let Some(t) = self.offset(at, dx, dy) else { return false };
-            (at, n) = (t, n + 1);
-            let occupied = t == sq || self.board[t].is_some();
-            if step.hop != Hop::None && !screened {
-                if t == sq {
-                    return false;
-                }
-                screened = occupied;
-                continue;
-            }
-            if t == sq {
-                return true;
-            }
-            if occupied || step.hop == Hop::Grasshopper {
-                return false;
-            }
+        if step.hop == Hop::None && step.range != 0 && times > step.range as i32 {
+            return false;
         }
-        false
+        // The squares between: empty for a slider, one piece for a cannon,
+        // one piece right before the target for a grasshopper.
+        let between = (1..times).filter(|&k| self.board[(from as i32 + k * dx + k * dy * w) as usize].is_some());
+        match step.hop {
+            Hop::None => between.count() == 0,
+            Hop::Cannon => between.count() == 1,
+            Hop::Grasshopper => times >= 2 && between.collect::<Vec<_>>() == [times - 1],
+        }
     }
 
     /// Whether `color`'s royal piece is attacked.
@@ -575,7 +588,7 @@ impl Position {
             let def = &rules.pieces[p.kind as usize];
             targets.clear();
             // A soldier steps only forward until it has crossed its river.
-            let soldier = def.name == "soldier" && self.own_rank(us, self.rank_of(from)) < rules.soldier_rank;
+            let soldier = def.soldier && self.own_rank(us, self.rank_of(from)) < rules.soldier_rank;
             for step in &def.steps {
                 if soldier && step.dx != 0 {
                     continue;
@@ -904,16 +917,38 @@ impl Position {
         }
     }
 
-    /// A key of everything repetition compares: board, hands, side, rights, ep.
+    /// A key of everything repetition compares: board, hands, side, rights,
+    /// ep and check counts (FNV-1a over their bytes: cheap enough to take
+    /// at every move).
     pub fn key(&self) -> u64 {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        self.board.hash(&mut h);
-        self.hands.hash(&mut h);
-        self.side.hash(&mut h);
-        self.castle_rooks.hash(&mut h);
-        self.ep.hash(&mut h);
-        self.checks_left.hash(&mut h);
-        h.finish()
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut add = |x: u64| {
+            h ^= x;
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        };
+        let squares = self.rules.width as usize * self.rules.height as usize;
+        for (sq, p) in self.board[..squares].iter().enumerate() {
+            if let Some(p) = p {
+                let base = p.base.map_or(0, |b| b as u64 + 1);
+                add((sq as u64) << 32
+                    | (p.kind as u64) << 16
+                    | (p.color as u64) << 8
+                    | (p.promoted as u64) << 4
+                    | base << 40);
+            }
+        }
+        for (c, hand) in self.hands.iter().enumerate() {
+            for (k, &n) in hand.iter().enumerate().filter(|(_, &n)| n > 0) {
+                add(1 << 62 | (c as u64) << 48 | (k as u64) << 8 | n as u64);
+            }
+        }
+        for (c, rooks) in self.castle_rooks.iter().enumerate() {
+            for &r in rooks.iter() {
+                add(1 << 61 | (c as u64) << 16 | r as u64);
+            }
+        }
+        add(self.side as u64 | (self.ep.map_or(0xffff, |e| e as u64)) << 8);
+        add(1 << 60 | (self.checks_left[0] as u64) << 16 | self.checks_left[1] as u64);
+        h
     }
 }

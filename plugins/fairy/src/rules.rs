@@ -22,6 +22,12 @@ pub struct PieceDef {
     pub royal: bool,
     /// A pawn: double steps, en passant and promotion apply to it.
     pub pawn: bool,
+    /// A soldier: it steps only forward until it reaches `soldierPromotionRank`.
+    pub soldier: bool,
+    /// For each offset (White's view, see [`reach_index`]), the capturing
+    /// steps that could reach it on an empty board, as a bit mask: attack
+    /// tests look there before walking any ray.
+    pub reach: Vec<u64>,
     /// Its place in Fairy-Stockfish's order of piece types (pockets are written in it).
     pub order: u32,
 }
@@ -323,12 +329,15 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
         };
         let letter = single_letter(letter).ok_or_else(|| err(name, format!("'{letter}' is not one letter")))?;
         let steps = betza::parse(betza_text).map_err(|e| err(name, e))?;
+        let reach = reach_of(&steps);
         pieces.push(PieceDef {
             name: name.to_string(),
             letter,
             steps,
             royal: *name == "king",
             pawn: *name == "pawn",
+            soldier: *name == "soldier",
+            reach,
             order: *order,
         });
     }
@@ -337,7 +346,17 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
         let (letter, betza_text) = v.split_once(':').ok_or_else(|| err(k, format!("'{v}' is not letter:betza")))?;
         let letter = single_letter(letter).ok_or_else(|| err(k, format!("'{letter}' is not one letter")))?;
         let steps = betza::parse(betza_text).map_err(|e| err(k, e))?;
-        pieces.push(PieceDef { name: k.clone(), letter, steps, royal: false, pawn: false, order: 50 + n });
+        let reach = reach_of(&steps);
+        pieces.push(PieceDef {
+            name: k.clone(),
+            letter,
+            steps,
+            royal: false,
+            pawn: false,
+            soldier: false,
+            reach,
+            order: 50 + n,
+        });
     }
     if pieces.len() > crate::position::MOST_KINDS {
         return Err(err(
@@ -593,6 +612,32 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
         n_fold: number("nFoldRule", 3)?,
         ..partial
     })
+}
+
+/// The offsets a board of up to 12x10 allows: files -11..=11, ranks -9..=9.
+const REACH_FILES: i32 = 23;
+
+/// The index of the offset (`dx` files, `dy` ranks) in a [`PieceDef::reach`] table.
+pub fn reach_index(dx: i32, dy: i32) -> usize {
+    ((dy + 9) * REACH_FILES + dx + 11) as usize
+}
+
+/// The reach table of `steps`.
+fn reach_of(steps: &[Step]) -> Vec<u64> {
+    let mut reach = vec![0u64; (REACH_FILES * 19) as usize];
+    for (i, st) in steps.iter().enumerate().filter(|(_, st)| st.capture) {
+        // Steps past the 63rd share the last bit.
+        let bit = 1u64 << i.min(63);
+        let most = if st.range == 0 || st.hop != crate::betza::Hop::None { 11 } else { st.range as i32 };
+        for k in 1..=most {
+            let (x, y) = (k * st.dx as i32, k * st.dy as i32);
+            if x.abs() > 11 || y.abs() > 9 {
+                break;
+            }
+            reach[reach_index(x, y)] |= bit;
+        }
+    }
+    reach
 }
 
 fn custom_index(key: &str) -> Option<u32> {
