@@ -759,9 +759,10 @@ impl Position {
             out.extend(pseudo);
         } else {
             // Out of check, a drop or a move of a piece off every line through
-            // the king cannot expose it (with line sliders only): no need to try it.
+            // the king cannot expose it (see `Rules::lines_only`): no need to try it.
             let king = self.royal_square(self.side);
-            let quiet_check = king.is_some() && self.rules.line_sliders_only && !self.in_check(self.side);
+            let quiet_check = king.is_some() && self.rules.lines_only && !self.in_check(self.side);
+            let hoppers = self.rules.hoppers;
             let w = self.rules.width as i32;
             let aligned = |sq: usize| {
                 king.is_some_and(|k| {
@@ -772,8 +773,12 @@ impl Position {
             out.extend(pseudo.into_iter().filter(|&m| {
                 let safe_without_trying = quiet_check
                     && match m {
-                        Move::Drop { .. } => true,
-                        Move::Normal { from, .. } => Some(from as usize) != king && !aligned(from as usize),
+                        Move::Drop { to, .. } => !hoppers || !aligned(to as usize),
+                        Move::Normal { from, to, .. } => {
+                            Some(from as usize) != king
+                                && !aligned(from as usize)
+                                && (!hoppers || !aligned(to as usize))
+                        }
                         Move::EnPassant { .. } | Move::Castle { .. } => false,
                     };
                 safe_without_trying || self.safe_after(m)

@@ -140,9 +140,14 @@ pub struct Rules {
     pub flying_general: bool,
     /// A soldier steps only forward until it reaches this rank of its own (0-based; `soldierPromotionRank`).
     pub soldier_rank: u8,
-    /// Every long-range move slides along a rank, file or diagonal without
-    /// hopping: a move away from those lines through the king cannot expose it.
-    pub line_sliders_only: bool,
+    /// Every long-range move slides or hops along a rank, file or diagonal,
+    /// and every lame leap's blocking square lies on one from its target: a
+    /// move that leaves no such line through the king (and, with hoppers,
+    /// lands on none) cannot expose it.
+    pub lines_only: bool,
+    /// Some piece hops (a cannon, a grasshopper): a piece landing on a line
+    /// through the king may make a screen.
+    pub hoppers: bool,
 }
 
 impl Rules {
@@ -457,10 +462,17 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
         mobility: [Vec::new(), Vec::new()],
         flying_general: false,
         soldier_rank: 0,
-        line_sliders_only: pieces
-            .iter()
-            .flat_map(|p| &p.steps)
-            .all(|st| st.hop == crate::betza::Hop::None && (st.range == 1 || (st.dx.abs() <= 1 && st.dy.abs() <= 1))),
+        lines_only: pieces.iter().flat_map(|p| &p.steps).all(|st| {
+            let (dx, dy) = (st.dx as i32, st.dy as i32);
+            let on_a_line = |x: i32, y: i32| x == 0 || y == 0 || x.abs() == y.abs();
+            // The lame leap's blocking square, seen from the target.
+            let leg = (dx.signum() * i32::from(dx.abs() >= dy.abs()), dy.signum() * i32::from(dy.abs() >= dx.abs()));
+            match (st.range, st.hop) {
+                (1, crate::betza::Hop::None) => !st.lame || on_a_line(leg.0 - dx, leg.1 - dy),
+                _ => dx.abs() <= 1 && dy.abs() <= 1,
+            }
+        }),
+        hoppers: pieces.iter().flat_map(|p| &p.steps).any(|st| st.hop != crate::betza::Hop::None),
     };
     let squares = (width * height) as usize;
     // A region: squares, `*N` ranks and `a*` files, as a mask; `default` if the key is absent.
