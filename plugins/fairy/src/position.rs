@@ -162,7 +162,10 @@ impl Position {
                 if c.is_ascii_digit() {
                     let digits: String = chars[j..].iter().take_while(|c| c.is_ascii_digit()).collect();
                     j += digits.len();
-                    file += digits.parse::<usize>().map_err(|_| format!("rank {}: bad count", rank + 1))?;
+                    let empty = digits.parse::<usize>().ok().filter(|&n| n >= 1 && n <= w).ok_or_else(|| {
+                        format!("rank {}: '{digits}' empty squares on a board of {w} files", rank + 1)
+                    })?;
+                    file += empty;
                     continue;
                 }
                 let promoted_prefix = c == '+';
@@ -200,7 +203,8 @@ impl Position {
         for text in pocket.into_iter().chain(extra_pocket) {
             for c in text.chars().filter(|&c| c != '-') {
                 let kind = rules.kind_of(c).ok_or_else(|| format!("pocket: '{c}' is no piece of {}", rules.id))?;
-                pos.hands[usize::from(c.is_ascii_lowercase())][kind] += 1;
+                let count = &mut pos.hands[usize::from(c.is_ascii_lowercase())][kind];
+                *count = count.checked_add(1).ok_or_else(|| format!("pocket: more than 255 '{c}'"))?;
             }
         }
         pos.side = match fields.next() {
@@ -565,7 +569,7 @@ impl Position {
         let us = self.side;
         let mut next = self.clone();
         next.apply_raw(m);
-        !next.in_check(us) && !(self.rules.flying_general && next.generals_face())
+        !(next.in_check(us) || (self.rules.flying_general && next.generals_face()))
     }
 
     /// Whether the two royal pieces stand on one file with nothing between.
@@ -666,7 +670,7 @@ impl Position {
         }
         for &rook in rooks.iter() {
             let rook = rook as usize;
-            if rook / w != rank || !self.board[rook].is_some_and(|p| p.color == us) {
+            if rook / w != rank || self.board[rook].is_none_or(|p| p.color != us) {
                 continue;
             }
             let kingside = rook > king;
@@ -877,9 +881,9 @@ impl Position {
                 self.board[to as usize] = Some(Piece { kind, color: us, promoted: false, base: None });
             }
         }
-        self.halfmove = if reset { 0 } else { self.halfmove + 1 };
+        self.halfmove = if reset { 0 } else { self.halfmove.saturating_add(1) };
         if us == 1 {
-            self.fullmove += 1;
+            self.fullmove = self.fullmove.saturating_add(1);
         }
         self.side = 1 - us;
     }
