@@ -82,10 +82,10 @@ fn malformed_positions_and_options_get_one_line_errors() {
     assert_eq!(run.stderr.trim(), "error: unknown option 'colour' for variant chess (known: chess960, start_number, black_start_number, automatic_draws)");
     let run = arbiter(&["perft", "chess", "--option", "automatic_draws=7", "--depth", "1"]);
     assert!(run.stderr.contains("option 'automatic_draws' of variant chess must be bool, got 7"), "{}", run.stderr);
-    let run = arbiter(&["info", "xiangqi"]);
+    let run = arbiter(&["info", "chaturaji"]);
     assert!(!run.ok);
     assert!(
-        run.stderr.starts_with("error: unknown variant 'xiangqi' (installed: ") && run.stderr.contains("chess"),
+        run.stderr.starts_with("error: unknown variant 'chaturaji' (installed: ") && run.stderr.contains("chess"),
         "{}",
         run.stderr
     );
