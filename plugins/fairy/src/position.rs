@@ -847,7 +847,7 @@ impl Position {
                 self.castle_rooks[us as usize].retain(|&r| r as usize != from);
                 if let Some(k) = promotion {
                     piece = if def.pawn {
-                        Piece { kind: k, color: us, promoted: rules.captures_to_hand, base: None }
+                        Piece { kind: k, color: us, promoted: rules.captures_to_hand && !rules.drop_loop, base: None }
                     } else {
                         Piece { kind: k, color: us, promoted: false, base: Some(piece.kind) }
                     };

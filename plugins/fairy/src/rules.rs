@@ -86,6 +86,8 @@ pub struct Rules {
     pub drops: bool,
     /// Captured pieces go to the capturer's hand.
     pub captures_to_hand: bool,
+    /// A captured promoted pawn goes to hand as what it became (`dropLoop`).
+    pub drop_loop: bool,
     /// Squares each side may drop on.
     pub drop_region: [Vec<bool>; 2],
     /// Pawns may be dropped on the first rank.
@@ -256,6 +258,7 @@ const KEYS: &[&str] = &[
     "checking",
     "pieceDrops",
     "capturesToHand",
+    "dropLoop",
     "firstRankPawnDrops",
     "promotionZonePawnDrops",
     "mustCapture",
@@ -436,6 +439,7 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
         checking: true,
         drops: false,
         captures_to_hand: false,
+        drop_loop: false,
         first_rank_pawn_drops: false,
         promotion_zone_pawn_drops: false,
         must_capture: false,
@@ -605,6 +609,7 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
         checking: flag("checking", true)?,
         drops: flag("pieceDrops", false)?,
         captures_to_hand: flag("capturesToHand", false)?,
+        drop_loop: flag("dropLoop", false)?,
         first_rank_pawn_drops: flag("firstRankPawnDrops", false)?,
         promotion_zone_pawn_drops: flag("promotionZonePawnDrops", false)?,
         must_capture: flag("mustCapture", false)?,
