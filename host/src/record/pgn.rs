@@ -231,11 +231,10 @@ fn start_move_number(record: &GameRecord) -> u32 {
     if record.standard_start {
         return 1;
     }
+    // FEN's six fields (or more: check counters), the move number last.
     let fields: Vec<&str> = record.start_position.split_whitespace().collect();
-    match fields.as_slice() {
-        [_, _, .., number] if fields.len() >= 6 => number.parse().ok().filter(|&n| n >= 1).unwrap_or(1),
-        _ => 1,
-    }
+    let number = fields.last().filter(|_| fields.len() >= 6).and_then(|n| n.parse().ok());
+    number.filter(|&n| n >= 1).unwrap_or(1)
 }
 
 /// Appends `piece` to the current line, breaking lines at 80 columns.

@@ -200,12 +200,13 @@ impl Tournament {
             anyhow::bail!("no variants installed (build the plugins or pass --plugin-dir)");
         }
         let mut openings = HashMap::new();
+        let tablebases = config.adjudication()?.tablebases;
         for id in &ids {
             let v = registry.get(id)?;
             // Refuse bad options, and tables the plugin cannot read, before any game starts.
             let options = config.options.get(id).cloned().unwrap_or_default();
             v.new_game(&options)?;
-            if let Some(tb) = &config.adjudication()?.tablebases {
+            if let Some(tb) = &tablebases {
                 tb.check_with(v, &options)?;
             }
             openings.insert(id.clone(), load_openings(v, &config)?);

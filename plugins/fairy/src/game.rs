@@ -194,13 +194,17 @@ impl Game for FairyGame {
             .enumerate()
             .filter_map(|(sq, p)| {
                 let p = (*p)?;
-                let def = &rules.pieces[p.kind as usize];
-                let label = if p.color == 0 { def.letter.to_ascii_uppercase() } else { def.letter };
+                let case = |l: char| if p.color == 0 { l.to_ascii_uppercase() } else { l };
+                // A piece promoted shogi-style is drawn as its FEN writes it: `+P`.
+                let label = match p.base {
+                    Some(b) => format!("+{}", case(rules.pieces[b as usize].letter)),
+                    None => case(rules.pieces[p.kind as usize].letter).to_string(),
+                };
                 Some(PieceView {
                     cell: sq as u32,
                     owner: p.color as u32,
-                    kind: def.name.clone(),
-                    label: label.to_string(),
+                    kind: rules.pieces[p.kind as usize].name.clone(),
+                    label,
                     stack: Vec::new(),
                 })
             })
@@ -212,7 +216,16 @@ impl Game for FairyGame {
                     .iter()
                     .enumerate()
                     .filter(|(_, &n)| n > 0)
-                    .map(|(k, &n)| format!("{}x{}", n, rules.pieces[k].name))
+                    // As the pocket's letters: "White holds P×3, B".
+                    .map(|(k, &n)| {
+                        let l = rules.pieces[k].letter;
+                        let l = if c == 0 { l.to_ascii_uppercase() } else { l };
+                        if n == 1 {
+                            l.to_string()
+                        } else {
+                            format!("{l}×{n}")
+                        }
+                    })
                     .collect();
                 notes
                     .push(format!("{name} holds {}", if held.is_empty() { "nothing".into() } else { held.join(", ") }));
@@ -288,5 +301,21 @@ impl Game for FairyGame {
                 "unknown call '{method}' (ini variants offer uci_move and uci_variant)"
             ))),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use arbiter_api::kit::{Game, Variant};
+    use arbiter_api::Viewer;
+
+    #[test]
+    fn promoted_pieces_and_hands_are_shown_as_the_fen_writes_them() {
+        let shogi = crate::installed().into_iter().find(|v| v.id == "shogi").unwrap();
+        let game = shogi.from_position("4k4/9/9/9/4+P4/9/9/9/4K4[PPBr] w - - 0 1", &Default::default()).unwrap();
+        let view = game.observe(Viewer::Spectator).view;
+        let tokin = view.pieces.iter().find(|p| p.cell == 40).unwrap();
+        assert_eq!((tokin.label.as_str(), tokin.kind.as_str()), ("+P", "gold"));
+        assert_eq!(view.notes[..2], ["White holds B, P×2".to_string(), "Black holds r".to_string()]);
     }
 }

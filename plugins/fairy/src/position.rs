@@ -432,7 +432,7 @@ impl Position {
         let (dx, dy) = (step.dx as i32, step.dy as i32 * flip);
         let enemy = |s: usize| self.board[s].is_some_and(|p| p.color != color);
         if step.range == 1 && step.hop == Hop::None {
-            if step.lame && self.lame_blocked(sq, dx, dy, None) {
+            if step.lame && self.lame_blocked(sq, dx, dy) {
                 return;
             }
             if let Some(t) = self.offset(sq, dx, dy) {
@@ -469,11 +469,11 @@ impl Position {
         }
     }
 
-    /// Whether the first square of a lame leap is taken (`extra` counts as taken).
-    fn lame_blocked(&self, sq: usize, dx: i32, dy: i32, extra: Option<usize>) -> bool {
+    /// Whether the first square of a lame leap is taken (or off the board).
+    fn lame_blocked(&self, sq: usize, dx: i32, dy: i32) -> bool {
         let leg = (dx.signum() * i32::from(dx.abs() >= dy.abs()), dy.signum() * i32::from(dy.abs() >= dx.abs()));
         match self.offset(sq, leg.0, leg.1) {
-            Some(l) => self.board[l].is_some() || extra == Some(l),
+            Some(l) => self.board[l].is_some(),
             None => true,
         }
     }
@@ -531,7 +531,7 @@ impl Position {
             }
         }
         if step.range == 1 && step.hop == Hop::None {
-            return times == 1 && !(step.lame && self.lame_blocked(from, dx, dy, None));
+            return times == 1 && !(step.lame && self.lame_blocked(from, dx, dy));
         }
         if step.hop == Hop::None && step.range != 0 && times > step.range as i32 {
             return false;
@@ -553,12 +553,13 @@ impl Position {
 
     /// Whether a pawn of the side to move may legally take en passant now.
     fn ep_capturable(&self) -> bool {
-        if self.ep.is_none() {
-            return false;
-        }
-        let mut moves = Vec::new();
-        self.pseudo_moves(&mut moves);
-        moves.into_iter().any(|m| matches!(m, Move::EnPassant { .. }) && self.safe_after(m))
+        let Some(ep) = self.ep.filter(|_| self.rules.en_passant) else { return false };
+        // The pawns that could take: beside the passed square's far side.
+        let back = if self.side == 0 { -1 } else { 1 };
+        [-1, 1].into_iter().filter_map(|dx| self.offset(ep as usize, dx, back)).any(|from| {
+            self.board[from].is_some_and(|p| p.color == self.side && self.rules.pieces[p.kind as usize].pawn)
+                && self.safe_after(Move::EnPassant { from: from as u16, to: ep })
+        })
     }
 
     /// Whether the side to move's royal piece is safe after `m`.
