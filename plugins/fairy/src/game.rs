@@ -6,8 +6,8 @@ use arbiter_api::kit::Game;
 use arbiter_api::schema::{Observation, ObservationView, PieceView};
 use arbiter_api::{Status, Viewer};
 
-use crate::position::{Move, Position};
-use crate::rules::End;
+use crate::position::{Move, Position, WALL};
+use crate::rules::{End, MaterialCounting};
 
 /// A game in progress. Its legal moves and status are worked out once per
 /// position (when it is reached), since every caller asks for them.
@@ -75,35 +75,84 @@ impl FairyGame {
                         && rules.flag_regions[c as usize].contains(&sq)
                 })
             };
-            let (white, black) = (reached(0), reached(1));
-            if white && black {
-                return Status::draw("both flags reached");
+            let (us, them) = (pos.side, 1 - pos.side);
+            let royal = rules.pieces[kind].royal;
+            // With flagMove a flag counts once the other side has had its
+            // move: the side to move has won if its piece still stands there
+            // (a draw if White's king was answered by Black's, as in racing kings).
+            if rules.flag_move && reached(us) {
+                return if us == 0 && royal && reached(them) {
+                    Status::draw("both flags reached")
+                } else {
+                    Status::win(us as u32, "flag reached")
+                };
             }
-            for (c, there) in [(0u8, white), (1u8, black)] {
-                if there {
-                    // With flagMove the other side may still reach its own region.
-                    let answer = rules.flag_move && pos.side != c && self.can_reach_flag(moves, kind);
-                    if !answer {
-                        return Status::win(c as u32, "flag reached");
-                    }
+            // A flag reached ends the game at once, unless flagMove leaves
+            // a piece that is not a king to be taken, or Black's king may
+            // still answer White's.
+            if (!rules.flag_move || royal) && reached(them) {
+                let answer = rules.flag_move && us == 1 && !pos.in_check(us) && self.can_reach_flag(moves, kind);
+                if !answer {
+                    return Status::win(them as u32, "flag reached");
                 }
             }
         }
         if moves.is_empty() {
-            return if pos.in_check(pos.side) {
-                verdict(side, rules.checkmate, "checkmate")
-            } else {
-                verdict(side, rules.stalemate, "stalemate")
+            if pos.in_check(pos.side) {
+                return verdict(side, rules.checkmate, "checkmate");
+            }
+            let mut end = rules.stalemate;
+            if rules.stalemate_piece_count {
+                // Whoever has fewer pieces gets the stalemate's value.
+                let (mine, theirs) = (self.on_board(pos.side), self.on_board(1 - pos.side));
+                end = match mine.cmp(&theirs) {
+                    std::cmp::Ordering::Equal => End::Draw,
+                    std::cmp::Ordering::Less => end,
+                    std::cmp::Ordering::Greater => end.reversed(),
+                };
+            }
+            return match (end, self.counted()) {
+                (End::Draw, Some(status)) => status,
+                _ => verdict(side, end, "stalemate"),
             };
         }
         let mut status = Status::ONGOING;
         let now = pos.key();
-        if rules.n_fold > 0 && 1 + self.history.iter().filter(|&&k| k == now).count() as u32 >= rules.n_fold {
-            status.claimable = "repetition";
-        } else if rules.n_move_plies > 0 && pos.halfmove >= rules.n_move_plies {
-            status.claimable = "n-move rule";
+        let reason =
+            if rules.n_fold > 0 && 1 + self.history.iter().filter(|&&k| k == now).count() as u32 >= rules.n_fold {
+                "repetition"
+            } else if rules.n_move_plies > 0 && pos.halfmove >= rules.n_move_plies {
+                "n-move rule"
+            } else {
+                return status;
+            };
+        // Under material counting a draw the rules give is decided by the count.
+        if let Some(counted) = self.counted() {
+            return counted;
         }
+        status.claimable = reason;
         status
+    }
+
+    /// The result material counting gives a drawn position, if the variant counts.
+    fn counted(&self) -> Option<Status> {
+        Some(match self.pos.rules.material_counting? {
+            MaterialCounting::WhiteDrawOdds => Status::win(0, "draw odds"),
+            MaterialCounting::BlackDrawOdds => Status::win(1, "draw odds"),
+            MaterialCounting::Unweighted => {
+                let (white, black) = (self.on_board(0), self.on_board(1));
+                match white.cmp(&black) {
+                    std::cmp::Ordering::Greater => Status::win(0, "material count"),
+                    std::cmp::Ordering::Less => Status::win(1, "material count"),
+                    std::cmp::Ordering::Equal => Status::draw("material count"),
+                }
+            }
+        })
+    }
+
+    /// How many pieces `color` has on the board (material counting leaves the hand out).
+    fn on_board(&self, color: u8) -> usize {
+        self.pos.board.iter().flatten().filter(|p| p.color == color).count()
     }
 
     /// How many pieces `color` has of the kinds `counts` admits, on the board and in hand.
@@ -193,7 +242,7 @@ impl Game for FairyGame {
             .iter()
             .enumerate()
             .filter_map(|(sq, p)| {
-                let p = (*p)?;
+                let p = p.filter(|p| p.color != WALL)?;
                 let case = |l: char| if p.color == 0 { l.to_ascii_uppercase() } else { l };
                 // A piece promoted shogi-style is drawn as its FEN writes it: `+P`.
                 let label = match p.base {
@@ -230,6 +279,13 @@ impl Game for FairyGame {
                 notes
                     .push(format!("{name} holds {}", if held.is_empty() { "nothing".into() } else { held.join(", ") }));
             }
+        }
+        let walls: Vec<String> = (0..rules.width as usize * rules.height as usize)
+            .filter(|&sq| self.pos.board[sq].is_some_and(|p| p.color == WALL))
+            .map(|sq| rules.square_name(sq))
+            .collect();
+        if !walls.is_empty() {
+            notes.push(format!("walls: {}", walls.join(" ")));
         }
         if rules.check_counting {
             notes.push(format!("checks to give: White {}, Black {}", self.pos.checks_left[0], self.pos.checks_left[1]));

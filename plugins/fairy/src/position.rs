@@ -12,13 +12,21 @@ use crate::rules::Rules;
 pub struct Piece {
     /// Its kind (index into the rules' pieces).
     pub kind: u8,
-    /// 0 White, 1 Black.
+    /// 0 White, 1 Black ([`WALL`] for a wall square).
     pub color: u8,
     /// A promoted pawn (`~` in FEN): goes to hand as a pawn.
     pub promoted: bool,
     /// For a piece promoted shogi-style (`+p` in FEN), the kind it was:
     /// it goes to hand as that.
     pub base: Option<u8>,
+}
+
+/// The colour of a wall square (`*` in FEN): no piece may enter, pass or take it.
+pub const WALL: u8 = 2;
+
+impl Piece {
+    /// A wall square.
+    pub const WALL: Piece = Piece { kind: 0, color: WALL, promoted: false, base: None };
 }
 
 /// What a move does.
@@ -144,7 +152,8 @@ impl Position {
             ep: None,
             halfmove: 0,
             fullmove: 1,
-            checks_left: [rules.checks_to_win; 2],
+            // Without a counter in the FEN, the next check wins (as Fairy-Stockfish reads it).
+            checks_left: [1; 2],
         };
         let rows: Vec<&str> = board_text.split('/').collect();
         // A pocket may be written as one more rank.
@@ -166,6 +175,14 @@ impl Position {
                         format!("rank {}: '{digits}' empty squares on a board of {w} files", rank + 1)
                     })?;
                     file += empty;
+                    continue;
+                }
+                if c == '*' {
+                    if file >= w {
+                        return Err(format!("rank {} has more than {w} files", rank + 1));
+                    }
+                    pos.board[rank * w + file] = Some(Piece::WALL);
+                    (file, j) = (file + 1, j + 1);
                     continue;
                 }
                 let promoted_prefix = c == '+';
@@ -233,12 +250,21 @@ impl Position {
             pos.halfmove = n.parse().map_err(|_| format!("halfmove clock '{n}' is not a number"))?;
             k += 1;
         }
-        if let Some(n) = rest.get(k) {
+        if let Some(n) = rest.get(k).filter(|n| !n.starts_with('+')) {
             pos.fullmove = n
                 .parse::<u32>()
                 .ok()
                 .filter(|&n| n > 0)
                 .ok_or_else(|| format!("move number '{n}' is not a number from 1"))?;
+            k += 1;
+        }
+        // Lichess writes the checks given, after the counters: `+1+0`.
+        if let Some(given) = rest.get(k).filter(|t| t.starts_with('+') && rules.check_counting) {
+            let parts: Vec<&str> = given[1..].split('+').collect();
+            let bad = || format!("check counter '{given}' is not +N+N");
+            let [a, b] = parts.as_slice() else { return Err(bad()) };
+            let given = |t: &str| t.parse::<u32>().map(|n| 3u32.saturating_sub(n)).map_err(|_| bad());
+            pos.checks_left = [given(a)?, given(b)?];
             k += 1;
         }
         if k < rest.len() {
@@ -313,6 +339,10 @@ impl Position {
                         if empty > 0 {
                             out.push_str(&empty.to_string());
                             empty = 0;
+                        }
+                        if p.color == WALL {
+                            out.push('*');
+                            continue;
                         }
                         if let Some(b) = p.base {
                             out.push('+');
@@ -430,7 +460,7 @@ impl Position {
     fn step_targets(&self, sq: usize, color: u8, step: &Step, out: &mut Vec<(usize, bool)>) {
         let flip = if color == 0 { 1 } else { -1 };
         let (dx, dy) = (step.dx as i32, step.dy as i32 * flip);
-        let enemy = |s: usize| self.board[s].is_some_and(|p| p.color != color);
+        let enemy = |s: usize| self.board[s].is_some_and(|p| p.color == 1 - color);
         if step.range == 1 && step.hop == Hop::None {
             if step.lame && self.lame_blocked(sq, dx, dy) {
                 return;
@@ -484,8 +514,14 @@ impl Position {
         let squares = self.rules.width as usize * self.rules.height as usize;
         let flip = if by == 0 { 1 } else { -1 };
         let (tx, ty) = (sq as i32 % w, sq as i32 / w);
-        self.board[..squares].iter().enumerate().any(|(from, p)| {
-            let Some(p) = p.filter(|p| p.color == by) else { return false };
+        (0..squares).any(|from| self.attacks_from(from, by, tx, ty, flip, sq))
+    }
+
+    /// Whether the piece of `by` on `from` (if any) attacks `sq` (at file `tx`, rank `ty`).
+    fn attacks_from(&self, from: usize, by: u8, tx: i32, ty: i32, flip: i32, sq: usize) -> bool {
+        let w = self.rules.width as i32;
+        {
+            let Some(p) = self.board[from].filter(|p| p.color == by) else { return false };
             let def = &self.rules.pieces[p.kind as usize];
             // Only the steps that can reach that far in that direction are walked.
             let mut mask = def.reach[crate::rules::reach_index(tx - from as i32 % w, (ty - from as i32 / w) * flip)];
@@ -504,7 +540,16 @@ impl Position {
                 }
             }
             false
-        })
+        }
+    }
+
+    /// The squares of `by`'s pieces that attack `sq`.
+    fn attackers(&self, sq: usize, by: u8) -> Vec<usize> {
+        let w = self.rules.width as i32;
+        let flip = if by == 0 { 1 } else { -1 };
+        let (tx, ty) = (sq as i32 % w, sq as i32 / w);
+        let squares = self.rules.width as usize * self.rules.height as usize;
+        (0..squares).filter(|&from| self.attacks_from(from, by, tx, ty, flip, sq)).collect()
     }
 
     /// Whether `step` of a piece of `color` on `from` captures on `sq`.
@@ -548,12 +593,16 @@ impl Position {
 
     /// Whether `color`'s royal piece is attacked.
     pub fn in_check(&self, color: u8) -> bool {
-        self.rules.checking && self.royal_square(color).is_some_and(|k| self.attacked(k, 1 - color))
+        self.rules.has_royal && self.royal_square(color).is_some_and(|k| self.attacked(k, 1 - color))
     }
 
     /// Whether a pawn of the side to move may legally take en passant now.
     fn ep_capturable(&self) -> bool {
-        let Some(ep) = self.ep.filter(|_| self.rules.en_passant) else { return false };
+        let Some(ep) =
+            self.ep.filter(|&e| self.rules.en_passant && self.rules.ep_region[self.side as usize][e as usize])
+        else {
+            return false;
+        };
         // The pawns that could take: beside the passed square's far side.
         let back = if self.side == 0 { -1 } else { 1 };
         [-1, 1].into_iter().filter_map(|dx| self.offset(ep as usize, dx, back)).any(|from| {
@@ -564,7 +613,7 @@ impl Position {
 
     /// Whether the side to move's royal piece is safe after `m`.
     fn safe_after(&self, m: Move) -> bool {
-        if !self.rules.checking {
+        if !self.rules.has_royal {
             return true;
         }
         let us = self.side;
@@ -641,9 +690,14 @@ impl Position {
                 } else if def.pawn && rules.promotion_region[us as usize][to] {
                     let kinds = &rules.promotion_kinds[us as usize];
                     for &k in kinds {
+                        // A kind with a promotion limit is out once the side holds that many on the board.
+                        if rules.promotion_limit[k].is_some_and(|most| self.on_board(us, k) >= most) {
+                            continue;
+                        }
                         out.push(Move::Normal { from, to: to16, promotion: Some(k as u8) });
                     }
-                    if !rules.mandatory_promotion || kinds.is_empty() {
+                    let stays = !rules.mandatory_promotion || kinds.is_empty();
+                    if stays && !(rules.immobility_illegal && self.immobile(p.kind as usize, us, to)) {
                         out.push(Move::Normal { from, to: to16, promotion: None });
                     }
                 } else {
@@ -657,6 +711,11 @@ impl Position {
         if rules.drops {
             self.drop_moves(out);
         }
+    }
+
+    /// How many pieces of `kind` `color` has on the board.
+    fn on_board(&self, color: u8, kind: usize) -> u32 {
+        self.board.iter().flatten().filter(|p| p.color == color && p.kind as usize == kind).count() as u32
     }
 
     fn castling_moves(&self, out: &mut Vec<Move>) {
@@ -716,11 +775,13 @@ impl Position {
                 }
                 if rules.drop_no_doubled == Some(kind) {
                     let (w, file) = (rules.width as usize, to % rules.width as usize);
-                    let doubled = (0..rules.height as usize).any(|r| {
-                        self.board[r * w + file]
-                            .is_some_and(|q| q.color == us && q.kind as usize == kind && q.base.is_none())
-                    });
-                    if doubled {
+                    let on_file = (0..rules.height as usize)
+                        .filter(|r| {
+                            self.board[r * w + file]
+                                .is_some_and(|q| q.color == us && q.kind as usize == kind && q.base.is_none())
+                        })
+                        .count();
+                    if on_file as u32 >= rules.drop_no_doubled_count {
                         continue;
                     }
                 }
@@ -760,7 +821,8 @@ impl Position {
     pub fn legal_moves(&self, out: &mut Vec<Move>) {
         let mut pseudo = Vec::new();
         self.pseudo_moves(&mut pseudo);
-        if !self.rules.checking {
+        let start = out.len();
+        if !self.rules.has_royal {
             out.extend(pseudo);
         } else {
             // Out of check, a drop or a move of a piece off every line through
@@ -788,6 +850,26 @@ impl Position {
                     };
                 safe_without_trying || self.safe_after(m)
             }));
+        }
+        if !self.rules.checking {
+            // No move may give check (racing kings).
+            let them = 1 - self.side;
+            let mut kept = out.split_off(start);
+            kept.retain(|&m| {
+                let mut next = self.clone();
+                next.apply_raw(m);
+                !next.in_check(them)
+            });
+            out.extend(kept);
+        }
+        if self.rules.makpong && self.in_check(self.side) {
+            // Makpong: a king in check may move only to take its one checker.
+            let king = self.royal_square(self.side);
+            let checkers = king.map(|k| self.attackers(k, 1 - self.side)).unwrap_or_default();
+            out.retain(|&m| match m {
+                Move::Normal { from, to, .. } if Some(from as usize) == king => checkers == [to as usize],
+                _ => true,
+            });
         }
         if self.rules.pawn_drop_mate_illegal {
             let pawns = |k: u8| matches!(self.rules.pieces[k as usize].name.as_str(), "shogiPawn" | "pawn");
@@ -846,6 +928,9 @@ impl Position {
                     self.castle_rooks[us as usize].clear();
                 }
                 self.castle_rooks[us as usize].retain(|&r| r as usize != from);
+                if rules.walling_past {
+                    self.board[from] = Some(Piece::WALL);
+                }
                 if let Some(k) = promotion {
                     piece = if def.pawn {
                         Piece { kind: k, color: us, promoted: rules.captures_to_hand && !rules.drop_loop, base: None }
@@ -908,6 +993,15 @@ impl Position {
     pub fn uci(&self, m: Move) -> String {
         let r = &self.rules;
         match m {
+            Move::Normal { from, to, promotion } if r.walling_past => {
+                // Fairy-Stockfish's gating notation: the move, then where the wall goes.
+                let (a, b) = (r.square_name(from as usize), r.square_name(to as usize));
+                let mut s = format!("{a}{b}");
+                if let Some(k) = promotion {
+                    s.push(r.pieces[k as usize].letter);
+                }
+                format!("{s},{b}{a}")
+            }
             Move::Normal { from, to, promotion } => {
                 let mut s = format!("{}{}", r.square_name(from as usize), r.square_name(to as usize));
                 let pawn = self.board[from as usize].is_some_and(|p| r.pieces[p.kind as usize].pawn);

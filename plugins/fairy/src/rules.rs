@@ -43,6 +43,28 @@ pub enum End {
     Draw,
 }
 
+/// What a drawn game becomes under `materialCounting`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MaterialCounting {
+    /// Whoever has more pieces wins (`unweighted`).
+    Unweighted,
+    /// White wins every draw (`whitedrawodds`).
+    WhiteDrawOdds,
+    /// Black wins every draw (`blackdrawodds`, armageddon).
+    BlackDrawOdds,
+}
+
+impl End {
+    /// The same end seen by the other player.
+    pub fn reversed(self) -> End {
+        match self {
+            End::Win => End::Loss,
+            End::Loss => End::Win,
+            End::Draw => End::Draw,
+        }
+    }
+}
+
 /// Every rule of one variant.
 #[derive(Clone, Debug)]
 pub struct Rules {
@@ -80,8 +102,24 @@ pub struct Rules {
     pub promotion_kinds: [Vec<usize>; 2],
     /// A pawn reaching the promotion zone must promote.
     pub mandatory_promotion: bool,
-    /// Kings are royal: no move may leave one attacked.
+    /// A move may give check (`checking = false`: no move may, as in racing kings).
     pub checking: bool,
+    /// Some kind is royal (a king): moves are tried for its safety.
+    pub has_royal: bool,
+    /// The squares each side may take en passant on (`enPassantRegion`), White's then Black's.
+    pub ep_region: [Vec<bool>; 2],
+    /// A king in check may move only to take the checker (`makpongRule`).
+    pub makpong: bool,
+    /// Every move leaves a wall where the piece stood (`wallingRule = past`).
+    pub walling_past: bool,
+    /// How many of a kind a side may hold before no pawn may promote to it (`promotionLimit`).
+    pub promotion_limit: Vec<Option<u32>>,
+    /// How many unpromoted pieces of the `dropNoDoubled` kind a file may hold before none is dropped there.
+    pub drop_no_doubled_count: u32,
+    /// Stalemate is won by whoever has fewer pieces (`stalematePieceCount`).
+    pub stalemate_piece_count: bool,
+    /// What a draw becomes (`materialCounting`).
+    pub material_counting: Option<MaterialCounting>,
     /// Pieces in hand may be dropped.
     pub drops: bool,
     /// Captured pieces go to the capturer's hand.
@@ -118,8 +156,6 @@ pub struct Rules {
     pub flag_move: bool,
     /// Giving check counts: the FEN holds the checks left to give.
     pub check_counting: bool,
-    /// The number of checks that wins, by default.
-    pub checks_to_win: u32,
     /// Plies without a capture or pawn move after which a draw may be claimed (0: off).
     pub n_move_plies: u32,
     /// Occurrences of a position after which a draw may be claimed (0: off).
@@ -256,6 +292,15 @@ const KEYS: &[&str] = &[
     "promotionPieceTypes",
     "mandatoryPawnPromotion",
     "checking",
+    "enPassantRegion",
+    "enPassantRegionWhite",
+    "enPassantRegionBlack",
+    "makpongRule",
+    "wallingRule",
+    "promotionLimit",
+    "dropNoDoubledCount",
+    "stalematePieceCount",
+    "materialCounting",
     "pieceDrops",
     "capturesToHand",
     "dropLoop",
@@ -437,6 +482,14 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
         promotion_kinds: [Vec::new(), Vec::new()],
         mandatory_promotion: true,
         checking: true,
+        has_royal: pieces.iter().any(|p| p.royal),
+        ep_region: [Vec::new(), Vec::new()],
+        makpong: false,
+        walling_past: false,
+        promotion_limit: vec![None; pieces.len()],
+        drop_no_doubled_count: 1,
+        stalemate_piece_count: false,
+        material_counting: None,
         drops: false,
         captures_to_hand: false,
         drop_loop: false,
@@ -454,7 +507,6 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
         flag_regions: [Vec::new(), Vec::new()],
         flag_move: false,
         check_counting: false,
-        checks_to_win: 3,
         n_move_plies: 0,
         n_fold: 0,
         promoted_kind: vec![None; pieces.len()],
@@ -570,11 +622,49 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
             }
         }
     }
+    let ep_both = get("enPassantRegion").unwrap_or(&all).to_string();
+    let ep_region = [region("enPassantRegionWhite", &ep_both)?, region("enPassantRegionBlack", &ep_both)?];
+    let walling_past = match get("wallingRule") {
+        None | Some("none") => false,
+        Some("past") => true,
+        Some(v) => {
+            return Err(err(
+                "wallingRule",
+                format!("'{v}': only past walls are implemented (arrow, duck, edge and static are not)"),
+            ))
+        }
+    };
+    let mut promotion_limit = vec![None; pieces.len()];
+    for pair in get("promotionLimit").unwrap_or("").split_whitespace() {
+        let bad = || err("promotionLimit", format!("'{pair}' is not piece:count (e.g. q:1)"));
+        let (kind, n) = pair.split_once(':').ok_or_else(bad)?;
+        let kind = *kinds("promotionLimit", kind)?.first().ok_or_else(bad)?;
+        promotion_limit[kind] = Some(n.parse().map_err(|_| bad())?);
+    }
+    let material_counting = match get("materialCounting") {
+        None | Some("none") => None,
+        Some("unweighted") => Some(MaterialCounting::Unweighted),
+        Some("whitedrawodds") => Some(MaterialCounting::WhiteDrawOdds),
+        Some("blackdrawodds") => Some(MaterialCounting::BlackDrawOdds),
+        Some(v) => {
+            return Err(err(
+                "materialCounting",
+                format!("'{v}' must be unweighted, whitedrawodds, blackdrawodds or none (janggi's is not implemented)"),
+            ))
+        }
+    };
     let soldier_rank = number("soldierPromotionRank", 1)?;
     if soldier_rank == 0 || soldier_rank > height {
         return Err(err("soldierPromotionRank", format!("rank {soldier_rank} is not on the board")));
     }
     Ok(Rules {
+        ep_region,
+        makpong: flag("makpongRule", false)?,
+        walling_past,
+        promotion_limit,
+        drop_no_doubled_count: number("dropNoDoubledCount", 1)?,
+        stalemate_piece_count: flag("stalematePieceCount", false)?,
+        material_counting,
         mobility,
         flying_general: flag("flyingGeneral", false)?,
         soldier_rank: soldier_rank as u8 - 1,
@@ -624,7 +714,6 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
         flag_regions,
         flag_move: flag("flagMove", false)?,
         check_counting: flag("checkCounting", false)?,
-        checks_to_win: 3,
         n_move_plies: 2 * number("nMoveRule", 50)?,
         n_fold: number("nFoldRule", 3)?,
         ..partial

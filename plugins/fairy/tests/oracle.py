@@ -2,8 +2,9 @@
 independent oracle for arbiter's ini plugin: for each variant, its start
 position and positions of seeded random games, each with the number of
 legal move sequences of 1..DEPTH plies (none after an immediate end).
-Prints one JSON object a line: {variant, fen, counts, moves, children}
-(the FEN after each legal move)."""
+Prints one JSON object a line: {variant, fen, written, counts, moves,
+children} (the FEN as Fairy-Stockfish writes it back, and after each legal
+move)."""
 import json, random, sys
 
 import pyffish as sf
@@ -41,4 +42,4 @@ for v in variants:
         counts = [perft(v, fen, [], d) for d in range(1, depth + 1)]
         legal = sorted(sf.legal_moves(v, fen, []))
         children = {m: sf.get_fen(v, fen, [m]) for m in legal}
-        print(json.dumps({"variant": v, "fen": fen, "counts": counts, "moves": legal, "children": children}))
+        print(json.dumps({"variant": v, "fen": fen, "written": sf.get_fen(v, fen, []), "counts": counts, "moves": legal, "children": children}))

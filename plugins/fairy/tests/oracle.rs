@@ -62,6 +62,34 @@ pub const EXACT: &[&str] = &[
     "gorogoro",
     "xiangqi",
     "minixiangqi",
+    "fairy",
+    "raazuvaa",
+    "kinglet",
+    "codrus",
+    "threekings",
+    "fox-and-hounds",
+    "paradigm",
+    "perfect",
+    "tencubed",
+    "jesonmor",
+    "courier",
+    "dragon",
+    "euroshogi",
+    "yarishogi",
+    "okisakishogi",
+    "checkshogi",
+    "georgian",
+    "racingkings",
+    "makpong",
+    "suicide",
+    "armageddon",
+    "gustav3",
+    "omicron",
+    "troitzky",
+    "joust",
+    "grand",
+    "opulent",
+    "torishogi",
 ];
 
 fn variant(name: &str) -> FairyVariant {
@@ -92,15 +120,10 @@ fn agree(variants: &[&str], depth: u32, games: u32, plies: u32) {
                 continue;
             }
         };
-        // A start position may be written without castling and en passant fields.
-        let fen_long = fen.replace("[-]", "[]");
-        let fields: Vec<&str> = fen_long.split_whitespace().collect();
-        let long = match fields.as_slice() {
-            [board, side, half, full] => format!("{board} {side} - - {half} {full}"),
-            _ => fen.to_string(),
-        };
-        if game.position_text() != long {
-            failures.push(format!("{name}: FEN {fen} written back as {}", game.position_text()));
+        let written = case["written"].as_str().unwrap();
+        if game.position_text() != written {
+            failures
+                .push(format!("{name}: FEN {fen} written back as {}, Fairy-Stockfish {written}", game.position_text()));
         }
         let mut ids = Vec::new();
         game.legal_moves(&mut ids);
@@ -148,7 +171,10 @@ fn every_exact_variant_agrees_with_fairy_stockfish_on_a_sample() {
 #[test]
 #[ignore = "long: perft 3 over 8 random games per variant"]
 fn every_exact_variant_agrees_with_fairy_stockfish_at_depth_3() {
-    agree(EXACT, 3, 8, 60);
+    match std::env::var("ARBITER_ORACLE_VARIANTS") {
+        Ok(list) => agree(&list.split(',').collect::<Vec<_>>(), 3, 8, 60),
+        Err(_) => agree(EXACT, 3, 8, 60),
+    }
 }
 
 #[test]
@@ -169,15 +195,25 @@ fn every_built_in_section_loads() {
     assert_eq!(installed().len(), names.len());
 }
 
-/// Fairy-Stockfish's word on whether `fen` has ended by an immediate rule.
-fn ended_by_fairy_stockfish(variant: &str, fen: &str) -> bool {
-    let script = "import pyffish as sf, sys; print(sf.is_immediate_game_end(sys.argv[1], sys.argv[2], [])[0])";
+/// Fairy-Stockfish's word on `fen`: whether the game has ended (by an
+/// immediate rule or for want of a move), its value for the side to move
+/// (positive: it has won), and the legal moves.
+fn fairy_stockfish_verdict(variant: &str, fen: &str) -> (bool, i64, Vec<String>) {
+    let script = "import pyffish as sf, sys, json
+v, f = sys.argv[1], sys.argv[2]
+ended, value = sf.is_immediate_game_end(v, f, [])
+moves = [] if ended else sorted(sf.legal_moves(v, f, []))
+if not ended and not moves:
+    ended, value = True, sf.game_result(v, f, [])
+print(json.dumps([ended, value, moves]))";
     let out = std::process::Command::new("python3").args(["-c", script, variant, fen]).output().expect("python3");
-    String::from_utf8_lossy(&out.stdout).trim() == "True"
+    let v: Value = serde_json::from_slice(&out.stdout).expect("pyffish's verdict");
+    let moves = v[2].as_array().unwrap().iter().map(|m| m.as_str().unwrap().to_string()).collect();
+    (v[0].as_bool().unwrap(), v[1].as_i64().unwrap(), moves)
 }
 
 #[test]
-fn immediate_ends_agree_with_fairy_stockfish_on_crafted_positions() {
+fn ends_and_moves_agree_with_fairy_stockfish_on_crafted_positions() {
     let cases: &[(&str, &str)] = &[
         ("shatranj", "8/8/8/4k3/8/8/8/R3K3 w - - 0 1"),
         ("shatranj", "8/8/8/4k3/8/8/8/R3K3 b - - 0 1"),
@@ -186,6 +222,8 @@ fn immediate_ends_agree_with_fairy_stockfish_on_crafted_positions() {
         ("kingofthehill", "8/8/8/4k3/8/8/8/4K3 w - - 0 1"),
         ("kingofthehill", "8/8/8/3K4/8/8/8/4k3 b - - 0 1"),
         ("3check", "rnbqkbnr/pppp1ppp/8/4p3/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0+3 0 1"),
+        ("3check", "rnbqkbnr/pppp1ppp/8/4p3/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0+3 0 1"),
+        ("3check", "rnbqkbnr/pppp1ppp/8/4p3/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1 +3+0"),
         ("antichess", "8/8/8/8/8/8/8/4K3 w - - 0 1"),
         ("horde", "rnbqkbnr/pppppppp/8/8/8/8/8/8 w kq - 0 1"),
         ("breakthrough", "P7/8/8/8/8/8/8/7p b - - 0 1"),
@@ -193,17 +231,53 @@ fn immediate_ends_agree_with_fairy_stockfish_on_crafted_positions() {
         ("losers", "4k3/8/8/8/8/8/3N4/4K3 b - - 0 1"),
         ("losers", "4k3/8/8/3n4/8/8/3P4/4K3 w - - 0 1"),
         ("extinction", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN1 w - - 0 1"),
-        ("3check", "rnbqkbnr/pppp1ppp/8/4p3/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0+3 0 1"),
         ("extinction", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBK1BNR w - - 0 1"),
+        // Racing kings: White's king first, Black may follow for a draw; Black's first wins.
+        ("racingkings", "7K/8/8/8/8/8/k7/8 b - - 0 1"),
+        ("racingkings", "7K/k7/8/8/8/8/8/8 b - - 0 1"),
+        ("racingkings", "k6K/8/8/8/8/8/8/8 w - - 0 1"),
+        ("racingkings", "k7/8/8/8/8/8/8/7K w - - 0 1"),
+        ("racingkings", "8/8/8/8/8/3k4/8/K1R5 w - - 0 1"),
+        // Jeson mor: the centre counts once the knight has survived a move there.
+        ("jesonmor", "9/9/9/9/4N4/9/9/9/n8 b - - 0 1"),
+        ("jesonmor", "9/9/9/9/4N4/9/9/9/n8 w - - 0 1"),
+        // Suicide: a stalemate goes to the side with fewer pieces; armageddon's draws to Black.
+        ("suicide", "8/8/8/8/8/p7/P7/7k w - - 0 1"),
+        ("suicide", "8/8/8/8/8/p7/P7/8 w - - 0 1"),
+        ("armageddon", "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"),
+        // Makpong: a king in check may only take its checker.
+        ("makpong", "4k3/8/8/8/8/8/4r3/4K3 w - - 0 1"),
+        ("makpong", "4k3/8/8/8/8/8/3r4/4K3 w - - 0 1"),
+        ("makpong", "4k3/8/8/8/8/4r3/8/4K3 w - - 0 1"),
+        // Grand: promotion only to a kind the side has lost, and a must on the last rank.
+        ("grand", "k9/3P6/10/10/10/10/10/10/10/K9 w - - 0 1"),
+        ("grand", "k9/10/3P6/10/10/10/10/10/QR8/KR8 w - - 0 1"),
+        // Joust: walls left behind; a knight with no square left loses.
+        ("joust", "8/8/8/8/8/**6/**6/N*6 w - - 0 1"),
+        ("checkshogi", "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL[-] w 0 1"),
     ];
     let mut failures = Vec::new();
     for &(name, fen) in cases {
         let game = variant(name).from_position(fen, &Default::default()).unwrap();
-        let ours = game.status().outcome != arbiter_api::Outcome::Ongoing;
-        let theirs = ended_by_fairy_stockfish(name, fen);
-        if ours != theirs {
-            failures
-                .push(format!("{name} {fen}: ours ended={ours} ({:?}), Fairy-Stockfish ended={theirs}", game.status()));
+        let status = game.status();
+        let ours = status.outcome != arbiter_api::Outcome::Ongoing;
+        let (theirs, value, moves) = fairy_stockfish_verdict(name, fen);
+        // Our outcome as Fairy-Stockfish scores it: for the side to move.
+        let ours_value = match status.outcome {
+            arbiter_api::Outcome::Win(p) if p == game.to_move() => 1,
+            arbiter_api::Outcome::Win(_) => -1,
+            _ => 0,
+        };
+        if ours != theirs || (ours && ours_value != value.signum()) {
+            failures.push(format!("{name} {fen}: ours {status:?}, Fairy-Stockfish ended={theirs} value {value}"));
+            continue;
+        }
+        let mut ids = Vec::new();
+        game.legal_moves(&mut ids);
+        let mut mine: Vec<String> = ids.iter().map(|&m| game.move_text(m, arbiter_api::Viewer::Referee)).collect();
+        mine.sort();
+        if mine != moves {
+            failures.push(format!("{name} {fen}: moves {mine:?}, Fairy-Stockfish {moves:?}"));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
