@@ -349,12 +349,14 @@ impl Game for FairyGame {
             }
             // What Fairy-Stockfish calls the variant, and the file defining it
             // when it is not one of its built-ins (sent as VariantPath).
+            // Chess960 castling: engines are told UCI_Chess960 as for the chess plugin.
+            "chess960" => Ok(serde_json::Value::Bool(self.pos.rules.chess960)),
             "uci_variant" => Ok(serde_json::json!({
                 "name": self.pos.rules.id,
                 "path": self.pos.rules.source.clone(),
             })),
             _ => Err(arbiter_api::Error::unsupported(format!(
-                "unknown call '{method}' (ini variants offer uci_move and uci_variant)"
+                "unknown call '{method}' (ini variants offer uci_move, uci_variant and chess960)"
             ))),
         }
     }

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arbiter_api::kit::Variant;
-use arbiter_api::schema::{BoardGeometry, Capabilities, VariantInfo};
+use arbiter_api::schema::{BoardGeometry, Capabilities, OptionSpec, VariantInfo};
 use arbiter_api::Error;
 use serde_json::{Map, Value};
 
@@ -199,7 +199,19 @@ impl Variant for FairyVariant {
             notation: "UCI as Fairy-Stockfish writes it: e2e4, e7e8q, P@e4, a10a9".into(),
             position_notation: "FEN".into(),
             start_position: self.start().fen(),
-            options: Vec::new(),
+            options: if self.rules.chess960 && r.width == 8 {
+                vec![OptionSpec {
+                    name: "start_number".into(),
+                    kind: "int".into(),
+                    default: Value::from(-1),
+                    choices: Vec::new(),
+                    description: "The Chess960 start array by Scharnagl's number, 0 to 959 (518 is chess's); \
+                                  -1: the ini's start position."
+                        .into(),
+                }]
+            } else {
+                Vec::new()
+            },
             capabilities: Capabilities::default(),
             default_time_control: "60+0.6".into(),
             max_plies: None,
@@ -207,8 +219,19 @@ impl Variant for FairyVariant {
         }
     }
 
-    fn new_game(&self, _options: &Map<String, Value>) -> Result<FairyGame, Error> {
-        Ok(FairyGame::new(self.start()))
+    fn new_game(&self, options: &Map<String, Value>) -> Result<FairyGame, Error> {
+        match options.get("start_number").filter(|_| self.rules.chess960 && self.rules.width == 8) {
+            None => Ok(FairyGame::new(self.start())),
+            Some(v) if v.as_i64() == Some(-1) => Ok(FairyGame::new(self.start())),
+            Some(v) => {
+                let n = v.as_u64().filter(|&n| n < 960).ok_or_else(|| {
+                    Error::bad_position(format!("option start_number: {v} is not a start number from 0 to 959"))
+                })?;
+                let back = chess960_array(n as u32);
+                let fen = format!("{}/pppppppp/8/8/8/8/PPPPPPPP/{} w KQkq - 0 1", back.to_lowercase(), back);
+                self.from_position(&fen, options)
+            }
+        }
     }
 
     fn from_position(&self, text: &str, _options: &Map<String, Value>) -> Result<FairyGame, Error> {
@@ -219,3 +242,36 @@ impl Variant for FairyVariant {
 }
 
 arbiter_api::export_plugin!(list: installed());
+
+/// The back rank of Chess960 start number `n` (Scharnagl's numbering: 518 is `RNBQKBNR`).
+fn chess960_array(n: u32) -> String {
+    let mut rank = [' '; 8];
+    let (n, light) = (n / 4, n % 4);
+    rank[(2 * light + 1) as usize] = 'B';
+    let (n, dark) = (n / 4, n % 4);
+    rank[(2 * dark) as usize] = 'B';
+    let (n, queen) = (n / 6, n % 6);
+    let free = |rank: &[char; 8]| (0..8).filter(|&i| rank[i] == ' ').collect::<Vec<usize>>();
+    rank[free(&rank)[queen as usize]] = 'Q';
+    // The ten ways to place two knights on the five squares left.
+    const KNIGHTS: [(usize, usize); 10] =
+        [(0, 1), (0, 2), (0, 3), (0, 4), (1, 2), (1, 3), (1, 4), (2, 3), (2, 4), (3, 4)];
+    let (a, b) = KNIGHTS[n as usize];
+    let left = free(&rank);
+    rank[left[a]] = 'N';
+    rank[left[b]] = 'N';
+    for (square, piece) in free(&rank).into_iter().zip(['R', 'K', 'R']) {
+        rank[square] = piece;
+    }
+    rank.iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn chess960_arrays_follow_scharnagls_numbering() {
+        assert_eq!(super::chess960_array(518), "RNBQKBNR");
+        assert_eq!(super::chess960_array(0), "BBQNNRKR");
+        assert_eq!(super::chess960_array(959), "RKRNNQBB");
+    }
+}

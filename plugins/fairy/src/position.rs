@@ -404,7 +404,7 @@ impl Position {
                     Some(_) => !self.rook_between(color, r as usize, false),
                     None => true,
                 };
-                let c = match (king, outermost) {
+                let c = match (king, outermost && !self.rules.chess960) {
                     (Some(k), true) if (r as usize) > k => 'k',
                     (Some(_), true) => 'q',
                     _ => (b'a' + f as u8) as char,
@@ -1011,6 +1011,10 @@ impl Position {
                     None => {}
                 }
                 s
+            }
+            // Chess960 castling is written as the king taking its rook.
+            Move::Castle { from, rook, .. } if r.chess960 => {
+                format!("{}{}", r.square_name(from as usize), r.square_name(rook as usize))
             }
             Move::EnPassant { from, to } | Move::Castle { from, to, .. } => {
                 format!("{}{}", r.square_name(from as usize), r.square_name(to as usize))

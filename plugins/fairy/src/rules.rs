@@ -82,6 +82,8 @@ pub struct Rules {
     pub start_fen: String,
     /// Castling is allowed.
     pub castling: bool,
+    /// Chess960 castling (`chess960`): written king takes rook, rights as files.
+    pub chess960: bool,
     /// The file a king castles to on the kingside (0-based).
     pub castle_king_file: u8,
     /// The file a king castles to on the queenside.
@@ -263,6 +265,7 @@ const KEYS: &[&str] = &[
     "maxFile",
     "startFen",
     "castling",
+    "chess960",
     "castlingKingsideFile",
     "castlingQueensideFile",
     "castlingRank",
@@ -470,6 +473,7 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
         pieces: pieces.clone(),
         start_fen: String::new(),
         castling: false,
+        chess960: false,
         castle_king_file: 0,
         castle_queen_file: 0,
         castle_rank: 0,
@@ -683,6 +687,7 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
         })?,
         start_fen,
         castling: flag("castling", true)?,
+        chess960: flag("chess960", false)?,
         castle_king_file: file("castlingKingsideFile", 6)?,
         castle_queen_file: file("castlingQueensideFile", 2)?,
         castle_rank: rank("castlingRank", 0)?,

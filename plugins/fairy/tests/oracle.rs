@@ -90,6 +90,8 @@ pub const EXACT: &[&str] = &[
     "grand",
     "opulent",
     "torishogi",
+    "fischerandom",
+    "caparandom",
 ];
 
 fn variant(name: &str) -> FairyVariant {
@@ -254,6 +256,12 @@ fn ends_and_moves_agree_with_fairy_stockfish_on_crafted_positions() {
         ("grand", "k9/10/3P6/10/10/10/10/10/QR8/KR8 w - - 0 1"),
         // Joust: walls left behind; a knight with no square left loses.
         ("joust", "8/8/8/8/8/**6/**6/N*6 w - - 0 1"),
+        // Chess960 castling: king takes rook, the king staying put or the rook on its square.
+        ("fischerandom", "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1"),
+        ("fischerandom", "1r4kr/8/8/8/8/8/8/1R4KR w HBhb - 0 1"),
+        ("fischerandom", "rk6/8/8/8/8/8/8/RK5r w Aa - 0 1"),
+        ("fischerandom", "qk5r/8/8/8/8/8/8/RK6 w A - 0 1"),
+        ("caparandom", "r4k3r/10/10/10/10/10/10/R4K3R w KQkq - 0 1"),
         ("checkshogi", "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL[-] w 0 1"),
     ];
     let mut failures = Vec::new();
