@@ -459,7 +459,7 @@ impl Position {
     /// The squares a piece of `color` on `sq` reaches with `step`: (target, is a capture).
     fn step_targets(&self, sq: usize, color: u8, step: &Step, out: &mut Vec<(usize, bool)>) {
         let flip = if color == 0 { 1 } else { -1 };
-        let (dx, dy) = (step.dx as i32, step.dy as i32 * flip);
+        let (dx, dy) = (step.dx as i32 * flip, step.dy as i32 * flip);
         let enemy = |s: usize| self.board[s].is_some_and(|p| p.color == 1 - color);
         if step.range == 1 && step.hop == Hop::None {
             if step.lame && self.lame_blocked(sq, dx, dy) {
@@ -524,7 +524,7 @@ impl Position {
             let Some(p) = self.board[from].filter(|p| p.color == by) else { return false };
             let def = &self.rules.pieces[p.kind as usize];
             // Only the steps that can reach that far in that direction are walked.
-            let mut mask = def.reach[crate::rules::reach_index(tx - from as i32 % w, (ty - from as i32 / w) * flip)];
+            let mut mask = def.reach[crate::rules::reach_index((tx - from as i32 % w) * flip, (ty - from as i32 / w) * flip)];
             while mask != 0 {
                 let i = mask.trailing_zeros() as usize;
                 mask &= mask - 1;
@@ -556,7 +556,7 @@ impl Position {
     fn hits(&self, from: usize, color: u8, step: &Step, sq: usize) -> bool {
         let w = self.rules.width as i32;
         let flip = if color == 0 { 1 } else { -1 };
-        let (dx, dy) = (step.dx as i32, step.dy as i32 * flip);
+        let (dx, dy) = (step.dx as i32 * flip, step.dy as i32 * flip);
         // Where `sq` lies from `from`: the step must point at it, a whole number of times.
         let (fx, fy) = ((sq as i32 % w) - (from as i32 % w), (sq as i32 / w) - (from as i32 / w));
         let times = if dx != 0 { fx / dx } else { fy / dy };
@@ -802,7 +802,7 @@ impl Position {
     /// (a shogi pawn or lance on the last rank, a knight on the last two).
     fn immobile(&self, kind: usize, color: u8, sq: usize) -> bool {
         let flip = if color == 0 { 1 } else { -1 };
-        !self.rules.pieces[kind].steps.iter().any(|st| self.offset(sq, st.dx as i32, st.dy as i32 * flip).is_some())
+        !self.rules.pieces[kind].steps.iter().any(|st| self.offset(sq, st.dx as i32 * flip, st.dy as i32 * flip).is_some())
     }
 
     /// Whether dropping a pawn-like piece with `m` mates (shogi forbids it).

@@ -16,7 +16,7 @@ pub struct PieceDef {
     pub name: String,
     /// Its letter, lowercase (Black's; White's is the uppercase).
     pub letter: char,
-    /// How it moves and captures (White's orientation).
+    /// How it moves and captures (White's orientation; Black's is turned half round, as Fairy-Stockfish turns it).
     pub steps: Vec<Step>,
     /// A royal piece: its side must never leave it attacked.
     pub royal: bool,

@@ -262,6 +262,9 @@ fn ends_and_moves_agree_with_fairy_stockfish_on_crafted_positions() {
         ("fischerandom", "rk6/8/8/8/8/8/8/RK5r w Aa - 0 1"),
         ("fischerandom", "qk5r/8/8/8/8/8/8/RK6 w A - 0 1"),
         ("caparandom", "r4k3r/10/10/10/10/10/10/R4K3R w KQkq - 0 1"),
+        // Black's pieces are White's turned half round: a left quail keeps its side.
+        ("torishogi", "3k3/3l3/7/7/4r2/2L4/3K3[-] w 0 1"),
+        ("torishogi", "3k3/3l3/7/7/4r2/2L4/3K3[-] b 0 1"),
         ("checkshogi", "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL[-] w 0 1"),
     ];
     let mut failures = Vec::new();
