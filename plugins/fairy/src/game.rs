@@ -59,7 +59,8 @@ impl FairyGame {
         if rules.check_counting && pos.checks_left[1 - pos.side as usize] == 0 {
             return Status::win(1 - side, "check count");
         }
-        if let Some(end) = rules.extinction {
+        // Pseudo-royal pieces cannot be taken, so extinction applies to them only where captures explode.
+        if let Some(end) = rules.extinction.filter(|_| !rules.pseudo_royal || rules.blast) {
             // The side to move's opponent first; with extinctionClaim only it.
             let sides: &[u8] = if rules.extinction_claim { &[1 - pos.side] } else { &[1 - pos.side, pos.side] };
             for &c in sides {
@@ -98,7 +99,7 @@ impl FairyGame {
             }
         }
         if moves.is_empty() {
-            if pos.in_check(pos.side) {
+            if pos.in_check(pos.side) || pos.pseudo_royal_attacked(pos.side) {
                 return verdict(side, rules.checkmate, "checkmate");
             }
             let mut end = rules.stalemate;

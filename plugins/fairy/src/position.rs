@@ -524,7 +524,8 @@ impl Position {
             let Some(p) = self.board[from].filter(|p| p.color == by) else { return false };
             let def = &self.rules.pieces[p.kind as usize];
             // Only the steps that can reach that far in that direction are walked.
-            let mut mask = def.reach[crate::rules::reach_index((tx - from as i32 % w) * flip, (ty - from as i32 / w) * flip)];
+            let mut mask =
+                def.reach[crate::rules::reach_index((tx - from as i32 % w) * flip, (ty - from as i32 / w) * flip)];
             while mask != 0 {
                 let i = mask.trailing_zeros() as usize;
                 mask &= mask - 1;
@@ -596,6 +597,84 @@ impl Position {
         self.rules.has_royal && self.royal_square(color).is_some_and(|k| self.attacked(k, 1 - color))
     }
 
+    /// The squares of `color`'s pseudo-royal pieces: of each extinction kind
+    /// of which it has at most one more than the extinction count.
+    pub fn pseudo_royals(&self, color: u8) -> Vec<usize> {
+        let rules = &self.rules;
+        if !rules.pseudo_royal {
+            return Vec::new();
+        }
+        let squares = rules.width as usize * rules.height as usize;
+        let mut out = Vec::new();
+        for &kind in &rules.extinction_kinds {
+            if self.on_board(color, kind) <= rules.extinction_count + 1 {
+                out.extend(
+                    (0..squares)
+                        .filter(|&sq| self.board[sq].is_some_and(|p| p.color == color && p.kind as usize == kind)),
+                );
+            }
+        }
+        out
+    }
+
+    /// Whether `sq` touches one of `royals` (in atomic, touching kings cannot take each other).
+    fn touches(&self, sq: usize, royals: &[usize]) -> bool {
+        let w = self.rules.width as i32;
+        royals.iter().any(|&r| {
+            let (dx, dy) = ((r as i32 % w - sq as i32 % w).abs(), (r as i32 / w - sq as i32 / w).abs());
+            dx <= 1 && dy <= 1 && r != sq
+        })
+    }
+
+    /// Whether one of `color`'s pseudo-royal pieces stands attacked (a
+    /// touching enemy pseudo-royal shields it where captures explode).
+    pub fn pseudo_royal_attacked(&self, color: u8) -> bool {
+        let theirs = self.pseudo_royals(1 - color);
+        self.pseudo_royals(color)
+            .into_iter()
+            .any(|sq| !(self.rules.blast && self.touches(sq, &theirs)) && self.attacked(sq, 1 - color))
+    }
+
+    /// Whether `m` keeps the side to move's pseudo-royal pieces: none blown
+    /// up, none left attacked, unless it takes one of the opponent's.
+    fn pseudo_royals_safe_after(&self, m: Move, next: &Position) -> bool {
+        let (us, them) = (self.side, 1 - self.side);
+        let rules = &self.rules;
+        let mut mine = self.pseudo_royals(us);
+        let (from, dest) = match m {
+            Move::Normal { from, to, .. } | Move::EnPassant { from, to } | Move::Castle { from, to, .. } => {
+                (Some(from as usize), to as usize)
+            }
+            Move::Drop { to, .. } => (None, to as usize),
+        };
+        for sq in mine.iter_mut() {
+            if Some(*sq) == from {
+                *sq = dest;
+            }
+        }
+        match m {
+            Move::Drop { kind, to } if rules.extinction_kinds.contains(&(kind as usize)) => mine.push(to as usize),
+            Move::Normal { promotion: Some(k), .. } if rules.extinction_kinds.contains(&(k as usize)) => {
+                if self.on_board(us, k as usize) > rules.extinction_count {
+                    // One more of the kind than may be royal: none of them is.
+                    mine.retain(|&sq| next.board[sq].is_none_or(|p| p.kind != k));
+                } else {
+                    mine.push(dest);
+                }
+            }
+            _ => {}
+        }
+        let gone = |sq: usize, color: u8| next.board[sq].is_none_or(|p| p.color != color);
+        if mine.iter().any(|&sq| gone(sq, us)) {
+            return false;
+        }
+        let theirs = self.pseudo_royals(them);
+        if theirs.iter().any(|&sq| gone(sq, them)) {
+            return true;
+        }
+        mine.iter().all(|&sq| (rules.blast && self.touches(sq, &theirs)) || !next.attacked(sq, them))
+    }
+
     /// Whether a pawn of the side to move may legally take en passant now.
     fn ep_capturable(&self) -> bool {
         let Some(ep) =
@@ -613,13 +692,16 @@ impl Position {
 
     /// Whether the side to move's royal piece is safe after `m`.
     fn safe_after(&self, m: Move) -> bool {
-        if !self.rules.has_royal {
+        if !self.rules.has_royal && !self.rules.pseudo_royal {
             return true;
         }
         let us = self.side;
         let mut next = self.clone();
         next.apply_raw(m);
-        !(next.in_check(us) || (self.rules.flying_general && next.generals_face()))
+        if next.in_check(us) || (self.rules.flying_general && next.generals_face()) {
+            return false;
+        }
+        !self.rules.pseudo_royal || self.pseudo_royals_safe_after(m, &next)
     }
 
     /// Whether the two royal pieces stand on one file with nothing between.
@@ -741,8 +823,15 @@ impl Position {
             let clear = span(king, king_to)
                 .chain(span(rook, rook_to))
                 .all(|s| s == king || s == rook || self.board[s].is_none());
-            // The king crosses no attacked square.
-            let safe = span(king, king_to).all(|s| s == king || !self.attacked_without(s, 1 - us, &[king, rook]));
+            // The king crosses no attacked square (nor starts on one, when
+            // it is pseudo-royal; touching the enemy's shields it in atomic).
+            let royal_king = self.pseudo_royals(us).contains(&king);
+            let theirs = if royal_king { self.pseudo_royals(1 - us) } else { Vec::new() };
+            let safe = span(king, king_to).all(|s| {
+                (s == king && !royal_king)
+                    || (self.rules.blast && royal_king && self.touches(s, &theirs))
+                    || !self.attacked_without(s, 1 - us, &[king, rook])
+            });
             if clear && safe {
                 out.push(Move::Castle { from: king as u16, to: king_to as u16, rook: rook as u16 });
             }
@@ -802,7 +891,10 @@ impl Position {
     /// (a shogi pawn or lance on the last rank, a knight on the last two).
     fn immobile(&self, kind: usize, color: u8, sq: usize) -> bool {
         let flip = if color == 0 { 1 } else { -1 };
-        !self.rules.pieces[kind].steps.iter().any(|st| self.offset(sq, st.dx as i32 * flip, st.dy as i32 * flip).is_some())
+        !self.rules.pieces[kind]
+            .steps
+            .iter()
+            .any(|st| self.offset(sq, st.dx as i32 * flip, st.dy as i32 * flip).is_some())
     }
 
     /// Whether dropping a pawn-like piece with `m` mates (shogi forbids it).
@@ -822,13 +914,14 @@ impl Position {
         let mut pseudo = Vec::new();
         self.pseudo_moves(&mut pseudo);
         let start = out.len();
-        if !self.rules.has_royal {
+        if !self.rules.has_royal && !self.rules.pseudo_royal {
             out.extend(pseudo);
         } else {
             // Out of check, a drop or a move of a piece off every line through
             // the king cannot expose it (see `Rules::lines_only`): no need to try it.
             let king = self.royal_square(self.side);
-            let quiet_check = king.is_some() && self.rules.lines_only && !self.in_check(self.side);
+            let quiet_check =
+                king.is_some() && self.rules.lines_only && !self.rules.pseudo_royal && !self.in_check(self.side);
             let hoppers = self.rules.hoppers;
             let w = self.rules.width as i32;
             let aligned = |sq: usize| {
@@ -850,6 +943,17 @@ impl Position {
                     };
                 safe_without_trying || self.safe_after(m)
             }));
+        }
+        if !self.rules.mutually_immune.is_empty() {
+            // A piece of a mutually immune kind may not take one of its own kind (atomar's kings).
+            let immune = |k: u8| self.rules.mutually_immune.contains(&(k as usize));
+            out.retain(|&m| match m {
+                Move::Normal { from, to, .. } => match (self.board[from as usize], self.board[to as usize]) {
+                    (Some(a), Some(b)) => !(immune(a.kind) && a.kind == b.kind),
+                    _ => true,
+                },
+                _ => true,
+            });
         }
         if !self.rules.checking {
             // No move may give check (racing kings).
@@ -908,6 +1012,7 @@ impl Position {
             Move::Normal { from, to, promotion } => {
                 let (from, to) = (from as usize, to as usize);
                 let mut piece = self.board[from].take().expect("a piece to move");
+                let captures = self.board[to].is_some();
                 if let Some(captured) = self.board[to] {
                     reset = true;
                     self.take(captured, us);
@@ -939,6 +1044,9 @@ impl Position {
                     };
                 }
                 self.board[to] = Some(piece);
+                if captures && rules.blast {
+                    self.explode(to);
+                }
             }
             Move::EnPassant { from, to } => {
                 let (from, to) = (from as usize, to as usize);
@@ -950,6 +1058,9 @@ impl Position {
                 }
                 self.board[to] = piece;
                 reset = true;
+                if rules.blast {
+                    self.explode(to);
+                }
             }
             Move::Castle { from, to, rook } => {
                 let (from, to, rook) = (from as usize, to as usize, rook as usize);
@@ -972,6 +1083,35 @@ impl Position {
             self.fullmove = self.fullmove.saturating_add(1);
         }
         self.side = 1 - us;
+    }
+
+    /// A capture on `sq` explodes: the capturer and every piece but pawns
+    /// around it go, but for the blast-immune kinds; castling rights go with them.
+    fn explode(&mut self, sq: usize) {
+        let rules = self.rules.clone();
+        let mut blast = vec![sq];
+        for dy in -1..=1 {
+            for dx in -1..=1 {
+                if let Some(n) = self.offset(sq, dx, dy).filter(|&n| n != sq) {
+                    if self.board[n].is_some_and(|p| p.color != WALL && !rules.pieces[p.kind as usize].pawn) {
+                        blast.push(n);
+                    }
+                }
+            }
+        }
+        for b in blast {
+            let Some(p) = self.board[b] else { continue };
+            if rules.blast_immune.contains(&(p.kind as usize)) {
+                continue;
+            }
+            self.board[b] = None;
+            if Some(p.kind as usize) == rules.castle_king {
+                self.castle_rooks[p.color as usize].clear();
+            }
+            for rooks in self.castle_rooks.iter_mut() {
+                rooks.retain(|&r| r as usize != b);
+            }
+        }
     }
 
     /// A captured piece goes to the capturer's hand, a promoted one as a pawn.

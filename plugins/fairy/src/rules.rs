@@ -122,6 +122,17 @@ pub struct Rules {
     pub stalemate_piece_count: bool,
     /// What a draw becomes (`materialCounting`).
     pub material_counting: Option<MaterialCounting>,
+    /// A capture explodes: the capturer and every piece but pawns next to
+    /// the square go too (`blastOnCapture`, atomic).
+    pub blast: bool,
+    /// The kinds no blast removes (`blastImmuneTypes`).
+    pub blast_immune: Vec<usize>,
+    /// The kinds that may not take a piece of their own kind (`mutuallyImmuneTypes`).
+    pub mutually_immune: Vec<usize>,
+    /// The extinction kinds are pseudo-royal while a side has at most one
+    /// more than `extinctionPieceCount` of them: no move may leave one
+    /// attacked (`extinctionPseudoRoyal`).
+    pub pseudo_royal: bool,
     /// Pieces in hand may be dropped.
     pub drops: bool,
     /// Captured pieces go to the capturer's hand.
@@ -304,6 +315,10 @@ const KEYS: &[&str] = &[
     "dropNoDoubledCount",
     "stalematePieceCount",
     "materialCounting",
+    "blastOnCapture",
+    "blastImmuneTypes",
+    "mutuallyImmuneTypes",
+    "extinctionPseudoRoyal",
     "pieceDrops",
     "capturesToHand",
     "dropLoop",
@@ -494,6 +509,10 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
         drop_no_doubled_count: 1,
         stalemate_piece_count: false,
         material_counting: None,
+        blast: false,
+        blast_immune: Vec::new(),
+        mutually_immune: Vec::new(),
+        pseudo_royal: false,
         drops: false,
         captures_to_hand: false,
         drop_loop: false,
@@ -669,6 +688,10 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
         drop_no_doubled_count: number("dropNoDoubledCount", 1)?,
         stalemate_piece_count: flag("stalematePieceCount", false)?,
         material_counting,
+        blast: flag("blastOnCapture", false)?,
+        blast_immune: kinds("blastImmuneTypes", get("blastImmuneTypes").unwrap_or(""))?,
+        mutually_immune: kinds("mutuallyImmuneTypes", get("mutuallyImmuneTypes").unwrap_or(""))?,
+        pseudo_royal: flag("extinctionPseudoRoyal", false)?,
         mobility,
         flying_general: flag("flyingGeneral", false)?,
         soldier_rank: soldier_rank as u8 - 1,

@@ -92,6 +92,11 @@ pub const EXACT: &[&str] = &[
     "torishogi",
     "fischerandom",
     "caparandom",
+    "nocheckatomic",
+    "atomic",
+    "atomar",
+    "coregal",
+    "shoshogi",
 ];
 
 fn variant(name: &str) -> FairyVariant {
@@ -265,6 +270,17 @@ fn ends_and_moves_agree_with_fairy_stockfish_on_crafted_positions() {
         // Black's pieces are White's turned half round: a left quail keeps its side.
         ("torishogi", "3k3/3l3/7/7/4r2/2L4/3K3[-] w 0 1"),
         ("torishogi", "3k3/3l3/7/7/4r2/2L4/3K3[-] b 0 1"),
+        // Atomic: touching kings, a blast that takes the enemy king, one that would take our own.
+        ("atomic", "8/8/8/3kK3/8/8/8/8 w - - 0 1"),
+        ("atomic", "4k3/4q3/8/8/8/8/4R3/4K3 w - - 0 1"),
+        ("atomic", "4k3/8/8/8/8/8/3qQ3/4K3 w - - 0 1"),
+        ("atomic", "8/8/8/8/8/8/8/4K3 b - - 0 1"),
+        ("atomic", "r3k2r/8/8/8/8/8/8/R3K1qR w KQkq - 0 1"),
+        ("atomar", "8/8/8/3kK3/8/8/8/8 w - - 0 1"),
+        ("atomar", "4k3/8/8/8/8/8/3q4/4K3 w - - 0 1"),
+        ("nocheckatomic", "4k3/8/8/8/8/8/3q4/4K3 w - - 0 1"),
+        // Coregal: a queen attacked must be saved like a king.
+        ("coregal", "1nbqkb2/r1pp2pr/p5n1/1p2PpB1/1P2P2p/N1PP1B1P/P5P1/R2QK1NR b KQ - 3 16"),
         ("checkshogi", "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL[-] w 0 1"),
     ];
     let mut failures = Vec::new();
