@@ -17,6 +17,9 @@ pub struct FairyGame {
     pub pos: Position,
     /// Keys of the positions before, for repetitions.
     history: Vec<u64>,
+    /// For shatar, each position before: whether its side to move was in
+    /// check, and by a knight, rook or bers (see [`FairyGame::shak_now`]).
+    shaks: Vec<Option<bool>>,
     /// The legal moves if the game goes on, else none.
     legal: Vec<Move>,
     /// How the game stands.
@@ -26,7 +29,8 @@ pub struct FairyGame {
 impl FairyGame {
     /// A game from `pos`.
     pub fn new(pos: Position) -> FairyGame {
-        let mut game = FairyGame { pos, history: Vec::new(), legal: Vec::new(), status: Status::ONGOING };
+        let mut game =
+            FairyGame { pos, history: Vec::new(), shaks: Vec::new(), legal: Vec::new(), status: Status::ONGOING };
         game.refresh();
         game
     }
@@ -70,19 +74,29 @@ impl FairyGame {
             }
         }
         if let Some(kind) = rules.flag {
-            let reached = |c: u8| {
-                pos.board.iter().enumerate().any(|(sq, p)| {
-                    p.is_some_and(|p| p.color == c && p.kind as usize == kind)
-                        && rules.flag_regions[c as usize].contains(&sq)
-                })
-            };
             let (us, them) = (pos.side, 1 - pos.side);
+            let reached = |c: u8| {
+                let there: Vec<usize> = rules.flag_regions[c as usize]
+                    .iter()
+                    .copied()
+                    .filter(|&sq| pos.board[sq].is_some_and(|p| p.color == c && p.kind as usize == kind))
+                    .collect();
+                // With flagPieceSafe a lone piece there counts only if it cannot be taken.
+                let must_be_safe = rules.flag_piece_safe && (!rules.flag_move || c == them);
+                match there.as_slice() {
+                    [] => false,
+                    [sq] if must_be_safe => !pos.attacked(*sq, 1 - c),
+                    _ => true,
+                }
+            };
             let royal = rules.pieces[kind].royal;
             // With flagMove a flag counts once the other side has had its
             // move: the side to move has won if its piece still stands there
-            // (a draw if White's king was answered by Black's, as in racing kings).
-            if rules.flag_move && reached(us) {
-                return if us == 0 && royal && reached(them) {
+            // (a draw if White's king was answered by Black's, as in racing
+            // kings, or if both stand safe on their flags).
+            if (rules.flag_move || rules.flag_piece_safe) && reached(us) {
+                let both_count = (rules.flag_move && us == 0 && royal) || (rules.flag_piece_safe && !rules.flag_move);
+                return if both_count && reached(them) {
                     Status::draw("both flags reached")
                 } else {
                     Status::win(us as u32, "flag reached")
@@ -91,7 +105,7 @@ impl FairyGame {
             // A flag reached ends the game at once, unless flagMove leaves
             // a piece that is not a king to be taken, or Black's king may
             // still answer White's.
-            if (!rules.flag_move || royal) && reached(them) {
+            if (!rules.flag_move || rules.flag_piece_safe || royal) && reached(them) {
                 let answer = rules.flag_move && us == 1 && !pos.in_check(us) && self.can_reach_flag(moves, kind);
                 if !answer {
                     return Status::win(them as u32, "flag reached");
@@ -100,6 +114,9 @@ impl FairyGame {
         }
         if moves.is_empty() {
             if pos.in_check(pos.side) || pos.pseudo_royal_attacked(pos.side) {
+                if rules.shatar_mate {
+                    return self.shatar_mate();
+                }
                 return verdict(side, rules.checkmate, "checkmate");
             }
             let mut end = rules.stalemate;
@@ -133,6 +150,40 @@ impl FairyGame {
         }
         status.claimable = reason;
         status
+    }
+
+    /// Shatar's mate: by knights alone it loses for the mating side; it
+    /// counts only if a check in the unbroken series of checks before it
+    /// came from a knight, rook or bers; else it is a draw.
+    fn shatar_mate(&self) -> Status {
+        let pos = &self.pos;
+        let (side, them) = (pos.side, 1 - pos.side);
+        let checkers = pos.royal_square(side).map(|k| pos.attackers(k, them)).unwrap_or_default();
+        let kind = |sq: usize| pos.board[sq].map(|p| pos.rules.pieces[p.kind as usize].name.as_str());
+        if checkers.iter().all(|&sq| kind(sq) == Some("knight")) {
+            return Status::win(side as u32, "mate by a knight");
+        }
+        // The checks of this series, the latest first: this one, then two plies back each.
+        let mut shaks = std::iter::once(self.shak_now()).chain(self.shaks.iter().rev().skip(1).step_by(2).copied());
+        let mate = shaks.by_ref().take_while(|s| s.is_some()).any(|s| s == Some(true));
+        if mate {
+            verdict_loss(side, "checkmate")
+        } else {
+            Status::draw("mate without shak")
+        }
+    }
+
+    /// For shatar: whether the side to move is in check, and if so whether
+    /// a knight, rook or bers gives it (a shak).
+    fn shak_now(&self) -> Option<bool> {
+        let pos = &self.pos;
+        let king = pos.royal_square(pos.side)?;
+        let checkers = pos.attackers(king, 1 - pos.side);
+        let shak = |sq: &usize| {
+            pos.board[*sq]
+                .is_some_and(|p| matches!(pos.rules.pieces[p.kind as usize].name.as_str(), "knight" | "rook" | "bers"))
+        };
+        (!checkers.is_empty()).then(|| checkers.iter().any(shak))
     }
 
     /// The result material counting gives a drawn position, if the variant counts.
@@ -196,12 +247,20 @@ impl FairyGame {
     pub fn play_move(&mut self, m: Move) {
         let mover = self.pos.side;
         self.history.push(self.pos.key());
+        if self.pos.rules.shatar_mate {
+            self.shaks.push(self.shak_now());
+        }
         self.pos.apply(m);
         if self.pos.rules.check_counting && self.pos.in_check(1 - mover) {
             self.pos.checks_left[mover as usize] = self.pos.checks_left[mover as usize].saturating_sub(1);
         }
         self.refresh();
     }
+}
+
+/// A win for the opponent of `side`.
+fn verdict_loss(side: u8, reason: &'static str) -> Status {
+    Status::win(1 - side as u32, reason)
 }
 
 impl Game for FairyGame {

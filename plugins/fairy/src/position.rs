@@ -545,7 +545,7 @@ impl Position {
     }
 
     /// The squares of `by`'s pieces that attack `sq`.
-    fn attackers(&self, sq: usize, by: u8) -> Vec<usize> {
+    pub fn attackers(&self, sq: usize, by: u8) -> Vec<usize> {
         let w = self.rules.width as i32;
         let flip = if by == 0 { 1 } else { -1 };
         let (tx, ty) = (sq as i32 % w, sq as i32 / w);

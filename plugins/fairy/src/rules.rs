@@ -167,6 +167,11 @@ pub struct Rules {
     pub flag_regions: [Vec<usize>; 2],
     /// After the first side reaches its flag, the other may still reach its own for a draw.
     pub flag_move: bool,
+    /// A flag counts only for a piece the opponent cannot take there (`flagPieceSafe`, dobutsu's lion).
+    pub flag_piece_safe: bool,
+    /// Shatar's mate: not by a knight alone, and only after a check by a
+    /// knight, rook or bers in the series of checks that ends in it (else a draw).
+    pub shatar_mate: bool,
     /// Giving check counts: the FEN holds the checks left to give.
     pub check_counting: bool,
     /// Plies without a capture or pawn move after which a draw may be claimed (0: off).
@@ -336,6 +341,8 @@ const KEYS: &[&str] = &[
     "flagRegionWhite",
     "flagRegionBlack",
     "flagMove",
+    "flagPieceSafe",
+    "shatarMateRule",
     "checkCounting",
     "nMoveRule",
     "nFoldRule",
@@ -529,6 +536,8 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
         flag: None,
         flag_regions: [Vec::new(), Vec::new()],
         flag_move: false,
+        flag_piece_safe: false,
+        shatar_mate: false,
         check_counting: false,
         n_move_plies: 0,
         n_fold: 0,
@@ -741,6 +750,8 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
         flag: flag_kind,
         flag_regions,
         flag_move: flag("flagMove", false)?,
+        flag_piece_safe: flag("flagPieceSafe", false)?,
+        shatar_mate: flag("shatarMateRule", false)?,
         check_counting: flag("checkCounting", false)?,
         n_move_plies: 2 * number("nMoveRule", 50)?,
         n_fold: number("nFoldRule", 3)?,

@@ -97,6 +97,8 @@ pub const EXACT: &[&str] = &[
     "atomar",
     "coregal",
     "shoshogi",
+    "dobutsu",
+    "shatar",
 ];
 
 fn variant(name: &str) -> FairyVariant {
@@ -281,6 +283,16 @@ fn ends_and_moves_agree_with_fairy_stockfish_on_crafted_positions() {
         ("nocheckatomic", "4k3/8/8/8/8/8/3q4/4K3 w - - 0 1"),
         // Coregal: a queen attacked must be saved like a king.
         ("coregal", "1nbqkb2/r1pp2pr/p5n1/1p2PpB1/1P2P2p/N1PP1B1P/P5P1/R2QK1NR b KQ - 3 16"),
+        // Dobutsu: the lion on the far rank wins only where it cannot be taken.
+        ("dobutsu", "1L1/3/1l1/3[-] b 0 1"),
+        ("dobutsu", "1Lg/3/1l1/3[-] b 0 1"),
+        ("dobutsu", "1L1/3/1l1/3[-] w 0 1"),
+        ("dobutsu", "1L1/3/3/1l1[-] w 0 1"),
+        // Shatar: a rook's mate counts, a bishop's alone draws, a knight's alone loses.
+        ("shatar", "k7/2K5/8/8/8/8/8/R7 b - - 0 1"),
+        ("shatar", "k7/P7/1K6/8/8/8/8/7B b - - 0 1"),
+        ("shatar", "k7/2N5/1K6/8/8/8/8/1R6 b - - 0 1"),
+        ("shatar", "8/8/8/4k3/8/8/8/4K3 w - - 0 1"),
         ("checkshogi", "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL[-] w 0 1"),
     ];
     let mut failures = Vec::new();
