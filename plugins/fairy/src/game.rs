@@ -390,9 +390,10 @@ impl Game for FairyGame {
 
     fn move_cells(&self, mv: u64) -> Option<Vec<u32>> {
         Some(match Move::from_id(mv)? {
-            Move::Normal { from, to, .. } | Move::EnPassant { from, to } | Move::Castle { from, to, .. } => {
-                vec![from as u32, to as u32]
-            }
+            Move::Normal { from, to, .. }
+            | Move::EnPassant { from, to }
+            | Move::Castle { from, to, .. }
+            | Move::Demote { from, to } => vec![from as u32, to as u32],
             Move::Drop { to, .. } => vec![to as u32],
         })
     }

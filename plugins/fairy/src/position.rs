@@ -38,8 +38,10 @@ pub enum Move {
     EnPassant { from: u16, to: u16 },
     /// The king goes to `to`, the rook from `rook` beside it.
     Castle { from: u16, to: u16, rook: u16 },
-    /// A piece from hand onto an empty square.
-    Drop { kind: u8, to: u16 },
+    /// A piece from hand onto an empty square, promoted if `promoted` (`dropPromoted`).
+    Drop { kind: u8, to: u16, promoted: bool },
+    /// A promoted piece moves and turns back into what it was (`pieceDemotion`).
+    Demote { from: u16, to: u16 },
 }
 
 impl Move {
@@ -51,7 +53,10 @@ impl Move {
             }
             Move::EnPassant { from, to } => 2 | (from as u64) << 4 | (to as u64) << 12,
             Move::Castle { from, to, rook } => 3 | (from as u64) << 4 | (to as u64) << 12 | (rook as u64) << 28,
-            Move::Drop { kind, to } => 4 | (to as u64) << 12 | (kind as u64 + 1) << 20,
+            Move::Drop { kind, to, promoted } => {
+                4 | (to as u64) << 12 | (kind as u64 + 1) << 20 | (promoted as u64) << 28
+            }
+            Move::Demote { from, to } => 5 | (from as u64) << 4 | (to as u64) << 12,
         }
     }
 
@@ -65,7 +70,8 @@ impl Move {
             1 => Move::Normal { from, to, promotion: piece.checked_sub(1) },
             2 => Move::EnPassant { from, to },
             3 => Move::Castle { from, to, rook },
-            4 => Move::Drop { kind: piece.checked_sub(1)?, to },
+            4 => Move::Drop { kind: piece.checked_sub(1)?, to, promoted: rook == 1 },
+            5 => Move::Demote { from, to },
             _ => return None,
         })
     }
@@ -642,9 +648,10 @@ impl Position {
         let rules = &self.rules;
         let mut mine = self.pseudo_royals(us);
         let (from, dest) = match m {
-            Move::Normal { from, to, .. } | Move::EnPassant { from, to } | Move::Castle { from, to, .. } => {
-                (Some(from as usize), to as usize)
-            }
+            Move::Normal { from, to, .. }
+            | Move::EnPassant { from, to }
+            | Move::Castle { from, to, .. }
+            | Move::Demote { from, to } => (Some(from as usize), to as usize),
             Move::Drop { to, .. } => (None, to as usize),
         };
         for sq in mine.iter_mut() {
@@ -653,7 +660,7 @@ impl Position {
             }
         }
         match m {
-            Move::Drop { kind, to } if rules.extinction_kinds.contains(&(kind as usize)) => mine.push(to as usize),
+            Move::Drop { kind, to, .. } if rules.extinction_kinds.contains(&(kind as usize)) => mine.push(to as usize),
             Move::Normal { promotion: Some(k), .. } if rules.extinction_kinds.contains(&(k as usize)) => {
                 if self.on_board(us, k as usize) > rules.extinction_count {
                     // One more of the kind than may be royal: none of them is.
@@ -752,20 +759,25 @@ impl Position {
                 }
             }
             let promotes_to = rules.promoted_kind[p.kind as usize].filter(|_| p.base.is_none() && !def.pawn);
-            for &(to, _) in &targets {
+            let demotes = rules.piece_demotion && p.base.is_some();
+            for &(to, capture) in &targets {
                 let (from, to16) = (from as u16, to as u16);
-                if let Some(k) = promotes_to {
-                    // Shogi-style: into, out of or within the zone, the piece may promote;
-                    // it must where it could never move again, or where the rules say so.
+                if promotes_to.is_some() || demotes {
+                    // Shogi-style: into, out of or within the zone, the piece may
+                    // promote (or demote, in kyoto shogi; with promotion on capture,
+                    // only by taking); it must where it could never move again, or
+                    // where the rules say so.
                     let zone = &rules.promotion_region[us as usize];
-                    if zone[from as usize] || zone[to] {
-                        out.push(Move::Normal { from, to: to16, promotion: Some(k as u8) });
-                        if rules.mandatory_piece_promotion
-                            || (rules.immobility_illegal && self.immobile(p.kind as usize, us, to))
-                        {
+                    let immobile = rules.immobility_illegal && self.immobile(p.kind as usize, us, to);
+                    if (zone[from as usize] || zone[to]) && (!rules.promotion_on_capture || capture) {
+                        out.push(match promotes_to {
+                            Some(k) => Move::Normal { from, to: to16, promotion: Some(k as u8) },
+                            None => Move::Demote { from, to: to16 },
+                        });
+                        if rules.mandatory_piece_promotion || (promotes_to.is_some() && immobile) {
                             continue;
                         }
-                    } else if rules.immobility_illegal && self.immobile(p.kind as usize, us, to) {
+                    } else if immobile {
                         continue;
                     }
                     out.push(Move::Normal { from, to: to16, promotion: None });
@@ -882,7 +894,10 @@ impl Position {
                         continue;
                     }
                 }
-                out.push(Move::Drop { kind: kind as u8, to: to as u16 });
+                if rules.drop_promoted && rules.promoted_kind[kind].is_some() {
+                    out.push(Move::Drop { kind: kind as u8, to: to as u16, promoted: true });
+                }
+                out.push(Move::Drop { kind: kind as u8, to: to as u16, promoted: false });
             }
         }
     }
@@ -934,7 +949,7 @@ impl Position {
                 let safe_without_trying = quiet_check
                     && match m {
                         Move::Drop { to, .. } => !hoppers || !aligned(to as usize),
-                        Move::Normal { from, to, .. } => {
+                        Move::Normal { from, to, .. } | Move::Demote { from, to } => {
                             Some(from as usize) != king
                                 && !aligned(from as usize)
                                 && (!hoppers || !aligned(to as usize))
@@ -987,7 +1002,7 @@ impl Position {
     /// Whether `m` takes a piece.
     pub fn is_capture(&self, m: Move) -> bool {
         match m {
-            Move::Normal { to, .. } => self.board[to as usize].is_some(),
+            Move::Normal { to, .. } | Move::Demote { to, .. } => self.board[to as usize].is_some(),
             Move::EnPassant { .. } => true,
             Move::Castle { .. } | Move::Drop { .. } => false,
         }
@@ -1008,6 +1023,11 @@ impl Position {
         let rules = self.rules.clone();
         let mut reset = false;
         self.ep = None;
+        // A demotion is a move after which the piece is what it was.
+        let (m, demote) = match m {
+            Move::Demote { from, to } => (Move::Normal { from, to, promotion: None }, true),
+            other => (other, false),
+        };
         match m {
             Move::Normal { from, to, promotion } => {
                 let (from, to) = (from as usize, to as usize);
@@ -1019,8 +1039,11 @@ impl Position {
                     self.castle_rooks[captured.color as usize].retain(|&r| r as usize != to);
                 }
                 let def = &rules.pieces[piece.kind as usize];
-                // Captures, promotions and moves of the n-move rule's kinds (pawns) reset its count.
-                if rules.n_move_kinds.contains(&(piece.kind as usize)) || promotion.is_some() {
+                // Captures, promotions (but kyoto's turning over) and moves of
+                // the n-move rule's kinds (pawns) that cannot be taken back reset its count.
+                let irreversible = rules.n_move_kinds.contains(&(piece.kind as usize))
+                    && !self.steps_back(piece.kind as usize, us, to, from);
+                if irreversible || promotion.is_some_and(|_| def.pawn || !rules.piece_demotion) {
                     reset = true;
                 }
                 if def.pawn {
@@ -1042,6 +1065,9 @@ impl Position {
                     } else {
                         Piece { kind: k, color: us, promoted: false, base: Some(piece.kind) }
                     };
+                }
+                if demote {
+                    piece = Piece { kind: piece.base.unwrap_or(piece.kind), base: None, ..piece };
                 }
                 self.board[to] = Some(piece);
                 if captures && rules.blast {
@@ -1071,18 +1097,35 @@ impl Position {
                 self.board[rook_to] = r;
                 self.castle_rooks[us as usize].clear();
             }
-            Move::Drop { kind, to } => {
+            Move::Drop { kind, to, promoted } => {
                 // A drop resets the n-move count, as Fairy-Stockfish counts it.
                 reset = true;
                 self.hands[us as usize][kind as usize] -= 1;
-                self.board[to as usize] = Some(Piece { kind, color: us, promoted: false, base: None });
+                self.board[to as usize] = Some(match rules.promoted_kind[kind as usize].filter(|_| promoted) {
+                    Some(k) => Piece { kind: k as u8, color: us, promoted: false, base: Some(kind) },
+                    None => Piece { kind, color: us, promoted: false, base: None },
+                });
             }
+            Move::Demote { .. } => unreachable!("a demotion was made a move above"),
         }
         self.halfmove = if reset { 0 } else { self.halfmove.saturating_add(1) };
         if us == 1 {
             self.fullmove = self.fullmove.saturating_add(1);
         }
         self.side = 1 - us;
+    }
+
+    /// Whether a piece of `kind` and `color` on `at` could step back to
+    /// `back` on an empty board (a sideways pawn's move can be undone).
+    fn steps_back(&self, kind: usize, color: u8, at: usize, back: usize) -> bool {
+        let w = self.rules.width as i32;
+        let flip = if color == 0 { 1 } else { -1 };
+        let (fx, fy) = ((back as i32 % w) - (at as i32 % w), (back as i32 / w) - (at as i32 / w));
+        self.rules.pieces[kind].steps.iter().filter(|st| st.quiet && st.hop == Hop::None).any(|st| {
+            let (dx, dy) = (st.dx as i32 * flip, st.dy as i32 * flip);
+            let times = if dx != 0 { fx / dx } else { fy / dy };
+            times >= 1 && times * dx == fx && times * dy == fy && (st.range == 0 || times <= st.range as i32)
+        })
     }
 
     /// A capture on `sq` explodes: the capturer and every piece but pawns
@@ -1159,8 +1202,12 @@ impl Position {
             Move::EnPassant { from, to } | Move::Castle { from, to, .. } => {
                 format!("{}{}", r.square_name(from as usize), r.square_name(to as usize))
             }
-            Move::Drop { kind, to } => {
-                format!("{}@{}", r.pieces[kind as usize].letter.to_ascii_uppercase(), r.square_name(to as usize))
+            Move::Drop { kind, to, promoted } => {
+                let plus = if promoted { "+" } else { "" };
+                format!("{plus}{}@{}", r.pieces[kind as usize].letter.to_ascii_uppercase(), r.square_name(to as usize))
+            }
+            Move::Demote { from, to } => {
+                format!("{}{}-", r.square_name(from as usize), r.square_name(to as usize))
             }
         }
     }

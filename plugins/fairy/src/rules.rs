@@ -182,6 +182,12 @@ pub struct Rules {
     pub promoted_kind: Vec<Option<usize>>,
     /// A piece in the promotion zone must promote.
     pub mandatory_piece_promotion: bool,
+    /// A promoted piece turns back on its next move in the zone (`pieceDemotion`, kyoto shogi).
+    pub piece_demotion: bool,
+    /// Pieces in hand may be dropped promoted (`dropPromoted`).
+    pub drop_promoted: bool,
+    /// Pieces promote and demote only by taking (`piecePromotionOnCapture`, micro shogi).
+    pub promotion_on_capture: bool,
     /// No move or drop may leave a piece where it could never move again.
     pub immobility_illegal: bool,
     /// The kind no side may drop on a file it already holds unpromoted.
@@ -292,6 +298,9 @@ const KEYS: &[&str] = &[
     "flyingGeneral",
     "soldierPromotionRank",
     "mandatoryPiecePromotion",
+    "pieceDemotion",
+    "dropPromoted",
+    "piecePromotionOnCapture",
     "immobilityIllegal",
     "dropNoDoubled",
     "shogiPawnDropMateIllegal",
@@ -543,6 +552,9 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
         n_fold: 0,
         promoted_kind: vec![None; pieces.len()],
         mandatory_piece_promotion: false,
+        piece_demotion: false,
+        drop_promoted: false,
+        promotion_on_capture: false,
         immobility_illegal: false,
         drop_no_doubled: None,
         pawn_drop_mate_illegal: false,
@@ -707,6 +719,9 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
         n_move_kinds,
         promoted_kind,
         mandatory_piece_promotion: flag("mandatoryPiecePromotion", false)?,
+        piece_demotion: flag("pieceDemotion", false)?,
+        drop_promoted: flag("dropPromoted", false)?,
+        promotion_on_capture: flag("piecePromotionOnCapture", false)?,
         immobility_illegal: flag("immobilityIllegal", false)?,
         drop_no_doubled,
         pawn_drop_mate_illegal: flag("shogiPawnDropMateIllegal", false)?,

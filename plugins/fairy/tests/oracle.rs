@@ -99,6 +99,8 @@ pub const EXACT: &[&str] = &[
     "shoshogi",
     "dobutsu",
     "shatar",
+    "kyotoshogi",
+    "micro",
 ];
 
 fn variant(name: &str) -> FairyVariant {
@@ -293,6 +295,9 @@ fn ends_and_moves_agree_with_fairy_stockfish_on_crafted_positions() {
         ("shatar", "k7/P7/1K6/8/8/8/8/7B b - - 0 1"),
         ("shatar", "k7/2N5/1K6/8/8/8/8/1R6 b - - 0 1"),
         ("shatar", "8/8/8/4k3/8/8/8/4K3 w - - 0 1"),
+        // Kyoto and micro shogi: drops either side up, turning over on moving or taking.
+        ("kyotoshogi", "p1ks+l/5/2n2/5/+LSK+NP[N] w 0 1"),
+        ("micro", "kb+r+l/p3/4/3P/+L+RBK[Pb] w 0 1"),
         ("checkshogi", "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL[-] w 0 1"),
     ];
     let mut failures = Vec::new();
