@@ -40,7 +40,7 @@ fn fairy_stockfish_plays_ini_variants_refereed_move_by_move_and_pyffish_agrees()
     let db = dir.join("t.db");
     let engine = format!("fsf=uci:{}", fairy_stockfish());
     // Chess-like, drops, the xiangqi and shogi families, a large board with
-    // cannons, a horde, check counting, makruk, a flag, and 10x8.
+    // cannons, a horde, check counting, makruk, racing kings' flag, and 10x8.
     let variants = [
         "fairy-chess",
         "crazyhouse",
@@ -50,7 +50,7 @@ fn fairy_stockfish_plays_ini_variants_refereed_move_by_move_and_pyffish_agrees()
         "horde",
         "3check",
         "makruk",
-        "kingofthehill",
+        "racingkings",
         "capablanca",
     ];
     let mut args =
