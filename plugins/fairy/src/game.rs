@@ -1,6 +1,7 @@
 //! The kit's `Game` for an ini variant: legal moves, the ends the rules
 //! give (checkmate and stalemate values, extinction, flags, check counts),
-//! draws to claim (n-fold repetition, the n-move rule), and the notation.
+//! draws to claim (n-fold repetition, the n-move rule, the counting
+//! rules), and the notation.
 
 use arbiter_api::kit::Game;
 use arbiter_api::schema::{Observation, ObservationView, PieceView};
@@ -141,6 +142,8 @@ impl FairyGame {
                 "repetition"
             } else if rules.n_move_plies > 0 && pos.halfmove >= rules.n_move_plies {
                 "n-move rule"
+            } else if pos.counting_limit > 0 && pos.counting_ply > pos.counting_limit {
+                "counting rule"
             } else {
                 return status;
             };

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use crate::betza::{Hop, Step};
-use crate::rules::Rules;
+use crate::rules::{Counting, Rules};
 
 /// A piece on the board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -133,6 +133,11 @@ pub struct Position {
     pub fullmove: u32,
     /// Checks each side must still give to win (check counting).
     pub checks_left: [u32; 2],
+    /// Under a counting rule, the plies the count allows (0: no count
+    /// running); written in the en passant field.
+    pub counting_limit: u32,
+    /// The plies counted so far; written in the halfmove field.
+    pub counting_ply: u32,
 }
 
 impl Position {
@@ -160,6 +165,8 @@ impl Position {
             fullmove: 1,
             // Without a counter in the FEN, the next check wins (as Fairy-Stockfish reads it).
             checks_left: [1; 2],
+            counting_limit: 0,
+            counting_ply: 0,
         };
         let rows: Vec<&str> = board_text.split('/').collect();
         // A pocket may be written as one more rank.
@@ -244,6 +251,10 @@ impl Position {
             if let Some(e) = rest.get(k).filter(|t| **t == "-" || rules.parse_square(t).is_some()) {
                 pos.ep = rules.parse_square(e).map(|s| s as u16);
                 k += 1;
+            } else if let Some(limit) = rest.get(k).filter(|_| rules.counting.is_some() && rest.len() == k + 3) {
+                // A running count stands where the en passant square would.
+                pos.counting_limit = limit.parse().map_err(|_| format!("counting limit '{limit}' is not a number"))?;
+                k += 1;
             }
         }
         if let Some(checks) = rest.get(k).filter(|t| t.contains('+')) {
@@ -263,6 +274,9 @@ impl Position {
                 .filter(|&n| n > 0)
                 .ok_or_else(|| format!("move number '{n}' is not a number from 1"))?;
             k += 1;
+        }
+        if pos.counting_limit > 0 {
+            (pos.counting_ply, pos.halfmove) = (pos.halfmove, 0);
         }
         // Lichess writes the checks given, after the counters: `+1+0`.
         if let Some(given) = rest.get(k).filter(|t| t.starts_with('+') && rules.check_counting) {
@@ -386,13 +400,15 @@ impl Position {
         out.push_str(&self.castling_text());
         out.push(' ');
         match self.ep {
+            _ if self.counting_limit > 0 => out.push_str(&self.counting_limit.to_string()),
             Some(sq) => out.push_str(&rules.square_name(sq as usize)),
             None => out.push('-'),
         }
         if rules.check_counting {
             out.push_str(&format!(" {}+{}", self.checks_left[0], self.checks_left[1]));
         }
-        out.push_str(&format!(" {} {}", self.halfmove, self.fullmove));
+        let halfmove = if self.counting_limit > 0 { self.counting_ply } else { self.halfmove };
+        out.push_str(&format!(" {} {}", halfmove, self.fullmove));
         out
     }
 
@@ -1023,6 +1039,16 @@ impl Position {
         let rules = self.rules.clone();
         let mut reset = false;
         self.ep = None;
+        if self.counting_limit > 0 {
+            self.counting_ply = self.counting_ply.saturating_add(1);
+        }
+        let captured = match m {
+            Move::Normal { to, .. } | Move::Demote { to, .. } => self.board[to as usize],
+            Move::EnPassant { .. } => Some(Piece { kind: 0, color: 1 - us, promoted: false, base: None }),
+            Move::Castle { .. } | Move::Drop { .. } => None,
+        };
+        let pawn_promotion = matches!(m, Move::Normal { from, promotion: Some(_), .. }
+            if self.board[from as usize].is_some_and(|p| rules.pieces[p.kind as usize].pawn));
         // A demotion is a move after which the piece is what it was.
         let (m, demote) = match m {
             Move::Demote { from, to } => (Move::Normal { from, to, promotion: None }, true),
@@ -1113,6 +1139,105 @@ impl Position {
             self.fullmove = self.fullmove.saturating_add(1);
         }
         self.side = 1 - us;
+        if let Some(rule) = rules.counting {
+            let captured_pawn = match m {
+                Move::EnPassant { .. } => true,
+                _ => captured.is_some_and(|p| rules.pieces[p.kind as usize].pawn),
+            };
+            self.start_count(rule, captured.is_some(), captured_pawn, pawn_promotion);
+        }
+    }
+
+    /// Starts a count once the move just made calls for one (as
+    /// Fairy-Stockfish counts: the side to move may be the one counting).
+    fn start_count(&mut self, rule: Counting, captured: bool, captured_pawn: bool, promoted: bool) {
+        let (stm, mover) = (self.side, 1 - self.side);
+        let pieces = |c: u8| self.board.iter().flatten().filter(|p| p.color == c).count() as u32;
+        let total = pieces(0) + pieces(1);
+        if rule != Counting::Asean
+            && captured_pawn
+            && pieces(mover) == 1
+            && self.pawns() == 0
+            && self.count_limit(rule, mover) > 0
+        {
+            self.counting_limit = 2 * self.count_limit(rule, mover);
+            self.counting_ply = 2 * total - 1;
+        }
+        let fresh = self.counting_limit == 0 || ((captured || promoted) && pieces(stm) == 1);
+        if fresh && self.count_limit(rule, stm) > 0 {
+            self.counting_limit = 2 * self.count_limit(rule, stm);
+            self.counting_ply = if rule == Counting::Asean || pieces(stm) > 1 { 0 } else { 2 * total };
+        }
+    }
+
+    /// How many pawns stand on the board.
+    fn pawns(&self) -> u32 {
+        self.board.iter().flatten().filter(|p| p.color != WALL && self.rules.pieces[p.kind as usize].pawn).count()
+            as u32
+    }
+
+    /// The moves `counting` side may count to under the rule (0: no count for it).
+    fn count_limit(&self, rule: Counting, counting: u8) -> u32 {
+        let other = 1 - counting;
+        let all = |c: u8| self.board.iter().flatten().filter(|p| p.color == c).count() as u32;
+        let of = |c: u8, name: &str| {
+            self.board
+                .iter()
+                .flatten()
+                .filter(|p| p.color == c && self.rules.pieces[p.kind as usize].name == name)
+                .count() as u32
+        };
+        let (rooks, khons, knights) = (of(other, "rook"), of(other, "silver"), of(other, "knight"));
+        let honour = |board: u32, offset: u32| {
+            if rooks > 1 {
+                8 - offset
+            } else if rooks == 1 {
+                16 - offset
+            } else if khons > 1 {
+                22 - offset
+            } else if knights > 1 {
+                32 - offset
+            } else if khons == 1 {
+                44 - offset
+            } else {
+                board
+            }
+        };
+        match rule {
+            Counting::Makruk => {
+                if self.pawns() > 0 || all(other) == 1 {
+                    0
+                } else if all(counting) > 1 {
+                    64
+                } else {
+                    honour(64, 0)
+                }
+            }
+            Counting::Cambodian => {
+                if all(counting) > 3 || all(other) == 1 {
+                    0
+                } else if all(counting) > 1 {
+                    63
+                } else if self.pawns() > 0 {
+                    0
+                } else {
+                    honour(63, 1)
+                }
+            }
+            Counting::Asean => {
+                if self.pawns() > 0 || all(counting) > 1 {
+                    0
+                } else if rooks > 0 {
+                    16
+                } else if khons > 0 {
+                    44
+                } else if knights > 0 {
+                    64
+                } else {
+                    0
+                }
+            }
+        }
     }
 
     /// Whether a piece of `kind` and `color` on `at` could step back to

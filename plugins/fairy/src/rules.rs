@@ -65,6 +65,19 @@ impl End {
     }
 }
 
+/// A counting rule of the south-east Asian games (`countingRule`): once
+/// one side is down to its king (or, on the board's honour, no pawn is
+/// left), the other must mate within a count of moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Counting {
+    /// Makruk's board's and pieces' honour counts.
+    Makruk,
+    /// Ouk Chatrang's (cambodian) counts.
+    Cambodian,
+    /// ASEAN chess's counts.
+    Asean,
+}
+
 /// Every rule of one variant.
 #[derive(Clone, Debug)]
 pub struct Rules {
@@ -120,6 +133,8 @@ pub struct Rules {
     pub drop_no_doubled_count: u32,
     /// Stalemate is won by whoever has fewer pieces (`stalematePieceCount`).
     pub stalemate_piece_count: bool,
+    /// The counting rule (`countingRule`).
+    pub counting: Option<Counting>,
     /// What a draw becomes (`materialCounting`).
     pub material_counting: Option<MaterialCounting>,
     /// A capture explodes: the capturer and every piece but pawns next to
@@ -329,6 +344,7 @@ const KEYS: &[&str] = &[
     "dropNoDoubledCount",
     "stalematePieceCount",
     "materialCounting",
+    "countingRule",
     "blastOnCapture",
     "blastImmuneTypes",
     "mutuallyImmuneTypes",
@@ -525,6 +541,7 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
         drop_no_doubled_count: 1,
         stalemate_piece_count: false,
         material_counting: None,
+        counting: None,
         blast: false,
         blast_immune: Vec::new(),
         mutually_immune: Vec::new(),
@@ -709,6 +726,13 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
         drop_no_doubled_count: number("dropNoDoubledCount", 1)?,
         stalemate_piece_count: flag("stalematePieceCount", false)?,
         material_counting,
+        counting: match get("countingRule") {
+            None | Some("none") => None,
+            Some("makruk") => Some(Counting::Makruk),
+            Some("cambodian") => Some(Counting::Cambodian),
+            Some("asean") => Some(Counting::Asean),
+            Some(v) => return Err(err("countingRule", format!("'{v}' must be makruk, cambodian, asean or none"))),
+        },
         blast: flag("blastOnCapture", false)?,
         blast_immune: kinds("blastImmuneTypes", get("blastImmuneTypes").unwrap_or(""))?,
         mutually_immune: kinds("mutuallyImmuneTypes", get("mutuallyImmuneTypes").unwrap_or(""))?,

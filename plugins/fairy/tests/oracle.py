@@ -1,6 +1,6 @@
 """Perft of ini variants by Fairy-Stockfish's rules (pyffish), as an
-independent oracle for arbiter's ini plugin: for each variant, its start
-position and positions of seeded random games, each with the number of
+independent oracle for arbiter's ini plugin: for each variant (or
+`variant@FEN`), its start position and positions of seeded random games, each with the number of
 legal move sequences of 1..DEPTH plies (none after an immediate end).
 Prints one JSON object a line: {variant, fen, written, counts, moves,
 children} (the FEN as Fairy-Stockfish writes it back, and after each legal
@@ -27,8 +27,10 @@ def perft(v, fen, moves, d):
     return sum(perft(v, fen, moves + [m], d - 1) for m in legal)
 
 
-for v in variants:
-    start = sf.start_fen(v)
+for spec in variants:
+    # `variant@FEN` starts the random games from FEN instead of the start position.
+    v, _, given = spec.partition("@")
+    start = given or sf.start_fen(v)
     rng = random.Random(7)
     positions = [start]
     for g in range(games):

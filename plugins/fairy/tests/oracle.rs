@@ -180,6 +180,25 @@ fn every_exact_variant_agrees_with_fairy_stockfish_on_a_sample() {
 }
 
 #[test]
+fn counting_endgames_agree_with_fairy_stockfish() {
+    // Pawnless endings where makruk's and ASEAN's counts run: the limit in
+    // the en passant field, the count in the halfmove field.
+    agree(
+        &[
+            "makruk@8/8/8/4k3/8/3r4/8/R3K3 w - - 0 1",
+            "makruk@8/8/2s5/4k3/8/3r4/1N6/R3K3 w - - 0 1",
+            "makruk@8/8/8/4k3/8/2Pr4/8/R3K3 w - - 0 1",
+            "makpong@8/8/8/4k3/8/3n4/8/R2SK3 w - - 0 1",
+            "asean@8/8/8/4k3/8/3r4/8/R3K3 w - - 0 1",
+            "asean@8/8/2b5/4k3/8/3r4/1N6/R3K3 w - - 0 1",
+        ],
+        2,
+        6,
+        80,
+    );
+}
+
+#[test]
 #[ignore = "long: perft 3 over 8 random games per variant"]
 fn every_exact_variant_agrees_with_fairy_stockfish_at_depth_3() {
     match std::env::var("ARBITER_ORACLE_VARIANTS") {
