@@ -322,7 +322,7 @@ impl Game for FairyGame {
             })
             .collect();
         let mut notes = Vec::new();
-        if rules.drops {
+        if rules.drops || rules.gating {
             for (c, name) in ["White", "Black"].iter().enumerate() {
                 let held: Vec<String> = self.pos.hands[c]
                     .iter()
@@ -396,7 +396,9 @@ impl Game for FairyGame {
             Move::Normal { from, to, .. }
             | Move::EnPassant { from, to }
             | Move::Castle { from, to, .. }
-            | Move::Demote { from, to } => vec![from as u32, to as u32],
+            | Move::Demote { from, to }
+            | Move::Gate { from, to, .. }
+            | Move::GateCastle { from, to, .. } => vec![from as u32, to as u32],
             Move::Drop { to, .. } => vec![to as u32],
         })
     }

@@ -42,6 +42,10 @@ pub enum Move {
     Drop { kind: u8, to: u16, promoted: bool },
     /// A promoted piece moves and turns back into what it was (`pieceDemotion`).
     Demote { from: u16, to: u16 },
+    /// A move that brings `kind` from hand onto the square it left (S-chess gating).
+    Gate { from: u16, to: u16, kind: u8 },
+    /// Castling that brings `kind` from hand onto the king's square, or the rook's if `on_rook`.
+    GateCastle { from: u16, to: u16, rook: u16, kind: u8, on_rook: bool },
 }
 
 impl Move {
@@ -57,6 +61,23 @@ impl Move {
                 4 | (to as u64) << 12 | (kind as u64 + 1) << 20 | (promoted as u64) << 28
             }
             Move::Demote { from, to } => 5 | (from as u64) << 4 | (to as u64) << 12,
+            Move::Gate { from, to, kind } => 6 | (from as u64) << 4 | (to as u64) << 12 | (kind as u64 + 1) << 20,
+            Move::GateCastle { from, to, rook, kind, on_rook } => {
+                7 | (from as u64) << 4
+                    | (to as u64) << 12
+                    | (kind as u64 + 1) << 20
+                    | (rook as u64) << 28
+                    | (on_rook as u64) << 36
+            }
+        }
+    }
+
+    /// The move without its gated piece.
+    pub fn ungated(self) -> Move {
+        match self {
+            Move::Gate { from, to, .. } => Move::Normal { from, to, promotion: None },
+            Move::GateCastle { from, to, rook, .. } => Move::Castle { from, to, rook },
+            other => other,
         }
     }
 
@@ -72,6 +93,8 @@ impl Move {
             3 => Move::Castle { from, to, rook },
             4 => Move::Drop { kind: piece.checked_sub(1)?, to, promoted: rook == 1 },
             5 => Move::Demote { from, to },
+            6 => Move::Gate { from, to, kind: piece.checked_sub(1)? },
+            7 => Move::GateCastle { from, to, rook, kind: piece.checked_sub(1)?, on_rook: (id >> 36) & 1 == 1 },
             _ => return None,
         })
     }
@@ -125,6 +148,8 @@ pub struct Position {
     pub side: u8,
     /// Rooks that may still castle, by colour.
     pub castle_rooks: [Rooks; 2],
+    /// Squares each side may still gate on, a bit each (S-chess).
+    pub gates: [u128; 2],
     /// The square a pawn passed over on the last move, if any.
     pub ep: Option<u16>,
     /// Plies since the last capture or pawn move.
@@ -160,6 +185,7 @@ impl Position {
             hands: [[0; MOST_KINDS]; 2],
             side: 0,
             castle_rooks: [Rooks::default(); 2],
+            gates: [0; 2],
             ep: None,
             halfmove: 0,
             fullmove: 1,
@@ -321,6 +347,27 @@ impl Position {
                 }
                 _ => return Err(format!("castling right '{c}' is not K, Q, k, q or a file")),
             };
+            if rules.gating {
+                // A letter names a gate where a piece of the side stands; K and
+                // Q the king's square too. With pieces in hand, a file is only a gate.
+                let w = rules.width as usize;
+                let named = match c.to_ascii_lowercase() {
+                    'k' | 'q' => file,
+                    f => Some((f as u8 - b'a') as usize),
+                };
+                if let Some(f) = named.filter(|&f| self.board[rank * w + f].is_some_and(|p| p.color as usize == color))
+                {
+                    self.gates[color] |= 1u128 << (rank * w + f);
+                }
+                let king_letter = matches!(c, 'K' | 'Q' | 'k' | 'q');
+                if let Some(k) = king_file.filter(|_| king_letter) {
+                    self.gates[color] |= 1u128 << (rank * w + k);
+                }
+                let holding = self.hands[color].iter().any(|&n| n > 0) || rules.captures_to_hand;
+                if !king_letter && holding {
+                    continue;
+                }
+            }
             // A right with no rook to castle with is dropped, as Fairy-Stockfish does.
             if let Some(f) = file {
                 let sq = (rank * rules.width as usize + f) as u16;
@@ -383,7 +430,7 @@ impl Position {
                 out.push('/');
             }
         }
-        if rules.drops {
+        if rules.drops || rules.gating {
             out.push('[');
             for color in 0..2u8 {
                 let mut kinds: Vec<usize> = (0..rules.pieces.len()).collect();
@@ -432,6 +479,24 @@ impl Position {
                     _ => (b'a' + f as u8) as char,
                 };
                 text.push(if color == 0 { c.to_ascii_uppercase() } else { c });
+            }
+            // Gates, but those the castling letters already name.
+            let holding = self.hands[color as usize].iter().any(|&n| n > 0) || self.rules.captures_to_hand;
+            if self.rules.gating && holding {
+                let w = self.rules.width as usize;
+                let castles = self.castle_rooks[color as usize].iter().next().is_some();
+                for f in 0..w {
+                    let named = (0..self.rules.height as usize).any(|r| {
+                        let sq = r * w + f;
+                        self.gates[color as usize] & (1u128 << sq) != 0
+                    });
+                    let implied = (castles && !self.rules.chess960 && king.is_some_and(|k| k % w == f))
+                        || self.castle_rooks[color as usize].iter().any(|&r| r as usize % w == f);
+                    if named && !implied {
+                        let c = (b'a' + f as u8) as char;
+                        text.push(if color == 0 { c.to_ascii_uppercase() } else { c });
+                    }
+                }
             }
         }
         if text.is_empty() {
@@ -667,7 +732,9 @@ impl Position {
             Move::Normal { from, to, .. }
             | Move::EnPassant { from, to }
             | Move::Castle { from, to, .. }
-            | Move::Demote { from, to } => (Some(from as usize), to as usize),
+            | Move::Demote { from, to }
+            | Move::Gate { from, to, .. }
+            | Move::GateCastle { from, to, .. } => (Some(from as usize), to as usize),
             Move::Drop { to, .. } => (None, to as usize),
         };
         for sq in mine.iter_mut() {
@@ -720,7 +787,8 @@ impl Position {
         }
         let us = self.side;
         let mut next = self.clone();
-        next.apply_raw(m);
+        // A gated piece shields nothing, as Fairy-Stockfish judges it.
+        next.apply_raw(m.ungated());
         if next.in_check(us) || (self.rules.flying_general && next.generals_face()) {
             return false;
         }
@@ -818,6 +886,11 @@ impl Position {
         if rules.castling {
             self.castling_moves(out);
         }
+        if rules.gating && self.gates[us as usize] != 0 {
+            for i in 0..out.len() {
+                self.gating_moves(out[i], out);
+            }
+        }
         if rules.drops {
             self.drop_moves(out);
         }
@@ -882,33 +955,12 @@ impl Position {
             if n == 0 {
                 continue;
             }
-            let pawn = rules.pieces[kind].pawn;
             for to in 0..rules.width as usize * rules.height as usize {
-                if self.board[to].is_some() || !rules.drop_region[us as usize][to] {
+                if self.board[to].is_some() || !self.drop_allowed(kind, us, to) {
                     continue;
                 }
                 if rules.immobility_illegal && self.immobile(kind, us, to) {
                     continue;
-                }
-                if rules.drop_no_doubled == Some(kind) {
-                    let (w, file) = (rules.width as usize, to % rules.width as usize);
-                    let on_file = (0..rules.height as usize)
-                        .filter(|r| {
-                            self.board[r * w + file]
-                                .is_some_and(|q| q.color == us && q.kind as usize == kind && q.base.is_none())
-                        })
-                        .count();
-                    if on_file as u32 >= rules.drop_no_doubled_count {
-                        continue;
-                    }
-                }
-                if pawn {
-                    if self.own_rank(us, self.rank_of(to)) == 0 && !rules.first_rank_pawn_drops {
-                        continue;
-                    }
-                    if rules.promotion_region[us as usize][to] && !rules.promotion_zone_pawn_drops {
-                        continue;
-                    }
                 }
                 if rules.drop_promoted && rules.promoted_kind[kind].is_some() {
                     out.push(Move::Drop { kind: kind as u8, to: to as u16, promoted: true });
@@ -916,6 +968,37 @@ impl Position {
                 out.push(Move::Drop { kind: kind as u8, to: to as u16, promoted: false });
             }
         }
+    }
+
+    /// Whether `color` may put a `kind` from hand on `to` (by a drop or a
+    /// gate): its drop region, no pawn on the first rank or in the
+    /// promotion zone, no doubled shogi pawns.
+    fn drop_allowed(&self, kind: usize, color: u8, to: usize) -> bool {
+        let rules = &self.rules;
+        if !rules.drop_region[color as usize][to] {
+            return false;
+        }
+        if rules.drop_no_doubled == Some(kind) {
+            let (w, file) = (rules.width as usize, to % rules.width as usize);
+            let on_file = (0..rules.height as usize)
+                .filter(|r| {
+                    self.board[r * w + file]
+                        .is_some_and(|q| q.color == color && q.kind as usize == kind && q.base.is_none())
+                })
+                .count();
+            if on_file as u32 >= rules.drop_no_doubled_count {
+                return false;
+            }
+        }
+        if rules.pieces[kind].pawn {
+            if self.own_rank(color, self.rank_of(to)) == 0 && !rules.first_rank_pawn_drops {
+                return false;
+            }
+            if rules.promotion_region[color as usize][to] && !rules.promotion_zone_pawn_drops {
+                return false;
+            }
+        }
+        true
     }
 
     /// Whether a piece of `kind` and `color` on `sq` could never move again
@@ -970,7 +1053,9 @@ impl Position {
                                 && !aligned(from as usize)
                                 && (!hoppers || !aligned(to as usize))
                         }
-                        Move::EnPassant { .. } | Move::Castle { .. } => false,
+                        Move::EnPassant { .. } | Move::Castle { .. } | Move::Gate { .. } | Move::GateCastle { .. } => {
+                            false
+                        }
                     };
                 safe_without_trying || self.safe_after(m)
             }));
@@ -1018,9 +1103,11 @@ impl Position {
     /// Whether `m` takes a piece.
     pub fn is_capture(&self, m: Move) -> bool {
         match m {
-            Move::Normal { to, .. } | Move::Demote { to, .. } => self.board[to as usize].is_some(),
+            Move::Normal { to, .. } | Move::Demote { to, .. } | Move::Gate { to, .. } => {
+                self.board[to as usize].is_some()
+            }
             Move::EnPassant { .. } => true,
-            Move::Castle { .. } | Move::Drop { .. } => false,
+            Move::Castle { .. } | Move::GateCastle { .. } | Move::Drop { .. } => false,
         }
     }
 
@@ -1043,17 +1130,25 @@ impl Position {
             self.counting_ply = self.counting_ply.saturating_add(1);
         }
         let captured = match m {
-            Move::Normal { to, .. } | Move::Demote { to, .. } => self.board[to as usize],
+            Move::Normal { to, .. } | Move::Demote { to, .. } | Move::Gate { to, .. } => self.board[to as usize],
             Move::EnPassant { .. } => Some(Piece { kind: 0, color: 1 - us, promoted: false, base: None }),
-            Move::Castle { .. } | Move::Drop { .. } => None,
+            Move::Castle { .. } | Move::GateCastle { .. } | Move::Drop { .. } => None,
         };
         let pawn_promotion = matches!(m, Move::Normal { from, promotion: Some(_), .. }
             if self.board[from as usize].is_some_and(|p| rules.pieces[p.kind as usize].pawn));
-        // A demotion is a move after which the piece is what it was.
-        let (m, demote) = match m {
-            Move::Demote { from, to } => (Move::Normal { from, to, promotion: None }, true),
-            other => (other, false),
+        // A demotion is a move after which the piece is what it was; a
+        // gating move, one after which a piece from hand stands where it left.
+        let (m, demote, gate) = match m {
+            Move::Demote { from, to } => (Move::Normal { from, to, promotion: None }, true, None),
+            Move::Gate { from, to, kind } => (Move::Normal { from, to, promotion: None }, false, Some((kind, from))),
+            Move::GateCastle { from, to, rook, kind, on_rook } => {
+                (Move::Castle { from, to, rook }, false, Some((kind, if on_rook { rook } else { from })))
+            }
+            other => (other, false, None),
         };
+        if rules.gating {
+            self.update_gates(m, us);
+        }
         match m {
             Move::Normal { from, to, promotion } => {
                 let (from, to) = (from as usize, to as usize);
@@ -1132,7 +1227,17 @@ impl Position {
                     None => Piece { kind, color: us, promoted: false, base: None },
                 });
             }
-            Move::Demote { .. } => unreachable!("a demotion was made a move above"),
+            Move::Demote { .. } | Move::Gate { .. } | Move::GateCastle { .. } => {
+                unreachable!("demotions and gating moves were made plain moves above")
+            }
+        }
+        if let Some((kind, square)) = gate {
+            self.hands[us as usize][kind as usize] -= 1;
+            self.board[square as usize] = Some(Piece { kind, color: us, promoted: false, base: None });
+        }
+        if rules.gating && !rules.captures_to_hand && self.hands[us as usize].iter().all(|&n| n == 0) {
+            // Nothing left to gate: the gates close.
+            self.gates[us as usize] = 0;
         }
         self.halfmove = if reset { 0 } else { self.halfmove.saturating_add(1) };
         if us == 1 {
@@ -1145,6 +1250,45 @@ impl Position {
                 _ => captured.is_some_and(|p| rules.pieces[p.kind as usize].pawn),
             };
             self.start_count(rule, captured.is_some(), captured_pawn, pawn_promotion);
+        }
+    }
+
+    /// A piece leaving a gate, or taken on one, closes it (castling closes the rook's too).
+    fn update_gates(&mut self, m: Move, us: u8) {
+        let bit = |sq: u16| 1u128 << sq;
+        match m {
+            Move::Normal { from, to, .. } | Move::EnPassant { from, to } | Move::Demote { from, to } => {
+                self.gates[us as usize] &= !bit(from);
+                self.gates[1 - us as usize] &= !bit(to);
+            }
+            Move::Castle { from, rook, .. } => self.gates[us as usize] &= !(bit(from) | bit(rook)),
+            _ => {}
+        }
+    }
+
+    /// The gating moves beside `m`: one for each kind in hand, onto the
+    /// square the piece leaves (for castling, the king's or the rook's).
+    fn gating_moves(&self, m: Move, out: &mut Vec<Move>) {
+        let us = self.side as usize;
+        let open = |sq: u16| self.gates[us] & (1u128 << sq) != 0;
+        for k in (0..self.rules.pieces.len()).filter(|&k| self.hands[us][k] > 0) {
+            let kind = k as u8;
+            let open = |sq: u16| open(sq) && self.drop_allowed(k, self.side, sq as usize);
+            match m {
+                Move::Normal { from, to, promotion: None } if open(from) => out.push(Move::Gate { from, to, kind }),
+                Move::Castle { from, to, rook } => {
+                    // Not onto a square king or rook lands on (Chess960).
+                    let rook_to = if rook > from { to - 1 } else { to + 1 };
+                    let open = |sq: u16| open(sq) && sq != to && sq != rook_to;
+                    if open(from) {
+                        out.push(Move::GateCastle { from, to, rook, kind, on_rook: false });
+                    }
+                    if open(rook) {
+                        out.push(Move::GateCastle { from, to, rook, kind, on_rook: true });
+                    }
+                }
+                _ => {}
+            }
         }
     }
 
@@ -1333,6 +1477,24 @@ impl Position {
             }
             Move::Demote { from, to } => {
                 format!("{}{}-", r.square_name(from as usize), r.square_name(to as usize))
+            }
+            // The piece letter after the move; gating on the rook's square is
+            // written from the rook to the king.
+            Move::Gate { from, to, kind } => {
+                format!(
+                    "{}{}{}",
+                    r.square_name(from as usize),
+                    r.square_name(to as usize),
+                    r.pieces[kind as usize].letter
+                )
+            }
+            Move::GateCastle { from, to, rook, kind, on_rook } => {
+                let letter = r.pieces[kind as usize].letter;
+                if on_rook {
+                    format!("{}{}{letter}", r.square_name(rook as usize), r.square_name(from as usize))
+                } else {
+                    format!("{}{letter}", self.uci(Move::Castle { from, to, rook }))
+                }
             }
         }
     }

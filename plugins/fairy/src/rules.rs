@@ -97,6 +97,9 @@ pub struct Rules {
     pub castling: bool,
     /// Chess960 castling (`chess960`): written king takes rook, rights as files.
     pub chess960: bool,
+    /// S-chess gating (`gating` with `seirawanGating`): a piece leaving a
+    /// square of its side's gates may bring a piece from hand onto it.
+    pub gating: bool,
     /// The file a king castles to on the kingside (0-based).
     pub castle_king_file: u8,
     /// The file a king castles to on the queenside.
@@ -303,6 +306,8 @@ const KEYS: &[&str] = &[
     "startFen",
     "castling",
     "chess960",
+    "gating",
+    "seirawanGating",
     "castlingKingsideFile",
     "castlingQueensideFile",
     "castlingRank",
@@ -521,6 +526,7 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
         start_fen: String::new(),
         castling: false,
         chess960: false,
+        gating: false,
         castle_king_file: 0,
         castle_queen_file: 0,
         castle_rank: 0,
@@ -759,6 +765,16 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
         start_fen,
         castling: flag("castling", true)?,
         chess960: flag("chess960", false)?,
+        gating: match (flag("gating", false)?, flag("seirawanGating", false)?) {
+            (false, false) => false,
+            (true, true) => true,
+            _ => {
+                return Err(err(
+                    "gating",
+                    "only S-chess gating (gating and seirawanGating both true) is implemented".into(),
+                ))
+            }
+        },
         castle_king_file: file("castlingKingsideFile", 6)?,
         castle_queen_file: file("castlingQueensideFile", 2)?,
         castle_rank: rank("castlingRank", 0)?,

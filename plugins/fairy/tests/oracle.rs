@@ -101,6 +101,8 @@ pub const EXACT: &[&str] = &[
     "shatar",
     "kyotoshogi",
     "micro",
+    "seirawan",
+    "shouse",
 ];
 
 fn variant(name: &str) -> FairyVariant {
@@ -180,11 +182,15 @@ fn every_exact_variant_agrees_with_fairy_stockfish_on_a_sample() {
 }
 
 #[test]
-fn counting_endgames_agree_with_fairy_stockfish() {
-    // Pawnless endings where makruk's and ASEAN's counts run: the limit in
-    // the en passant field, the count in the halfmove field.
+fn given_starts_agree_with_fairy_stockfish() {
+    // Pawnless endings where makruk's and ASEAN's counts run (the limit in
+    // the en passant field, the count in the halfmove field), and S-chess
+    // castling with a piece gated on the king's or the rook's square.
     agree(
         &[
+            "seirawan@r3k2r/8/8/8/8/8/8/R3K2R[HEhe] w KQkq - 0 1",
+            "seirawan@r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R[H] w KQBCDFGkq - 0 1",
+            "shouse@r3k2r/8/8/8/8/8/8/R3K2R[HEhe] w KQkq - 0 1",
             "makruk@8/8/8/4k3/8/3r4/8/R3K3 w - - 0 1",
             "makruk@8/8/2s5/4k3/8/3r4/1N6/R3K3 w - - 0 1",
             "makruk@8/8/8/4k3/8/2Pr4/8/R3K3 w - - 0 1",
