@@ -18,6 +18,8 @@ pub struct FairyGame {
     pub pos: Position,
     /// Keys of the positions before, for repetitions.
     history: Vec<u64>,
+    /// The last move played, if any.
+    last: Option<Move>,
     /// For shatar, each position before: whether its side to move was in
     /// check, and by a knight, rook or bers (see [`FairyGame::shak_now`]).
     shaks: Vec<Option<bool>>,
@@ -30,8 +32,14 @@ pub struct FairyGame {
 impl FairyGame {
     /// A game from `pos`.
     pub fn new(pos: Position) -> FairyGame {
-        let mut game =
-            FairyGame { pos, history: Vec::new(), shaks: Vec::new(), legal: Vec::new(), status: Status::ONGOING };
+        let mut game = FairyGame {
+            pos,
+            history: Vec::new(),
+            last: None,
+            shaks: Vec::new(),
+            legal: Vec::new(),
+            status: Status::ONGOING,
+        };
         game.refresh();
         game
     }
@@ -118,6 +126,9 @@ impl FairyGame {
                 if rules.shatar_mate {
                     return self.shatar_mate();
                 }
+                if rules.pawn_drop_mate_illegal && self.mated_by_pawn_drop() {
+                    return Status::win(side, "mate by a pawn drop");
+                }
                 return verdict(side, rules.checkmate, "checkmate");
             }
             let mut end = rules.stalemate;
@@ -174,6 +185,15 @@ impl FairyGame {
         } else {
             Status::draw("mate without shak")
         }
+    }
+
+    /// Whether the last move dropped a shogi pawn that alone gives the check.
+    fn mated_by_pawn_drop(&self) -> bool {
+        let pos = &self.pos;
+        let shogi_pawn = |k: u8| pos.rules.pieces[k as usize].name == "shogiPawn";
+        let Some(Move::Drop { kind, .. }) = self.last else { return false };
+        let checkers = pos.royal_square(pos.side).map(|k| pos.attackers(k, 1 - pos.side)).unwrap_or_default();
+        shogi_pawn(kind) && checkers.iter().all(|&sq| pos.board[sq].is_some_and(|p| shogi_pawn(p.kind)))
     }
 
     /// For shatar: whether the side to move is in check, and if so whether
@@ -250,6 +270,7 @@ impl FairyGame {
     pub fn play_move(&mut self, m: Move) {
         let mover = self.pos.side;
         self.history.push(self.pos.key());
+        self.last = Some(m);
         if self.pos.rules.shatar_mate {
             self.shaks.push(self.shak_now());
         }

@@ -822,6 +822,11 @@ impl Position {
                 }
                 self.step_targets(from, us, step, &mut targets);
             }
+            // Two steps may reach one square (a tori shogi eagle's K and bR): one move.
+            if def.steps.len() > 1 {
+                targets.sort_unstable();
+                targets.dedup();
+            }
             if let Some(region) = &rules.mobility[us as usize][p.kind as usize] {
                 targets.retain(|&(t, _)| region[t]);
             }
@@ -1011,18 +1016,6 @@ impl Position {
             .any(|st| self.offset(sq, st.dx as i32 * flip, st.dy as i32 * flip).is_some())
     }
 
-    /// Whether dropping a pawn-like piece with `m` mates (shogi forbids it).
-    fn drop_mates(&self, m: Move) -> bool {
-        let mut next = self.clone();
-        next.apply_raw(m);
-        if !next.in_check(next.side) {
-            return false;
-        }
-        let mut replies = Vec::new();
-        next.pseudo_moves(&mut replies);
-        !replies.into_iter().any(|r| next.safe_after(r))
-    }
-
     /// Every legal move of the side to move (the game's end is not looked at).
     pub fn legal_moves(&self, out: &mut Vec<Move>) {
         let mut pseudo = Vec::new();
@@ -1090,10 +1083,6 @@ impl Position {
                 Move::Normal { from, to, .. } if Some(from as usize) == king => checkers == [to as usize],
                 _ => true,
             });
-        }
-        if self.rules.pawn_drop_mate_illegal {
-            let pawns = |k: u8| matches!(self.rules.pieces[k as usize].name.as_str(), "shogiPawn" | "pawn");
-            out.retain(|&m| !matches!(m, Move::Drop { kind, .. } if pawns(kind) && self.drop_mates(m)));
         }
         if self.rules.must_capture && out.iter().any(|&m| self.is_capture(m)) {
             out.retain(|&m| self.is_capture(m));

@@ -210,7 +210,8 @@ pub struct Rules {
     pub immobility_illegal: bool,
     /// The kind no side may drop on a file it already holds unpromoted.
     pub drop_no_doubled: Option<usize>,
-    /// A pawn drop may not give mate.
+    /// A mate by dropping a shogi pawn loses for the dropper (Fairy-Stockfish
+    /// lets the drop be played and scores it so; shogi calls it a foul).
     pub pawn_drop_mate_illegal: bool,
     /// The kinds whose moves reset the n-move count (`nMoveRuleTypes`; the pawn by default).
     pub n_move_kinds: Vec<usize>,

@@ -351,3 +351,23 @@ fn ends_and_moves_agree_with_fairy_stockfish_on_crafted_positions() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn a_mate_by_a_pawn_drop_loses_for_the_dropper_as_fairy_stockfish_scores_it() {
+    // Fairy-Stockfish lets the drop be played and scores the mate for the mated side.
+    let (name, fen, drop) =
+        ("euroshogi", "n2pkn2/g5b1/p1pgG1pp/1p1G1rP1/P1P1pp2/BPN1+bP2/1RK5/5B1N[Ppp] w - - 0 30", "P@e7");
+    let script = "import pyffish as sf, sys; print(sf.game_result(sys.argv[1], sys.argv[2], [sys.argv[3]]))";
+    let out = std::process::Command::new("python3").args(["-c", script, name, fen, drop]).output().expect("python3");
+    let value: i64 = String::from_utf8_lossy(&out.stdout).trim().parse().expect("pyffish's game result");
+    assert!(value > 0, "Fairy-Stockfish scores the mate for the side to move");
+    let mut game = variant(name).from_position(fen, &Default::default()).unwrap();
+    let mut ids = Vec::new();
+    game.legal_moves(&mut ids);
+    let id =
+        *ids.iter().find(|&&m| game.move_text(m, arbiter_api::Viewer::Referee) == drop).expect("the drop is legal");
+    game.play(id);
+    let status = game.status();
+    assert_eq!(status.outcome, arbiter_api::Outcome::Win(game.to_move()), "{status:?}");
+    assert_eq!(status.reason, "mate by a pawn drop");
+}
