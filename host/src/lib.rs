@@ -2,6 +2,7 @@
 //! a plugin at run time, referees games between players, and reports results.
 //!
 //! - [`plugin`]: finding, loading and indexing plugins and their variants.
+//! - [`model`]: the ground floor: game records, what onlookers see, dates.
 //! - [`referee`]: running one game, each player seeing only its own view.
 //! - [`scaffold`]: new variant crates for authors.
 //! - [`seat`]: what a player sees and answers (the referee's and players' shared types).
@@ -12,10 +13,13 @@
 //! - [`tournament`]: schedules, the runner and its workers, tournaments, matches and SPRT.
 //! - [`stats`]: Elo, LOS, ratings, SPRT; [`web`]: `arbiter serve`; [`sync`]: lock helpers.
 //! - [`cli`]: the `arbiter` command line (parse, call the library, print).
+//! - [`layers`]: which module sits on which floor (a test keeps imports pointing down).
 
 pub mod check;
 pub mod cli;
 pub mod clock;
+pub mod layers;
+pub mod model;
 pub mod players;
 pub mod plugin;
 pub mod process;

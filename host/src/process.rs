@@ -453,7 +453,7 @@ fn log_engine_line(command: &str, pid: u32, direction: char, line: &str) {
     let Some(log) = engine_log() else { return };
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
     let (secs, ms) = (now.as_secs(), now.subsec_millis());
-    let date = crate::record::pgn::pgn_date(secs).replace('.', "-");
+    let date = crate::model::calendar::date(secs, '-');
     let name = command.split_whitespace().next().unwrap_or(command).rsplit('/').next().unwrap_or(command);
     let text = format!(
         "{date} {:02}:{:02}:{:02}.{ms:03} {name}[{pid}] {direction} {line}\n",

@@ -57,11 +57,8 @@ pub(super) fn run(registry: &Registry, args: &PlayArgs) -> Result<()> {
         spec.check_options(text)?;
         spec.can_play(text, info)?;
     }
-    let mut players: Vec<_> = specs
-        .iter()
-        .enumerate()
-        .map(|(i, s)| s.create(args.game.seed.wrapping_mul(2).wrapping_add(i as u64)))
-        .collect();
+    let mut players: Vec<_> =
+        specs.iter().enumerate().map(|(i, s)| s.create(crate::model::seeds::seat_seed(args.game.seed, i))).collect();
     let config = GameConfig {
         time_controls: vec![tc.clone(), tc],
         margin_ms: crate::tournament::config::DEFAULT_MARGIN_MS,

@@ -9,8 +9,8 @@ use clap::Args;
 
 use super::RecordArgs;
 use crate::record::store::Store;
-use crate::tournament::driver::TournamentView;
 use crate::tournament::standings;
+use crate::tournament::view::TournamentView;
 
 /// Arguments of `arbiter results`.
 #[derive(Args, Debug)]

@@ -11,11 +11,11 @@ use anyhow::Result;
 use clap::Args;
 
 use super::{AdjudicationArgs, ColourArgs, OptionArgs, RecordArgs};
+use crate::model::GameRecord;
 use crate::plugin::Registry;
 use crate::record::files::RecordFiles;
 use crate::record::store::{SlotResult, Store};
 use crate::record::EventInfo;
-use crate::referee::GameRecord;
 use crate::stats::report::{head_to_head, SprtLine};
 use crate::stats::sprt::{Model, Sprt, Verdict};
 use crate::tournament::config::{OpeningConfig, PlayerConfig, TournamentConfig};

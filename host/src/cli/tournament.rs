@@ -11,11 +11,11 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{AdjudicationArgs, ColourArgs, RecordArgs};
+use crate::model::GameRecord;
 use crate::plugin::Registry;
 use crate::record::files::RecordFiles;
 use crate::record::store::Store;
 use crate::record::EventInfo;
-use crate::referee::GameRecord;
 use crate::sync::LockExt;
 use crate::tournament::config::{Format, OpeningConfig, OpeningOrder, PlayerConfig, TournamentConfig};
 use crate::tournament::driver::{Progress, RunEnd, Tournament};

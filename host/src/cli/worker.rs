@@ -10,10 +10,10 @@ use std::time::Duration;
 use anyhow::Result;
 use clap::Args;
 
+use crate::model::GameRecord;
 use crate::plugin::Registry;
 use crate::record::store::Store;
 use crate::record::EventInfo;
-use crate::referee::GameRecord;
 use crate::tournament::queue::{self, QueueWorkers};
 
 /// Arguments of `arbiter worker`.

@@ -2,7 +2,7 @@
 //! the position text of each game's last position (FEN for chess).
 
 use super::{EventInfo, RecordFormat};
-use crate::referee::GameRecord;
+use crate::model::GameRecord;
 
 /// The final-positions format.
 pub struct Epd;

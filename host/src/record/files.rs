@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::{format, EventInfo, RecordFormat};
-use crate::referee::GameRecord;
+use crate::model::GameRecord;
 
 /// One open record file.
 struct RecordFile {

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{EventInfo, RecordFormat};
-use crate::referee::GameRecord;
+use crate::model::GameRecord;
 
 /// One line of a JSON-lines file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -13,7 +13,7 @@ pub mod redact;
 pub mod replay;
 pub mod store;
 
-use crate::referee::GameRecord;
+use crate::model::GameRecord;
 
 /// A file format for finished games: one game in, its text out (ending in a
 /// newline, so that games append). Adding a format is a file implementing

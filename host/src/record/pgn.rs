@@ -14,7 +14,7 @@
 use std::fmt::Write as _;
 
 use super::{EventInfo, RecordFormat};
-use crate::referee::GameRecord;
+use crate::model::GameRecord;
 
 /// The PGN format (PDN for draughts, by the variant's record tags).
 pub struct Pgn;
@@ -60,7 +60,7 @@ pub fn search_text(score: i32, depth: Option<u32>, used_us: u64) -> String {
 /// fields write it after the score: `, n=NODES, sd=SELDEPTH, nps=N,
 /// latency=MSms, pv="MOVES"` (each only when known; latency is the time
 /// the host measured less the time the engine reported).
-pub fn search_extras(ply: &crate::referee::PlyRecord) -> String {
+pub fn search_extras(ply: &crate::model::PlyRecord) -> String {
     let mut out = String::new();
     if let Some(n) = ply.nodes {
         let _ = write!(out, ", n={n}");
@@ -92,21 +92,6 @@ pub fn clock_text(ms: u64) -> String {
 
 fn escape(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")
-}
-
-/// The date of a Unix time as PGN writes it (`2026.11.30`).
-pub fn pgn_date(unix_secs: u64) -> String {
-    // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
-    let z = (unix_secs / 86_400) as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + (m <= 2) as i64;
-    format!("{y:04}.{m:02}.{d:02}")
 }
 
 /// The tags [`write_game`] writes itself; any other tag in its output is one
@@ -144,7 +129,7 @@ pub fn write_game(record: &GameRecord, event: &EventInfo) -> String {
     };
     tag("Event", if event.event.is_empty() { "arbiter game" } else { &event.event });
     tag("Site", "arbiter");
-    tag("Date", &pgn_date(record.started_at));
+    tag("Date", &crate::model::calendar::date(record.started_at, '.'));
     tag("Round", &event.round.max(1).to_string());
     tag("White", player(0));
     tag("Black", player(1));
@@ -507,8 +492,7 @@ mod tests {
     }
 
     #[test]
-    fn dates_and_clocks_are_written_as_pgn_expects() {
-        assert_eq!(pgn_date(0), "1970.01.01");
+    fn evaluations_and_clocks_are_written_as_pgn_expects() {
         assert_eq!(
             (eval_text(35, 0), eval_text(35, 1), eval_text(-120, 1)),
             ("0.35".into(), "-0.35".into(), "1.20".into())
@@ -520,7 +504,6 @@ mod tests {
             (search_text(29_997, Some(30), 0), search_text(-29_998, Some(5), 0)),
             ("+M3/30 0.000s".into(), "-M2/5 0.000s".into())
         );
-        assert_eq!(pgn_date(1_795_996_800), "2026.11.30");
         assert_eq!(clock_text(3_723_004), "1:02:03.004");
         assert_eq!(clock_text(60_000), "0:01:00");
     }

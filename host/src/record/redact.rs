@@ -6,7 +6,7 @@
 use arbiter_api::host::VariantHandle;
 use arbiter_api::{Error, Viewer};
 
-use crate::referee::{GameRecord, PlyRecord};
+use crate::model::{GameRecord, PlyRecord};
 
 /// The record's plies with each move text as `viewer` saw it.
 pub fn plies_as_seen_by(variant: &VariantHandle, record: &GameRecord, viewer: Viewer) -> Result<Vec<PlyRecord>, Error> {

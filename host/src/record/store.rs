@@ -16,7 +16,8 @@ use arbiter_api::Outcome;
 use serde_json::Value;
 
 use super::{pgn, EventInfo, TournamentSlot};
-use crate::referee::{GameRecord, Termination};
+use crate::model::GameRecord;
+use crate::referee::Termination;
 
 /// A store failure, naming the store. Its text is the whole story, once:
 /// it has no `source` for error reporters to print a second time.
@@ -160,7 +161,7 @@ fn to_json(value: &impl serde::Serialize) -> String {
 }
 
 /// A game waiting in a store's queue for a worker (see
-/// [`crate::tournament::queue`]).
+/// `tournament::queue`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct QueuedGame {
     /// Its tournament.
@@ -857,9 +858,10 @@ impl Store {
         index: u32,
         variant: &str,
         players: &[String],
-        frame: &Value,
+        frame: &crate::model::SeenFrame,
     ) -> Result<(), StoreError> {
-        self.backend.set_live(tournament, index, variant, players, frame).map_err(|e| self.err(e))
+        let frame = serde_json::to_value(frame).expect("a frame serializes");
+        self.backend.set_live(tournament, index, variant, players, &frame).map_err(|e| self.err(e))
     }
 
     /// Forgets a tournament's games in progress (those of a run that was killed).

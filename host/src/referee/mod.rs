@@ -8,15 +8,14 @@
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use arbiter_api::host::{Game, MoveBuf, VariantHandle};
-use arbiter_api::schema::{Observation, VariantInfo};
+use arbiter_api::schema::VariantInfo;
 use arbiter_api::{Error, Outcome, Viewer};
-
-use serde::{Deserialize, Serialize};
 
 use crate::clock::{Clock, TimeControl};
 use crate::seat::{Answer, Player, PlayerError, Reply};
 pub use crate::seat::{Seen, Start, Turn};
 
+use crate::model::{GameRecord, LiveFrame, LiveView, PlyRecord};
 pub use crate::verdict::{GameResult, Termination};
 
 pub mod adjudication;
@@ -37,108 +36,12 @@ pub struct GameConfig {
     pub adjudication: Adjudication,
 }
 
-/// One ply of a game, as the referee recorded it. Records write the move
-/// id as `id` and leave out what is unknown.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PlyRecord {
-    /// Who moved.
-    pub player: u32,
-    /// The move id.
-    #[serde(rename = "id")]
-    pub mv: u64,
-    /// The move in the variant's notation, as the referee sees it.
-    pub text: String,
-    /// Wall time the player took, measured by the host, in microseconds.
-    pub used_us: u64,
-    /// Time the player said it used (engines), for the host-latency figure.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reported_ms: Option<u64>,
-    /// The mover's clock after the move (`None`: unlimited).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub clock_ms: Option<u64>,
-    /// The mover's evaluation in centipawns (or the variant's unit), if reported.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub score: Option<i32>,
-    /// The depth of the mover's search, if reported.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub depth: Option<u32>,
-    /// The nodes the mover searched, if reported.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub nodes: Option<u64>,
-    /// The selective depth of the mover's search, if reported.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub seldepth: Option<u32>,
-    /// The mover's principal variation, in its engine protocol's notation
-    /// (UCI's `e2e4`), if reported.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pv: Option<String>,
-}
-
-/// A finished game: everything the records need. This one shape crosses the
-/// worker wire, is a JSON line, is kept by the store and served by the web
-/// API (serde, field names as below).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct GameRecord {
-    /// Variant id.
-    pub variant: String,
-    /// Plugin crate name and version.
-    pub plugin: String,
-    /// Player names, in turn order.
-    pub players: Vec<String>,
-    /// Time controls, in turn order.
-    pub time_controls: Vec<TimeControl>,
-    /// The variant options the game was created with.
-    pub options: serde_json::Map<String, serde_json::Value>,
-    /// The start position (referee's full view).
-    pub start_position: String,
-    /// Whether the start is the variant's standard start.
-    pub standard_start: bool,
-    /// Every ply played.
-    pub plies: Vec<PlyRecord>,
-    /// The result.
-    pub result: GameResult,
-    /// The final position (referee's full view).
-    pub final_position: String,
-    /// Unix time the game started, in seconds.
-    pub started_at: u64,
-    /// Wall time of the whole game.
-    pub duration_ms: u64,
-    /// `None` for the referee's full record; the viewer of a redacted export.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub viewer: Option<Viewer>,
-    /// The variant's extra record tags (PDN `GameType`...).
-    #[serde(default)]
-    pub record_tags: Vec<(String, String)>,
-    /// What each engine called itself, in turn order (`""` for a player
-    /// that said no name), kept when `players` holds the names a match or
-    /// tournament gave them; empty in records written before.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub engines: Vec<String>,
-}
-
 /// Where a game starts.
 pub enum StartFrom<'a> {
     /// The variant's start position.
     Standard,
     /// A position text.
     Position(&'a str),
-}
-
-/// What the onlookers of a live game may know at one moment: one view per
-/// player and one for spectators, each made by the plugin for that viewer
-/// (never the referee's full state).
-#[derive(Clone, Debug)]
-pub struct LiveFrame {
-    /// Plies played.
-    pub ply: u32,
-    /// The player to move.
-    pub to_move: u32,
-    /// The views: each player's, then the spectator's.
-    pub views: Vec<LiveView>,
-    /// Each player's remaining time in ms (`None`: unlimited), as of this frame.
-    pub clocks: Vec<Option<u64>>,
-    /// The result, in the last frame.
-    pub result: Option<GameResult>,
 }
 
 /// Someone watching a game as it is played (see [`play_game_watched`]).
@@ -159,38 +62,6 @@ impl<F: FnMut(LiveFrame)> Watcher for F {
     fn frame(&mut self, frame: LiveFrame) {
         self(frame)
     }
-}
-
-impl LiveFrame {
-    /// What `viewer` may see of this moment, as JSON: ply, player to move,
-    /// its observation, the last move as it saw it, the clocks and the
-    /// result; `None` when the frame holds no view for `viewer`.
-    pub fn seen_by(&self, viewer: Viewer) -> Option<serde_json::Value> {
-        let view = self.views.iter().find(|v| v.viewer == viewer)?;
-        let result = self
-            .result
-            .as_ref()
-            .map(|r| serde_json::json!({"result": r.pgn(), "termination": r.termination.to_string()}));
-        Some(serde_json::json!({
-            "ply": self.ply,
-            "to_move": self.to_move,
-            "observation": view.observation.view,
-            "last_move": view.last_move,
-            "clocks": self.clocks,
-            "result": result,
-        }))
-    }
-}
-
-/// One viewer's part of a [`LiveFrame`].
-#[derive(Clone, Debug)]
-pub struct LiveView {
-    /// Whose view this is.
-    pub viewer: Viewer,
-    /// What the viewer sees of the board.
-    pub observation: Observation,
-    /// The last move as the viewer saw it.
-    pub last_move: Option<String>,
 }
 
 /// Plays one game of `variant` between `players` (in turn order) and returns

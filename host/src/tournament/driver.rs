@@ -8,49 +8,19 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use arbiter_api::host::VariantHandle;
-use serde::{Deserialize, Serialize};
 
 use super::config::{OpeningOrder, TournamentConfig};
 use super::games::{Entrant, Isolation, RunConfig, ScheduledGame};
 use super::lease::{PreviousRun, RunLease};
 use super::runner::run_games;
-use super::schedule::{plan, Finished, Round};
-use super::sprt_match::{SprtRule, SprtTally};
+use super::sprt_match::SprtRule;
+use super::view::{StoredDefinition, TournamentView};
 use crate::clock::TimeControl;
+use crate::model::GameRecord;
 use crate::players::PlayerSpec;
 use crate::plugin::Registry;
-use crate::record::store::{SlotResult, StopRule, Store, Tallies};
+use crate::record::store::{StopRule, Store};
 use crate::record::{EventInfo, TournamentSlot};
-use crate::referee::GameRecord;
-
-/// What the store keeps: the definition as given, plus what was resolved from
-/// it at creation (the variant list and the opening positions), so that a
-/// resumed tournament plays exactly the same schedule.
-#[derive(Serialize, Deserialize, Clone, Debug)]
-pub struct StoredDefinition {
-    /// The definition.
-    pub config: TournamentConfig,
-    /// Variant ids, `all` expanded.
-    pub variants: Vec<String>,
-    /// Opening positions per variant id, in the order they are used.
-    pub openings: HashMap<String, Vec<String>>,
-    /// The plugin build of each variant (file, sha256, arbiter-api version),
-    /// which every queue worker must have (definitions stored before it: none).
-    #[serde(default)]
-    pub plugins: std::collections::BTreeMap<String, super::queue::PluginPin>,
-    /// The engine binaries named by a path, per entrant, likewise pinned.
-    #[serde(default)]
-    pub engines: std::collections::BTreeMap<String, super::queue::PluginPin>,
-}
-
-/// A tournament as the store holds it: enough to read its schedule and
-/// standings, with no plugin loaded and no engine looked for.
-pub struct TournamentView {
-    /// Id in the store.
-    pub id: i64,
-    /// The definition and what was resolved from it.
-    pub definition: StoredDefinition,
-}
 
 /// A tournament ready to run: its view, with the players and variants that
 /// play it.
@@ -116,76 +86,6 @@ fn load_openings(variant: &VariantHandle, cfg: &TournamentConfig) -> anyhow::Res
     Ok(super::openings::load(variant, std::path::Path::new(&oc.file), &options, shuffle, oc.plies, oc.start)?)
 }
 
-impl TournamentView {
-    /// Reads tournament `id` (the latest if `None`) from the store. A stored
-    /// definition beyond today's limits is refused, never planned.
-    pub fn load(store: &Store, id: Option<i64>) -> anyhow::Result<TournamentView> {
-        let stored = store.tournament(id)?.ok_or_else(|| match id {
-            Some(id) => anyhow::anyhow!("no tournament {id} in the store"),
-            None => anyhow::anyhow!("no tournament in the store"),
-        })?;
-        let definition: StoredDefinition = serde_json::from_str(&stored.config)
-            .map_err(|e| anyhow::anyhow!("tournament {}: unreadable definition in the store: {e}", stored.id))?;
-        definition
-            .config
-            .validate()
-            .map_err(|e| anyhow::anyhow!("tournament {}: the stored definition is refused: {e}", stored.id))?;
-        Ok(TournamentView { id: stored.id, definition })
-    }
-
-    /// The entrants' names.
-    pub fn names(&self) -> Vec<String> {
-        self.definition.config.players.iter().map(|p| p.name.clone()).collect()
-    }
-
-    /// The schedule as far as it is known, and the finished games by index.
-    pub fn rounds(&self, store: &Store) -> anyhow::Result<(Vec<Round>, HashMap<u32, SlotResult>)> {
-        let stored: HashMap<u32, SlotResult> =
-            store.tournament_results(self.id)?.into_iter().map(|g| (g.index, g)).collect();
-        let finished = |index: u32| {
-            let g = stored.get(&index)?;
-            Some(Finished { seats: [*g.seats.first()?, *g.seats.get(1)?], winner: g.winner.map(|w| w as usize) })
-        };
-        let counts: Vec<usize> =
-            self.definition.variants.iter().map(|v| self.definition.openings.get(v).map_or(0, Vec::len)).collect();
-        let rounds = plan(&self.definition.config, self.definition.variants.len(), &counts, &finished);
-        Ok((rounds, stored))
-    }
-
-    /// The results so far, for standings: the games and pairs as the store
-    /// counts them, and each entrant's bye points.
-    pub fn results(&self, store: &Store) -> anyhow::Result<(Tallies, Vec<f64>)> {
-        let cfg = &self.definition.config;
-        let mut byes = vec![0.0; cfg.players.len()];
-        // Only systems that wait for results give byes; only they need the
-        // schedule planned from every stored game.
-        if cfg.format.pairing(cfg.players.len(), cfg.rounds).waits_for_results() {
-            let per_pairing = (cfg.games_per_pairing as usize * self.definition.variants.len()) as f64;
-            for r in &self.rounds(store)?.0 {
-                for &b in &r.byes {
-                    byes[b] += per_pairing;
-                }
-            }
-        }
-        Ok((store.tallies(self.id)?, byes))
-    }
-
-    /// The number of games the whole tournament plays (at most, for
-    /// systems that wait for results, or until its stopping rule holds).
-    pub fn expected_games(&self) -> usize {
-        let cfg = &self.definition.config;
-        let per_pairing = cfg.games_per_pairing as usize * self.definition.variants.len();
-        cfg.format.pairing(cfg.players.len(), cfg.rounds).expected_pairings() * per_pairing
-    }
-
-    /// An SPRT tournament's tally over its games as stored (`None` for
-    /// other tournaments).
-    pub fn sprt_tally(&self, store: &Store) -> anyhow::Result<Option<SprtTally>> {
-        let Some(sprt) = self.definition.config.sprt else { return Ok(None) };
-        Ok(Some(SprtTally::over(sprt, &store.tournament_results(self.id)?)))
-    }
-}
-
 impl Tournament {
     /// Validates `config` against the installed variants, stores it, and
     /// returns the tournament ready to run.
@@ -225,9 +125,9 @@ impl Tournament {
         let mut plugins = std::collections::BTreeMap::new();
         for id in &ids {
             let v = registry.get(id)?;
-            plugins.insert(id.clone(), super::queue::PluginPin::of(&v.plugin().path, &v.plugin().api_version)?);
+            plugins.insert(id.clone(), super::pins::PluginPin::of(&v.plugin().path, &v.plugin().api_version)?);
         }
-        let engines = super::queue::engine_pins(&entrants(&config)?)?;
+        let engines = super::pins::engine_pins(&entrants(&config)?)?;
         let definition = StoredDefinition { config, variants: ids, openings, plugins, engines };
         let id = store.add_tournament(&definition.config.name, &serde_json::to_string(&definition)?)?;
         Self::from_view(registry, TournamentView { id, definition })
@@ -381,7 +281,7 @@ impl Tournament {
             let rule = self.stop_rule();
             let mut decided = false;
             // Spectators of the store (`arbiter serve`) watch games in progress.
-            let live = |i: usize, frame: &serde_json::Value| {
+            let live = |i: usize, frame: &crate::model::SeenFrame| {
                 let (s, game) = (slot(i), &schedule[i]);
                 let names: Vec<String> = s.seats.iter().map(|&e| self.entrants[e].name.clone()).collect();
                 if let Err(e) = store.set_live(self.id, s.index, &game.variant.info().id, &names, frame) {

@@ -12,10 +12,10 @@ use serde_json::{Map, Value};
 
 use super::games::{Entrant, RunConfig, ScheduledGame};
 use super::runner::run_games;
+use crate::model::GameRecord;
 use crate::record::files::RecordFiles;
 use crate::record::store::{Store, StoreError};
 use crate::record::{redact, EventInfo};
-use crate::referee::GameRecord;
 use crate::stats::sprt::Pentanomial;
 use crate::stats::Score;
 
@@ -55,7 +55,7 @@ pub fn paired_schedule(
                 [] => start.map(str::to_string),
                 _ => Some(openings[(i as usize / per_opening) % openings.len()].clone()),
             },
-            seed: seed.wrapping_add(i as u64),
+            seed: crate::model::seeds::game_seed(seed, i as u64),
         })
         .collect()
 }

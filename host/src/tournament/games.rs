@@ -15,8 +15,9 @@ use serde_json::{Map, Value};
 use super::journal::Journal;
 use super::pulse::{Pulse, SharedPulse};
 use crate::clock::TimeControl;
+use crate::model::{LiveFrame, PlyRecord, SeenFrame};
 use crate::players::PlayerSpec;
-use crate::referee::{LiveFrame, PlyRecord, Watcher};
+use crate::referee::Watcher;
 use crate::Viewer;
 
 /// A participant: a name for standings, how to create it, its time control.
@@ -99,8 +100,8 @@ pub enum Isolation {
 }
 
 /// Where the spectator's view of games in progress goes: `(index in the
-/// schedule, frame)` (see [`crate::referee::LiveFrame::seen_by`]).
-pub type LiveSink<'a> = &'a (dyn Fn(usize, &Value) + Sync);
+/// schedule, frame)` (see [`crate::model::LiveFrame::seen_by`]).
+pub type LiveSink<'a> = &'a (dyn Fn(usize, &SeenFrame) + Sync);
 
 /// How often spectators are shown a game in progress.
 const LIVE_EVERY: Duration = Duration::from_millis(250);
@@ -109,12 +110,12 @@ const LIVE_EVERY: Duration = Duration::from_millis(250);
 /// start: a game over sooner is never shown live (nor costs anything), and
 /// the last frame is not needed (the stored game replaces it).
 pub struct LiveRelay<'a> {
-    sink: &'a dyn Fn(&Value),
+    sink: &'a dyn Fn(&SeenFrame),
     last: Instant,
 }
 
 impl<'a> LiveRelay<'a> {
-    pub fn new(sink: &'a dyn Fn(&Value)) -> Self {
+    pub fn new(sink: &'a dyn Fn(&SeenFrame)) -> Self {
         LiveRelay { sink, last: Instant::now() }
     }
 }

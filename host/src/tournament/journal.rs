@@ -14,7 +14,7 @@ use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::referee::PlyRecord;
+use crate::model::PlyRecord;
 
 /// The journal file's size: room for hundreds of thousands of plies (the
 /// file is sparse; pages are used as plies are written).

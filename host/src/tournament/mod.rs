@@ -1,7 +1,7 @@
 //! Running many games: the definition ([`config`]), the schedule
 //! ([`schedule`]), the runner with its worker processes ([`runner`],
 //! [`worker`]), the tournament against the store with resume ([`driver`]),
-//! and standings ([`standings`]).
+//! reading a stored tournament ([`view`]), and standings ([`standings`]).
 
 pub mod config;
 pub mod driver;
@@ -10,13 +10,14 @@ pub mod games;
 pub mod journal;
 pub mod lease;
 pub mod openings;
-pub mod polyglot;
+pub mod pins;
 pub mod pulse;
 pub mod queue;
 pub mod runner;
 pub mod schedule;
 pub mod sprt_match;
 pub mod standings;
+pub mod view;
 pub mod worker;
 
 pub use games::{Entrant, Isolation, RunConfig, ScheduledGame};

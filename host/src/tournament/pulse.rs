@@ -8,8 +8,8 @@ use crate::sync::LockExt;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::model::PlyRecord;
 use crate::players::{MoveWait, Player, PlayerError, Reply};
-use crate::referee::PlyRecord;
 use crate::seat::{Seen, Start, Turn};
 use crate::verdict::GameResult;
 

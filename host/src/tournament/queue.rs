@@ -24,16 +24,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use serde::{Deserialize, Serialize};
 
 use super::driver::Tournament;
 use super::games::{Entrant, ScheduledGame};
+use super::pins::{engine_pins, PluginPin};
 use super::worker::{Job, WorkerHandle};
 use crate::players::PlayerSpec;
 use crate::plugin::Registry;
 use crate::record::store::{Claim, QueuedGame, Store};
 use crate::record::{EventInfo, TournamentSlot};
-use crate::sync::LockExt;
 
 /// How long a claim lasts without a heartbeat (renewed every third of it).
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(30);
@@ -45,58 +44,6 @@ pub const DEFAULT_BATCH: usize = 16;
 /// short or shorter are claimed (and stored) several at a time, so that the
 /// store's cost per transaction is shared; longer games one at a time.
 const BATCH_PLAY_TIME: Duration = Duration::from_millis(250);
-
-/// A file a tournament was registered with: a variant's plugin build (with
-/// its arbiter-api version), or an engine binary named by a path (no API
-/// version).
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
-pub struct PluginPin {
-    /// The file: a plugin's name (its folder differs from machine to
-    /// machine), an engine's path as its command names it.
-    pub file: String,
-    /// Its sha256, hex.
-    pub sha256: String,
-    /// The arbiter-api version it was built against.
-    pub api_version: String,
-}
-
-impl PluginPin {
-    /// The pin of the plugin file at `path`, hashed once per process (a
-    /// loaded plugin is never reloaded, so its file may not change under it).
-    pub fn of(path: &std::path::Path, api_version: &str) -> anyhow::Result<PluginPin> {
-        use sha2::Digest;
-        static HASHES: std::sync::Mutex<BTreeMap<PathBuf, String>> = std::sync::Mutex::new(BTreeMap::new());
-        let known = HASHES.lock_or_recover().get(path).cloned();
-        let sha256 = match known {
-            Some(h) => h,
-            None => {
-                let bytes = std::fs::read(path).with_context(|| format!("cannot read {} to pin it", path.display()))?;
-                let h = format!("{:x}", sha2::Sha256::digest(&bytes));
-                HASHES.lock_or_recover().insert(path.to_path_buf(), h.clone());
-                h
-            }
-        };
-        let file = if api_version.is_empty() {
-            path.display().to_string()
-        } else {
-            path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default()
-        };
-        Ok(PluginPin { file, sha256, api_version: api_version.to_string() })
-    }
-}
-
-/// The engine programs named by a path in the entrants' player specs
-/// (`uci:/opt/sf/stockfish`), pinned by their sha256, by entrant name; an
-/// engine found on `PATH` differs from machine to machine and is not pinned.
-pub fn engine_pins(entrants: &[Entrant]) -> anyhow::Result<BTreeMap<String, PluginPin>> {
-    let mut pins = BTreeMap::new();
-    for e in entrants {
-        if let Some(program) = e.spec.settings().and_then(|s| s.program_path()) {
-            pins.insert(e.name.clone(), PluginPin::of(&program, "")?);
-        }
-    }
-    Ok(pins)
-}
 
 /// The pins of every variant of `tournament`, as this machine has them.
 pub fn pins(tournament: &Tournament) -> anyhow::Result<BTreeMap<String, PluginPin>> {
@@ -257,7 +204,7 @@ pub fn run_queue_workers(
     store: &Store,
     cfg: &QueueWorkers,
     stop: &AtomicBool,
-    on_game: &(dyn Fn(&crate::referee::GameRecord, &EventInfo) + Sync),
+    on_game: &(dyn Fn(&crate::model::GameRecord, &EventInfo) + Sync),
 ) -> anyhow::Result<QueueReport> {
     // Whatever a worker killed between storing a game and enqueueing what it
     // made known left undone is done first.
@@ -504,7 +451,7 @@ impl BatchSize {
 
 /// A batch of games played, to be stored.
 struct Finished {
-    games: Vec<(Claim, crate::referee::GameRecord, EventInfo)>,
+    games: Vec<(Claim, crate::model::GameRecord, EventInfo)>,
     /// The wall time they took to play.
     took: Duration,
     tournament: std::sync::Arc<Tournament>,
@@ -595,7 +542,7 @@ fn store_batch(
     registry: &Registry,
     store: &Store,
     finished: Finished,
-    on_game: &(dyn Fn(&crate::referee::GameRecord, &EventInfo) + Sync),
+    on_game: &(dyn Fn(&crate::model::GameRecord, &EventInfo) + Sync),
 ) -> anyhow::Result<QueueReport> {
     let Finished { games, tournament, .. } = finished;
     let t = tournament.id;

@@ -9,13 +9,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
-
 use super::games::{Entrant, GameWatch, Isolation, LiveRelay, LiveSink, RunConfig, ScheduledGame};
 use super::pulse::{Paced, Pulse, SharedPulse};
 use super::worker::{faulted_record, Job, WorkerHandle};
+use crate::model::{GameRecord, SeenFrame};
 use crate::players::{Player, PlayerSpec};
-use crate::referee::{play_game_watched, GameConfig, GameRecord, StartFrom, Termination};
+use crate::referee::{play_game_watched, GameConfig, StartFrom, Termination};
 use crate::sync::LockExt;
 
 /// How a run of games ended, beyond the games themselves.
@@ -65,12 +64,12 @@ pub fn run_games(
                     }
                     let i = next.fetch_add(1, Ordering::SeqCst);
                     let Some(game) = schedule.get(i) else { break };
-                    let sink = |frame: &Value| {
+                    let sink = |frame: &SeenFrame| {
                         if let Some(live) = live {
                             live(i, frame)
                         }
                     };
-                    let sink = live.map(|_| &sink as &dyn Fn(&Value));
+                    let sink = live.map(|_| &sink as &dyn Fn(&SeenFrame));
                     let result = match &mut slot {
                         Slot::Worker(w) => {
                             let job = Job::new(entrants, game, config, sink.is_some());
@@ -114,7 +113,7 @@ enum Slot {
 
 /// What a game thread reports.
 enum Event {
-    Live(Value),
+    Live(SeenFrame),
     Done(Result<GameRecord, arbiter_api::Error>),
 }
 
@@ -151,7 +150,7 @@ impl GameThread {
             let mut pool: HashMap<usize, Box<dyn Player>> = HashMap::new();
             for job in job_rx {
                 let relay_tx = event_tx.clone();
-                let sink = move |frame: &Value| {
+                let sink = move |frame: &SeenFrame| {
                     let _ = relay_tx.send(Event::Live(frame.clone()));
                 };
                 let result = play_one(&entrants, &job, &mut pool, &thread_pulse, &sink);
@@ -168,7 +167,7 @@ impl GameThread {
         entrants: &[Entrant],
         game: &ScheduledGame,
         config: &RunConfig,
-        live: Option<&dyn Fn(&Value)>,
+        live: Option<&dyn Fn(&SeenFrame)>,
     ) -> Played {
         let started = (super::worker::unix_now(), Instant::now());
         Pulse::lock(&self.pulse).restart(config.watchdog);
@@ -217,7 +216,7 @@ fn play_one(
     job: &ThreadJob,
     pool: &mut HashMap<usize, Box<dyn Player>>,
     pulse: &SharedPulse,
-    sink: &dyn Fn(&Value),
+    sink: &dyn Fn(&SeenFrame),
 ) -> Result<GameRecord, arbiter_api::Error> {
     let game = &job.game;
     let mut players: Vec<Box<dyn Player>> = game
@@ -229,7 +228,7 @@ fn play_one(
             match (entrants[e].spec.is_engine(), pool.remove(&e)) {
                 (true, Some(p)) => p,
                 _ => {
-                    let inner = entrants[e].spec.create(game.seed.wrapping_mul(31).wrapping_add(seat as u64));
+                    let inner = entrants[e].spec.create(crate::model::seeds::seat_seed(game.seed, seat));
                     let person = entrants[e].spec == PlayerSpec::Human;
                     Box::new(Paced { inner, pulse: pulse.clone(), person }) as Box<dyn Player>
                 }

@@ -149,7 +149,7 @@ pub fn plan(
                         seats: if first_of_pair || cfg.noswap { first } else { [first[1], first[0]] },
                         opening,
                         pair: in_pair.then(|| if first_of_pair { index } else { index - 1 }),
-                        seed: cfg.seed.wrapping_mul(1_000_003).wrapping_add(index as u64),
+                        seed: crate::model::seeds::game_seed(cfg.seed, index as u64),
                     });
                 }
             }

@@ -28,12 +28,12 @@ use super::games::{Entrant, GameWatch, LiveRelay, ScheduledGame};
 use super::journal::{Journal, JournalFile};
 use super::pulse::{Paced, Pulse, SharedPulse};
 use crate::clock::TimeControl;
+use crate::model::SeenFrame;
+use crate::model::{GameRecord, PlyRecord};
 use crate::players::{Player, PlayerSpec};
 use crate::plugin::Registry;
 use crate::process::{ChildProcess, Limits, ProcessError};
-use crate::referee::{
-    play_game_watched, Adjudication, GameConfig, GameRecord, GameResult, PlyRecord, StartFrom, Termination,
-};
+use crate::referee::{play_game_watched, Adjudication, GameConfig, GameResult, StartFrom, Termination};
 
 /// How often the worker reports progress while a game moves.
 pub const FLUSH_EVERY: Duration = Duration::from_millis(20);
@@ -117,7 +117,7 @@ pub enum WorkerMessage {
         allowance_ms: u64,
     },
     /// The spectator's view of the game in progress.
-    Live(Value),
+    Live(SeenFrame),
     /// The finished game, whole.
     Record(Box<GameRecord>),
     /// The game could not be set up.
@@ -198,7 +198,7 @@ impl WorkerHandle {
         entrants: &[Entrant],
         game: &ScheduledGame,
         job: &Job,
-        live: Option<&dyn Fn(&Value)>,
+        live: Option<&dyn Fn(&SeenFrame)>,
     ) -> Result<GameRecord, Error> {
         let started = (unix_now(), Instant::now());
         let grace = Duration::from_millis(job.grace_ms);
@@ -329,7 +329,7 @@ fn play_job(
         let player = match (spec.is_engine(), engines.remove(&key)) {
             (true, Some(p)) => p,
             _ => {
-                let inner = spec.create(job.seed.wrapping_mul(31).wrapping_add(i as u64));
+                let inner = spec.create(crate::model::seeds::seat_seed(job.seed, i));
                 let person = spec == PlayerSpec::Human;
                 Box::new(Paced { inner, pulse: pulse.clone(), person }) as Box<dyn Player>
             }
@@ -346,7 +346,7 @@ fn play_job(
         adjudication: job.adjudication,
     };
     let start = job.position.as_deref().map(StartFrom::Position).unwrap_or(StartFrom::Standard);
-    let sink = |frame: &Value| {
+    let sink = |frame: &SeenFrame| {
         let _ = send(&WorkerMessage::Live(frame.clone()));
     };
     let mut watch = GameWatch { pulse, journal: journal.as_mut(), live: job.live.then(|| LiveRelay::new(&sink)) };
@@ -389,7 +389,14 @@ mod tests {
         assert!(
             matches!(through_a_line(&WorkerMessage::Error("no\nvariant".into())), WorkerMessage::Error(e) if e == "no\nvariant")
         );
-        let frame = serde_json::json!({"ply": 3, "views": []});
+        let frame = SeenFrame {
+            ply: 3,
+            to_move: 1,
+            observation: Default::default(),
+            last_move: Some("e2e4".into()),
+            clocks: vec![Some(1000), None],
+            result: None,
+        };
         assert!(matches!(through_a_line(&WorkerMessage::Live(frame.clone())), WorkerMessage::Live(f) if f == frame));
     }
 

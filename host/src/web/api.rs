@@ -11,8 +11,8 @@ use super::{blocking, ApiError, Reveal, Shared};
 use crate::clock::Clock;
 use crate::record::store::{GameFilter, StoredGame};
 use crate::record::store::{PairTally, Tally};
-use crate::tournament::driver::TournamentView;
 use crate::tournament::standings;
+use crate::tournament::view::TournamentView;
 use crate::Viewer;
 
 /// `GET /api/variants`: every installed variant's card.

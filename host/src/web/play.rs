@@ -6,7 +6,7 @@
 //! Each seat played from a browser has a secret token: a request with it
 //! sees that seat's view and may act for it; every other request is a
 //! spectator's and sees the spectator's view. The referee's full state never
-//! reaches this module (see [`crate::referee::LiveFrame`]).
+//! reaches this module (see [`crate::model::LiveFrame`]).
 
 use crate::sync::LockExt;
 use std::collections::HashMap;
@@ -26,10 +26,15 @@ use tokio_stream::{Stream, StreamExt};
 
 use super::{blocking, ApiError, Shared};
 use crate::clock::TimeControl;
+use crate::model::LiveFrame;
 use crate::players::{Answer, Player, PlayerError, PlayerSpec, Reply};
 use crate::record::EventInfo;
-use crate::referee::{play_game_watched, GameConfig, LiveFrame, StartFrom, Turn};
+use crate::referee::{play_game_watched, GameConfig, StartFrom, Turn};
 use crate::Viewer;
+
+/// The overrun a browser seat is allowed past its clock: the network's and
+/// the page's latency on top of the engines' [`crate::tournament::config::DEFAULT_MARGIN_MS`].
+pub const BROWSER_MARGIN_MS: u64 = 200;
 
 /// A browser seat that does nothing this long has left the game (its
 /// thread and seat are freed).
@@ -146,7 +151,8 @@ impl Session {
             "stored_as": p.stored_as,
             "error": p.error,
         });
-        if let Some(Value::Object(seen)) = p.frame.as_ref().and_then(|f| f.seen_by(viewer)) {
+        let seen = p.frame.as_ref().and_then(|f| f.seen_by(viewer)).map(serde_json::to_value);
+        if let Some(Ok(Value::Object(seen))) = seen {
             view.as_object_mut().expect("an object").extend(seen);
         }
         view
@@ -330,7 +336,12 @@ fn start_game(app: &Shared, req: StartRequest) -> Result<Json<Value>, ApiError> 
     let seed = rand::random::<u64>();
     // The program seats' players, made once: their names go in the record.
     let mut programs: Vec<Option<Box<dyn Player>>> = (0..n)
-        .map(|s| opponent.as_ref().filter(|_| !browser_seat(s)).map(|spec| spec.create(seed.wrapping_add(s as u64))))
+        .map(|s| {
+            opponent
+                .as_ref()
+                .filter(|_| !browser_seat(s))
+                .map(|spec| spec.create(crate::model::seeds::seat_seed(seed, s as usize)))
+        })
         .collect();
     let names: Vec<String> = (0..n)
         .map(|s| match (&programs[s], &opponent) {
@@ -372,7 +383,7 @@ fn start_game(app: &Shared, req: StartRequest) -> Result<Json<Value>, ApiError> 
     }
     let config = GameConfig {
         time_controls: vec![tc; n],
-        margin_ms: 200,
+        margin_ms: BROWSER_MARGIN_MS,
         max_plies: None,
         claim_draws: true,
         adjudication: Default::default(),

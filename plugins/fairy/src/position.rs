@@ -103,8 +103,7 @@ impl Move {
 /// The most squares a board has (12 files, 10 ranks).
 pub const MOST_SQUARES: usize = 120;
 
-/// The most piece kinds a variant has.
-pub const MOST_KINDS: usize = 40;
+pub use crate::rules::MOST_KINDS;
 
 /// Up to two rook squares a side may castle with (no allocation: positions
 /// are copied at every move tried).

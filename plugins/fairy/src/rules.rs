@@ -32,6 +32,9 @@ pub struct PieceDef {
     pub order: u32,
 }
 
+/// The most piece kinds a variant has.
+pub const MOST_KINDS: usize = 40;
+
 /// How a game ends for the player it applies to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum End {
@@ -467,11 +470,8 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
             order: 50 + n,
         });
     }
-    if pieces.len() > crate::position::MOST_KINDS {
-        return Err(err(
-            "customPiece1",
-            format!("{} piece kinds: at most {} fit", pieces.len(), crate::position::MOST_KINDS),
-        ));
+    if pieces.len() > MOST_KINDS {
+        return Err(err("customPiece1", format!("{} piece kinds: at most {} fit", pieces.len(), MOST_KINDS)));
     }
     for (i, p) in pieces.iter().enumerate() {
         if let Some(q) = pieces[..i].iter().find(|q| q.letter == p.letter) {

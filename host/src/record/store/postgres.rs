@@ -18,8 +18,8 @@ use super::{
     SlotResult, StopRule, StoreFailure, StoredBatch, StoredGame, StoredTournament, Storing, SummaryRow, Tallies, Tally,
     WorkerRate,
 };
+use crate::model::GameRecord;
 use crate::record::TournamentSlot;
-use crate::referee::GameRecord;
 use crate::sync::LockExt;
 
 /// The schema, in order; refinery records which ran in `refinery_schema_history`.

@@ -16,8 +16,9 @@ use super::{
     SlotResult, StopRule, StoreFailure, StoredBatch, StoredGame, StoredTournament, Storing, SummaryRow, Tallies, Tally,
     WorkerRate, SUMMARY_COLUMNS,
 };
+use crate::model::GameRecord;
 use crate::record::pgn;
-use crate::referee::{GameRecord, GameResult, Termination};
+use crate::referee::{GameResult, Termination};
 use crate::sync::LockExt;
 
 /// The first schema. Stores made before versioned migrations hold it already

@@ -3,7 +3,7 @@
 //! well-formed, legal position becomes a [`Board`].
 
 use arbiter_api::Error;
-use cozy_chess::{Board, BoardBuilder, CastleRights, Color, File, Piece, Rank, Square};
+use cozy_chess::{get_pawn_attacks, Board, BoardBuilder, CastleRights, Color, File, Move, Piece, Rank, Square};
 
 /// The standard start position.
 pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
@@ -369,10 +369,22 @@ pub fn write_fen_with(board: &Board, halfmove_clock: u16, chess960: bool) -> Str
     }
     out.push_str(if castling.is_empty() { "-" } else { &castling });
     out.push(' ');
-    match crate::game::legal_en_passant(board) {
+    match legal_en_passant(board) {
         Some(sq) => out.push_str(&sq.to_string()),
         None => out.push('-'),
     }
     out.push_str(&format!(" {} {}", halfmove_clock, board.fullmove_number()));
     out
+}
+
+/// The en passant target square if an en passant capture is legal now.
+pub fn legal_en_passant(board: &Board) -> Option<Square> {
+    let file = board.en_passant()?;
+    let us = board.side_to_move();
+    let target = Square::new(file, Rank::Sixth.relative_to(us));
+    let ours = board.colored_pieces(us, Piece::Pawn);
+    (get_pawn_attacks(target, !us) & ours)
+        .into_iter()
+        .any(|from| board.is_legal(Move { from, to: target, promotion: None }))
+        .then_some(target)
 }

@@ -5,9 +5,9 @@
 use arbiter_api::kit::{Game, Status, Viewer};
 use arbiter_api::schema::{Observation, ObservationView, PieceView};
 use arbiter_api::Error;
-use cozy_chess::{get_pawn_attacks, BitBoard, Board, Color, Move, Piece, Rank, Square};
+use cozy_chess::{BitBoard, Board, Color, Move, Piece, Rank, Square};
 
-use crate::fen::{self, piece_letter};
+use crate::fen::{self, legal_en_passant, piece_letter};
 use crate::san;
 
 /// Encodes a move as an opaque id: from | to << 6 | promotion << 12.
@@ -49,18 +49,6 @@ pub fn decode(id: u64) -> Option<Move> {
         _ => return None,
     };
     Some(Move { from: Square::index((id & 63) as usize), to: Square::index(((id >> 6) & 63) as usize), promotion })
-}
-
-/// The en passant target square if an en passant capture is legal now.
-pub fn legal_en_passant(board: &Board) -> Option<Square> {
-    let file = board.en_passant()?;
-    let us = board.side_to_move();
-    let target = Square::new(file, Rank::Sixth.relative_to(us));
-    let ours = board.colored_pieces(us, Piece::Pawn);
-    (get_pawn_attacks(target, !us) & ours)
-        .into_iter()
-        .any(|from| board.is_legal(Move { from, to: target, promotion: None }))
-        .then_some(target)
 }
 
 /// A chess game: position, clocks for the draw rules, repetition history.

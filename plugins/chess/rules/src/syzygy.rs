@@ -24,7 +24,7 @@ use cozy_chess::{
 use pyrrhic_rs::{EngineAdapter, TableBases, WdlProbeResult};
 use serde_json::{json, Value};
 
-use crate::game::legal_en_passant;
+use crate::fen::legal_en_passant;
 
 /// cozy-chess's attack tables for the prober.
 #[derive(Clone)]

@@ -12,7 +12,20 @@ use std::path::Path;
 use arbiter_api::host::{Game, VariantHandle};
 use polyglot_book_rs::PolyglotBook;
 
-use super::openings::OpeningsError;
+use super::format::{OpeningFormat, OpeningsError, Source};
+
+/// A Polyglot book.
+pub struct Polyglot;
+
+impl OpeningFormat for Polyglot {
+    fn extensions(&self) -> &'static [&'static str] {
+        &["bin"]
+    }
+
+    fn positions(&self, source: &Source) -> Result<Vec<String>, OpeningsError> {
+        book_lines(source.variant, source.file, source.options, source.plies)
+    }
+}
 
 /// Plies a line runs to when no `--opening-plies` is given.
 pub const DEFAULT_PLIES: u32 = 8;

@@ -1,0 +1,64 @@
+//! What a tournament is pinned to: the sha256 of each variant's plugin build
+//! and of each engine program named by a path, recorded when the tournament
+//! is registered and checked by every machine that plays its games.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use serde::{Deserialize, Serialize};
+
+use super::games::Entrant;
+use crate::sync::LockExt;
+
+/// A file a tournament was registered with: a variant's plugin build (with
+/// its arbiter-api version), or an engine binary named by a path (no API
+/// version).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct PluginPin {
+    /// The file: a plugin's name (its folder differs from machine to
+    /// machine), an engine's path as its command names it.
+    pub file: String,
+    /// Its sha256, hex.
+    pub sha256: String,
+    /// The arbiter-api version it was built against.
+    pub api_version: String,
+}
+
+impl PluginPin {
+    /// The pin of the plugin file at `path`, hashed once per process (a
+    /// loaded plugin is never reloaded, so its file may not change under it).
+    pub fn of(path: &std::path::Path, api_version: &str) -> anyhow::Result<PluginPin> {
+        use sha2::Digest;
+        static HASHES: std::sync::Mutex<BTreeMap<PathBuf, String>> = std::sync::Mutex::new(BTreeMap::new());
+        let known = HASHES.lock_or_recover().get(path).cloned();
+        let sha256 = match known {
+            Some(h) => h,
+            None => {
+                let bytes = std::fs::read(path).with_context(|| format!("cannot read {} to pin it", path.display()))?;
+                let h = format!("{:x}", sha2::Sha256::digest(&bytes));
+                HASHES.lock_or_recover().insert(path.to_path_buf(), h.clone());
+                h
+            }
+        };
+        let file = if api_version.is_empty() {
+            path.display().to_string()
+        } else {
+            path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default()
+        };
+        Ok(PluginPin { file, sha256, api_version: api_version.to_string() })
+    }
+}
+
+/// The engine programs named by a path in the entrants' player specs
+/// (`uci:/opt/sf/stockfish`), pinned by their sha256, by entrant name; an
+/// engine found on `PATH` differs from machine to machine and is not pinned.
+pub fn engine_pins(entrants: &[Entrant]) -> anyhow::Result<BTreeMap<String, PluginPin>> {
+    let mut pins = BTreeMap::new();
+    for e in entrants {
+        if let Some(program) = e.spec.settings().and_then(|s| s.program_path()) {
+            pins.insert(e.name.clone(), PluginPin::of(&program, "")?);
+        }
+    }
+    Ok(pins)
+}
