@@ -53,6 +53,14 @@ fn each_broken_fixture_fails_the_check_for_its_fault() {
         ("broken-too-long", "games end within the declared maximum length"),
         ("broken-info", "info card is complete"),
         ("broken-sample-world", "sampled worlds agree with the viewer's observation"),
+        ("broken-move-list-leak", "the mover's legal moves do not depend on what it cannot see"),
+        ("broken-spectator-leak", "spectators see only public facts"),
+        ("broken-text-leak", "move texts reveal nothing the viewer cannot see"),
+        ("broken-hidden-text", "move texts are safe in records"),
+        ("broken-status-leak", "sampled worlds have the true status"),
+        ("broken-schema", "observations follow the schema"),
+        ("broken-nondeterministic-text", "the same seed gives the same game"),
+        ("broken-nondeterministic-start", "a new game is the same every time"),
     ] {
         let fails = sections.get(variant).cloned().unwrap_or_default();
         assert!(fails.iter().any(|l| l.contains(check)), "{variant} should fail '{check}', got {fails:?}");

@@ -22,7 +22,7 @@ use serde_json::Map;
 
 use crate::host::{Game, MoveBuf, VariantHandle};
 use crate::perft::{perft, Mode};
-use crate::schema::BoardGeometry;
+use crate::schema::{BoardGeometry, ObservationView};
 use crate::{ErrorKind, Outcome, Viewer};
 
 /// The outcome of one check.
@@ -165,25 +165,50 @@ pub fn check_variant(
             }
         }),
     );
-    let mut first_run = Vec::new();
+    report.settle(
+        "a new game is the same every time",
+        variant.new_game(&Map::new()).map_err(err).and_then(|again| {
+            let (mut a, mut b) = (MoveBuf::new(), MoveBuf::new());
+            let _ = (start.legal_moves(&mut a), again.legal_moves(&mut b));
+            if again.position_text() != start.position_text() || again.to_move() != start.to_move() || *a != *b {
+                Err(format!(
+                    "two new games differ: '{}' (player {} to move) and '{}' (player {} to move)",
+                    start.position_text(),
+                    start.to_move(),
+                    again.position_text(),
+                    again.to_move()
+                ))
+            } else {
+                Ok(())
+            }
+        }),
+    );
+    let mut first_runs = Vec::new();
     for game_no in 0..cfg.games {
-        let moves = play_checked(variant, &start, cfg, cfg.seed.wrapping_add(game_no as u64), &mut report, &mut times);
-        if game_no == 0 {
-            first_run = moves;
+        let trace = play_checked(variant, &start, cfg, cfg.seed.wrapping_add(game_no as u64), &mut report, &mut times);
+        if game_no < 3 {
+            first_runs.push(trace);
         }
     }
-    // Determinism: the same seed replays the same game.
+    // Determinism: the same seeds replay the same games, move for move and
+    // in everything said of them (statuses, positions, observations, texts).
     let mut ignore = |_: &CheckResult| {};
     let mut scratch = Report { results: Vec::new(), on_settled: &mut ignore, hidden_positions: 0, truth_positions: 0 };
-    let again = play_checked(variant, &start, cfg, cfg.seed, &mut scratch, &mut CallTimes::default());
-    report.check(
-        "the same seed gives the same game",
-        if again == first_run {
-            Ok(())
-        } else {
-            Err(format!("two games with seed {} differ after {} plies", cfg.seed, first_diff(&again, &first_run)))
-        },
-    );
+    for (game_no, first) in first_runs.iter().enumerate() {
+        let seed = cfg.seed.wrapping_add(game_no as u64);
+        let again = play_checked(variant, &start, cfg, seed, &mut scratch, &mut CallTimes::default());
+        report.check(
+            "the same seed gives the same game",
+            match first_diff(&again, first) {
+                n if n == again.len() && n == first.len() => Ok(()),
+                n => Err(format!(
+                    "two games with seed {seed} differ at ply {n}: '{}' and '{}'",
+                    first.get(n).map_or("(the end)", String::as_str),
+                    again.get(n).map_or("(the end)", String::as_str)
+                )),
+            },
+        );
+    }
     // Generic perft equals in-plugin perft (one ply less for wide games).
     let depth = if start.legal_move_list().map_or(0, |m| m.len()) > 50 { 2 } else { 3 };
     let generic_perft = match (perft(&start, depth, Mode::InPlugin), perft(&start, depth, Mode::Generic)) {
@@ -228,7 +253,7 @@ fn record_unsafe(text: &str) -> Option<&'static str> {
     }
 }
 
-fn first_diff(a: &[u64], b: &[u64]) -> usize {
+fn first_diff(a: &[String], b: &[String]) -> usize {
     a.iter().zip(b).take_while(|(x, y)| x == y).count()
 }
 
@@ -272,8 +297,37 @@ fn info_problems(variant: &VariantHandle) -> Result<(), String> {
     Ok(())
 }
 
+/// The cells a board has.
+fn cells(board: &BoardGeometry) -> u32 {
+    match board {
+        BoardGeometry::Grid { width, height, .. } => width * height,
+        BoardGeometry::Graph { points, .. } => points.len() as u32,
+    }
+}
+
+/// What is wrong with an observation made for `viewer`, if anything: a
+/// cell not on the board, an owner that is no seat, the wrong viewer or
+/// player to move.
+fn schema_problem(view: &ObservationView, viewer: Viewer, to_move: u32, cells: u32, players: u32) -> Option<String> {
+    if view.viewer != ObservationView::viewer_name(viewer) {
+        return Some(format!("it names its viewer '{}'", view.viewer));
+    }
+    if view.to_move != to_move {
+        return Some(format!("it says player {} is to move, not {to_move}", view.to_move));
+    }
+    if let Some(p) = view.pieces.iter().find(|p| p.cell >= cells) {
+        return Some(format!("a piece stands on cell {}, beyond the board's {cells}", p.cell));
+    }
+    if let Some(p) = view.pieces.iter().find(|p| p.owner >= players) {
+        return Some(format!("a piece on cell {} belongs to player {}, of {players}", p.cell, p.owner));
+    }
+    view.highlights.iter().find(|&&h| h >= cells).map(|h| format!("it highlights cell {h}, beyond the board's {cells}"))
+}
+
 /// Plays one seeded random game, checking the contract at every position;
-/// returns the moves played.
+/// returns its trace: a line a ply (the status, the position, the
+/// spectator's observation and the move played as each viewer reads it),
+/// for the determinism check.
 fn play_checked(
     variant: &VariantHandle,
     start: &Game,
@@ -281,20 +335,22 @@ fn play_checked(
     seed: u64,
     report: &mut Report,
     times: &mut CallTimes,
-) -> Vec<u64> {
+) -> Vec<String> {
     let info = variant.info();
+    let cells = cells(&info.board);
     let players = info.players.len() as u32;
     let hidden = info.capabilities.hidden_information;
     let cap = info.max_plies.unwrap_or(cfg.ply_cap);
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut game = start.clone();
     let mut played = Vec::new();
+    let mut trace = Vec::new();
     let mut buf = MoveBuf::new();
     loop {
         let status = times.time("status", || game.status());
         if let Err(e) = times.time("legal_moves", || game.legal_moves(&mut buf)) {
             report.check("no call panics", Err(err(e)));
-            return played;
+            return trace;
         }
         let ongoing = status.is_ongoing();
         let here = game.position_text();
@@ -334,14 +390,27 @@ fn play_checked(
         );
         let mut viewers: Vec<Viewer> = (0..players).map(Viewer::Player).collect();
         viewers.extend([Viewer::Spectator, Viewer::Referee]);
+        let to_move = game.to_move();
         for v in &viewers {
-            if let Err(e) = times.time("observe", || game.observe(*v)) {
-                report.check("observations follow the schema", Err(format!("{v} in '{here}': {}", err(e))));
+            match times.time("observe", || game.observe(*v)) {
+                Err(e) => report.check("observations follow the schema", Err(format!("{v} in '{here}': {}", err(e)))),
+                Ok(o) => report.check(
+                    "observations follow the schema",
+                    schema_problem(&o.view, *v, to_move, cells, players)
+                        .map_or(Ok(()), |why| Err(format!("{v}'s observation in '{here}': {why}"))),
+                ),
             }
         }
-        report.check("observations follow the schema", Ok(()));
+        let spectator = game.observe(Viewer::Spectator).ok();
+        let mut line = format!(
+            "{:?} {} | {here} | {}",
+            status.outcome,
+            status.reason,
+            spectator.as_ref().map(|o| serde_json::to_string(&o.view).unwrap_or_default()).unwrap_or_default()
+        );
         // An ongoing game without moves was reported above; it cannot go on.
         if !ongoing || buf.is_empty() {
+            trace.push(line);
             break;
         }
         let mover = game.to_move();
@@ -383,16 +452,28 @@ fn play_checked(
             "junk move ids and texts are refused",
             if refused && junk_text { Ok(()) } else { Err(format!("junk id {junk:#x} or text accepted in '{here}'")) },
         );
-        // Hidden information: a sampled world agrees with the viewer's view.
+        let mv = buf[rng.random_range(0..buf.len())];
+        // Every viewer's text of a move is safe in records (an export for
+        // that viewer writes it).
+        for v in viewers.iter().filter(|v| **v != Viewer::Player(mover)) {
+            if let Ok(text) = game.move_text(mv, *v) {
+                report.check(
+                    "move texts are safe in records",
+                    record_unsafe(&text).map_or(Ok(()), |why| Err(format!("{v}'s text '{text}' in '{here}' {why}"))),
+                );
+                line.push_str(&format!(" | {v}: {text}"));
+            }
+        }
+        trace.push(line);
+        // Hidden information: every world sampled for a player looks the
+        // same to it and to spectators as the true state does, has the same
+        // status, gives the mover the same moves, and reads each move the
+        // same to that player; else the plugin leaks what the player must
+        // not know (or keeps from it what it may).
         if hidden && info.capabilities.sample_world {
-            let seen = game.observe(Viewer::Player(mover));
-            let world = times.time("sample_world", || game.sample_world(Viewer::Player(mover), rng.random()));
-            let agrees = match (seen, world.and_then(|w| w.observe(Viewer::Player(mover)))) {
-                (Ok(a), Ok(b)) if a == b => Ok(()),
-                (Ok(_), Ok(_)) => Err(format!("a world sampled for player {mover} looks different to it in '{here}'")),
-                (Err(e), _) | (_, Err(e)) => Err(err(e)),
-            };
-            report.check("sampled worlds agree with the viewer's observation", agrees);
+            for p in 0..players {
+                check_worlds(&game, p, mv, &buf, &here, &mut rng, report, times);
+            }
             if game.observe(Viewer::Player(mover)).ok() != game.observe(Viewer::Referee).ok() {
                 report.hidden_positions += 1;
                 let worlds: Vec<Option<String>> = (0..4)
@@ -415,12 +496,11 @@ fn play_checked(
                 },
             );
         }
-        let mv = buf[rng.random_range(0..buf.len())];
         // Clones are independent.
         let copy = game.clone();
         if let Err(e) = times.time("apply", || game.apply(mv)) {
             report.check("every legal move applies", Err(format!("move {mv:#x} in '{here}': {}", err(e))));
-            return played;
+            return trace;
         }
         report.check("every legal move applies", Ok(()));
         report.check(
@@ -438,10 +518,113 @@ fn play_checked(
                 "games end within the declared maximum length",
                 if declared { Err(format!("still going after {cap} plies")) } else { Ok(()) },
             );
-            return played;
+            return trace;
         }
     }
     report.check("games end within the declared maximum length", Ok(()));
     report.check("no call panics", Ok(()));
-    played
+    trace
+}
+
+/// The hidden-information checks at one position for worlds sampled for
+/// player `p` (see `play_checked`); `mv` is the move about to be played,
+/// `moves` the true legal moves.
+#[allow(clippy::too_many_arguments)]
+fn check_worlds(
+    game: &Game,
+    p: u32,
+    mv: u64,
+    moves: &MoveBuf,
+    here: &str,
+    rng: &mut SmallRng,
+    report: &mut Report,
+    times: &mut CallTimes,
+) {
+    let viewer = Viewer::Player(p);
+    let mover = game.to_move();
+    let (mine, public) = (game.observe(viewer).ok(), game.observe(Viewer::Spectator).ok());
+    let status = game.status();
+    // The move about to be played, and a few others, as this player reads them.
+    let mut probes: Vec<u64> = (0..3).map(|_| moves[rng.random_range(0..moves.len())]).collect();
+    probes.push(mv);
+    report.check("move texts reveal nothing the viewer cannot see", Ok(()));
+    for _ in 0..2 {
+        let world = match times.time("sample_world", || game.sample_world(viewer, rng.random())) {
+            Ok(w) => w,
+            Err(e) => {
+                report.check("sampled worlds agree with the viewer's observation", Err(err(e)));
+                return;
+            }
+        };
+        report.check(
+            "sampled worlds agree with the viewer's observation",
+            if world.observe(viewer).ok() == mine {
+                Ok(())
+            } else {
+                Err(format!("a world sampled for player {p} looks different to it in '{here}'"))
+            },
+        );
+        report.check(
+            "spectators see only public facts",
+            if world.observe(Viewer::Spectator).ok() == public {
+                Ok(())
+            } else {
+                Err(format!(
+                    "in '{here}', a spectator sees something different in a world sampled for player {p}: its view depends on what is hidden"
+                ))
+            },
+        );
+        let theirs = world.status();
+        report.check(
+            "sampled worlds have the true status",
+            if theirs.outcome == status.outcome && theirs.reason == status.reason {
+                Ok(())
+            } else {
+                Err(format!(
+                    "in '{here}' the game stands {:?} ({}), in a world sampled for player {p} {:?} ({})",
+                    status.outcome, status.reason, theirs.outcome, theirs.reason
+                ))
+            },
+        );
+        let mut world_moves = MoveBuf::new();
+        let _ = world.legal_moves(&mut world_moves);
+        if p == mover {
+            let (mut a, mut b) = (moves.to_vec(), world_moves.to_vec());
+            a.sort_unstable();
+            b.sort_unstable();
+            report.check(
+                "the mover's legal moves do not depend on what it cannot see",
+                if a == b {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "in '{here}' player {p} has {} legal moves, in a world sampled for it {}: the move list leaks",
+                        a.len(),
+                        b.len()
+                    ))
+                },
+            );
+        }
+        for &m in &probes {
+            let (Ok(truth), Ok(there)) = (game.move_text(m, viewer), world.move_text(m, viewer)) else { continue };
+            if truth == there || !world_moves.contains(&m) {
+                continue;
+            }
+            // Texts may differ where the move itself shows the player the
+            // difference (a battle's outcome); not where it sees the same after.
+            let (mut a, mut b) = (game.clone(), world.clone());
+            let same_after =
+                a.apply(m).is_ok() && b.apply(m).is_ok() && a.observe(viewer).ok() == b.observe(viewer).ok();
+            report.check(
+                "move texts reveal nothing the viewer cannot see",
+                if same_after {
+                    Err(format!(
+                        "in '{here}' player {p} reads a move as '{truth}', in a world sampled for it as '{there}', and sees the same after it either way"
+                    ))
+                } else {
+                    Ok(())
+                },
+            );
+        }
+    }
 }

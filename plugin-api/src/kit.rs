@@ -308,7 +308,15 @@ impl<G: Game> GameState for GameAdapter<G> {
     }
 
     fn observe(&self, viewer: RawViewer) -> RResult<RawObservation, RawError> {
-        let r = self.call("observe", |g| g.observe(Viewer::from_raw(viewer)));
+        // The kit names the viewer and the player to move itself: an author
+        // cannot get them wrong.
+        let r = self.call("observe", |g| {
+            let viewer = Viewer::from_raw(viewer);
+            let mut o = g.observe(viewer);
+            o.view.viewer = crate::schema::ObservationView::viewer_name(viewer);
+            o.view.to_move = g.to_move();
+            o
+        });
         let r = r.and_then(|o| {
             serde_json::to_string(&o.view)
                 .map(|json| RawObservation { text: o.text.into(), json: json.into() })

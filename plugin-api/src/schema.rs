@@ -148,9 +148,10 @@ pub struct Edge {
 /// What one viewer may know of a game, for rendering and for programs.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
 pub struct ObservationView {
-    /// The viewer this observation was made for: a player index, "spectator" or "referee".
+    /// The viewer this observation was made for: a player index, "spectator"
+    /// or "referee" (the kit fills it in: what a plugin writes here is replaced).
     pub viewer: String,
-    /// Index of the player to move.
+    /// Index of the player to move (the kit fills it in from `Game::to_move`).
     pub to_move: u32,
     /// The pieces the viewer can see (or knows to be there).
     pub pieces: Vec<PieceView>,
@@ -160,6 +161,18 @@ pub struct ObservationView {
     /// Facts that do not belong to a cell ("White may castle kingside").
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+}
+
+impl ObservationView {
+    /// The name an observation made for `viewer` carries: the player's
+    /// index (`"0"`), `"spectator"` or `"referee"`.
+    pub fn viewer_name(viewer: crate::Viewer) -> String {
+        match viewer {
+            crate::Viewer::Player(p) => p.to_string(),
+            crate::Viewer::Spectator => "spectator".into(),
+            crate::Viewer::Referee => "referee".into(),
+        }
+    }
 }
 
 /// A piece (or tower) on a cell.
