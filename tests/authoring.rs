@@ -16,12 +16,12 @@ fn a_scaffolded_variant_builds_passes_check_and_plays_a_tournament() {
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let krate = dir.join("mygame");
-    // By version (what crates.io serves) and by the local copy's path.
+    // By version (what a registry serves) and by the local copy's path,
+    // relative to the crate: no absolute path of this machine in the crate.
     let manifest = std::fs::read_to_string(krate.join("Cargo.toml")).unwrap();
-    let api = api.canonicalize().unwrap();
-    let source =
-        format!("arbiter-api = {{ version = \"{}\", path = \"{}\" }}", arbiter_api::API_VERSION, api.display());
+    let source = format!("arbiter-api = {{ version = \"{}\", path = \"../", arbiter_api::API_VERSION);
     assert!(manifest.contains(&source), "{manifest}");
+    assert!(!manifest.contains("path = \"/"), "{manifest}");
     // Its own tests run the plugin contract in process.
     assert!(std::fs::read_to_string(krate.join("src/lib.rs")).unwrap().contains("assert_contract"));
     // A target dir of its own (kept between runs) so the build does not touch the workspace's.
@@ -64,4 +64,68 @@ fn a_scaffolded_variant_builds_passes_check_and_plays_a_tournament() {
     assert!(!ok && err.contains("must start with a lowercase letter"), "{err}");
     let (ok, _, err) = run(&["new-variant", "mygame", "--dir", dir.to_str().unwrap()]);
     assert!(!ok && err.contains("exists already"), "{err}");
+}
+
+/// Runs cargo with `args` in `dir` against `target`, offline (every crate
+/// the builds need is in cargo's cache once the workspace is built).
+fn cargo(dir: &std::path::Path, target: &std::path::Path, args: &[&str]) -> (bool, String) {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .args(args)
+        .arg("--offline")
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", target)
+        .output()
+        .unwrap();
+    (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn a_stranger_builds_a_variant_from_the_packaged_api_alone() {
+    // The release route: arbiter-api packaged as a registry would serve it,
+    // unpacked in a folder outside the checkout, with nothing of arbiter's
+    // workspace around it.
+    let target = workspace().join("target").join("scaffold");
+    let (ok, err) = cargo(&workspace(), &target, &["package", "-p", "arbiter-api", "--allow-dirty", "--no-verify"]);
+    assert!(ok, "cargo package -p arbiter-api: {err}");
+    let version = arbiter_api::API_VERSION;
+    let packaged = target.join("package").join(format!("arbiter-api-{version}.crate"));
+    let outside = temp_dir("stranger");
+    let tar = Command::new("tar").arg("xzf").arg(&packaged).current_dir(&outside).status().unwrap();
+    assert!(tar.success(), "cannot unpack {}", packaged.display());
+    let api = outside.join(format!("arbiter-api-{version}"));
+    // Its docs build on their own.
+    let (ok, err) = cargo(&api, &target, &["doc", "--no-deps", "--quiet"]);
+    assert!(ok, "cargo doc of the packaged arbiter-api: {err}");
+    // A variant scaffolded against that copy (named relative to the crate) builds and passes check.
+    let out = Command::new(arbiter_bin())
+        .args(["new-variant", "stranger", "--dir"])
+        .arg(&outside)
+        .arg("--api-path")
+        .arg(&api)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let krate = outside.join("stranger");
+    let manifest = std::fs::read_to_string(krate.join("Cargo.toml")).unwrap();
+    assert!(manifest.contains(&format!("path = \"../arbiter-api-{version}\"")), "{manifest}");
+    let (ok, err) = cargo(&krate, &target, &["build", "--quiet"]);
+    assert!(ok, "cargo build of the scaffolded variant: {err}");
+    let so = target.join("debug").join("libarbiter_stranger.so");
+    let out = Command::new(arbiter_bin()).args(["check"]).arg(&so).args(["--games", "5"]).output().unwrap();
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && report.contains(", 0 failed"), "{report}");
+    // The variant packages too: its arbiter-api dependency is by version
+    // (the path is a local override that packaging leaves out).
+    // (No lockfile: resolving one would need the registry, which this
+    // offline machine has not got.)
+    let (ok, err) = cargo(&krate, &target, &["package", "--allow-dirty", "--no-verify", "--exclude-lockfile"]);
+    assert!(ok, "cargo package of the scaffolded variant: {err}");
+    let packaged = target.join("package").join("stranger-plugin-0.1.0.crate");
+    let listing =
+        Command::new("tar").arg("xzOf").arg(&packaged).arg("stranger-plugin-0.1.0/Cargo.toml").output().unwrap();
+    let normalized = String::from_utf8_lossy(&listing.stdout);
+    let dependency = normalized.split("[dependencies.arbiter-api]").nth(1).unwrap_or_default();
+    let dependency = dependency.split("\n\n").next().unwrap_or_default();
+    assert!(dependency.contains("version = ") && !dependency.contains("path"), "{normalized}");
 }

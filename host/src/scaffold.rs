@@ -1,8 +1,8 @@
 //! `arbiter new-variant`: writes a standalone plugin crate (a complete
 //! tic-tac-toe with tests, the plugin contract among them) that depends on
-//! this arbiter's arbiter-api (by version, and by path when a local copy is
-//! given or this arbiter was built from a checkout) and builds to a `.so`
-//! that `arbiter list` shows as soon as it is on the plugin path.
+//! this arbiter's arbiter-api by version (and by a relative path when a
+//! local copy is given) and builds to a `.so` that `arbiter list` shows as
+//! soon as it is on the plugin path.
 
 use std::path::{Path, PathBuf};
 
@@ -32,24 +32,42 @@ const FILES: [(&str, &str); 4] = [
     (".gitignore", include_str!("../templates/new-variant/gitignore.tmpl")),
 ];
 
-/// Where the new crate takes arbiter-api from: `api_path` if given, else
-/// the checkout this arbiter was built from if it is still there, always
-/// with this arbiter's version (what crates.io serves once the path is gone).
-fn api_source(api_path: Option<&Path>) -> String {
-    let built_from = Path::new(env!("CARGO_MANIFEST_DIR")).join("../plugin-api");
-    let path = api_path.map(Path::to_path_buf).or_else(|| built_from.is_dir().then_some(built_from));
+/// Where the new crate takes arbiter-api from: this arbiter's version (what
+/// a registry serves), and with `api_path` a local copy too, written
+/// relative to the crate (`root`) so that no path of this machine lands in
+/// the crate: it moves with the tree that holds both.
+fn api_source(api_path: Option<&Path>, root: &Path) -> String {
     let version = format!("version = \"{}\"", arbiter_api::API_VERSION);
-    match path {
-        Some(p) => {
-            let p = p.canonicalize().unwrap_or(p);
-            format!("{version}, path = \"{}\"", p.display().to_string().replace('\\', "/"))
-        }
+    match api_path {
+        Some(p) => format!("{version}, path = \"{}\"", relative_to(p, root).display().to_string().replace('\\', "/")),
         None => version,
     }
 }
 
+/// `target` as a path from `base` (both made absolute first; `target`
+/// as given if they share no root, as on two Windows drives).
+fn relative_to(target: &Path, base: &Path) -> PathBuf {
+    let absolute = |p: &Path| {
+        let p = if p.is_absolute() { p.to_path_buf() } else { std::env::current_dir().unwrap_or_default().join(p) };
+        p.canonicalize().unwrap_or(p)
+    };
+    let (target, base) = (absolute(target), absolute(base));
+    let (t, b): (Vec<_>, Vec<_>) = (target.components().collect(), base.components().collect());
+    let common = t.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    if common == 0 {
+        return target;
+    }
+    let mut out: PathBuf = b[common..].iter().map(|_| "..").collect();
+    out.extend(&t[common..]);
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
+    out
+}
+
 /// Writes the crate for variant `name` into `dir/name`, taking arbiter-api
-/// from `api_path` if given (see [`api_source`]); returns the crate's path.
+/// by version, and from `api_path` too if given (see [`api_source`]);
+/// returns the crate's path.
 pub fn new_variant(name: &str, dir: &Path, api_path: Option<&Path>) -> Result<PathBuf, ScaffoldError> {
     let valid = name.chars().next().is_some_and(|c| c.is_ascii_lowercase())
         && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
@@ -60,7 +78,8 @@ pub fn new_variant(name: &str, dir: &Path, api_path: Option<&Path>) -> Result<Pa
     if root.exists() {
         return Err(ScaffoldError::Exists(root));
     }
-    let api = api_source(api_path);
+    std::fs::create_dir_all(&root).map_err(|source| ScaffoldError::Io { path: root.clone(), source })?;
+    let api = api_source(api_path, &root);
     let lib = format!("arbiter_{}", name.replace('-', "_"));
     for (file, template) in FILES {
         let text = template
@@ -74,4 +93,24 @@ pub fn new_variant(name: &str, dir: &Path, api_path: Option<&Path>) -> Result<Pa
         std::fs::write(&path, text).map_err(io)?;
     }
     Ok(root)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::relative_to;
+
+    #[test]
+    fn local_copies_are_named_from_the_crate() {
+        let tmp = std::env::temp_dir().join(format!("arbiter-scaffold-rel-{}", std::process::id()));
+        std::fs::create_dir_all(tmp.join("src/mygame")).unwrap();
+        std::fs::create_dir_all(tmp.join("deps/arbiter-api")).unwrap();
+        assert_eq!(
+            relative_to(&tmp.join("deps/arbiter-api"), &tmp.join("src/mygame")),
+            Path::new("../../deps/arbiter-api")
+        );
+        assert_eq!(relative_to(&tmp.join("src/mygame"), &tmp.join("src/mygame")), Path::new("."));
+        std::fs::remove_dir_all(&tmp).unwrap();
+    }
 }

@@ -15,8 +15,9 @@ pub struct NewVariantArgs {
     /// Where to create the crate (a directory NAME is made inside it).
     #[arg(long, default_value = ".")]
     dir: PathBuf,
-    /// Take arbiter-api from this local copy (its plugin-api directory)
-    /// instead of the checkout arbiter was built from, or crates.io.
+    /// Take arbiter-api from this local copy too (an arbiter checkout's
+    /// plugin-api directory, or an unpacked arbiter-api crate), written as a
+    /// path relative to the new crate; without it, by version from a registry.
     #[arg(long, value_name = "DIR")]
     api_path: Option<PathBuf>,
 }
