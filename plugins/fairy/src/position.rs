@@ -604,6 +604,9 @@ impl Position {
     }
 
     /// Whether the piece of `by` on `from` (if any) attacks `sq` (at file `tx`, rank `ty`).
+    /// Inlined always: it runs for every square of every attack test, and
+    /// as a call of its own it made perft 1.7x slower.
+    #[inline(always)]
     fn attacks_from(&self, from: usize, by: u8, tx: i32, ty: i32, flip: i32, sq: usize) -> bool {
         let w = self.rules.width as i32;
         {
@@ -822,7 +825,7 @@ impl Position {
                 self.step_targets(from, us, step, &mut targets);
             }
             // Two steps may reach one square (a tori shogi eagle's K and bR): one move.
-            if def.steps.len() > 1 {
+            if def.overlapping {
                 targets.sort_unstable();
                 targets.dedup();
             }

@@ -28,6 +28,9 @@ pub struct PieceDef {
     /// steps that could reach it on an empty board, as a bit mask: attack
     /// tests look there before walking any ray.
     pub reach: Vec<u64>,
+    /// Two of its steps can reach one square (a tori shogi eagle's K and
+    /// bR): its targets are then made unique.
+    pub overlapping: bool,
     /// Its place in Fairy-Stockfish's order of piece types (pockets are written in it).
     pub order: u32,
 }
@@ -441,7 +444,7 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
         };
         let letter = single_letter(letter).ok_or_else(|| err(name, format!("'{letter}' is not one letter")))?;
         let steps = betza::parse(betza_text).map_err(|e| err(name, e))?;
-        let reach = reach_of(&steps);
+        let (reach, overlapping) = (reach_of(&steps), overlapping(&steps));
         pieces.push(PieceDef {
             name: name.to_string(),
             letter,
@@ -449,6 +452,7 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
             royal: *name == "king",
             pawn: *name == "pawn",
             soldier: *name == "soldier",
+            overlapping,
             reach,
             order: *order,
         });
@@ -458,7 +462,7 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
         let (letter, betza_text) = v.split_once(':').ok_or_else(|| err(k, format!("'{v}' is not letter:betza")))?;
         let letter = single_letter(letter).ok_or_else(|| err(k, format!("'{letter}' is not one letter")))?;
         let steps = betza::parse(betza_text).map_err(|e| err(k, e))?;
-        let reach = reach_of(&steps);
+        let (reach, overlapping) = (reach_of(&steps), overlapping(&steps));
         pieces.push(PieceDef {
             name: k.clone(),
             letter,
@@ -466,6 +470,7 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
             royal: false,
             pawn: false,
             soldier: false,
+            overlapping,
             reach,
             order: 50 + n,
         });
@@ -839,6 +844,21 @@ fn reach_of(steps: &[Step]) -> Vec<u64> {
         }
     }
     reach
+}
+
+/// Whether two of `steps` reach a common offset (on a board of up to 12x10).
+fn overlapping(steps: &[Step]) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    for st in steps {
+        let most = if st.range == 0 || st.hop != crate::betza::Hop::None { 11 } else { st.range as i32 };
+        let mine: std::collections::HashSet<(i32, i32)> =
+            (1..=most).map(|k| (k * st.dx as i32, k * st.dy as i32)).collect();
+        if mine.iter().any(|o| seen.contains(o)) {
+            return true;
+        }
+        seen.extend(mine);
+    }
+    false
 }
 
 fn custom_index(key: &str) -> Option<u32> {
