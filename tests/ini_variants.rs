@@ -40,7 +40,8 @@ fn fairy_stockfish_plays_ini_variants_refereed_move_by_move_and_pyffish_agrees()
     let db = dir.join("t.db");
     let engine = format!("fsf=uci:{}", fairy_stockfish());
     // Chess-like, drops, the xiangqi and shogi families, a large board with
-    // cannons, a horde, check counting, makruk, racing kings' flag, and 10x8.
+    // cannons, a horde, check counting, makruk, racing kings' flag, and
+    // S-chess's gating.
     let variants = [
         "fairy-chess",
         "crazyhouse",
@@ -51,7 +52,7 @@ fn fairy_stockfish_plays_ini_variants_refereed_move_by_move_and_pyffish_agrees()
         "3check",
         "makruk",
         "racingkings",
-        "capablanca",
+        "seirawan",
     ];
     let mut args =
         vec!["tournament", "--player", &engine, "--player", "mcts=mcts:iterations=20", "--tc", "inf,nodes=1500"];
