@@ -61,6 +61,7 @@ fn each_broken_fixture_fails_the_check_for_its_fault() {
         ("broken-schema", "observations follow the schema"),
         ("broken-nondeterministic-text", "the same seed gives the same game"),
         ("broken-nondeterministic-start", "a new game is the same every time"),
+        ("broken-silent-move", "a move changes something, or is a declared pass"),
     ] {
         let fails = sections.get(variant).cloned().unwrap_or_default();
         assert!(fails.iter().any(|l| l.contains(check)), "{variant} should fail '{check}', got {fails:?}");

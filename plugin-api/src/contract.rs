@@ -498,11 +498,38 @@ fn play_checked(
         }
         // Clones are independent.
         let copy = game.clone();
+        let before = game.observe(Viewer::Referee).ok();
         if let Err(e) = times.time("apply", || game.apply(mv)) {
             report.check("every legal move applies", Err(format!("move {mv:#x} in '{here}': {}", err(e))));
             return trace;
         }
         report.check("every legal move applies", Ok(()));
+        // A move that changes nothing but the player to move is a pass the
+        // variant must declare (`Game::is_pass`).
+        let unchanged = |mut a: crate::schema::Observation, mut b: crate::schema::Observation| {
+            a.view.to_move = 0;
+            b.view.to_move = 0;
+            a == b
+        };
+        let silent = match (before, game.observe(Viewer::Referee).ok()) {
+            (Some(a), Some(b)) => unchanged(a, b),
+            _ => false,
+        };
+        let declared = || {
+            let mut probe = copy.clone();
+            probe.call_json("is_pass", &serde_json::json!({ "move": mv })).ok() == Some(serde_json::Value::Bool(true))
+        };
+        report.check(
+            "a move changes something, or is a declared pass",
+            if !silent || declared() {
+                Ok(())
+            } else {
+                let text = copy.move_text(mv, Viewer::Referee).unwrap_or_default();
+                Err(format!(
+                    "'{text}' in '{here}' changes nothing the referee sees but the player to move, and is_pass does not call it a pass"
+                ))
+            },
+        );
         report.check(
             "clones are independent",
             if copy.position_text() == here {

@@ -121,6 +121,13 @@ pub trait Game: Clone + Send + Sync + 'static {
         None
     }
 
+    /// Whether `mv` is a pass by the rules: a move that changes nothing but
+    /// the player to move. `arbiter check` fails any other move that
+    /// changes nothing the referee's observation shows. Default: none is.
+    fn is_pass(&self, _mv: u64) -> bool {
+        false
+    }
+
     /// Rare or experimental calls, JSON in and out. Default: unsupported.
     fn call_json(&mut self, method: &str, _args: &Value) -> Result<Value, Error> {
         Err(Error::unsupported(format!("unknown call '{method}'")))
@@ -355,6 +362,12 @@ impl<G: Game> GameState for GameAdapter<G> {
         if method.as_str() == "move_cells" {
             let r = self.call("move_cells", |g| move_cells_json(g, &args));
             return raw_result(r.and_then(|x| x), |v| v.to_string().into());
+        }
+        // `is_pass`: {"move": id} gives whether the move is a pass (see [`Game::is_pass`]).
+        if method.as_str() == "is_pass" {
+            let r = self.call("is_pass", |g| args["move"].as_u64().map(|m| g.is_pass(m)));
+            let r = r.and_then(|x| x.ok_or_else(|| Error::bad_options("is_pass: {\"move\": id} expected")));
+            return raw_result(r, |v| Value::Bool(v).to_string().into());
         }
         let r = self.call_mut("call_json", |g| g.call_json(method.as_str(), &args));
         raw_result(r.and_then(|x| x), |v| v.to_string().into())

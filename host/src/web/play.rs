@@ -340,7 +340,7 @@ fn start_game(app: &Shared, req: StartRequest) -> Result<Json<Value>, ApiError> 
             opponent
                 .as_ref()
                 .filter(|_| !browser_seat(s))
-                .map(|spec| spec.create(crate::model::seeds::seat_seed(seed, s as usize)))
+                .map(|spec| spec.create(crate::model::seeds::seat_seed(seed, s)))
         })
         .collect();
     let names: Vec<String> = (0..n)

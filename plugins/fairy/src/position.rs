@@ -641,7 +641,9 @@ impl Position {
         let (tx, ty) = (sq as i32 % w, sq as i32 / w);
         let squares = self.rules.width as usize * self.rules.height as usize;
         (0..squares)
-            .filter(|&from| self.board[from].is_some_and(|p| p.color == by && self.attacks_from(from, p, tx, ty, flip, sq)))
+            .filter(|&from| {
+                self.board[from].is_some_and(|p| p.color == by && self.attacks_from(from, p, tx, ty, flip, sq))
+            })
             .collect()
     }
 
