@@ -152,3 +152,25 @@ fn an_opening_book_is_read_as_a_stream_in_bounded_memory() {
     assert!(!run.ok && run.stderr.contains("line 1: longer than 16 MiB"), "{}", run.stderr);
     assert_eq!(run.stderr.trim().lines().count(), 1, "{}", run.stderr);
 }
+
+#[test]
+fn a_closed_output_ends_quietly_and_a_full_one_is_an_error() {
+    use std::process::{Command, Stdio};
+    // `arbiter perft ... --divide | head -0`: the reader is gone before the first line.
+    let mut child = Command::new(arbiter_e2e::arbiter_bin())
+        .args(["perft", "chess", "--depth", "3", "--divide"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{:?}", out.status);
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    // A full disk is not a closed reader: one line, and failure.
+    let full = std::fs::File::create("/dev/full").unwrap();
+    let out = Command::new(arbiter_e2e::arbiter_bin()).arg("list").stdout(full).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.trim().lines().count() == 1, "{err}");
+    assert!(err.contains("cannot write to standard output"), "{err}");
+}

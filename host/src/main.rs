@@ -9,17 +9,8 @@ use tracing_subscriber::EnvFilter;
 fn main() {
     // SIGPIPE stays ignored (Rust's default), so writing to an engine that
     // has exited is an error value, never the death of arbiter. A closed
-    // stdout of our own (`arbiter play chess | head`) makes `println!`
-    // panic: that ends the program quietly and successfully, as ripgrep does.
-    let default_hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        let payload = info.payload();
-        let message = payload.downcast_ref::<String>().map(String::as_str).or(payload.downcast_ref::<&str>().copied());
-        if message.is_some_and(|m| m.starts_with("failed printing to stdout") && m.contains("Broken pipe")) {
-            std::process::exit(0);
-        }
-        default_hook(info)
-    }));
+    // standard output of our own (`arbiter play chess | head`) is the value
+    // `cli::out::Closed`: the command ends quietly and successfully.
     let cli = arbiter::cli::Cli::parse();
     let default_level = match cli.verbose {
         0 => "warn",
@@ -36,6 +27,11 @@ fn main() {
     let run = arbiter::cli::run(cli);
     arbiter::process::flush_engine_log();
     if let Err(e) = run {
+        if e.chain().any(|c| c.is::<arbiter::cli::out::Closed>() || c.is::<arbiter::cli::out::PrintError>())
+            && e.chain().all(|c| !matches!(c.downcast_ref(), Some(arbiter::cli::out::PrintError::Io(_))))
+        {
+            std::process::exit(0);
+        }
         eprintln!("error: {e:#}");
         std::process::exit(1);
     }

@@ -9,6 +9,7 @@ use anyhow::{bail, Result};
 use arbiter_api::host::{Plugin, VariantHandle};
 use clap::Args;
 
+use super::out::{say, say_or_quit};
 use crate::check::engine::{check_hub, check_uci};
 use crate::check::isolated::check_in_child;
 use crate::check::{check_variant, CheckConfig, CheckResult};
@@ -50,21 +51,18 @@ pub(super) fn run(registry: &Registry, args: &CheckArgs, plugin_dirs: &[PathBuf]
         let plugin = match Plugin::load(Path::new(&args.target)) {
             Ok(p) => p,
             Err(e) => {
-                println!("FAIL  loads as an arbiter plugin: {e}");
+                say!("FAIL  loads as an arbiter plugin: {e}");
                 bail!("1 check failed");
             }
         };
         let meta = plugin.meta();
         if !quiet {
-            println!(
-                "PASS  loads as an arbiter plugin: {} {} (arbiter-api {})",
-                meta.name, meta.version, meta.api_version
-            );
+            say!("PASS  loads as an arbiter plugin: {} {} (arbiter-api {})", meta.name, meta.version, meta.api_version);
         }
         match plugin.variants() {
             Ok(v) => v,
             Err(e) => {
-                println!("FAIL  lists its variants: {e}");
+                say!("FAIL  lists its variants: {e}");
                 bail!("1 check failed");
             }
         }
@@ -79,20 +77,20 @@ pub(super) fn run(registry: &Registry, args: &CheckArgs, plugin_dirs: &[PathBuf]
         // Each variant in a child process: an abort or a hang fails a check.
         for v in &variants {
             let id = &v.info().id;
-            println!("variant {id}:");
+            say!("variant {id}:");
             let child =
                 check_in_child(plugin_dirs, &args.target, id, args.games, args.seed, Duration::from_secs(args.timeout));
             for line in child.output.lines() {
                 passed += line.starts_with("  PASS") as u32;
                 failed += line.starts_with("  FAIL") as u32;
-                println!("{line}");
+                say!("{line}");
             }
             if let Some(why) = child.failure {
                 failed += 1;
-                println!("  FAIL  no call aborts or hangs: {why}");
+                say!("  FAIL  no call aborts or hangs: {why}");
             }
         }
-        println!("Verdict: {passed} checks passed, {failed} failed");
+        say!("Verdict: {passed} checks passed, {failed} failed");
         if failed > 0 {
             bail!("{failed} check(s) failed");
         }
@@ -104,8 +102,8 @@ pub(super) fn run(registry: &Registry, args: &CheckArgs, plugin_dirs: &[PathBuf]
         let mut print = |r: &CheckResult| {
             if printed.insert(r.name.clone()) {
                 match &r.failure {
-                    None => println!("  PASS  {}", r.name),
-                    Some(why) => println!("  FAIL  {}: {why}", r.name),
+                    None => say_or_quit!("  PASS  {}", r.name),
+                    Some(why) => say_or_quit!("  FAIL  {}: {why}", r.name),
                 }
             }
         };
@@ -124,7 +122,7 @@ pub(super) fn run(registry: &Registry, args: &CheckArgs, plugin_dirs: &[PathBuf]
                 )
             })
             .collect();
-        println!("  time: {}", timing.join("; "));
+        say!("  time: {}", timing.join("; "));
     }
     Ok(())
 }
@@ -141,11 +139,11 @@ fn check_engine(registry: &Registry, args: &CheckArgs, spec: &PlayerSpec) -> Res
     let failed = results.iter().filter(|r| r.failure.is_some()).count();
     for r in &results {
         match &r.failure {
-            None => println!("PASS  {}", r.name),
-            Some(why) => println!("FAIL  {}: {why}", r.name),
+            None => say!("PASS  {}", r.name),
+            Some(why) => say!("FAIL  {}: {why}", r.name),
         }
     }
-    println!("Verdict: {} checks passed, {failed} failed", results.len() - failed);
+    say!("Verdict: {} checks passed, {failed} failed", results.len() - failed);
     if failed > 0 {
         bail!("{failed} check(s) failed");
     }

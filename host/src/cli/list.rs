@@ -2,6 +2,7 @@
 
 use anyhow::Result;
 
+use super::out::say;
 use crate::plugin::Registry;
 
 pub(super) fn run(registry: &Registry) -> Result<()> {
@@ -29,10 +30,10 @@ pub(super) fn run(registry: &Registry) -> Result<()> {
     }
     for row in std::iter::once(&header).chain(&rows) {
         let line: Vec<String> = row.iter().zip(widths).map(|(c, w)| format!("{c:<w$}")).collect();
-        println!("{}", line.join("  ").trim_end());
+        say!("{}", line.join("  ").trim_end());
     }
     if rows.is_empty() {
-        println!("(no variants installed: build the plugins with `cargo build` or use --plugin-dir)");
+        say!("(no variants installed: build the plugins with `cargo build` or use --plugin-dir)");
     }
     Ok(())
 }

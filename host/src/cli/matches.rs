@@ -8,6 +8,7 @@ use std::time::Duration;
 use anyhow::Result;
 use clap::Args;
 
+use super::out::{say, say_or_quit};
 use super::{AdjudicationArgs, ColourArgs, GameArgs, OptionArgs, RecordArgs};
 use crate::clock::TimeControl;
 use crate::players::PlayerSpec;
@@ -198,7 +199,7 @@ pub(super) fn run(registry: &Registry, args: &MatchArgs) -> Result<()> {
             for p in problems {
                 eprintln!("game {}: {p}", game + 1);
             }
-            println!(
+            say_or_quit!(
                 "Game {} ({} vs {}): {} {{{}}}",
                 game + 1,
                 record.players[0],
@@ -206,7 +207,7 @@ pub(super) fn run(registry: &Registry, args: &MatchArgs) -> Result<()> {
                 record.result.pgn(),
                 record.result.termination
             );
-            println!(
+            say_or_quit!(
                 "Score of {} vs {}: {} - {} - {}  [{:.3}] {}/{}",
                 entrants[0].name,
                 entrants[1].name,
@@ -218,14 +219,14 @@ pub(super) fn run(registry: &Registry, args: &MatchArgs) -> Result<()> {
                 args.games
             );
             if args.rating_interval > 0 && done % args.rating_interval as usize == 0 && done < args.games as usize {
-                println!("{}", report(score, pairs));
+                say_or_quit!("{}", report(score, pairs));
             }
         }
     });
-    println!();
-    println!("{}", summary(&end.score));
+    say!();
+    say!("{}", summary(&end.score));
     if args.rating_interval > 0 {
-        println!("{}", report(&end.score, &end.pairs));
+        say!("{}", report(&end.score, &end.pairs));
     }
     if let Some(e) = end.store_failure {
         anyhow::bail!("{e} (the games played are in the other records asked for; none started after the failure)");

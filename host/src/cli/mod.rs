@@ -7,6 +7,7 @@ mod info;
 mod list;
 mod matches;
 mod new_variant;
+pub mod out;
 mod perft;
 mod play;
 mod replay;

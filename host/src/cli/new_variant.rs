@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
+use super::out::say;
 use crate::scaffold;
 
 /// Arguments of `arbiter new-variant`.
@@ -24,9 +25,9 @@ pub struct NewVariantArgs {
 
 pub(super) fn run(args: &NewVariantArgs) -> Result<()> {
     let root = scaffold::new_variant(&args.name, &args.dir, args.api_path.as_deref())?;
-    println!("Created {} (a tic-tac-toe to start from). Next:", root.display());
-    println!("  cd {} && cargo test && cargo build --release", root.display());
-    println!(
+    say!("Created {} (a tic-tac-toe to start from). Next:", root.display());
+    say!("  cd {} && cargo test && cargo build --release", root.display());
+    say!(
         "  ARBITER_PLUGIN_PATH=$PWD/target/release arbiter check target/release/libarbiter_{}.so",
         args.name.replace('-', "_")
     );

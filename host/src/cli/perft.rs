@@ -5,6 +5,7 @@ use std::time::Instant;
 use anyhow::Result;
 use clap::Args;
 
+use super::out::say;
 use super::OptionArgs;
 use crate::plugin::Registry;
 use arbiter_api::perft::{self, Mode};
@@ -45,15 +46,15 @@ pub(super) fn run(registry: &Registry, args: &PerftArgs) -> Result<()> {
     let nodes = if args.divide {
         let rows = perft::divide(&game, args.depth, mode)?;
         for (mv, n) in &rows {
-            println!("{mv}: {n}");
+            say!("{mv}: {n}");
         }
-        println!();
+        say!();
         rows.iter().map(|(_, n)| n).sum()
     } else {
         perft::perft(&game, args.depth, mode)?
     };
     let secs = started.elapsed().as_secs_f64();
-    println!("Nodes searched: {nodes}");
-    println!("Time: {:.0} ms ({:.1} Mnps)", secs * 1000.0, nodes as f64 / secs.max(1e-9) / 1e6);
+    say!("Nodes searched: {nodes}");
+    say!("Time: {:.0} ms ({:.1} Mnps)", secs * 1000.0, nodes as f64 / secs.max(1e-9) / 1e6);
     Ok(())
 }

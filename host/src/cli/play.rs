@@ -4,6 +4,7 @@
 use anyhow::Result;
 use clap::Args;
 
+use super::out::{say, say_text};
 use super::{GameArgs, OptionArgs};
 use crate::clock::TimeControl;
 use crate::players::PlayerSpec;
@@ -80,17 +81,14 @@ pub(super) fn run(registry: &Registry, args: &PlayArgs) -> Result<()> {
     let plies = redact::plies_as_seen_by(variant, &record, args.view)?;
     for (i, ply) in plies.iter().enumerate() {
         let who = info.players.get(ply.player as usize).map(String::as_str).unwrap_or("?");
-        println!("{:>4}. {:<6} {}", i + 1, who, ply.text);
+        say!("{:>4}. {:<6} {}", i + 1, who, ply.text);
     }
-    println!();
+    say!();
     let final_game = variant.from_position(&record.final_position, &options)?;
-    print!("{}", final_game.observe(args.view)?.text);
-    println!("Result: {} ({}) after {} plies", record.result.pgn(), record.result.termination, record.plies.len());
+    say_text!("{}", final_game.observe(args.view)?.text);
+    say!("Result: {} ({}) after {} plies", record.result.pgn(), record.result.termination, record.plies.len());
     if info.capabilities.hidden_information && args.view == Viewer::Spectator {
-        println!(
-            "Shown as a spectator sees it: --view referee shows everything, --view 0 what {} saw.",
-            info.players[0]
-        );
+        say!("Shown as a spectator sees it: --view referee shows everything, --view 0 what {} saw.", info.players[0]);
     }
     Ok(())
 }

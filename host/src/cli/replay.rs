@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 
+use super::out::say;
 use crate::plugin::Registry;
 use crate::record::replay::replay_pgn;
 
@@ -20,7 +21,7 @@ pub(super) fn run(registry: &Registry, args: &ReplayArgs) -> Result<()> {
     let file = std::fs::File::open(&args.file).with_context(|| format!("cannot read {}", args.file.display()))?;
     match replay_pgn(registry, std::io::BufReader::new(file)) {
         Ok(n) => {
-            println!("{n} game(s) replayed: every move is legal");
+            say!("{n} game(s) replayed: every move is legal");
             Ok(())
         }
         Err(e) => bail!("{}: {e}", args.file.display()),

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
+use super::out::{say, say_text};
 use super::RecordArgs;
 use crate::record::store::Store;
 use crate::tournament::standings;
@@ -35,13 +36,13 @@ pub(super) fn run(args: &ResultsArgs) -> Result<()> {
     } else {
         "not finished (arbiter tournament --resume continues it)"
     };
-    println!("Tournament {} '{}': {} games, {state}", t.id, t.definition.config.name, games.games());
-    println!();
-    print!("{}", standings::render(&t.names(), &t.definition.variants, &games, &byes));
+    say!("Tournament {} '{}': {} games, {state}", t.id, t.definition.config.name, games.games());
+    say!();
+    say_text!("{}", standings::render(&t.names(), &t.definition.variants, &games, &byes));
     if let Some(tally) = t.sprt_tally(&store)? {
         let p = tally.pentanomial.counts;
         let test = &t.definition.config.players[0].spec;
-        println!(
+        say!(
             "SPRT pairs [{}, {}, {}, {}, {}]: {}",
             p[0],
             p[1],
@@ -53,10 +54,10 @@ pub(super) fn run(args: &ResultsArgs) -> Result<()> {
     }
     let (waiting, playing) = store.queue_counts(t.id)?;
     if waiting > 0 {
-        println!("Queue: {waiting} games waiting, {playing} being played by workers");
+        say!("Queue: {waiting} games waiting, {playing} being played by workers");
     }
     for w in store.worker_rates(t.id)? {
-        println!("Worker host {}: {} games, {:.1} games/min", w.host, w.games, w.per_minute);
+        say!("Worker host {}: {} games, {:.1} games/min", w.host, w.games, w.per_minute);
     }
     let mut files = args.records.open(false)?;
     if !files.is_empty() {
@@ -66,7 +67,7 @@ pub(super) fn run(args: &ResultsArgs) -> Result<()> {
                 anyhow::bail!("{e}");
             }
         }
-        println!("{} games written to the {}", rows.len(), files.describe().join(", "));
+        say!("{} games written to the {}", rows.len(), files.describe().join(", "));
         for why in &skipped {
             eprintln!("skipped: {why}");
         }

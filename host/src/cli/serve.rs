@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
+use super::out::say_or_quit;
 use crate::plugin::Registry;
 use crate::web::{self, Reveal, ServeConfig};
 
@@ -42,5 +43,5 @@ pub(super) fn run(registry: Registry, args: &ServeArgs) -> Result<()> {
         allow_hosts: args.allow_hosts.clone(),
         max_games: args.max_games as usize,
     };
-    web::serve(registry, config, |addr, store| println!("arbiter serve: http://{addr}/ (store {store})"))
+    web::serve(registry, config, |addr, store| say_or_quit!("arbiter serve: http://{addr}/ (store {store})"))
 }

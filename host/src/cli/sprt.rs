@@ -10,6 +10,7 @@ use std::sync::Arc;
 use anyhow::Result;
 use clap::Args;
 
+use super::out::{say, say_or_quit};
 use super::{AdjudicationArgs, ColourArgs, OptionArgs, RecordArgs};
 use crate::model::GameRecord;
 use crate::plugin::Registry;
@@ -171,13 +172,13 @@ impl Progress for Lines {
         if let Some(slot) = SlotResult::of(record, event) {
             self.tally.add(&slot);
         }
-        println!("{}", game_line(&self.tally, record));
+        say_or_quit!("{}", game_line(&self.tally, record));
         if self.every > 0
             && self.tally.games % self.every == 0
             && !self.tally.decided()
             && self.tally.after_decision == 0
         {
-            println!("{}", (self.report)(&self.tally));
+            say_or_quit!("{}", (self.report)(&self.tally));
         }
     }
 }
@@ -227,7 +228,7 @@ pub(super) fn run(registry: &Registry, args: &SprtArgs, plugin_dirs: &[PathBuf])
     let tournament = Tournament::create(registry, &store, definition(args)?)?;
     let sprt = tournament.definition.config.sprt.expect("an SPRT's definition has its test");
     let (lower, upper) = sprt.bounds();
-    println!(
+    say!(
         "SPRT [{}, {}] ({:?} Elo, {}) alpha {} beta {}: LLR bounds ({lower:.2}, {upper:.2}); tournament {} in {}",
         args.elo0,
         args.elo1,
@@ -271,7 +272,7 @@ pub(super) fn run(registry: &Registry, args: &SprtArgs, plugin_dirs: &[PathBuf])
         };
         if tournament.run(&store, isolation, stop, &mut lines)? != RunEnd::Finished {
             let tally = tournament.sprt_tally(&store)?.expect("an SPRT tournament");
-            println!("{}", verdict_line(&tally, &args.p1));
+            say!("{}", verdict_line(&tally, &args.p1));
             anyhow::bail!(
                 "stopped before the test decided; continue with: arbiter tournament --resume {} --db {}",
                 tournament.id,
@@ -280,9 +281,9 @@ pub(super) fn run(registry: &Registry, args: &SprtArgs, plugin_dirs: &[PathBuf])
         }
     }
     let tally = tournament.sprt_tally(&store)?.expect("an SPRT tournament");
-    println!();
-    println!("{}", super::matches::summary(&tally.score));
-    println!("{}", report(&tally));
-    println!("{}", verdict_line(&tally, &args.p1));
+    say!();
+    say!("{}", super::matches::summary(&tally.score));
+    say!("{}", report(&tally));
+    say!("{}", verdict_line(&tally, &args.p1));
     Ok(())
 }

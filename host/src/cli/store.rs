@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{Args, Subcommand};
 
+use super::out::say;
 use crate::record::store::Store;
 
 /// Arguments of `arbiter store`.
@@ -33,11 +34,7 @@ pub(super) fn run(args: &StoreArgs) -> Result<()> {
         StoreAction::Copy { from, to } => {
             let (from, to) = (Store::open(from)?, Store::open(to)?);
             let (tournaments, games) = from.copy_into(&to)?;
-            println!(
-                "{tournaments} tournaments and {games} games copied from {} to {}",
-                from.location(),
-                to.location()
-            );
+            say!("{tournaments} tournaments and {games} games copied from {} to {}", from.location(), to.location());
             Ok(())
         }
     }

@@ -10,6 +10,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
+use super::out::{say, say_or_quit, say_text, say_text_or_quit};
 use super::{AdjudicationArgs, ColourArgs, RecordArgs};
 use crate::model::GameRecord;
 use crate::plugin::Registry;
@@ -207,13 +208,15 @@ impl Progress for Bar {
         );
         // A hidden bar (output not a terminal) prints nothing itself.
         if self.bar.is_hidden() {
-            println!("{line}");
+            say_or_quit!("{line}");
         } else {
             self.bar.println(line);
         }
         if self.every > 0 && done.is_multiple_of(self.every) {
             if let Ok((games, byes)) = t.results(&self.store) {
-                self.bar.suspend(|| print!("{}", standings::render(&t.names(), &t.definition.variants, &games, &byes)));
+                self.bar.suspend(|| {
+                    say_text_or_quit!("{}", standings::render(&t.names(), &t.definition.variants, &games, &byes))
+                });
             }
         }
     }
@@ -226,7 +229,7 @@ pub(super) fn run(registry: &Registry, args: &TournamentArgs, plugin_dirs: &[Pat
         None => Tournament::create(registry, &store, definition(args)?)?,
     };
     let cfg = &tournament.definition.config;
-    println!(
+    say!(
         "Tournament {} '{}': {} players, variants {}, {:?}, store {}",
         tournament.id,
         cfg.name,
@@ -238,8 +241,8 @@ pub(super) fn run(registry: &Registry, args: &TournamentArgs, plugin_dirs: &[Pat
     if let Some(n) = args.local_workers {
         run_queued(registry, &store, &tournament, n, &args.records, plugin_dirs)?;
         let (games, byes) = tournament.results(&store)?;
-        println!();
-        print!("{}", standings::render(&tournament.names(), &tournament.definition.variants, &games, &byes));
+        say!();
+        say_text!("{}", standings::render(&tournament.names(), &tournament.definition.variants, &games, &byes));
         return Ok(());
     }
     let stop = Arc::new(AtomicBool::new(false));
@@ -267,13 +270,13 @@ pub(super) fn run(registry: &Registry, args: &TournamentArgs, plugin_dirs: &[Pat
     let end = tournament.run(&store, isolation, stop, &mut progress)?;
     bar.finish_and_clear();
     let (games, byes) = tournament.results(&store)?;
-    println!();
-    print!("{}", standings::render(&tournament.names(), &tournament.definition.variants, &games, &byes));
+    say!();
+    say_text!("{}", standings::render(&tournament.names(), &tournament.definition.variants, &games, &byes));
     let resume = format!("arbiter tournament --resume {} --db {}", tournament.id, store.location());
     match end {
         RunEnd::Finished => Ok(()),
         RunEnd::Interrupted => {
-            println!("Interrupted with {} games saved. Resume with: {resume}", games.games());
+            say!("Interrupted with {} games saved. Resume with: {resume}", games.games());
             // As shells expect of a program stopped by Ctrl-C.
             crate::process::flush_engine_log();
             std::process::exit(130)
@@ -298,7 +301,7 @@ pub(super) fn run_queued(
     plugin_dirs: &[PathBuf],
 ) -> Result<()> {
     let added = queue::enqueue_pending(registry, store, tournament.id)?;
-    println!(
+    say!(
         "{added} games queued; workers on any machine play them: arbiter worker --db {} --tournament {}",
         store.location(),
         tournament.id
@@ -312,7 +315,7 @@ pub(super) fn run_queued(
         for e in files.lock_or_recover().append(record, event) {
             eprintln!("warning: {e}");
         }
-        println!(
+        say_or_quit!(
             "Game {} ({}): {} vs {}: {} {{{}}}",
             event.tournament.as_ref().map_or(0, |t| t.index + 1),
             record.variant,
@@ -323,6 +326,6 @@ pub(super) fn run_queued(
         );
     };
     let report = queue::run_queue_workers(registry, store, &workers, &AtomicBool::new(false), &on_game)?;
-    println!("{} games played here ({} discarded as already stored elsewhere)", report.stored, report.duplicates);
+    say!("{} games played here ({} discarded as already stored elsewhere)", report.stored, report.duplicates);
     Ok(())
 }

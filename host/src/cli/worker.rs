@@ -10,6 +10,7 @@ use std::time::Duration;
 use anyhow::Result;
 use clap::Args;
 
+use super::out::{say, say_or_quit};
 use crate::model::GameRecord;
 use crate::plugin::Registry;
 use crate::record::store::Store;
@@ -79,7 +80,7 @@ pub(super) fn run(registry: &Registry, args: &WorkerArgs, plugin_dirs: &[PathBuf
     workers.lease = Duration::from_secs(args.lease);
     workers.affinity = args.affinity;
     workers.batch = args.batch as usize;
-    println!("worker {} on store {}: {} at a time", workers.holder, store.location(), workers.concurrency);
+    say!("worker {} on store {}: {} at a time", workers.holder, store.location(), workers.concurrency);
     let flag = stop.clone();
     let _ = ctrlc::set_handler(move || {
         if flag.swap(true, Ordering::SeqCst) {
@@ -88,7 +89,7 @@ pub(super) fn run(registry: &Registry, args: &WorkerArgs, plugin_dirs: &[PathBuf
         eprintln!("\nstopping after the games in progress (Ctrl-C again to abandon them; their claims expire)");
     });
     let on_game = |record: &GameRecord, event: &EventInfo| {
-        println!(
+        say_or_quit!(
             "tournament {} game {}: {} vs {}: {} {{{}}}",
             event.tournament.as_ref().map_or(0, |t| t.id),
             event.tournament.as_ref().map_or(0, |t| t.index + 1),
@@ -99,6 +100,6 @@ pub(super) fn run(registry: &Registry, args: &WorkerArgs, plugin_dirs: &[PathBuf
         );
     };
     let report = queue::run_queue_workers(registry, &store, &workers, &stop, &on_game)?;
-    println!("{} games stored, {} discarded as already stored by another worker", report.stored, report.duplicates);
+    say!("{} games stored, {} discarded as already stored by another worker", report.stored, report.duplicates);
     Ok(())
 }

@@ -52,6 +52,21 @@ fn clock_text(ms: Option<u64>) -> String {
     ms.map(|ms| format!("{}s", fmt_secs(ms / 100 * 100))).unwrap_or_else(|| "-".into())
 }
 
+/// Writes to the person's terminal; a closed output is not an error here
+/// (the person has gone: the next read of their input ends the game).
+fn show(args: std::fmt::Arguments) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_fmt(args).and_then(|()| out.flush());
+}
+
+macro_rules! show {
+    ($($arg:tt)*) => { show(format_args!($($arg)*)) };
+}
+
+macro_rules! showln {
+    ($($arg:tt)*) => { show(format_args!("{}\n", format_args!($($arg)*))) };
+}
+
 impl Player for HumanPlayer {
     fn name(&self) -> String {
         "human".into()
@@ -59,35 +74,38 @@ impl Player for HumanPlayer {
 
     fn new_game(&mut self, start: &Start<'_>) -> Result<(), PlayerError> {
         self.names = start.info.players.clone();
-        println!(
+        showln!(
             "New game of {}. You play {}.",
             start.info.name,
             self.names.get(start.player as usize).map(String::as_str).unwrap_or("?")
         );
-        println!("Moves: {}. Type 'help' for commands.", start.info.notation);
+        showln!("Moves: {}. Type 'help' for commands.", start.info.notation);
         Ok(())
     }
 
     fn notify(&mut self, seen: &Seen<'_>) {
         let who = self.names.get(seen.player as usize).map(String::as_str).unwrap_or("?");
-        println!("{who} played {}", seen.text);
+        showln!("{who} played {}", seen.text);
     }
 
     fn choose(&mut self, turn: &Turn<'_>) -> Result<Reply, PlayerError> {
         let obs = turn.observe().map_err(PlayerError::Plugin)?;
-        println!();
-        print!("{}", obs.text);
+        show(format_args!(
+            "
+"
+        ));
+        show!("{}", obs.text);
         let clocks: Vec<String> = self
             .names
             .iter()
             .enumerate()
             .map(|(i, n)| format!("{n} {}", clock_text(turn.clock(i as u32).remaining_ms)))
             .collect();
-        println!("Clocks: {}", clocks.join("  "));
+        showln!("Clocks: {}", clocks.join("  "));
         let lines = terminal_lines().lock_or_recover();
         let deadline = turn.budget_ms().map(crate::process::deadline_after);
         loop {
-            print!("Your move> ");
+            show!("Your move> ");
             let _ = std::io::stdout().flush();
             let wait = deadline.map(|d| d.saturating_duration_since(Instant::now()));
             let line = match wait
@@ -97,8 +115,11 @@ impl Player for HumanPlayer {
                 // The input closed: the person has left the game.
                 Ok(None) | Err(RecvTimeoutError::Disconnected) => return Ok(Reply::answer(Answer::Resign)),
                 Err(RecvTimeoutError::Timeout) => {
-                    println!();
-                    println!("Your flag fell.");
+                    show(format_args!(
+                        "
+"
+                    ));
+                    showln!("Your flag fell.");
                     return Err(PlayerError::Timeout);
                 }
             };
@@ -106,24 +127,24 @@ impl Player for HumanPlayer {
             match line {
                 "" => continue,
                 "help" => {
-                    println!("Enter a move, or: moves (list legal moves), resign, draw (claim a claimable draw), help")
+                    showln!("Enter a move, or: moves (list legal moves), resign, draw (claim a claimable draw), help")
                 }
                 "moves" => {
                     let texts: Vec<String> =
                         turn.legal_moves().iter().filter_map(|&m| turn.move_text(m).ok()).collect();
-                    println!("{}", texts.join(" "));
+                    showln!("{}", texts.join(" "));
                 }
                 "resign" => return Ok(Reply::answer(Answer::Resign)),
                 "draw" => match turn.claimable() {
-                    "" => println!("There is no draw to claim in this position."),
+                    "" => showln!("There is no draw to claim in this position."),
                     _ => return Ok(Reply::answer(Answer::ClaimDraw)),
                 },
                 text => {
                     let legal = turn.legal_moves();
                     match turn.parse_move(text) {
                         Ok(mv) if legal.contains(&mv) => return Ok(Reply::mv(mv)),
-                        Ok(_) => println!("'{text}' is not legal here; type 'moves' to list the legal moves"),
-                        Err(e) => println!("{e}"),
+                        Ok(_) => showln!("'{text}' is not legal here; type 'moves' to list the legal moves"),
+                        Err(e) => showln!("{e}"),
                     }
                 }
             }

@@ -1,0 +1,72 @@
+//! Everything the command line prints goes through here, and a closed
+//! standard output (`arbiter play chess | head`) is a value, [`Closed`],
+//! that ends the command quietly and successfully, as ripgrep does; any
+//! other write error (`> /dev/full`) is an error like any other.
+
+use std::io::Write;
+
+/// Standard output was closed by its reader.
+#[derive(Debug, thiserror::Error)]
+#[error("standard output closed")]
+pub struct Closed;
+
+/// Why printing failed.
+#[derive(Debug, thiserror::Error)]
+pub enum PrintError {
+    /// The reader went away.
+    #[error(transparent)]
+    Closed(#[from] Closed),
+    /// Another write error.
+    #[error("cannot write to standard output: {0}")]
+    Io(std::io::Error),
+}
+
+/// Writes `args` to standard output, as it is (no newline added).
+pub fn text(args: std::fmt::Arguments) -> Result<(), PrintError> {
+    let mut out = std::io::stdout().lock();
+    match out.write_fmt(args).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(Closed.into()),
+        Err(e) => Err(PrintError::Io(e)),
+    }
+}
+
+/// Prints where no error can be returned (a progress printer called by
+/// the library): a closed output ends the program quietly and
+/// successfully, after the engine log is written; another error is warned
+/// of and the printing goes on.
+pub fn or_quit(printed: Result<(), PrintError>) {
+    match printed {
+        Ok(()) => {}
+        Err(PrintError::Closed(_)) => {
+            crate::process::flush_engine_log();
+            std::process::exit(0);
+        }
+        Err(e) => tracing::warn!("{e}"),
+    }
+}
+
+/// A line on standard output; `?` hands a closed output up as [`Closed`].
+macro_rules! say {
+    () => { $crate::cli::out::text(format_args!("\n"))? };
+    ($($arg:tt)*) => { $crate::cli::out::text(format_args!("{}\n", format_args!($($arg)*)))? };
+}
+
+/// Text on standard output with no newline added (`?` as for [`say!`]).
+macro_rules! say_text {
+    ($($arg:tt)*) => { $crate::cli::out::text(format_args!($($arg)*))? };
+}
+
+pub(crate) use {say, say_text};
+
+/// A line on standard output where no error can be returned (see [`or_quit`]).
+macro_rules! say_or_quit {
+    ($($arg:tt)*) => { $crate::cli::out::or_quit($crate::cli::out::text(format_args!("{}\n", format_args!($($arg)*)))) };
+}
+
+/// Text with no newline added where no error can be returned (see [`or_quit`]).
+macro_rules! say_text_or_quit {
+    ($($arg:tt)*) => { $crate::cli::out::or_quit($crate::cli::out::text(format_args!($($arg)*))) };
+}
+
+pub(crate) use {say_or_quit, say_text_or_quit};
