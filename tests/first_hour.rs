@@ -77,7 +77,7 @@ fn a_person_whose_flag_falls_is_told_at_once() {
     }
     let mut out = String::new();
     child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
-    assert!(out.contains("Your flag fell.") && out.contains("Result: 0-1 (time forfeit: "), "{out}");
+    assert!(out.contains("Your flag fell.") && out.contains("Result: 0-1 {time forfeit: "), "{out}");
 }
 
 #[test]

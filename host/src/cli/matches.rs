@@ -199,14 +199,7 @@ pub(super) fn run(registry: &Registry, args: &MatchArgs) -> Result<()> {
             for p in problems {
                 eprintln!("game {}: {p}", game + 1);
             }
-            say_or_quit!(
-                "Game {} ({} vs {}): {} {{{}}}",
-                game + 1,
-                record.players[0],
-                record.players.get(1).map(String::as_str).unwrap_or("?"),
-                record.result.pgn(),
-                record.result.termination
-            );
+            say_or_quit!("Game {} ({}): {}", game + 1, super::out::players(record), super::out::result(record));
             say_or_quit!(
                 "Score of {} vs {}: {} - {} - {}  [{:.3}] {}/{}",
                 entrants[0].name,

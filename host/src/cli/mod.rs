@@ -272,3 +272,22 @@ impl RecordArgs {
             .map_err(|e| anyhow!(e))
     }
 }
+
+/// Installs the Ctrl-C handler of a command that plays many games: the
+/// first press sets the returned flag (the games in progress finish and
+/// are stored), the second abandons them (exit 130, the engine log
+/// written); `after` says what abandoning leaves ("their claims expire").
+fn stop_on_interrupt(after: &'static str) -> std::sync::Arc<std::sync::atomic::AtomicBool> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let _ = ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::SeqCst) {
+            eprintln!("\nabandoning the games in progress");
+            crate::process::flush_engine_log();
+            std::process::exit(130);
+        }
+        eprintln!("\nstopping after the games in progress (Ctrl-C again to abandon them{after})");
+    });
+    stop
+}

@@ -70,3 +70,13 @@ macro_rules! say_text_or_quit {
 }
 
 pub(crate) use {say_or_quit, say_text_or_quit};
+
+/// A game's players as the one-game lines write them: `a vs b`.
+pub fn players(record: &crate::model::GameRecord) -> String {
+    record.players.join(" vs ")
+}
+
+/// A game's result as the one-game lines write them: `1-0 {checkmate}`.
+pub fn result(record: &crate::model::GameRecord) -> String {
+    format!("{} {{{}}}", record.result.pgn(), record.result.termination)
+}

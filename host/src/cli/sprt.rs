@@ -4,8 +4,6 @@
 //! over machines (`--local-workers`) as any tournament is.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 
 use anyhow::Result;
 use clap::Args;
@@ -192,9 +190,8 @@ fn game_line(t: &SprtTally, record: &GameRecord) -> String {
         format!("Game {}", t.games)
     };
     format!(
-        "{game}: {} {{{}}}  score {}-{}-{}  pairs [{}, {}, {}, {}, {}]  LLR {:.2}",
-        record.result.pgn(),
-        record.result.termination,
+        "{game}: {}  score {}-{}-{}  pairs [{}, {}, {}, {}, {}]  LLR {:.2}",
+        super::out::result(record),
         t.score.wins,
         t.score.losses,
         t.score.draws,
@@ -251,14 +248,7 @@ pub(super) fn run(registry: &Registry, args: &SprtArgs, plugin_dirs: &[PathBuf])
     if let Some(n) = args.local_workers {
         super::tournament::run_queued(registry, &store, &tournament, n, &args.records, plugin_dirs)?;
     } else {
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = stop.clone();
-        let _ = ctrlc::set_handler(move || {
-            if flag.swap(true, Ordering::SeqCst) {
-                std::process::exit(130);
-            }
-            eprintln!("\nstopping after the games in progress (Ctrl-C again to abandon them)");
-        });
+        let stop = super::stop_on_interrupt("");
         let isolation = if args.in_process {
             Isolation::InProcess
         } else {

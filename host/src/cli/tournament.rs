@@ -3,7 +3,7 @@
 //! resume command, and `--resume ID` to continue a killed tournament.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
@@ -191,21 +191,9 @@ impl Progress for Bar {
         self.write_records(record, event);
         self.bar.set_length(total as u64);
         self.bar.set_position(done as u64);
-        self.bar.set_message(format!(
-            "{} vs {}: {} {{{}}}",
-            record.players[0],
-            record.players[1],
-            record.result.pgn(),
-            record.result.termination
-        ));
-        let line = format!(
-            "Game {done} ({}): {} vs {}: {} {{{}}}",
-            record.variant,
-            record.players[0],
-            record.players[1],
-            record.result.pgn(),
-            record.result.termination
-        );
+        let (players, result) = (super::out::players(record), super::out::result(record));
+        self.bar.set_message(format!("{players}: {result}"));
+        let line = format!("Game {done} ({}): {players}: {result}", record.variant);
         // A hidden bar (output not a terminal) prints nothing itself.
         if self.bar.is_hidden() {
             say_or_quit!("{line}");
@@ -245,16 +233,7 @@ pub(super) fn run(registry: &Registry, args: &TournamentArgs, plugin_dirs: &[Pat
         say_text!("{}", standings::render(&tournament.names(), &tournament.definition.variants, &games, &byes));
         return Ok(());
     }
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    let _ = ctrlc::set_handler(move || {
-        if flag.swap(true, Ordering::SeqCst) {
-            eprintln!("\nabandoning the games in progress");
-            crate::process::flush_engine_log();
-            std::process::exit(130);
-        }
-        eprintln!("\nstopping after the games in progress (Ctrl-C again to abandon them)");
-    });
+    let stop = super::stop_on_interrupt("");
     // A resumed run plays in worker processes unless told again: the run
     // before it may have died in-process.
     let in_process = if args.resume.is_some() { args.in_process } else { cfg.in_process };
@@ -316,13 +295,11 @@ pub(super) fn run_queued(
             eprintln!("warning: {e}");
         }
         say_or_quit!(
-            "Game {} ({}): {} vs {}: {} {{{}}}",
+            "Game {} ({}): {}: {}",
             event.tournament.as_ref().map_or(0, |t| t.index + 1),
             record.variant,
-            record.players[0],
-            record.players.get(1).map(String::as_str).unwrap_or("?"),
-            record.result.pgn(),
-            record.result.termination
+            super::out::players(record),
+            super::out::result(record)
         );
     };
     let report = queue::run_queue_workers(registry, store, &workers, &AtomicBool::new(false), &on_game)?;

@@ -3,8 +3,6 @@
 //! it, the child that plays the games a tournament sends on stdin.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Result;
@@ -72,8 +70,8 @@ pub(super) fn queue_workers(
 
 pub(super) fn run(registry: &Registry, args: &WorkerArgs, plugin_dirs: &[PathBuf]) -> Result<()> {
     let Some(db) = &args.db else { return crate::tournament::worker::serve(registry) };
-    let stop = Arc::new(AtomicBool::new(false));
-    // A server that is starting or restarting is waited for.
+    let stop = super::stop_on_interrupt("; their claims expire");
+    // A server that is starting or restarting is waited for (Ctrl-C ends the wait).
     let store = queue::patiently(&stop, || Ok(Store::open(db)?))?;
     let mut workers =
         queue_workers(args.concurrency as usize, args.tournament, args.idle_exit.map(Duration::from_secs), plugin_dirs);
@@ -81,22 +79,13 @@ pub(super) fn run(registry: &Registry, args: &WorkerArgs, plugin_dirs: &[PathBuf
     workers.affinity = args.affinity;
     workers.batch = args.batch as usize;
     say!("worker {} on store {}: {} at a time", workers.holder, store.location(), workers.concurrency);
-    let flag = stop.clone();
-    let _ = ctrlc::set_handler(move || {
-        if flag.swap(true, Ordering::SeqCst) {
-            std::process::exit(130);
-        }
-        eprintln!("\nstopping after the games in progress (Ctrl-C again to abandon them; their claims expire)");
-    });
     let on_game = |record: &GameRecord, event: &EventInfo| {
         say_or_quit!(
-            "tournament {} game {}: {} vs {}: {} {{{}}}",
+            "tournament {} game {}: {}: {}",
             event.tournament.as_ref().map_or(0, |t| t.id),
             event.tournament.as_ref().map_or(0, |t| t.index + 1),
-            record.players[0],
-            record.players.get(1).map(String::as_str).unwrap_or("?"),
-            record.result.pgn(),
-            record.result.termination
+            super::out::players(record),
+            super::out::result(record)
         );
     };
     let report = queue::run_queue_workers(registry, &store, &workers, &stop, &on_game)?;
