@@ -164,7 +164,7 @@ fn every_line_of_the_readme_tour_does_what_its_comment_says() {
             ["perft", ..] => ["4865609"].map(says).len(),
             ["play", "chess", "--seed", "7"] => ["Result: "].map(says).len(),
             ["play", "chess", "--p1", "human", ..] => {
-                ["Your move> ", "Nf3", "Result: 0-1 (resignation)"].map(says).len()
+                ["Your move> ", "Nf3", "Result: 0-1 {resignation}"].map(says).len()
             }
             ["match", "chess", "--p1", "uci:stockfish,restart=on,Hash=16", ..] => {
                 assert_eq!(games, 2, "{line}");
