@@ -408,13 +408,24 @@ impl Sqlite {
         // First, so that switching to WAL waits for another process that is
         // creating or migrating the store instead of failing at once.
         conn.busy_timeout(std::time::Duration::from_secs(10))?;
-        conn.pragma_update(None, "journal_mode", "WAL")?;
-        conn.pragma_update(None, "synchronous", "NORMAL")?;
-        // Two processes opening a new store at once race to migrate it: the
-        // loser's transaction rolls back, and a later try finds it done (on
-        // a loaded machine the winner may take seconds to finish).
+        // Two processes opening a new store at once race to create and
+        // migrate it: switching to WAL can answer "database is locked" at
+        // once while the other holds the file (SQLite calls no busy handler
+        // there), and the loser's migration rolls back; a later try finds it
+        // done (on a loaded machine the winner may take seconds to finish).
         let give_up = std::time::Instant::now() + std::time::Duration::from_secs(30);
         let mut tries = 0;
+        loop {
+            match conn.pragma_update(None, "journal_mode", "WAL") {
+                Ok(()) => break,
+                Err(e) if is_busy(&e) && std::time::Instant::now() < give_up => {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(25 * tries.min(10)));
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
         loop {
             match Migrations::new(migration_steps()).to_latest(&mut conn) {
                 Ok(()) => return Ok(conn),
@@ -841,6 +852,11 @@ fn slot_result(r: &rusqlite::Row<'_>) -> rusqlite::Result<SlotResult> {
         result: r.get(4)?,
         winner: r.get(5)?,
     })
+}
+
+/// Whether SQLite said another connection holds the file.
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(e.sqlite_error_code(), Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked))
 }
 
 /// Whether opening failed because the file or its folder cannot be written.
