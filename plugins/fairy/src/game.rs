@@ -382,11 +382,7 @@ impl Game for FairyGame {
         Observation {
             text: self.pos.fen(),
             view: ObservationView {
-                viewer: match viewer {
-                    Viewer::Player(p) => p.to_string(),
-                    Viewer::Spectator => "spectator".into(),
-                    Viewer::Referee => "referee".into(),
-                },
+                viewer: ObservationView::viewer_name(viewer),
                 to_move: self.pos.side as u32,
                 pieces,
                 highlights,

@@ -651,11 +651,7 @@ impl Game for JunqiGame {
             text.push_str(n);
             text.push('\n');
         }
-        let viewer_name = match viewer {
-            Viewer::Player(p) => p.to_string(),
-            Viewer::Spectator => "spectator".into(),
-            Viewer::Referee => "referee".into(),
-        };
+        let viewer_name = ObservationView::viewer_name(viewer);
         let highlights = self.last.map(|(f, t, _)| vec![f as u32, t as u32]).unwrap_or_default();
         Observation {
             text,

@@ -373,11 +373,7 @@ impl Game for ChessGame {
         if !self.board.checkers().is_empty() {
             highlights.push(self.board.king(self.board.side_to_move()) as u32);
         }
-        let viewer_name = match viewer {
-            Viewer::Player(p) => p.to_string(),
-            Viewer::Spectator => "spectator".into(),
-            Viewer::Referee => "referee".into(),
-        };
+        let viewer_name = ObservationView::viewer_name(viewer);
         let claim = self.chess_status().claimable;
         let view = ObservationView {
             viewer: viewer_name,
