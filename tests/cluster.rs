@@ -14,7 +14,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use arbiter::record::store::Store;
+use arbiter::store::Store;
 use arbiter_e2e::{arbiter, arbiter_bin, postgres_database as fresh_database, stored_games, temp_dir};
 
 /// One cluster test at a time: they restart the one server.

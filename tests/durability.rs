@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use arbiter::record::store::Store;
+use arbiter::store::Store;
 use arbiter_e2e::{arbiter, arbiter_bin, fixture_plugin, temp_dir, workspace};
 
 /// A small tmpfs mounted at `dir` (root only); `None` where mounting is not

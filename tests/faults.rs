@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use arbiter::record::store::Store;
+use arbiter::store::Store;
 use arbiter_e2e::{arbiter, arbiter_bin, profile_dir, stockfish, temp_dir, workspace};
 
 /// The proxy misbehaving as `how` (`MODE TOKEN N`) in front of `engine`.

@@ -98,7 +98,7 @@ fn a_tournament_stopped_with_ctrl_c_stores_its_games_and_exits_130() {
     child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
     assert_eq!(status.code(), Some(130), "{out}");
     assert!(out.contains("Resume with: arbiter tournament --resume 1"), "{out}");
-    let stored = arbiter::record::store::Store::open(&db).unwrap().games(None).unwrap().len();
+    let stored = arbiter::store::Store::open(&db).unwrap().games(None).unwrap().len();
     assert!(stored > 0 && out.contains(&format!("Interrupted with {stored} games saved")), "{stored}: {out}");
 }
 

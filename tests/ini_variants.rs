@@ -7,7 +7,7 @@
 
 use std::process::Command;
 
-use arbiter::record::store::Store;
+use arbiter::store::Store;
 use arbiter_e2e::{arbiter_bin, fairy_stockfish, temp_dir};
 
 /// Runs `arbiter` with `envs` set; (success, stdout, stderr).

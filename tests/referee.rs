@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use arbiter::record::store::Store;
+use arbiter::store::Store;
 use arbiter_e2e::{arbiter, fixture_plugin, stockfish, temp_dir, workspace, Run};
 use serde_json::Value;
 

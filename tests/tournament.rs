@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use arbiter::record::store::Store;
+use arbiter::store::Store;
 use arbiter_e2e::{arbiter, arbiter_bin, fixture_plugin, profile_dir, stored_games, temp_dir};
 
 fn dirs() -> (String, String) {

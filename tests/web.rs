@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use arbiter::record::store::Store;
+use arbiter::store::Store;
 use arbiter_e2e::{arbiter, arbiter_bin, fixture_plugin, temp_dir, workspace};
 use serde_json::{json, Value};
 
@@ -336,7 +336,7 @@ fn a_junqi_tournament_in_progress_shows_spectators_no_hidden_rank() {
         .unwrap();
     // The server opens the store once the tournament is in it.
     let t0 = std::time::Instant::now();
-    while !arbiter::record::store::Store::open(&db).ok().and_then(|s| s.tournament(Some(1)).ok().flatten()).is_some() {
+    while !arbiter::store::Store::open(&db).ok().and_then(|s| s.tournament(Some(1)).ok().flatten()).is_some() {
         assert!(t0.elapsed() < Duration::from_secs(30), "the tournament never reached the store");
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -527,7 +527,7 @@ fn a_tournament_page_over_ten_thousand_games_loads_quickly() {
     assert_eq!(count, 10_000);
     // Games written behind the store's back: it counts them again on open,
     // as it does for a store written before it kept counts.
-    conn.execute_batch(arbiter::record::store::FORGET_TALLIES).unwrap();
+    conn.execute_batch(arbiter::store::FORGET_TALLIES).unwrap();
     drop(conn);
     let server = Server::start(&db, &["--plugin-dir", &plugin_dir]);
     server.get_json("/api/tournaments/1");

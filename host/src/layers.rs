@@ -19,9 +19,10 @@ pub const FLOORS: &[(&str, u32)] = &[
     ("testing", 3),
     ("record", 4),
     ("check", 4),
-    ("tournament", 5),
-    ("web", 6),
-    ("cli", 7),
+    ("store", 5),
+    ("tournament", 6),
+    ("web", 7),
+    ("cli", 8),
 ];
 
 #[cfg(test)]

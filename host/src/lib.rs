@@ -9,7 +9,7 @@
 //! - [`players`]: the built-in players; [`process`]: child processes spoken to by lines.
 //! - [`check`]: the plugin conformance suite, each variant in a child process.
 //! - [`clock`]: time controls and clocks; [`verdict`]: how a game ended and who is to blame.
-//! - [`record`]: record formats, redaction, replay and the SQLite store.
+//! - [`record`]: record formats, redaction and replay; [`store`]: the store (SQLite or PostgreSQL).
 //! - [`tournament`]: schedules, the runner and its workers, tournaments, matches and SPRT.
 //! - [`stats`]: Elo, LOS, ratings, SPRT; [`web`]: `arbiter serve`; [`sync`]: lock helpers.
 //! - [`cli`]: the `arbiter` command line (parse, call the library, print).
@@ -28,6 +28,7 @@ pub mod referee;
 pub mod scaffold;
 pub mod seat;
 pub mod stats;
+pub mod store;
 pub mod sync;
 #[cfg(test)]
 mod testing;

@@ -179,7 +179,7 @@ pub fn postgres_database(name: &str) -> Option<String> {
 /// index: seats, the players' names with the result (`a v b: 1-0`), and
 /// move ids (timings differ run to run).
 pub fn stored_games(db: &Path) -> Vec<(u32, Vec<usize>, String, Vec<u64>)> {
-    let mut rows: Vec<_> = arbiter::record::store::Store::open(db)
+    let mut rows: Vec<_> = arbiter::store::Store::open(db)
         .unwrap()
         .games(None)
         .unwrap()

@@ -9,7 +9,7 @@ use clap::Args;
 
 use super::out::{say, say_text};
 use super::RecordArgs;
-use crate::record::store::Store;
+use crate::store::Store;
 use crate::tournament::standings;
 use crate::tournament::view::TournamentView;
 
@@ -53,7 +53,7 @@ pub(super) fn run(args: &ResultsArgs) -> Result<()> {
         );
     }
     let (waiting, playing) = store.queue_counts(t.id)?;
-    if waiting > 0 {
+    if waiting + playing > 0 {
         say!("Queue: {waiting} games waiting, {playing} being played by workers");
     }
     for w in store.worker_rates(t.id)? {

@@ -7,7 +7,7 @@ use anyhow::Result;
 use clap::{Args, Subcommand};
 
 use super::out::say;
-use crate::record::store::Store;
+use crate::store::Store;
 
 /// Arguments of `arbiter store`.
 #[derive(Args, Debug)]

@@ -11,8 +11,8 @@ use clap::Args;
 use super::out::{say, say_or_quit};
 use crate::model::GameRecord;
 use crate::plugin::Registry;
-use crate::record::store::Store;
 use crate::record::EventInfo;
+use crate::store::Store;
 use crate::tournament::queue::{self, QueueWorkers};
 
 /// Arguments of `arbiter worker`.

@@ -45,6 +45,16 @@ impl Registry {
         reg
     }
 
+    /// The given variants, already loaded (in process, for embedders and
+    /// tests); the first of two with one id wins, as [`Registry::load`] does.
+    pub fn of(variants: impl IntoIterator<Item = VariantHandle>) -> Registry {
+        let mut reg = Registry::default();
+        for v in variants {
+            reg.add(v);
+        }
+        reg
+    }
+
     fn add(&mut self, v: VariantHandle) {
         let id = v.info().id.clone();
         match self.variants.get(&id) {

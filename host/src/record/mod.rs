@@ -1,7 +1,7 @@
 //! Records of finished games. One shape, the referee's [`GameRecord`], is
 //! written by every [`RecordFormat`] (PGN with the PDN conventions for
 //! draughts in [`pgn`], JSON lines in [`jsonl`], final positions in [`epd`]),
-//! kept by the embedded SQLite [`store`], and read back from it whole, so any
+//! kept by the store (a floor above) and read back from it whole, so any
 //! format can be written again from the store. Exports for one player of a
 //! hidden-information game go through [`redact`].
 
@@ -11,7 +11,6 @@ pub mod jsonl;
 pub mod pgn;
 pub mod redact;
 pub mod replay;
-pub mod store;
 
 use crate::model::GameRecord;
 

@@ -19,8 +19,8 @@ use crate::clock::TimeControl;
 use crate::model::GameRecord;
 use crate::players::PlayerSpec;
 use crate::plugin::Registry;
-use crate::record::store::{StopRule, Store};
 use crate::record::{EventInfo, TournamentSlot};
+use crate::store::{StopRule, Store};
 
 /// A tournament ready to run: its view, with the players and variants that
 /// play it.

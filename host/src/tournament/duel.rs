@@ -14,10 +14,10 @@ use super::games::{Entrant, RunConfig, ScheduledGame};
 use super::runner::run_games;
 use crate::model::GameRecord;
 use crate::record::files::RecordFiles;
-use crate::record::store::{Store, StoreError};
 use crate::record::{redact, EventInfo};
 use crate::stats::sprt::Pentanomial;
 use crate::stats::Score;
+use crate::store::{Store, StoreError};
 
 /// Who moves first in a match's games.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 //! process dead on this host, or silent for [`STALE_AFTER_SECS`] elsewhere)
 //! is taken over.
 
-use crate::record::store::{Lease, Store};
+use crate::store::{Lease, Store};
 
 /// A lease not renewed for this long, held on another host, is stale.
 pub const STALE_AFTER_SECS: i64 = 60;

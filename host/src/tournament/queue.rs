@@ -31,8 +31,8 @@ use super::pins::{engine_pins, PluginPin};
 use super::worker::{Job, WorkerHandle};
 use crate::players::PlayerSpec;
 use crate::plugin::Registry;
-use crate::record::store::{Claim, QueuedGame, Store};
 use crate::record::{EventInfo, TournamentSlot};
+use crate::store::{Claim, QueuedGame, Store};
 
 /// How long a claim lasts without a heartbeat (renewed every third of it).
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(30);

@@ -3,7 +3,7 @@
 //! pentanomial counts accepts H0 or H1, or the schedule ends.
 //!
 //! The rule is checked in the transaction that stores each game (see
-//! [`crate::record::store::StopRule`]), over the tournament's games in the
+//! [`crate::store::StopRule`]), over the tournament's games in the
 //! order they were stored: one machine or many, the first game whose
 //! storing makes the test decide ends the tournament, its queue is closed
 //! and no further game is claimed. Games in flight at that moment still
@@ -15,9 +15,9 @@ use std::collections::HashMap;
 
 use std::sync::Mutex;
 
-use crate::record::store::{RuleCheck, SlotResult, StopRule};
 use crate::stats::sprt::{Pentanomial, Sprt, Verdict};
 use crate::stats::Score;
+use crate::store::{RuleCheck, SlotResult, StopRule};
 use crate::sync::LockExt;
 
 /// An SPRT as the store's stopping rule: the tally through the last game

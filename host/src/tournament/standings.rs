@@ -5,9 +5,9 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use crate::record::store::{PairTally, Tallies, Tally};
 use crate::stats::ratings::{ratings, ResultMatrix};
 use crate::stats::sprt::Pentanomial;
+use crate::store::{PairTally, Tallies, Tally};
 
 /// One row of a table.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::config::TournamentConfig;
 use super::schedule::{plan, Finished, Round};
 use super::sprt_match::SprtTally;
-use crate::record::store::{SlotResult, Store, Tallies};
+use crate::store::{SlotResult, Store, Tallies};
 
 /// What the store keeps: the definition as given, plus what was resolved from
 /// it at creation (the variant list and the opening positions), so that a

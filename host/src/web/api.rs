@@ -9,8 +9,8 @@ use serde_json::{json, Value};
 
 use super::{blocking, ApiError, Reveal, Shared};
 use crate::clock::Clock;
-use crate::record::store::{GameFilter, StoredGame};
-use crate::record::store::{PairTally, Tally};
+use crate::store::{GameFilter, StoredGame};
+use crate::store::{PairTally, Tally};
 use crate::tournament::standings;
 use crate::tournament::view::TournamentView;
 use crate::Viewer;

@@ -12,7 +12,7 @@ use tokio_stream::wrappers::WatchStream;
 use tokio_stream::{Stream, StreamExt};
 
 use super::Shared;
-use crate::record::store::Store;
+use crate::store::Store;
 
 /// How often the store is looked at: well under the 1 s an open page may
 /// wait to hear that a game ended.

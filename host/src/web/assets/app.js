@@ -351,7 +351,7 @@ async function tournamentPage(id) {
       el("p", {}, el("span", { class: "progress" }, el("div", { style: `width:${pct}%` })), " ",
         el("span", { id: "progress" }, `${t.played} / ${t.expected} games`), " · ", t.format, " · ", t.variants.join(", "),
         " · ", t.finished ? "finished" : "live"),
-      t.queue && (t.queue.waiting || t.queue.workers.length) ? el("p", { class: "muted", id: "queue" },
+      t.queue && (t.queue.waiting || t.queue.playing || t.queue.workers.length) ? el("p", { class: "muted", id: "queue" },
         `Queue: ${t.queue.waiting} waiting, ${t.queue.playing} being played`,
         t.queue.workers.map((w) => ` · ${w.host}: ${w.games} games, ${w.per_minute.toFixed(1)}/min`)) : null,
       liveBox,

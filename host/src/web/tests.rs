@@ -1,0 +1,399 @@
+//! The web handlers, tested through the router: requests sent straight to
+//! it (no socket), a store on a temporary SQLite file, and the fixture's
+//! variants in process (a race and a game of hidden secrets).
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use arbiter_api::host::VariantHandle;
+use arbiter_fixture::{Fault, Sampling, Secret};
+use axum::body::Body;
+use axum::http::{header, Request, StatusCode};
+use serde_json::{json, Value};
+use tower::ServiceExt;
+
+use super::{live, play, router, same_origin, trusted_host, App, Reveal, ServeConfig};
+use crate::clock::TimeControl;
+use crate::plugin::Registry;
+use crate::record::{EventInfo, TournamentSlot};
+use crate::referee::{play_game, GameConfig, StartFrom};
+use crate::seat::Player;
+use crate::store::Store;
+use crate::testing::{options, race, Scripted};
+use crate::tournament::config::TournamentConfig;
+use crate::tournament::view::StoredDefinition;
+
+/// The fixture's secret game.
+fn secret() -> VariantHandle {
+    VariantHandle::in_process(Secret { id: "secret", sampling: Sampling::Honest }, "fixture-plugin", "0.1.0").unwrap()
+}
+
+/// A server's state over a new store, with `reveal` and `max_games`.
+fn app(name: &str, reveal: Reveal, max_games: usize) -> (Arc<App>, Arc<Store>) {
+    let dir = std::env::temp_dir().join(format!("arbiter-unit-web-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("games.db");
+    let store = Arc::new(Store::open(&db).unwrap());
+    let config = ServeConfig {
+        db: db.clone(),
+        bind: "127.0.0.1:0".parse().unwrap(),
+        reveal,
+        allow_engines: false,
+        allow_hosts: vec![],
+        max_games,
+    };
+    let app = App {
+        registry: Registry::of([race(Fault::None), secret()]),
+        store: store.clone(),
+        config,
+        changes: live::StoreChanges::watch(Store::open(&db).unwrap()).unwrap(),
+        sessions: play::Sessions::default(),
+    };
+    (Arc::new(app), store)
+}
+
+/// A request as a browser on this machine sends it.
+fn request(method: &str, path: &str, body: Option<Value>) -> Request<Body> {
+    let builder = Request::builder().method(method).uri(path).header(header::HOST, "127.0.0.1:8080");
+    match body {
+        Some(b) => builder.header(header::CONTENT_TYPE, "application/json").body(Body::from(b.to_string())),
+        None => builder.body(Body::empty()),
+    }
+    .unwrap()
+}
+
+/// The answer to `req`: its status and body (JSON, or a string of the text).
+async fn send(app: &Arc<App>, req: Request<Body>) -> (StatusCode, Value) {
+    let response = router(app.clone()).oneshot(req).await.unwrap();
+    let status = response.status();
+    let bytes = axum::body::to_bytes(response.into_body(), 1 << 24).await.unwrap();
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+}
+
+async fn get(app: &Arc<App>, path: &str) -> (StatusCode, Value) {
+    send(app, request("GET", path, None)).await
+}
+
+async fn post(app: &Arc<App>, path: &str, body: Value) -> (StatusCode, Value) {
+    send(app, request("POST", path, Some(body))).await
+}
+
+/// Plays a whole game of `variant` (each seat its first legal move) and stores it.
+fn store_played_game(store: &Store, variant: &VariantHandle, given: Value, event: &EventInfo) -> i64 {
+    let options = options(variant, given);
+    let mut players: Vec<Box<dyn Player>> = vec![Box::new(Scripted::new(vec![])), Box::new(Scripted::new(vec![]))];
+    let config = GameConfig {
+        time_controls: vec![TimeControl::parse("60+1").unwrap(); 2],
+        margin_ms: 1000,
+        max_plies: None,
+        claim_draws: true,
+        adjudication: Default::default(),
+    };
+    let record = play_game(variant, &options, StartFrom::Standard, &mut players, &config).unwrap();
+    store.add_game(&record, event).unwrap()
+}
+
+/// Polls the browser game `id` as `token`'s seat until `done` holds.
+async fn wait_for_state(app: &Arc<App>, id: u64, token: &str, done: impl Fn(&Value) -> bool) -> Value {
+    let start = Instant::now();
+    loop {
+        let (status, state) = get(app, &format!("/api/play/{id}?token={token}")).await;
+        assert_eq!(status, StatusCode::OK, "{state}");
+        if done(&state) {
+            return state;
+        }
+        assert!(start.elapsed() < Duration::from_secs(20), "waited too long: {state}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_variants_are_listed_with_their_options() {
+    let (app, _) = app("variants", Reveal::Finished, 4);
+    let (status, list) = get(&app, "/api/variants").await;
+    assert_eq!(status, StatusCode::OK);
+    let ids: Vec<&str> = list.as_array().unwrap().iter().map(|v| v["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["race", "secret"]);
+    let secret = &list[1];
+    assert_eq!(secret["options"][0]["name"], "secrets", "{secret}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn games_are_listed_filtered_and_paged_and_a_nul_in_a_filter_is_refused() {
+    let (app, store) = app("games", Reveal::Finished, 4);
+    for _ in 0..3 {
+        store_played_game(&store, &race(Fault::None), json!({}), &EventInfo::default());
+    }
+    store_played_game(&store, &secret(), json!({"secrets": "3 4"}), &EventInfo::default());
+    let (status, page) = get(&app, "/api/games?limit=2").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!((page["total"].as_u64(), page["games"].as_array().unwrap().len()), (Some(4), 2));
+    assert_eq!(page["games"][0]["variant"], "secret", "newest first");
+    let (_, races) = get(&app, "/api/games?variant=race&offset=2").await;
+    assert_eq!((races["total"].as_u64(), races["games"].as_array().unwrap().len()), (Some(3), 1));
+    let (_, blank) = get(&app, "/api/games?player=%20").await;
+    assert_eq!(blank["total"], 4, "a blank filter matches everything");
+    let (status, refused) = get(&app, "/api/games?player=a%00b").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(refused["error"], "filter 'player' holds a NUL character");
+    let (status, _) = get(&app, "/api/games?limit=many").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_stored_game_replays_frame_by_frame_and_an_unknown_one_is_not_found() {
+    let (app, store) = app("replay", Reveal::Finished, 4);
+    let id = store_played_game(&store, &race(Fault::None), json!({}), &EventInfo::default());
+    let stored = store.game(id).unwrap().unwrap();
+    let (status, game) = get(&app, &format!("/api/games/{id}")).await;
+    assert_eq!(status, StatusCode::OK, "{game}");
+    let frames = game["frames"].as_array().unwrap();
+    assert_eq!(frames.len(), stored.record.plies.len() + 1, "the start, then one frame a ply");
+    assert_eq!(frames[1]["text"], stored.record.plies[0].text);
+    assert_eq!((game["hidden"].as_bool(), game["views"].clone()), (Some(false), json!(["spectator"])));
+    let (status, pgn) = get(&app, &format!("/api/games/{id}/record")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(pgn.as_str().unwrap().contains("[Result \""), "{pgn}");
+    let (status, missing) = get(&app, &format!("/api/games/{}", id + 1)).await;
+    assert_eq!(
+        (status, missing["error"].as_str()),
+        (StatusCode::NOT_FOUND, Some(format!("no game {}", id + 1).as_str()))
+    );
+    let (status, _) = get(&app, "/api/games/seven").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_hidden_game_shows_more_than_the_spectator_s_view_only_where_the_server_reveals() {
+    for (reveal, shown) in [(Reveal::Never, false), (Reveal::Finished, true)] {
+        let (app, store) = app(&format!("reveal-{shown}"), reveal, 4);
+        let id = store_played_game(&store, &secret(), json!({"secrets": "3 4"}), &EventInfo::default());
+        let (status, spectator) = get(&app, &format!("/api/games/{id}")).await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(spectator["viewer"], "spectator");
+        assert_eq!(spectator["can_reveal"], shown);
+        for asked in [format!("/api/games/{id}?view=referee"), format!("/api/games/{id}?view=player:1")] {
+            let (status, answer) = get(&app, &asked).await;
+            let expected = if shown { StatusCode::OK } else { StatusCode::FORBIDDEN };
+            assert_eq!(status, expected, "{asked}: {answer}");
+        }
+        let (status, _) = get(&app, &format!("/api/games/{id}/record")).await;
+        assert_eq!(status, if shown { StatusCode::OK } else { StatusCode::FORBIDDEN });
+        let (status, bad) = get(&app, &format!("/api/games/{id}?view=player:2")).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert_eq!(bad["error"], "view 'player:2' must be spectator, referee or player:N with N below 2");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_tournament_shows_its_standings_and_its_games_in_progress() {
+    let (app, store) = app("tournament", Reveal::Finished, 4);
+    let text = "name = \"t\"\nvariants = [\"race\"]\nrounds = 1\n\
+                [[players]]\nname = \"a\"\nspec = \"random\"\n[[players]]\nname = \"b\"\nspec = \"random\"\n";
+    let definition = StoredDefinition {
+        config: TournamentConfig::from_toml("t.toml", text).unwrap(),
+        variants: vec!["race".into()],
+        openings: Default::default(),
+        plugins: Default::default(),
+        engines: Default::default(),
+    };
+    let t = store.add_tournament("t", &serde_json::to_string(&definition).unwrap()).unwrap();
+    let slot = TournamentSlot { id: t, index: 0, pair: Some(0), seats: vec![0, 1] };
+    store_played_game(
+        &store,
+        &race(Fault::None),
+        json!({}),
+        &EventInfo { event: "t".into(), round: 1, tournament: Some(slot) },
+    );
+    let (status, list) = get(&app, "/api/tournaments").await;
+    assert_eq!((status, list), (StatusCode::OK, json!([{"id": t, "name": "t", "finished": false, "games": 1}])));
+    let (status, standings) = get(&app, &format!("/api/tournaments/{t}")).await;
+    assert_eq!(status, StatusCode::OK, "{standings}");
+    let text = standings.to_string();
+    assert!(text.contains("\"name\":\"a\"") && text.contains("\"name\":\"b\""), "{text}");
+    let frame = crate::model::SeenFrame {
+        ply: 2,
+        to_move: 0,
+        observation: Default::default(),
+        last_move: Some("+1".into()),
+        clocks: vec![None, None],
+        result: None,
+    };
+    store.set_live(t, 1, "race", &["b".into(), "a".into()], &frame).unwrap();
+    let (status, live) = get(&app, &format!("/api/tournaments/{t}/live")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(live["played"], 1);
+    assert_eq!(live["games"][0]["index"], 1);
+    assert_eq!(live["games"][0]["frame"]["last_move"], "+1");
+    let (status, missing) = get(&app, &format!("/api/tournaments/{}", t + 1)).await;
+    assert_eq!((status, missing["error"].clone()), (StatusCode::NOT_FOUND, json!(format!("no tournament {}", t + 1))));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_person_plays_a_whole_game_in_the_browser_and_it_is_stored() {
+    let (app, store) = app("play", Reveal::Finished, 4);
+    let (status, started) =
+        post(&app, "/api/play", json!({"variant": "race", "opponent": "random", "seat": "0"})).await;
+    assert_eq!(status, StatusCode::OK, "{started}");
+    let (id, token) = (started["id"].as_u64().unwrap(), started["token"].as_str().unwrap().to_string());
+    assert_eq!((started["seat"].as_u64(), started["invite"].clone()), (Some(0), Value::Null));
+    let path = format!("/api/play/{id}/act");
+    let act = |action: Value| post(&app, &path, action);
+    let state = wait_for_state(&app, id, &token, |s| s["moves"].is_array()).await;
+    assert_eq!(state["you"], 0);
+    let (status, wrong) = act(json!({"token": token, "action": "move", "move": "99"})).await;
+    assert_eq!(
+        (status, wrong["error"].clone()),
+        (StatusCode::BAD_REQUEST, json!("move '99' is not one of your legal moves"))
+    );
+    let (status, _) = act(json!({"token": "not-a-seat", "action": "resign"})).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let (status, unknown) = act(json!({"token": token, "action": "castle"})).await;
+    assert_eq!((status, unknown["error"].clone()), (StatusCode::BAD_REQUEST, json!("unknown action 'castle'")));
+    // Moves until the race ends.
+    let finished = loop {
+        let state = wait_for_state(&app, id, &token, |s| s["moves"].is_array() || s["stored_as"].is_number()).await;
+        if state["stored_as"].is_number() {
+            break state;
+        }
+        let first = state["moves"][0]["id"].as_str().unwrap().to_string();
+        let (status, answer) = act(json!({"token": token, "action": "move", "move": first})).await;
+        assert!(status == StatusCode::OK || answer["error"] == "it is not your turn", "{answer}");
+    };
+    let stored = store.game(finished["stored_as"].as_i64().unwrap()).unwrap().unwrap();
+    assert_eq!(stored.summary.event, "arbiter serve");
+    assert!(stored.summary.result != "*", "{:?}", stored.summary);
+    let (_, spectator) = get(&app, &format!("/api/play/{id}")).await;
+    assert_eq!((spectator["you"].clone(), spectator["moves"].clone()), (Value::Null, Value::Null));
+    let (_, listed) = get(&app, "/api/play").await;
+    assert_eq!(listed[0]["id"], id);
+    let (status, _) = get(&app, &format!("/api/play/{}", id + 1)).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_browser_game_sees_only_its_own_secret() {
+    let (app, _) = app("secret-play", Reveal::Finished, 4);
+    let (status, started) = post(
+        &app,
+        "/api/play",
+        json!({"variant": "secret", "opponent": "human", "seat": "0", "options": {"secrets": "3 4"}}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{started}");
+    let id = started["id"].as_u64().unwrap();
+    let (mine, theirs) = (started["token"].as_str().unwrap(), started["invite"].as_str().unwrap());
+    let first = wait_for_state(&app, id, mine, |s| s["moves"].is_array()).await;
+    let second = wait_for_state(&app, id, theirs, |s| s["observation"].is_object()).await;
+    assert_eq!((first["you"].as_u64(), second["you"].as_u64()), (Some(0), Some(1)));
+    assert!(second["moves"].is_null(), "not its turn: {second}");
+    for (state, viewer) in [(&first, "0"), (&second, "1")] {
+        assert_eq!(state["observation"]["viewer"], viewer, "{state}");
+    }
+    let (_, spectator) = get(&app, &format!("/api/play/{id}")).await;
+    assert_eq!(spectator["observation"]["viewer"], "spectator", "{spectator}");
+    let (status, _) = post(&app, &format!("/api/play/{id}/act"), json!({"token": mine, "action": "resign"})).await;
+    assert_eq!(status, StatusCode::OK);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_start_requests_are_refused_each_with_its_reason() {
+    let (app, _) = app("bad-start", Reveal::Finished, 4);
+    let cases = [
+        (json!({"variant": "nope", "opponent": "random"}), StatusCode::BAD_REQUEST, "unknown variant 'nope'"),
+        (json!({"variant": "race", "opponent": "uci:stockfish"}), StatusCode::FORBIDDEN, "--allow-engines"),
+        (json!({"variant": "race", "opponent": "random", "seat": "5"}), StatusCode::BAD_REQUEST, "seat '5'"),
+        (json!({"variant": "race", "opponent": "random", "tc": "fast"}), StatusCode::BAD_REQUEST, "fast"),
+        (json!({"variant": "race", "opponent": "random", "position": "x y z"}), StatusCode::BAD_REQUEST, ""),
+        (json!({"variant": "race", "opponent": "random", "name": "a\u{7}b"}), StatusCode::BAD_REQUEST, "name"),
+        (json!({"variant": "race", "opponent": "sorcerer"}), StatusCode::BAD_REQUEST, "sorcerer"),
+    ];
+    for (body, status, says) in cases {
+        let (got, answer) = post(&app, "/api/play", body.clone()).await;
+        assert_eq!(got, status, "{body}: {answer}");
+        let error = answer["error"].as_str().unwrap_or_default();
+        assert!(error.contains(says) && !error.contains('\n'), "{body}: {answer}");
+    }
+    let (status, _) = send(&app, request("POST", "/api/play", None)).await;
+    assert!(status.is_client_error(), "an empty body: {status}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn games_past_the_server_s_limit_are_refused_until_one_ends() {
+    let (app, _) = app("cap", Reveal::Finished, 1);
+    let human = json!({"variant": "race", "opponent": "human", "seat": "0"});
+    let (status, first) = post(&app, "/api/play", human.clone()).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, refused) = post(&app, "/api/play", human.clone()).await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(refused["error"], "1 games are in progress, the most this server plays at once: try again later");
+    let (id, token) = (first["id"].as_u64().unwrap(), first["token"].as_str().unwrap());
+    wait_for_state(&app, id, token, |s| s["moves"].is_array()).await;
+    post(&app, &format!("/api/play/{id}/act"), json!({"token": token, "action": "resign"})).await;
+    wait_for_state(&app, id, token, |s| s["stored_as"].is_number()).await;
+    let start = Instant::now();
+    while post(&app, "/api/play", human.clone()).await.0 != StatusCode::OK {
+        assert!(start.elapsed() < Duration::from_secs(10), "the slot was not given back");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn requests_naming_another_host_or_sent_by_another_origin_are_refused() {
+    let (app, _) = app("hosts", Reveal::Finished, 4);
+    let rebound = Request::builder().uri("/api/variants").header(header::HOST, "evil.example").body(Body::empty());
+    let (status, answer) = send(&app, rebound.unwrap()).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert!(answer["error"].as_str().unwrap().starts_with("host 'evil.example' refused"), "{answer}");
+    let mut cross = request("POST", "/api/play", Some(json!({"variant": "race", "opponent": "random"})));
+    cross.headers_mut().insert(header::ORIGIN, "http://evil.example".parse().unwrap());
+    let (status, answer) = send(&app, cross).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{answer}");
+    let mut own = request("POST", "/api/play", Some(json!({"variant": "race", "opponent": "random"})));
+    own.headers_mut().insert(header::ORIGIN, "http://127.0.0.1:8080".parse().unwrap());
+    assert_eq!(send(&app, own).await.0, StatusCode::OK);
+}
+
+#[test]
+fn only_the_server_s_own_origin_may_change_state() {
+    let host = "127.0.0.1:8080";
+    assert!(same_origin("http://127.0.0.1:8080", "http", host));
+    // Another scheme, address, or port of the same address is another origin.
+    assert!(!same_origin("https://127.0.0.1:8080", "http", host));
+    assert!(!same_origin("http://203.0.113.5", "http", host));
+    assert!(!same_origin("http://203.0.113.5:8080", "http", host));
+    assert!(!same_origin("http://127.0.0.1:9090", "http", host));
+    assert!(!same_origin("http://127.0.0.1", "http", host));
+    // localhost names only itself, at its own port.
+    assert!(same_origin("http://localhost:8080", "http", "localhost:8080"));
+    assert!(same_origin("http://LOCALHOST:8080", "http", "localhost:8080"));
+    assert!(!same_origin("http://localhost:3000", "http", "localhost:8080"));
+    assert!(!same_origin("http://127.0.0.1:8080", "http", "localhost:8080"));
+    // The default port, written or not.
+    assert!(same_origin("http://arbiter.lan", "http", "arbiter.lan:80"));
+    assert!(same_origin("http://arbiter.lan:80", "http", "arbiter.lan"));
+    assert!(same_origin("https://arbiter.lan", "https", "arbiter.lan"));
+    assert!(!same_origin("http://arbiter.lan", "https", "arbiter.lan"));
+    // IPv6 literals keep their brackets.
+    assert!(same_origin("http://[::1]:8080", "http", "[::1]:8080"));
+    assert!(!same_origin("http://[::1]:9", "http", "[::1]:8080"));
+    // Opaque or malformed origins are never ours.
+    for o in ["null", "", "127.0.0.1:8080", "http://", "http://127.0.0.1:8080/", "http://u@127.0.0.1:8080", "?"] {
+        assert!(!same_origin(o, "http", host), "{o}");
+    }
+    assert!(!same_origin("http://127.0.0.1:8080", "gopher", host));
+}
+
+#[test]
+fn only_addresses_localhost_and_allowed_names_are_trusted() {
+    let allowed = vec!["arbiter.lan".to_string()];
+    for host in ["127.0.0.1:8080", "127.0.0.1", "[::1]:8080", "localhost:8080", "LOCALHOST", "10.0.0.5:80"] {
+        assert!(trusted_host(host, &allowed), "{host}");
+    }
+    assert!(trusted_host("arbiter.lan:8080", &allowed));
+    for host in ["", "evil.example:8080", "localhost.evil.example", "127.0.0.1.evil.example", "arbiter.lan.evil"] {
+        assert!(!trusted_host(host, &allowed), "{host}");
+    }
+}
