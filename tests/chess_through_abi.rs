@@ -81,8 +81,7 @@ fn random_games_through_the_referee_end_with_a_reason() {
         adjudication: Default::default(),
     };
     for seed in 0..20 {
-        let mut players =
-            vec![PlayerSpec::Random { seed }.create(0), PlayerSpec::Random { seed: seed + 100 }.create(0)];
+        let mut players = [seed, seed + 100].map(|s| PlayerSpec::parse(&format!("random:seed={s}")).unwrap().create(0));
         let record = play_game(&variant, &Map::new(), StartFrom::Standard, &mut players, &config).unwrap();
         assert!(matches!(record.result.outcome, arbiter_api::Outcome::Win(_) | arbiter_api::Outcome::Draw));
         assert!(matches!(record.result.termination, arbiter::referee::Termination::Rules(_)), "{:?}", record.result);

@@ -129,9 +129,9 @@ pub(super) fn run(registry: &Registry, args: &CheckArgs, plugin_dirs: &[PathBuf]
 
 /// `arbiter check uci:CMD|hub:CMD`: the engine's protocol, step by step.
 fn check_engine(registry: &Registry, args: &CheckArgs, spec: &PlayerSpec) -> Result<()> {
-    let results = match spec {
-        PlayerSpec::Uci(cfg) => check_uci(&cfg.engine, registry.get(args.variant.as_deref().unwrap_or("chess"))?),
-        PlayerSpec::Hub(settings) => {
+    let results = match (spec.kind(), spec.settings()) {
+        ("uci", Some(settings)) => check_uci(settings, registry.get(args.variant.as_deref().unwrap_or("chess"))?),
+        ("hub", Some(settings)) => {
             check_hub(settings, registry.get(args.variant.as_deref().unwrap_or("international"))?)
         }
         _ => bail!("{}: only UCI and Hub engines have a protocol check (uci:CMD, hub:CMD)", args.target),

@@ -172,7 +172,7 @@ pub(super) fn run(registry: &Registry, args: &MatchArgs) -> Result<()> {
     );
     let store = if args.no_db { None } else { Some(Store::open(&args.db)?) };
     let mut files = args.records.open(true)?;
-    let human = entrants.iter().any(|e| matches!(e.spec, PlayerSpec::Human));
+    let human = entrants.iter().any(|e| e.spec.is_person());
     let config = RunConfig {
         // A person at this terminal plays one game at a time.
         concurrency: if human { 1 } else { args.concurrency as usize },

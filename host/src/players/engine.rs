@@ -5,7 +5,9 @@
 
 use serde_json::{json, Value};
 
-use super::{handshake, Answer, EngineSettings, EngineSlot, MoveWait, Player, PlayerError, Reply};
+use super::{
+    handshake, Answer, EngineSettings, EngineSlot, KindSpec, MoveWait, Player, PlayerError, PlayerKind, Reply,
+};
 use crate::clock::TurnTime;
 use crate::process::{deadline_after, ChildProcess};
 use crate::seat::{Seen, Start, Turn};
@@ -178,5 +180,27 @@ impl Player for JsonEngine {
         });
         // A dead engine is not restarted just to be told the game is over.
         let _ = self.send(false, over);
+    }
+}
+
+/// `engine:CMD[,setting=value...]`.
+pub const KIND: PlayerKind = PlayerKind {
+    name: "engine",
+    example: "engine:./my-engine",
+    runs_a_program: true,
+    parse: |rest| Ok(Box::new(EngineSpec(EngineSettings::parse(rest)?))),
+};
+
+/// A engine engine's spec: its process settings.
+#[derive(Debug)]
+struct EngineSpec(EngineSettings);
+
+impl KindSpec for EngineSpec {
+    fn create(&self, _game_seed: u64) -> Box<dyn Player> {
+        Box::new(JsonEngine::new(self.0.clone()))
+    }
+
+    fn settings(&self) -> Option<&EngineSettings> {
+        Some(&self.0)
     }
 }

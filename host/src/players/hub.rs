@@ -5,7 +5,10 @@
 //! travel in Hub notation through the draughts plugin's `hub_move` and
 //! `hub_position` calls; `info ... score=` is kept (in hundredths of a man).
 
-use super::{handshake, Answer, EngineSettings, EngineSlot, MoveWait, Player, PlayerError, Reply};
+use super::{
+    handshake, refuses_hidden, Answer, EngineSettings, EngineSlot, KindSpec, MoveWait, Player, PlayerError, PlayerKind,
+    Reply,
+};
 use crate::clock::fmt_secs;
 use crate::process::{deadline_after, ChildProcess, ProcessError};
 use crate::seat::{Seen, Start, Turn};
@@ -163,5 +166,31 @@ impl Player for HubPlayer {
 
     fn game_over(&mut self, _result: &GameResult, _me: u32) {
         self.moves.clear();
+    }
+}
+
+/// `hub:CMD[,setting=value...]`.
+pub const KIND: PlayerKind = PlayerKind {
+    name: "hub",
+    example: "hub:dame hub",
+    runs_a_program: true,
+    parse: |rest| Ok(Box::new(HubSpec(EngineSettings::parse(rest)?))),
+};
+
+/// A hub engine's spec: its process settings.
+#[derive(Debug)]
+struct HubSpec(EngineSettings);
+
+impl KindSpec for HubSpec {
+    fn create(&self, _game_seed: u64) -> Box<dyn Player> {
+        Box::new(HubPlayer::new(self.0.clone()))
+    }
+
+    fn settings(&self) -> Option<&EngineSettings> {
+        Some(&self.0)
+    }
+
+    fn refuses(&self, info: &arbiter_api::schema::VariantInfo) -> Option<String> {
+        refuses_hidden(info)
     }
 }

@@ -8,7 +8,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
-use super::{Answer, Player, PlayerError, Reply};
+use super::{Answer, KindSpec, Player, PlayerError, PlayerKind, Reply};
 use crate::clock::fmt_secs;
 use crate::seat::{Seen, Start, Turn};
 
@@ -149,5 +149,30 @@ impl Player for HumanPlayer {
                 }
             }
         }
+    }
+}
+
+/// `human`: a person at this terminal.
+pub const KIND: PlayerKind = PlayerKind {
+    name: "human",
+    example: "human",
+    runs_a_program: false,
+    parse: |rest| match rest.trim() {
+        "" => Ok(Box::new(HumanSpec)),
+        _ => Err("human takes no settings".into()),
+    },
+};
+
+/// A person's spec.
+#[derive(Debug)]
+struct HumanSpec;
+
+impl KindSpec for HumanSpec {
+    fn create(&self, _game_seed: u64) -> Box<dyn Player> {
+        Box::new(HumanPlayer::new())
+    }
+
+    fn is_person(&self) -> bool {
+        true
     }
 }

@@ -13,7 +13,7 @@ use arbiter_api::Outcome;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use super::{Player, PlayerError, Reply};
+use super::{settings_pairs, KindSpec, Player, PlayerError, PlayerKind, Reply};
 use crate::seat::Turn;
 
 /// Settings of an MCTS player.
@@ -209,5 +209,26 @@ impl MctsPlayer {
             tree[n].reward += reward(tree[n].mover);
         }
         Ok(())
+    }
+}
+
+/// `mcts[:iterations=N|movetime=S][,seed=N]`.
+pub const KIND: PlayerKind = PlayerKind {
+    name: "mcts",
+    example: "mcts:iterations=200",
+    runs_a_program: false,
+    parse: |rest| Ok(Box::new(MctsConfig::from_pairs(&settings_pairs(rest)?)?)),
+};
+
+impl KindSpec for MctsConfig {
+    fn create(&self, game_seed: u64) -> Box<dyn Player> {
+        Box::new(MctsPlayer::new(self.clone(), game_seed))
+    }
+
+    fn refuses(&self, info: &arbiter_api::schema::VariantInfo) -> Option<String> {
+        let caps = &info.capabilities;
+        (caps.hidden_information && !caps.sample_world).then(|| {
+            format!("mcts cannot search {}: it hides information and its plugin offers no sample_world", info.id)
+        })
     }
 }

@@ -1,7 +1,8 @@
 //! Players, chosen by a spec string: `random[:seed=N]`, `mcts[:iterations=N|movetime=S]`,
 //! `uci:CMD[,option=value...]` (chess engines), `xboard:CMD`, `hub:CMD` (draughts
 //! engines), `engine:CMD` (arbiter's JSON-lines protocol) and `human`; an
-//! engine's command may be followed by its [`EngineSettings`]. A player sees a game only through the referee's
+//! engine's command may be followed by its [`EngineSettings`]. Each kind is
+//! a file with its [`PlayerKind`] row, listed once in [`KINDS`]. A player sees a game only through the referee's
 //! [`crate::seat::Turn`], [`crate::seat::Start`] and [`crate::seat::Seen`].
 
 pub mod engine;
@@ -133,34 +134,94 @@ pub struct SpecError {
     reason: String,
 }
 
+/// One kind of player, as a spec names it (the word before the colon).
+/// Adding a kind is one file (its player, and a [`KindSpec`] that makes
+/// it) and one row in [`KINDS`].
+pub struct PlayerKind {
+    /// The word a spec starts with (`uci`).
+    pub name: &'static str,
+    /// A spec of this kind, for messages (`uci:stockfish`).
+    pub example: &'static str,
+    /// Whether the kind runs a program, so that a spec of it must name one.
+    pub runs_a_program: bool,
+    /// Reads the `NAME=VALUE` settings (or the command) after the colon.
+    pub parse: fn(&str) -> Result<Box<dyn KindSpec>, String>,
+}
+
+/// Every kind of player, in the order messages list them.
+pub const KINDS: &[PlayerKind] =
+    &[random::KIND, mcts::KIND, uci::KIND, xboard::KIND, hub::KIND, engine::KIND, human::KIND];
+
+/// What one kind's parsed settings do: make players, and say what they
+/// need. The defaults fit a built-in player that plays any variant.
+pub trait KindSpec: std::fmt::Debug + Send + Sync {
+    /// A player for one game; `game_seed` varies per game so that seeded
+    /// players do not repeat themselves across a match.
+    fn create(&self, game_seed: u64) -> Box<dyn Player>;
+    /// An engine's process settings (`None` for built-in players).
+    fn settings(&self) -> Option<&EngineSettings> {
+        None
+    }
+    /// Why this player cannot play `info`'s variant, if it cannot.
+    fn refuses(&self, _info: &arbiter_api::schema::VariantInfo) -> Option<String> {
+        None
+    }
+    /// Checks what only the engine can answer (a UCI engine's option values
+    /// against the types it declares), once, before any game.
+    fn check_options(&self) -> Result<(), String> {
+        Ok(())
+    }
+    /// Whether a person plays, at this terminal.
+    fn is_person(&self) -> bool {
+        false
+    }
+}
+
+/// Why a hidden-information variant is refused to engines that are told
+/// whole positions (UCI, xboard, Hub).
+pub(crate) fn refuses_hidden(info: &arbiter_api::schema::VariantInfo) -> Option<String> {
+    info.capabilities.hidden_information.then(|| {
+        format!("{} hides information; UCI, xboard and Hub engines need whole positions (use engine:)", info.id)
+    })
+}
+
+/// `NAME=VALUE` pairs separated by commas.
+pub(crate) fn settings_pairs(rest: &str) -> Result<Vec<(String, String)>, String> {
+    rest.split(',')
+        .filter(|s| !s.trim().is_empty())
+        .map(|kv| {
+            kv.split_once('=')
+                .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+                .ok_or_else(|| format!("'{kv}' is not name=value"))
+        })
+        .collect()
+}
+
 /// A parsed player spec, ready to create players from (one per game seat).
-#[derive(Clone, Debug, PartialEq)]
-pub enum PlayerSpec {
-    /// `random[:seed=N]`.
-    Random {
-        /// Seed of the first game; later games derive theirs from it.
-        seed: u64,
-    },
-    /// `mcts[:iterations=N|movetime=S][,seed=N]`.
-    Mcts(mcts::MctsConfig),
-    /// `uci:CMD[,name=value...]`.
-    Uci(uci::UciConfig),
-    /// `xboard:CMD` (CECP v2).
-    Xboard(EngineSettings),
-    /// `hub:CMD`.
-    Hub(EngineSettings),
-    /// `engine:CMD`.
-    Engine(EngineSettings),
-    /// `human`.
-    Human,
+#[derive(Clone, Debug)]
+pub struct PlayerSpec {
+    /// Its kind's row in [`KINDS`].
+    kind: &'static PlayerKind,
+    /// The spec as written (trimmed).
+    text: String,
+    /// What its kind read from it.
+    spec: std::sync::Arc<dyn KindSpec>,
+}
+
+impl std::fmt::Debug for PlayerKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+/// Two specs are equal when they are written the same.
+impl PartialEq for PlayerSpec {
+    fn eq(&self, other: &PlayerSpec) -> bool {
+        self.text == other.text
+    }
 }
 
 impl PlayerSpec {
-    /// The command line of an engine player.
-    pub fn command(&self) -> Option<&str> {
-        self.settings().map(|e| e.command.as_str())
-    }
-
     /// Parses a spec string.
     pub fn parse(spec: &str) -> Result<PlayerSpec, SpecError> {
         let err = |reason: String| SpecError { spec: spec.escape_debug().to_string(), reason };
@@ -168,65 +229,46 @@ impl PlayerSpec {
         if let Some(c) = spec.chars().find(|c| c.is_control()) {
             return Err(err(format!("holds the control character {:?}", c)));
         }
-        let (kind, rest) = spec.split_once(':').unwrap_or((spec, ""));
-        let pairs = |rest: &str| -> Result<Vec<(String, String)>, SpecError> {
-            rest.split(',')
-                .filter(|s| !s.trim().is_empty())
-                .map(|kv| {
-                    kv.split_once('=')
-                        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-                        .ok_or_else(|| err(format!("'{kv}' is not name=value")))
-                })
-                .collect()
+        let (name, rest) = spec.split_once(':').unwrap_or((spec, ""));
+        let Some(kind) = KINDS.iter().find(|k| k.name == name.trim()) else {
+            let known: Vec<&str> = KINDS.iter().map(|k| k.name).collect();
+            return Err(err(format!("unknown player kind '{}' ({})", name.trim(), known.join(", "))));
         };
-        match kind.trim() {
-            "random" => {
-                let mut seed = 1;
-                for (k, v) in pairs(rest)? {
-                    match k.as_str() {
-                        "seed" => seed = v.parse().map_err(|_| err(format!("seed '{v}' is not a number")))?,
-                        _ => return Err(err(format!("unknown setting '{k}' (random takes seed)"))),
-                    }
-                }
-                Ok(PlayerSpec::Random { seed })
-            }
-            "mcts" => mcts::MctsConfig::from_pairs(&pairs(rest)?).map(PlayerSpec::Mcts).map_err(err),
-            "uci" => uci::UciConfig::parse(rest).map(PlayerSpec::Uci).map_err(err),
-            "engine" if !rest.trim().is_empty() => EngineSettings::parse(rest).map(PlayerSpec::Engine).map_err(err),
-            "hub" if !rest.trim().is_empty() => EngineSettings::parse(rest).map(PlayerSpec::Hub).map_err(err),
-            "hub" => Err(err("hub: needs a command, e.g. hub:dame hub".into())),
-            "xboard" if !rest.trim().is_empty() => EngineSettings::parse(rest).map(PlayerSpec::Xboard).map_err(err),
-            "xboard" => Err(err("xboard: needs a command, e.g. xboard:gnuchess --xboard".into())),
-            "engine" => Err(err("engine: needs a command, e.g. engine:./my-engine".into())),
-            "human" => Ok(PlayerSpec::Human),
-            other => Err(err(format!("unknown player kind '{other}' (random, mcts, uci, xboard, hub, engine, human)"))),
+        if kind.runs_a_program && rest.trim().is_empty() {
+            return Err(err(format!("{}: needs a command, e.g. {}", kind.name, kind.example)));
         }
+        let parsed = (kind.parse)(rest).map_err(err)?;
+        Ok(PlayerSpec { kind, text: spec.trim().to_string(), spec: parsed.into() })
     }
 
-    /// Whether this player can play `info`'s variant: searching a
-    /// hidden-information variant needs its `sample_world`, and UCI and Hub
-    /// engines see whole positions only.
+    /// The kind of player (`random`, `uci`...).
+    pub fn kind(&self) -> &'static str {
+        self.kind.name
+    }
+
+    /// The command line of an engine player.
+    pub fn command(&self) -> Option<&str> {
+        self.settings().map(|e| e.command.as_str())
+    }
+
+    /// Whether this player can play `info`'s variant (searching a
+    /// hidden-information variant needs its `sample_world`; UCI, xboard
+    /// and Hub engines see whole positions only).
     pub fn can_play(&self, text: &str, info: &arbiter_api::schema::VariantInfo) -> Result<(), SpecError> {
-        let caps = &info.capabilities;
-        let refuse = |reason: String| Err(SpecError { spec: text.to_string(), reason });
-        match self {
-            PlayerSpec::Mcts(_) if caps.hidden_information && !caps.sample_world => refuse(format!(
-                "mcts cannot search {}: it hides information and its plugin offers no sample_world",
-                info.id
-            )),
-            PlayerSpec::Uci(_) | PlayerSpec::Hub(_) | PlayerSpec::Xboard(_) if caps.hidden_information => {
-                refuse(format!(
-                    "{} hides information; UCI, xboard and Hub engines need whole positions (use engine:)",
-                    info.id
-                ))
-            }
-            _ => Ok(()),
+        match self.spec.refuses(info) {
+            Some(reason) => Err(SpecError { spec: text.to_string(), reason }),
+            None => Ok(()),
         }
     }
 
     /// Whether this is an engine (a process of its own, kept between games).
     pub fn is_engine(&self) -> bool {
         self.settings().is_some()
+    }
+
+    /// Whether a person plays, at this terminal.
+    pub fn is_person(&self) -> bool {
+        self.spec.is_person()
     }
 
     /// Checks that an engine's program can be found, so that a typo fails
@@ -247,35 +289,18 @@ impl PlayerSpec {
     /// Checks what can only be checked by asking the engine, once, before
     /// any game: a UCI engine's option values against the types it declares.
     pub fn check_options(&self, text: &str) -> Result<(), SpecError> {
-        match self {
-            PlayerSpec::Uci(cfg) => {
-                uci::check_options(cfg).map_err(|reason| SpecError { spec: text.to_string(), reason })
-            }
-            _ => Ok(()),
-        }
+        self.spec.check_options().map_err(|reason| SpecError { spec: text.to_string(), reason })
     }
 
     /// An engine player's process settings (`None` for built-in players).
     pub fn settings(&self) -> Option<&EngineSettings> {
-        match self {
-            PlayerSpec::Uci(cfg) => Some(&cfg.engine),
-            PlayerSpec::Engine(e) | PlayerSpec::Hub(e) | PlayerSpec::Xboard(e) => Some(e),
-            PlayerSpec::Random { .. } | PlayerSpec::Mcts(_) | PlayerSpec::Human => None,
-        }
+        self.spec.settings()
     }
 
     /// Creates a player; `game_seed` varies per game so seeded players do not
     /// repeat themselves across a match.
     pub fn create(&self, game_seed: u64) -> Box<dyn Player> {
-        match self {
-            PlayerSpec::Random { seed } => Box::new(RandomPlayer::new(seed.wrapping_add(game_seed))),
-            PlayerSpec::Mcts(cfg) => Box::new(mcts::MctsPlayer::new(cfg.clone(), game_seed)),
-            PlayerSpec::Uci(cfg) => Box::new(uci::UciPlayer::new(cfg.clone())),
-            PlayerSpec::Engine(e) => Box::new(engine::JsonEngine::new(e.clone())),
-            PlayerSpec::Hub(e) => Box::new(hub::HubPlayer::new(e.clone())),
-            PlayerSpec::Xboard(e) => Box::new(xboard::XboardPlayer::new(e.clone())),
-            PlayerSpec::Human => Box::new(human::HumanPlayer::new()),
-        }
+        self.spec.create(game_seed)
     }
 }
 
@@ -290,5 +315,48 @@ mod tests {
             assert!(e.contains("holds the control character"), "{e}");
             assert!(!e.contains('\n'), "one line: {e}");
         }
+    }
+
+    #[test]
+    fn every_kind_reads_its_own_specs_and_names_what_is_wrong() {
+        for (spec, kind, engine) in [
+            ("random", "random", false),
+            ("random:seed=7", "random", false),
+            ("mcts:iterations=50", "mcts", false),
+            ("uci:stockfish,Threads=1", "uci", true),
+            ("xboard:gnuchess --xboard", "xboard", true),
+            ("hub:dame hub", "hub", true),
+            ("engine:./my-engine", "engine", true),
+            ("human", "human", false),
+        ] {
+            let parsed = PlayerSpec::parse(spec).unwrap();
+            assert_eq!((parsed.kind(), parsed.is_engine(), parsed.is_person()), (kind, engine, kind == "human"));
+        }
+        for (spec, says) in [
+            ("wizard", "unknown player kind 'wizard' (random, mcts, uci, xboard, hub, engine, human)"),
+            ("uci:", "uci: needs a command, e.g. uci:stockfish"),
+            ("hub", "hub: needs a command, e.g. hub:dame hub"),
+            ("random:seed=x", "seed 'x' is not a number"),
+            ("random:depth=3", "unknown setting 'depth' (random takes seed)"),
+            ("random:seed", "'seed' is not name=value"),
+        ] {
+            let e = PlayerSpec::parse(spec).unwrap_err().to_string();
+            assert!(e.ends_with(says), "{spec}: {e}");
+        }
+    }
+
+    #[test]
+    fn engines_told_whole_positions_refuse_hidden_variants() {
+        let mut info = crate::testing::race(arbiter_fixture::Fault::None).info().clone();
+        assert!(PlayerSpec::parse("uci:stockfish").unwrap().can_play("uci:stockfish", &info).is_ok());
+        info.capabilities.hidden_information = true;
+        for spec in ["uci:stockfish", "xboard:gnuchess", "hub:dame hub"] {
+            let e = PlayerSpec::parse(spec).unwrap().can_play(spec, &info).unwrap_err().to_string();
+            assert!(e.contains("need whole positions"), "{e}");
+        }
+        assert!(PlayerSpec::parse("engine:./e").unwrap().can_play("engine:./e", &info).is_ok());
+        info.capabilities.sample_world = false;
+        let e = PlayerSpec::parse("mcts").unwrap().can_play("mcts", &info).unwrap_err().to_string();
+        assert!(e.contains("offers no sample_world"), "{e}");
     }
 }

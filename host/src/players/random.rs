@@ -3,7 +3,7 @@
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use super::{Player, PlayerError, Reply};
+use super::{settings_pairs, KindSpec, Player, PlayerError, PlayerKind, Reply};
 use crate::seat::Turn;
 
 /// A player that picks a uniformly random legal move.
@@ -30,4 +30,30 @@ impl Player for RandomPlayer {
         }
         Ok(Reply::mv(moves[self.rng.random_range(0..moves.len())]))
     }
+}
+
+/// `random[:seed=N]`.
+pub const KIND: PlayerKind = PlayerKind { name: "random", example: "random:seed=1", runs_a_program: false, parse };
+
+/// A random player's spec: the seed of its first game (later games derive theirs from it).
+#[derive(Debug)]
+struct RandomSpec {
+    seed: u64,
+}
+
+impl KindSpec for RandomSpec {
+    fn create(&self, game_seed: u64) -> Box<dyn Player> {
+        Box::new(RandomPlayer::new(self.seed.wrapping_add(game_seed)))
+    }
+}
+
+fn parse(rest: &str) -> Result<Box<dyn KindSpec>, String> {
+    let mut seed = 1;
+    for (k, v) in settings_pairs(rest)? {
+        match k.as_str() {
+            "seed" => seed = v.parse().map_err(|_| format!("seed '{v}' is not a number"))?,
+            _ => return Err(format!("unknown setting '{k}' (random takes seed)")),
+        }
+    }
+    Ok(Box::new(RandomSpec { seed }))
 }

@@ -6,7 +6,10 @@
 //! Moves reach the engine in UCI notation through the chess plugin's
 //! `uci_move` call. A process that dies or hangs is restarted for the next game.
 
-use super::{handshake, Answer, EngineSettings, EngineSlot, MoveWait, Player, PlayerError, Reply};
+use super::{
+    handshake, refuses_hidden, Answer, EngineSettings, EngineSlot, KindSpec, MoveWait, Player, PlayerError, PlayerKind,
+    Reply,
+};
 use crate::process::{deadline_after, ChildProcess, ProcessError};
 use crate::seat::{Seen, Start, Turn};
 use crate::verdict::GameResult;
@@ -397,6 +400,32 @@ fn read_search_line(line: &str, search: &mut Search, reported: &mut Option<u64>)
         }
         Some(&"bestmove") => Some(w.get(1).unwrap_or(&"").to_string()),
         _ => None,
+    }
+}
+
+/// `uci:CMD[,name=value...]`.
+pub const KIND: PlayerKind = PlayerKind {
+    name: "uci",
+    example: "uci:stockfish",
+    runs_a_program: true,
+    parse: |rest| Ok(Box::new(UciConfig::parse(rest)?)),
+};
+
+impl KindSpec for UciConfig {
+    fn create(&self, _game_seed: u64) -> Box<dyn Player> {
+        Box::new(UciPlayer::new(self.clone()))
+    }
+
+    fn settings(&self) -> Option<&EngineSettings> {
+        Some(&self.engine)
+    }
+
+    fn refuses(&self, info: &arbiter_api::schema::VariantInfo) -> Option<String> {
+        refuses_hidden(info)
+    }
+
+    fn check_options(&self) -> Result<(), String> {
+        check_options(self)
     }
 }
 

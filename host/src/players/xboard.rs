@@ -10,7 +10,10 @@
 //! gives the score, depth, nodes and the time it reports. A process that
 //! dies or hangs is restarted for the next game.
 
-use super::{handshake, Answer, EngineSettings, EngineSlot, MoveWait, Player, PlayerError, Reply};
+use super::{
+    handshake, refuses_hidden, Answer, EngineSettings, EngineSlot, KindSpec, MoveWait, Player, PlayerError, PlayerKind,
+    Reply,
+};
 use crate::process::{deadline_after, ChildProcess, ProcessError};
 use crate::seat::{Seen, Start, Turn};
 use crate::verdict::GameResult;
@@ -326,6 +329,32 @@ impl Player for XboardPlayer {
             let _ = self.with_engine(|p, _| Ok(p.send(&format!("result {pgn} {{{why}}}"))?));
         }
         self.unseen.clear();
+    }
+}
+
+/// `xboard:CMD[,setting=value...]`.
+pub const KIND: PlayerKind = PlayerKind {
+    name: "xboard",
+    example: "xboard:gnuchess --xboard",
+    runs_a_program: true,
+    parse: |rest| Ok(Box::new(XboardSpec(EngineSettings::parse(rest)?))),
+};
+
+/// A xboard engine's spec: its process settings.
+#[derive(Debug)]
+struct XboardSpec(EngineSettings);
+
+impl KindSpec for XboardSpec {
+    fn create(&self, _game_seed: u64) -> Box<dyn Player> {
+        Box::new(XboardPlayer::new(self.0.clone()))
+    }
+
+    fn settings(&self) -> Option<&EngineSettings> {
+        Some(&self.0)
+    }
+
+    fn refuses(&self, info: &arbiter_api::schema::VariantInfo) -> Option<String> {
+        refuses_hidden(info)
     }
 }
 

@@ -152,7 +152,7 @@ impl Tournament {
     pub fn run_config(&self, stop: Arc<AtomicBool>, isolation: Isolation) -> RunConfig {
         let cfg = &self.definition.config;
         // A person at this terminal plays one game at a time, in this process.
-        let human = self.entrants.iter().any(|e| matches!(e.spec, PlayerSpec::Human));
+        let human = self.entrants.iter().any(|e| e.spec.is_person());
         RunConfig {
             concurrency: if human { 1 } else { cfg.concurrency },
             margin_ms: cfg.margin_ms,
@@ -228,7 +228,7 @@ impl Tournament {
         stop: Arc<AtomicBool>,
         progress: &mut dyn Progress,
     ) -> anyhow::Result<RunEnd> {
-        let human = self.entrants.iter().any(|e| matches!(e.spec, PlayerSpec::Human));
+        let human = self.entrants.iter().any(|e| e.spec.is_person());
         let run_config = self.run_config(stop.clone(), isolation);
         let in_process = matches!(run_config.isolation, Isolation::InProcess);
         let (lease, previous) = RunLease::take(store, self.id, in_process)?;

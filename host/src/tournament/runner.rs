@@ -13,7 +13,7 @@ use super::games::{Entrant, GameWatch, Isolation, LiveRelay, LiveSink, RunConfig
 use super::pulse::{Paced, Pulse, SharedPulse};
 use super::worker::{faulted_record, Job, WorkerHandle};
 use crate::model::{GameRecord, SeenFrame};
-use crate::players::{Player, PlayerSpec};
+use crate::players::Player;
 use crate::referee::{play_game_watched, GameConfig, StartFrom, Termination};
 use crate::sync::LockExt;
 
@@ -229,7 +229,7 @@ fn play_one(
                 (true, Some(p)) => p,
                 _ => {
                     let inner = entrants[e].spec.create(crate::model::seeds::seat_seed(game.seed, seat));
-                    let person = entrants[e].spec == PlayerSpec::Human;
+                    let person = entrants[e].spec.is_person();
                     Box::new(Paced { inner, pulse: pulse.clone(), person }) as Box<dyn Player>
                 }
             }

@@ -330,7 +330,7 @@ fn play_job(
             (true, Some(p)) => p,
             _ => {
                 let inner = spec.create(crate::model::seeds::seat_seed(job.seed, i));
-                let person = spec == PlayerSpec::Human;
+                let person = spec.is_person();
                 Box::new(Paced { inner, pulse: pulse.clone(), person }) as Box<dyn Player>
             }
         };

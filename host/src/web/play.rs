@@ -292,7 +292,7 @@ fn start_game(app: &Shared, req: StartRequest) -> Result<Json<Value>, ApiError> 
         if spec.is_engine() && !app.config.allow_engines {
             return Err(ApiError::forbidden("engine players need `arbiter serve --allow-engines`"));
         }
-        if spec == PlayerSpec::Human {
+        if spec.is_person() {
             return Err(ApiError::bad_request("opponent 'human' is another person in the browser"));
         }
         Some(spec)
