@@ -40,7 +40,7 @@ pub struct TournamentArgs {
     #[arg(long = "variant", value_name = "ID")]
     variants: Vec<String>,
     /// The pairing system.
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = Format::parser())]
     format: Option<Format>,
     /// Round-robin/gauntlet cycles, or Swiss rounds.
     #[arg(long)]

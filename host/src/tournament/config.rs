@@ -6,21 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-/// The pairing system (each is a [`super::schedule::Pairing`] in a file of
-/// its own).
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
-#[serde(rename_all = "kebab-case")]
-pub enum Format {
-    /// Everyone plays everyone, `rounds` times.
-    #[default]
-    RoundRobin,
-    /// The first player plays everyone else, `rounds` times.
-    Gauntlet,
-    /// `rounds` Swiss rounds (see `schedule` for the pairing rule).
-    Swiss,
-    /// Single elimination.
-    Knockout,
-}
+pub use super::pairing::Format;
 
 /// Order in which openings are used.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -291,7 +277,7 @@ impl TournamentConfig {
                 return bad("an SPRT without colour-swapped pairs (noswap) counts single games: use --trinomial".into());
             }
             if self.players.len() != 2
-                || self.format != Format::RoundRobin
+                || self.format != Format::default()
                 || self.games_per_pairing != 2
                 || self.variants.len() != 1
                 || self.variants[0] == "all"

@@ -10,6 +10,7 @@ pub mod games;
 pub mod journal;
 pub mod lease;
 pub mod openings;
+pub mod pairing;
 pub mod pins;
 pub mod pulse;
 pub mod queue;

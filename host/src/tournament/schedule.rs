@@ -4,60 +4,18 @@
 //! exactly the same games with the same indices, which is what `--resume`
 //! relies on.
 //!
-//! Each format is a [`Pairing`] system in a file of its own below; this
-//! module turns its pairings into games: every pairing plays each variant
+//! Each format is a pairing system (`tournament::pairing`); this module
+//! turns its pairings into games: every pairing plays each variant
 //! `games_per_pairing` times; consecutive games of a pairing form pairs with
 //! one opening and colours swapped, the first-named entrant first in the
 //! pair's first game (`reverse`: the second-named); each pair takes the
 //! variant's next opening, wrapping. With `noswap` there are no pairs: every
 //! game takes the next opening, the first-named (or with `reverse` the
 //! second-named) entrant first, as cutechess-cli's and fastchess's
-//! `-noswap` and `-reverse`. Adding a format is a file implementing
-//! [`Pairing`] and a variant of [`Format`] (which names it) with its arm in
-//! [`Format::pairing`].
+//! `-noswap` and `-reverse`.
 
-mod gauntlet;
-mod knockout;
-mod round_robin;
-mod swiss;
-
-use super::config::{Format, TournamentConfig};
-
-/// What a pairing system decides for one round.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Paired {
-    /// Pairings, the first-named entrant moving first in the pair's first game.
-    pub pairs: Vec<(usize, usize)>,
-    /// Entrants sitting out, credited a full win for every game the round
-    /// would have given them.
-    pub byes: Vec<usize>,
-}
-
-/// A pairing system (round-robin, Swiss...), as fastchess's schedulers are.
-pub trait Pairing {
-    /// Round `number`'s (1-based) pairings given every game of the finished
-    /// rounds before it, or `None` when the tournament has no more rounds.
-    fn pair(&mut self, number: u32, history: &[Finished]) -> Option<Paired>;
-    /// Told the games of round `paired` once all are finished.
-    fn finished(&mut self, _paired: &Paired, _games: &[Finished]) {}
-    /// Whether a round can be paired only once the round before is finished.
-    fn waits_for_results(&self) -> bool;
-    /// How many pairings the whole tournament plays, for progress.
-    fn expected_pairings(&self) -> usize;
-}
-
-impl Format {
-    /// The pairing system of this format for `players` entrants and the
-    /// definition's `rounds`.
-    pub fn pairing(self, players: usize, rounds: u32) -> Box<dyn Pairing> {
-        match self {
-            Format::RoundRobin => Box::new(round_robin::RoundRobin::new(players, rounds)),
-            Format::Gauntlet => Box::new(gauntlet::Gauntlet::new(players, rounds)),
-            Format::Swiss => Box::new(swiss::Swiss::new(players, rounds)),
-            Format::Knockout => Box::new(knockout::Knockout::new(players)),
-        }
-    }
-}
+use super::config::TournamentConfig;
+pub use super::pairing::Finished;
 
 /// One game of the schedule.
 #[derive(Clone, Debug, PartialEq)]
@@ -76,26 +34,6 @@ pub struct Planned {
     pub pair: Option<u32>,
     /// Seed for seeded players.
     pub seed: u64,
-}
-
-/// A finished game as the schedule needs it.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Finished {
-    /// Entrant indices in turn order.
-    pub seats: [usize; 2],
-    /// Winner's seat, or `None` for a draw.
-    pub winner: Option<usize>,
-}
-
-impl Finished {
-    /// Points scored by entrant `e` in this game.
-    pub fn points_of(&self, e: usize) -> f64 {
-        match self.winner {
-            None => 0.5,
-            Some(seat) if self.seats[seat] == e => 1.0,
-            Some(_) => 0.0,
-        }
-    }
 }
 
 /// One round of the schedule.
@@ -167,18 +105,6 @@ pub fn plan(
         }
     }
     rounds
-}
-
-/// Round `number` of a fixed cycle of rounds played `cycles` times, colours
-/// flipped every other cycle (round-robin, gauntlet).
-fn repeat_cycle(cycle: &[Vec<(usize, usize)>], cycles: u32, number: u32) -> Option<Paired> {
-    let per_cycle = cycle.len() as u32;
-    if per_cycle == 0 || number > per_cycle * cycles {
-        return None;
-    }
-    let flip = (number - 1) / per_cycle % 2 == 1;
-    let pairs = cycle[((number - 1) % per_cycle) as usize].iter().map(|&(a, b)| if flip { (b, a) } else { (a, b) });
-    Some(Paired { pairs: pairs.collect(), byes: Vec::new() })
 }
 
 #[cfg(test)]

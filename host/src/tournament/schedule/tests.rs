@@ -1,5 +1,6 @@
 use super::*;
 use crate::tournament::config::PlayerConfig;
+use crate::tournament::pairing::Format;
 
 fn cfg(format: Format, players: usize, rounds: u32, gpp: u32) -> TournamentConfig {
     let toml = format!("rounds = {rounds}\ngames_per_pairing = {gpp}\nplayers = []\n");
@@ -17,7 +18,7 @@ fn everyone_won_by_lower_index(index: u32, rounds: &[Round]) -> Option<Finished>
 #[test]
 fn round_robin_pairs_everyone_once_per_cycle_with_colours_balanced() {
     for n in [2, 3, 4, 5, 8] {
-        let c = cfg(Format::RoundRobin, n, 2, 2);
+        let c = cfg(Format::named("round-robin").unwrap(), n, 2, 2);
         let rounds = plan(&c, 2, &[0, 0], &|_| None);
         let games: Vec<&Planned> = rounds.iter().flat_map(|r| &r.games).collect();
         assert_eq!(games.len(), n * (n - 1) / 2 * 2 * 2 * 2, "n={n}");
@@ -39,7 +40,7 @@ fn round_robin_pairs_everyone_once_per_cycle_with_colours_balanced() {
 
 #[test]
 fn gauntlet_plays_the_first_player_against_each_other() {
-    let c = cfg(Format::Gauntlet, 4, 1, 2);
+    let c = cfg(Format::named("gauntlet").unwrap(), 4, 1, 2);
     let games: Vec<Planned> = plan(&c, 1, &[0], &|_| None).into_iter().flat_map(|r| r.games).collect();
     assert_eq!(games.len(), 6);
     assert!(games.iter().all(|g| g.seats.contains(&0)));
@@ -47,7 +48,7 @@ fn gauntlet_plays_the_first_player_against_each_other() {
 
 #[test]
 fn openings_cycle_per_pair() {
-    let c = cfg(Format::RoundRobin, 3, 1, 2);
+    let c = cfg(Format::named("round-robin").unwrap(), 3, 1, 2);
     let games: Vec<Planned> = plan(&c, 1, &[2], &|_| None).into_iter().flat_map(|r| r.games).collect();
     let openings: Vec<Option<usize>> = games.iter().map(|g| g.opening).collect();
     assert_eq!(openings, vec![Some(0), Some(0), Some(1), Some(1), Some(0), Some(0)]);
@@ -57,7 +58,7 @@ fn openings_cycle_per_pair() {
 fn swiss_never_repeats_a_pairing_and_gives_at_most_one_bye_each() {
     for n in [4, 5, 7, 8] {
         let rounds_wanted = (n - 1) as u32;
-        let c = cfg(Format::Swiss, n, rounds_wanted, 1);
+        let c = cfg(Format::named("swiss").unwrap(), n, rounds_wanted, 1);
         // Results come from the plan itself: the lower index always wins.
         let mut rounds = plan(&c, 1, &[0], &|_| None);
         for _ in 0..rounds_wanted {
@@ -83,7 +84,7 @@ fn swiss_never_repeats_a_pairing_and_gives_at_most_one_bye_each() {
 
 #[test]
 fn knockout_halves_the_field_with_byes_for_top_seeds() {
-    let c = cfg(Format::Knockout, 6, 1, 2);
+    let c = cfg(Format::named("knockout").unwrap(), 6, 1, 2);
     let mut rounds = plan(&c, 1, &[0], &|_| None);
     for _ in 0..4 {
         let snapshot = rounds.clone();
@@ -99,7 +100,7 @@ fn knockout_halves_the_field_with_byes_for_top_seeds() {
 #[test]
 fn noswap_and_reverse_set_who_moves_first_as_cutechess_does() {
     let seats_and_openings = |noswap: bool, reverse: bool| {
-        let mut c = cfg(Format::Gauntlet, 2, 1, 4);
+        let mut c = cfg(Format::named("gauntlet").unwrap(), 2, 1, 4);
         (c.noswap, c.reverse) = (noswap, reverse);
         let games: Vec<Planned> = plan(&c, 1, &[10], &|_| None).into_iter().flat_map(|r| r.games).collect();
         games.iter().map(|g| (g.seats, g.opening.unwrap(), g.pair)).collect::<Vec<_>>()

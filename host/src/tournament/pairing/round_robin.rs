@@ -1,7 +1,11 @@
 //! Round-robin: everyone meets everyone once per cycle, by the circle method
 //! (the first seat fixed, the others rotating); each cycle flips colours.
 
-use super::{repeat_cycle, Finished, Paired, Pairing};
+use super::{repeat_cycle, Finished, Paired, Pairing, PairingFormat};
+
+/// `round-robin`: Everyone plays everyone, `rounds` times.
+pub const FORMAT: PairingFormat =
+    PairingFormat { name: "round-robin", pairing: |players, rounds| Box::new(RoundRobin::new(players, rounds)) };
 
 /// A round-robin of `cycles` cycles.
 pub struct RoundRobin {

@@ -2,7 +2,11 @@
 //! byes when the field is not a power of two; the pairing's points decide,
 //! and on a tie the better seed goes through.
 
-use super::{Finished, Paired, Pairing};
+use super::{Finished, Paired, Pairing, PairingFormat};
+
+/// `knockout`: Single elimination.
+pub const FORMAT: PairingFormat =
+    PairingFormat { name: "knockout", pairing: |players, _rounds| Box::new(Knockout::new(players)) };
 
 /// A single-elimination bracket.
 pub struct Knockout {

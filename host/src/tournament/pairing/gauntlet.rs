@@ -1,7 +1,11 @@
 //! Gauntlet: the first entrant (the engine under test) meets every other
 //! entrant once per cycle; each cycle flips colours.
 
-use super::{repeat_cycle, Finished, Paired, Pairing};
+use super::{repeat_cycle, Finished, Paired, Pairing, PairingFormat};
+
+/// `gauntlet`: The first entrant plays everyone else, `rounds` times.
+pub const FORMAT: PairingFormat =
+    PairingFormat { name: "gauntlet", pairing: |players, rounds| Box::new(Gauntlet::new(players, rounds)) };
 
 /// A gauntlet of `cycles` cycles.
 pub struct Gauntlet {

@@ -4,7 +4,11 @@
 //! when unavoidable). With an odd field, the lowest-ranked entrant who has
 //! had the fewest byes sits out.
 
-use super::{Finished, Paired, Pairing};
+use super::{Finished, Paired, Pairing, PairingFormat};
+
+/// `swiss`: `rounds` Swiss rounds.
+pub const FORMAT: PairingFormat =
+    PairingFormat { name: "swiss", pairing: |players, rounds| Box::new(Swiss::new(players, rounds)) };
 
 /// A Swiss tournament of a fixed number of rounds.
 pub struct Swiss {
