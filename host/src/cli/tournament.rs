@@ -279,7 +279,7 @@ pub(super) fn run_queued(
     records: &RecordArgs,
     plugin_dirs: &[PathBuf],
 ) -> Result<()> {
-    let added = queue::enqueue_pending(registry, store, tournament.id)?;
+    let added = queue::enqueue_pending(store, tournament)?;
     say!(
         "{added} games queued; workers on any machine play them: arbiter worker --db {} --tournament {}",
         store.location(),

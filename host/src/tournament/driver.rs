@@ -65,6 +65,8 @@ pub trait Progress {
     fn game_done(&mut self, tournament: &Tournament, record: &GameRecord, event: &EventInfo, done: usize, total: usize);
 }
 
+/// The definition's entrants, their specs parsed once (their engine
+/// programs are not looked for: see [`check_programs`]).
 fn entrants(cfg: &TournamentConfig) -> anyhow::Result<Vec<Entrant>> {
     cfg.players
         .iter()
@@ -72,10 +74,18 @@ fn entrants(cfg: &TournamentConfig) -> anyhow::Result<Vec<Entrant>> {
             // Without a time control, each variant's own (as play, match and sprt do).
             let tc = p.tc.clone().or(cfg.tc.clone()).map(|t| TimeControl::parse(&t)).transpose()?;
             let spec = PlayerSpec::parse(&p.spec)?;
-            spec.check_available(&p.spec)?;
             Ok(Entrant { name: p.name.clone(), spec, spec_text: p.spec.clone(), tc })
         })
         .collect()
+}
+
+/// Finds every entrant's engine program, so that a typo fails before the
+/// first game rather than forfeiting every game.
+fn check_programs(entrants: &[Entrant]) -> anyhow::Result<()> {
+    for e in entrants {
+        e.spec.check_available(&e.spec_text)?;
+    }
+    Ok(())
 }
 
 fn load_openings(variant: &VariantHandle, cfg: &TournamentConfig) -> anyhow::Result<Vec<String>> {
@@ -116,7 +126,9 @@ impl Tournament {
                 anyhow::bail!("openings or options given for variant '{id}', which the tournament does not play");
             }
         }
-        for e in entrants(&config)? {
+        let entrants = entrants(&config)?;
+        check_programs(&entrants)?;
+        for e in &entrants {
             e.spec.check_options(&e.spec_text)?;
             for id in &ids {
                 e.spec.can_play(&e.spec_text, registry.get(id)?.info())?;
@@ -127,20 +139,24 @@ impl Tournament {
             let v = registry.get(id)?;
             plugins.insert(id.clone(), super::pins::PluginPin::of(&v.plugin().path, &v.plugin().api_version)?);
         }
-        let engines = super::pins::engine_pins(&entrants(&config)?)?;
+        let engines = super::pins::engine_pins(&entrants)?;
         let definition = StoredDefinition { config, variants: ids, openings, plugins, engines };
         let id = store.add_tournament(&definition.config.name, &serde_json::to_string(&definition)?)?;
-        Self::from_view(registry, TournamentView { id, definition })
+        Self::planned(registry, TournamentView { id, definition })
     }
 
     /// Loads tournament `id` (the latest if `None`) from the store, ready
-    /// to run: its variants loaded and its engines found.
+    /// to run here: its variants loaded and its engines found.
     pub fn resume(registry: &Registry, store: &Store, id: Option<i64>) -> anyhow::Result<Tournament> {
-        let view = TournamentView::load(store, id)?;
-        Self::from_view(registry, view)
+        let tournament = Self::planned(registry, TournamentView::load(store, id)?)?;
+        check_programs(&tournament.entrants)?;
+        Ok(tournament)
     }
 
-    fn from_view(registry: &Registry, view: TournamentView) -> anyhow::Result<Tournament> {
+    /// A stored tournament with its variants loaded and its entrants' specs
+    /// parsed, enough to plan, queue and store its games; no engine program
+    /// is looked for (a queue worker plays some games, maybe none).
+    pub fn planned(registry: &Registry, view: TournamentView) -> anyhow::Result<Tournament> {
         let variants =
             view.definition.variants.iter().map(|v| registry.get(v).cloned()).collect::<Result<Vec<_>, _>>()?;
         let entrants = entrants(&view.definition.config)?;

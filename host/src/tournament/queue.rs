@@ -28,6 +28,7 @@ use anyhow::Context;
 use super::driver::Tournament;
 use super::games::{Entrant, ScheduledGame};
 use super::pins::{engine_pins, PluginPin};
+use super::view::TournamentView;
 use super::worker::{Job, WorkerHandle};
 use crate::players::PlayerSpec;
 use crate::plugin::Registry;
@@ -93,11 +94,17 @@ pub fn refusal(tournament: &Tournament) -> anyhow::Result<Option<String>> {
     Ok(None)
 }
 
-/// Puts every game of tournament `id` that can be planned now and is neither
+/// Tournament `id` as the queue needs it: planned from its stored
+/// definition, with no engine program looked for.
+pub fn planned(registry: &Registry, store: &Store, id: i64) -> anyhow::Result<Tournament> {
+    Tournament::planned(registry, TournamentView::load(store, Some(id))?)
+}
+
+/// Puts every game of `tournament` that can be planned now and is neither
 /// stored nor queued into the queue; marks the tournament finished when
 /// every game is stored. Returns how many games were added.
-pub fn enqueue_pending(registry: &Registry, store: &Store, id: i64) -> anyhow::Result<usize> {
-    let tournament = Tournament::resume(registry, store, Some(id))?;
+pub fn enqueue_pending(store: &Store, tournament: &Tournament) -> anyhow::Result<usize> {
+    let id = tournament.id;
     let pending = tournament.pending(store)?;
     if pending.is_empty() {
         store.finish_tournament(id)?;
@@ -216,7 +223,7 @@ pub fn run_queue_workers(
     };
     let mut refused = HashSet::new();
     for &t in &tournaments {
-        let tournament = patiently(stop, || Tournament::resume(registry, store, Some(t)))?;
+        let tournament = patiently(stop, || planned(registry, store, t))?;
         if let Some(why) = refusal(&tournament)? {
             if cfg.tournament.is_some() {
                 anyhow::bail!(why);
@@ -226,7 +233,7 @@ pub fn run_queue_workers(
             refused.insert(t);
             continue;
         }
-        patiently(stop, || enqueue_pending(registry, store, t))?;
+        patiently(stop, || enqueue_pending(store, &tournament))?;
     }
     let refused = std::sync::Mutex::new(refused);
     let report = std::sync::Mutex::new(QueueReport::default());
@@ -277,8 +284,7 @@ pub fn run_queue_workers(
                                 batch.played(finished.games.len(), finished.took);
                                 settle(&mut pending);
                                 if !finished.games.is_empty() {
-                                    pending =
-                                        Some(storing.spawn(move || store_batch(registry, store, *finished, on_game)));
+                                    pending = Some(storing.spawn(move || store_batch(store, *finished, on_game)));
                                 }
                                 if let Some(e) = trouble {
                                     tracing::warn!("worker {holder}: {e:#}");
@@ -372,7 +378,7 @@ fn lull(registry: &Registry, store: &Store, cfg: &QueueWorkers, skip: &[i64]) ->
     for &t in &open {
         if store.queue_open(t)? {
             in_flight = true;
-        } else if let Err(e) = enqueue_pending(registry, store, t) {
+        } else if let Err(e) = planned(registry, store, t).and_then(|planned| enqueue_pending(store, &planned)) {
             tracing::warn!("tournament {t}: {e:#}");
         }
     }
@@ -486,7 +492,7 @@ fn play_batch(
     let tournament = match known.entry(t) {
         std::collections::hash_map::Entry::Occupied(known) => known.get().clone(),
         std::collections::hash_map::Entry::Vacant(unknown) => {
-            let tournament = Tournament::resume(registry, store, Some(t))?;
+            let tournament = planned(registry, store, t)?;
             if let Some(why) = refusal(&tournament)? {
                 store.release_claims(&claims)?;
                 return Ok(Step::Refused(t, why));
@@ -539,7 +545,6 @@ fn play_batch(
 /// duplicate is discarded and logged), tells `on_game` of each, and
 /// enqueues what their results make known.
 fn store_batch(
-    registry: &Registry,
     store: &Store,
     finished: Finished,
     on_game: &(dyn Fn(&crate::model::GameRecord, &EventInfo) + Sync),
@@ -576,7 +581,134 @@ fn store_batch(
         cfg.format.pairing(cfg.players.len(), cfg.rounds).waits_for_results()
     };
     if waits {
-        patiently(&AtomicBool::new(false), || enqueue_pending(registry, store, t))?;
+        patiently(&AtomicBool::new(false), || enqueue_pending(store, &tournament))?;
     }
     Ok(done)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::{enqueue_pending, planned, playable, BatchSize, BATCH_PLAY_TIME};
+    use crate::plugin::Registry;
+    use crate::referee::fixtures::record;
+    use crate::store::{Claim, Store};
+    use crate::testing::race;
+    use crate::tournament::config::TournamentConfig;
+    use crate::tournament::driver::Tournament;
+    use crate::tournament::view::StoredDefinition;
+
+    /// A store holding one tournament of the fixture's race between
+    /// `players` (name, spec), as `format`.
+    fn stored(name: &str, format: &str, players: &[(&str, &str)]) -> (Registry, Store, i64) {
+        let dir = std::env::temp_dir().join(format!("arbiter-unit-queue-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = Store::open(&dir.join("games.db")).unwrap();
+        let mut text = format!("name = \"{name}\"\nformat = \"{format}\"\nvariants = [\"race\"]\nrounds = 2\n");
+        for (name, spec) in players {
+            text.push_str(&format!("[[players]]\nname = \"{name}\"\nspec = \"{spec}\"\n"));
+        }
+        let definition = StoredDefinition {
+            config: TournamentConfig::from_toml("t.toml", &text).unwrap(),
+            variants: vec!["race".into()],
+            openings: Default::default(),
+            plugins: Default::default(),
+            engines: Default::default(),
+        };
+        let id = store.add_tournament(name, &serde_json::to_string(&definition).unwrap()).unwrap();
+        (Registry::of([race(arbiter_fixture::Fault::None)]), store, id)
+    }
+
+    /// Claims every queued game of `t` and stores a result for each (the
+    /// first seat wins).
+    fn play_all(registry: &Registry, store: &Store, t: i64) -> usize {
+        let claims: Vec<Claim> = store.claim("unit:1#0", Duration::from_secs(60), Some(t), &[], 100).unwrap();
+        let played: Vec<_> = claims
+            .iter()
+            .map(|c| {
+                let (job, _, _, event) = playable(registry, c).unwrap();
+                let mut r = record(&[0, 1, 0]);
+                r.variant = job.variant;
+                r.players = job.seats.iter().map(|s| s.name.clone()).collect();
+                r.result.outcome = arbiter_api::Outcome::Win(0);
+                (c, r, event)
+            })
+            .collect();
+        let batch: Vec<_> = played.iter().map(|(c, r, e)| (*c, r, e)).collect();
+        store.complete_claims(&batch, None).unwrap();
+        claims.len()
+    }
+
+    #[test]
+    fn a_round_robin_is_queued_whole_once_and_finishes_when_every_game_is_stored() {
+        let (registry, store, t) = stored("rr", "round-robin", &[("a", "random"), ("b", "random"), ("c", "random")]);
+        let tournament = planned(&registry, &store, t).unwrap();
+        // Three pairings, two cycles, a colour-swapped pair each.
+        assert_eq!(enqueue_pending(&store, &tournament).unwrap(), 12);
+        assert_eq!(enqueue_pending(&store, &tournament).unwrap(), 0, "queued once");
+        assert_eq!(store.queue_counts(t).unwrap(), (12, 0));
+        assert_eq!(play_all(&registry, &store, t), 12);
+        assert!(store.tournament(Some(t)).unwrap().unwrap().finished_at.is_none());
+        assert_eq!(enqueue_pending(&store, &tournament).unwrap(), 0);
+        assert!(store.tournament(Some(t)).unwrap().unwrap().finished_at.is_some(), "the last look finishes it");
+    }
+
+    #[test]
+    fn a_swiss_round_is_queued_once_the_round_before_has_results() {
+        let players = [("a", "random"), ("b", "random"), ("c", "random"), ("d", "random")];
+        let (registry, store, t) = stored("swiss", "swiss", &players);
+        let tournament = planned(&registry, &store, t).unwrap();
+        assert_eq!(enqueue_pending(&store, &tournament).unwrap(), 4, "round 1: two pairings, a pair each");
+        assert_eq!(enqueue_pending(&store, &tournament).unwrap(), 0, "round 2 waits for round 1");
+        play_all(&registry, &store, t);
+        assert_eq!(enqueue_pending(&store, &tournament).unwrap(), 4);
+        let rounds: Vec<u32> = store
+            .claim("x:1#0", Duration::from_secs(60), Some(t), &[], 10)
+            .unwrap()
+            .iter()
+            .map(|c| c.game.round)
+            .collect();
+        assert_eq!(rounds, [2, 2, 2, 2]);
+    }
+
+    #[test]
+    fn a_queue_plans_without_looking_for_engine_programs_that_a_local_run_needs() {
+        let missing = "uci:/nonexistent/arbiter-engine";
+        let (registry, store, t) = stored("engines", "round-robin", &[("a", missing), ("b", "random")]);
+        let tournament = planned(&registry, &store, t).unwrap();
+        assert_eq!(enqueue_pending(&store, &tournament).unwrap(), 4);
+        let e = Tournament::resume(&registry, &store, Some(t)).err().unwrap().to_string();
+        assert!(e.contains("/nonexistent/arbiter-engine"), "{e}");
+    }
+
+    #[test]
+    fn a_claim_becomes_the_game_its_job_describes() {
+        let (registry, store, t) = stored("job", "round-robin", &[("a", "mcts:iterations=5"), ("b", "random:seed=4")]);
+        enqueue_pending(&store, &planned(&registry, &store, t).unwrap()).unwrap();
+        let claims = store.claim("x:1#0", Duration::from_secs(60), Some(t), &[], 2).unwrap();
+        let (job, entrants, game, event) = playable(&registry, &claims[1]).unwrap();
+        assert_eq!(entrants.iter().map(|e| e.name.as_str()).collect::<Vec<_>>(), ["b", "a"], "the pair's second game");
+        assert_eq!(entrants[0].spec.kind(), "random");
+        assert_eq!((game.variant.info().id.as_str(), game.round, job.seed), ("race", 1, game.seed));
+        let slot = event.tournament.unwrap();
+        assert_eq!((slot.id, slot.index, slot.pair, slot.seats), (t, 1, Some(0), vec![1, 0]));
+        let mut broken = claims[0].clone();
+        broken.game.job = "{".into();
+        assert!(playable(&registry, &broken).err().unwrap().to_string().contains("unreadable job"));
+    }
+
+    #[test]
+    fn a_worker_claims_one_game_until_it_has_timed_one_then_as_many_as_fit() {
+        let mut size = BatchSize::new(16);
+        assert_eq!(size.next(), 1);
+        size.played(2, BATCH_PLAY_TIME / 5);
+        assert_eq!(size.next(), 10);
+        size.played(1, BATCH_PLAY_TIME * 10);
+        assert_eq!(size.next(), 1, "long games go one at a time");
+        size.played(50, Duration::from_micros(50));
+        assert!(size.next() <= 16);
+        assert!(size.poll() >= Duration::from_millis(10));
+    }
 }
