@@ -32,7 +32,7 @@ fn main() {
     let mut records = Vec::new();
     let t0 = Instant::now();
     for seed in 0..games {
-        let mut players = vec![PlayerSpec::Random { seed }.create(0), PlayerSpec::Random { seed: seed + 7 }.create(0)];
+        let mut players = [seed, seed + 7].map(|s| PlayerSpec::parse(&format!("random:seed={s}")).unwrap().create(0));
         records.push(play_game(variant, &Map::new(), StartFrom::Standard, &mut players, &config).unwrap());
     }
     let refereed = t0.elapsed();
