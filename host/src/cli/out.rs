@@ -23,7 +23,11 @@ pub enum PrintError {
 
 /// Writes `args` to standard output, as it is (no newline added).
 pub fn text(args: std::fmt::Arguments) -> Result<(), PrintError> {
-    let mut out = std::io::stdout().lock();
+    write_to(&mut std::io::stdout().lock(), args)
+}
+
+/// Writes `args` to `out` and flushes it; a broken pipe is [`Closed`].
+fn write_to(out: &mut impl Write, args: std::fmt::Arguments) -> Result<(), PrintError> {
     match out.write_fmt(args).and_then(|()| out.flush()) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(Closed.into()),
@@ -79,4 +83,41 @@ pub fn players(record: &crate::model::GameRecord) -> String {
 /// A game's result as the one-game lines write them: `1-0 {checkmate}`.
 pub fn result(record: &crate::model::GameRecord) -> String {
     format!("{} {{{}}}", record.result.pgn(), record.result.termination)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{players, result, write_to, PrintError};
+
+    /// A reader that went away, or a disk that is full.
+    struct Failing(std::io::ErrorKind);
+
+    impl std::io::Write for Failing {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            Err(self.0.into())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_closed_reader_is_closed_and_any_other_failure_an_error_saying_so() {
+        let mut written = Vec::new();
+        write_to(&mut written, format_args!("{} {}\n", "a", 1)).unwrap();
+        assert_eq!(written, b"a 1\n");
+        let closed = write_to(&mut Failing(std::io::ErrorKind::BrokenPipe), format_args!("x"));
+        assert!(matches!(closed, Err(PrintError::Closed(_))));
+        let full = write_to(&mut Failing(std::io::ErrorKind::StorageFull), format_args!("x")).unwrap_err();
+        assert!(full.to_string().starts_with("cannot write to standard output: "), "{full}");
+    }
+
+    #[test]
+    fn one_game_lines_name_the_players_and_the_result_with_its_reason() {
+        let mut r = crate::referee::fixtures::record(&[0, 1]);
+        r.result.outcome = arbiter_api::Outcome::Win(1);
+        r.result.termination = crate::verdict::Termination::Resignation;
+        assert_eq!(players(&r), "a vs b");
+        assert_eq!(result(&r), "0-1 {resignation}");
+    }
 }
