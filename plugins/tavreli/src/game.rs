@@ -5,7 +5,7 @@ use arbiter_api::kit::{Game, Status, Viewer};
 use arbiter_api::schema::{Observation, ObservationView, PieceView};
 use arbiter_api::Error;
 
-use crate::position::{EnPassant, Kind, Move, Piece, Position, Rules, Special, Tower};
+use crate::position::{EnPassant, Kind, Move, Piece, Position, Rules, Side, Special, Tower};
 
 /// Draw thresholds (0 = off).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,7 +81,7 @@ pub fn move_text(m: &Move) -> String {
 fn piece_token(p: &Piece) -> String {
     let mut s = String::new();
     let letter = p.kind.letter();
-    s.push(if p.side == 0 { letter } else { letter.to_ascii_lowercase() });
+    s.push(if p.side == Side::White { letter } else { letter.to_ascii_lowercase() });
     if let Some(d) = p.designation {
         if p.kind == Kind::Pawn {
             s.push(d.letter().to_ascii_lowercase());
@@ -113,10 +113,10 @@ impl TavreliGame {
     }
 
     fn status_with(&self, has_moves: bool) -> Status {
-        let side = self.pos.side as u32;
+        let side = self.pos.side;
         if !has_moves {
-            return if self.pos.in_check(self.pos.side) {
-                Status::win(1 - side, "checkmate")
+            return if self.pos.in_check(side) {
+                Status::win(side.opponent().index() as u32, "checkmate")
             } else {
                 Status::draw("stalemate")
             };
@@ -222,17 +222,17 @@ pub fn parse_position(text: &str) -> Result<(Position, u32), Error> {
             return Err(bad(format!("{}: a Magus is covered", square_name(sq))));
         }
     }
-    for side in 0..2 {
+    for side in Side::BOTH {
         let n = (0..64).filter(|&s| towers[s].pieces().any(|p| p.side == side && p.kind == Kind::Magus)).count();
         if n != 1 {
-            return Err(bad(format!("{} has {n} Magi, expected 1", ["white", "black"][side])));
+            return Err(bad(format!("{} has {n} Magi, expected 1", ["white", "black"][side.index()])));
         }
         // Pieces are never removed (captives stay in towers) and only pawns
         // turn into other pieces: a side has what its set had, plus one
         // piece for each missing pawn.
         let count =
             |kind: Kind| towers.iter().flat_map(|t| t.pieces()).filter(|p| p.side == side && p.kind == kind).count();
-        let name = ["white", "black"][side];
+        let name = ["white", "black"][side.index()];
         let pawns = count(Kind::Pawn);
         let total: usize = towers.iter().map(|t| t.pieces().filter(|p| p.side == side).count()).sum();
         let promoted: usize =
@@ -248,8 +248,8 @@ pub fn parse_position(text: &str) -> Result<(Position, u32), Error> {
         }
     }
     let side = match *side {
-        "w" => 0,
-        "b" => 1,
+        "w" => Side::White,
+        "b" => Side::Black,
         other => return Err(bad(format!("side to move '{other}' must be w or b"))),
     };
     let ep = if *ep == "-" {
@@ -266,7 +266,7 @@ pub fn parse_position(text: &str) -> Result<(Position, u32), Error> {
     };
     let clock = clock.parse().map_err(|_| bad(format!("halfmove clock '{clock}' is not a number")))?;
     let pos = Position::new(towers, side, ep);
-    if pos.in_check(1 - side) {
+    if pos.in_check(side.opponent()) {
         return Err(bad("the side not to move is in check".into()));
     }
     Ok((pos, clock))
@@ -276,7 +276,7 @@ fn parse_piece(tok: &str) -> Result<Piece, String> {
     let mut chars = tok.chars().peekable();
     let c = chars.next().ok_or("empty piece")?;
     let kind = Kind::from_letter(c).ok_or(format!("bad piece letter '{c}'"))?;
-    let side = if c.is_ascii_uppercase() { 0 } else { 1 };
+    let side = if c.is_ascii_uppercase() { Side::White } else { Side::Black };
     let mut designation = None;
     if kind == Kind::Pawn {
         let d = chars.next().ok_or("a pawn needs its designation letter (r, n, b, q or h)")?;
@@ -307,7 +307,7 @@ fn parse_piece(tok: &str) -> Result<Piece, String> {
 
 impl Game for TavreliGame {
     fn to_move(&self) -> u32 {
-        self.pos.side as u32
+        self.pos.side.index() as u32
     }
 
     fn status(&self) -> Status {
@@ -383,13 +383,13 @@ impl Game for TavreliGame {
             Some(e) => format!("{}-{}-{}", square_name(e.passed as usize), square_name(e.landing as usize), e.count),
             None => "-".into(),
         };
-        format!("{} {} {} {}", ranks.join("/"), if self.pos.side == 0 { "w" } else { "b" }, ep, self.halfmove)
+        format!("{} {} {} {}", ranks.join("/"), if self.pos.side == Side::White { "w" } else { "b" }, ep, self.halfmove)
     }
 
     fn observe(&self, viewer: Viewer) -> Observation {
         let view_piece = |p: &Piece, cell: u32| PieceView {
             cell,
-            owner: p.side as u32,
+            owner: p.side.index() as u32,
             kind: format!("{:?}", p.kind).to_lowercase(),
             label: p.kind.letter().to_string(),
             stack: Vec::new(),

@@ -4,7 +4,41 @@
 //! en passant with towers, castling).
 
 /// White or Black.
-pub type Side = usize;
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Side {
+    /// Moves first; its pawns go up the board.
+    White,
+    /// Moves second.
+    Black,
+}
+
+impl Side {
+    /// Both sides, White first.
+    pub const BOTH: [Side; 2] = [Side::White, Side::Black];
+
+    /// The other side.
+    pub fn opponent(self) -> Side {
+        match self {
+            Side::White => Side::Black,
+            Side::Black => Side::White,
+        }
+    }
+
+    /// 0 for White, 1 for Black: a player index, and the index of
+    /// per-side tables.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The side of player `index` (0 or 1).
+    pub fn of_index(index: usize) -> Side {
+        if index == 0 {
+            Side::White
+        } else {
+            Side::Black
+        }
+    }
+}
 
 /// Piece kinds: the Magus (king) moves first in this list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -71,7 +105,7 @@ pub const MAX_HEIGHT: usize = 32;
 impl Piece {
     /// The piece packed in a byte: side, kind, designation (7 = none), moved.
     fn pack(self) -> u8 {
-        self.side as u8
+        self.side.index() as u8
             | (self.kind as u8) << 1
             | (self.designation.map_or(7, |d| d as u8)) << 4
             | (self.moved as u8) << 7
@@ -82,7 +116,7 @@ impl Piece {
             [Kind::Magus, Kind::Prince, Kind::Warrior, Kind::Archer, Kind::Horseman, Kind::Pawn, Kind::Helgi];
         let d = (b >> 4) & 7;
         Piece {
-            side: (b & 1) as usize,
+            side: Side::of_index((b & 1) as usize),
             kind: KINDS[((b >> 1) & 7) as usize],
             designation: (d != 7).then(|| KINDS[d as usize]),
             moved: b >> 7 == 1,
@@ -260,7 +294,7 @@ impl Tops {
                 bits |= b;
             }
         }
-        bits & self.by_side[side]
+        bits & self.by_side[side.index()]
     }
 
     /// Records that the top on `sq` went from `before` to `after`.
@@ -378,7 +412,7 @@ fn squares(mut bits: u64) -> impl Iterator<Item = usize> {
 
 /// The last rank of `side`'s pawns.
 pub fn last_rank(side: Side) -> i32 {
-    if side == 0 {
+    if side == Side::White {
         7
     } else {
         0
@@ -410,7 +444,7 @@ impl Position {
             Kind::Warrior,
         ];
         for f in 0..8 {
-            for (side, back_rank, pawn_rank) in [(0, 0, 1), (1, 7, 6)] {
+            for (side, back_rank, pawn_rank) in [(Side::White, 0, 1), (Side::Black, 7, 6)] {
                 towers[back_rank * 8 + f].push(Piece { side, kind: back[f], designation: None, moved: false });
                 towers[pawn_rank * 8 + f].push(Piece {
                     side,
@@ -420,7 +454,7 @@ impl Position {
                 });
             }
         }
-        Position::new(towers, 0, None)
+        Position::new(towers, Side::White, None)
     }
 
     /// A position from its towers, side to move and en passant record.
@@ -455,14 +489,14 @@ impl Position {
             Kind::Archer => slides(&DIAGONAL_LINES, sq, occupied),
             Kind::Horseman => KNIGHT_LEAPS[sq],
             Kind::Helgi => slides(&RANK_LINES, sq, occupied) | slides(&DIAGONAL_LINES, sq, occupied) | KNIGHT_LEAPS[sq],
-            Kind::Pawn => PAWN_ATTACKS[side][sq],
+            Kind::Pawn => PAWN_ATTACKS[side.index()][sq],
         }
     }
 
     /// The kind bit (see [`kinds`]) of the top on `t` if `by` owns it, else 0.
     fn top_kind_of(&self, t: usize, by: Side) -> u8 {
         match self.towers[t].top_byte() {
-            Some(b) if (b & 1) as usize == by => 1 << ((b >> 1) & 7),
+            Some(b) if (b & 1) as usize == by.index() => 1 << ((b >> 1) & 7),
             _ => 0,
         }
     }
@@ -479,14 +513,14 @@ impl Position {
         let of = |kinds: u8| tops.of(by, kinds) & !gone;
         KNIGHT_LEAPS[sq] & of(JUMPERS) != 0
             || MAGUS_STEPS[sq] & of(kinds(&[Kind::Magus])) != 0
-            || PAWN_ATTACKS[1 - by][sq] & of(kinds(&[Kind::Pawn])) != 0
+            || PAWN_ATTACKS[by.opponent().index()][sq] & of(kinds(&[Kind::Pawn])) != 0
             || slides(&RANK_LINES, sq, occupied) & of(ALONG_RANKS) != 0
             || slides(&DIAGONAL_LINES, sq, occupied) & of(ALONG_DIAGONALS) != 0
     }
 
     /// Whether `side`'s Magus is attacked.
     pub fn in_check(&self, side: Side) -> bool {
-        self.magus(side).is_some_and(|m| self.attacked(m, 1 - side))
+        self.magus(side).is_some_and(|m| self.attacked(m, side.opponent()))
     }
 
     /// Pseudo-legal moves (before the check test).
@@ -495,7 +529,7 @@ impl Position {
         let tops = &self.tops;
         let no_magus = !tops.by_kind[Kind::Magus as usize];
         let empty = !tops.occupied();
-        for s in squares(tops.by_side[side]) {
+        for s in squares(tops.by_side[side.index()]) {
             let tower = &self.towers[s];
             let h = tower.height();
             let add = |targets: u64, special: Special, out: &mut Vec<Move>| {
@@ -508,20 +542,20 @@ impl Position {
             let kind = tower.get(h - 1).kind;
             match kind {
                 Kind::Pawn => {
-                    let forward = |sq: usize| if side == 0 { sq + 8 } else { sq - 8 };
+                    let forward = |sq: usize| if side == Side::White { sq + 8 } else { sq - 8 };
                     let (r, last) = (rank(s), last_rank(side));
                     if r != last {
                         let t = forward(s);
                         // Forward onto an empty square or an own tower.
-                        let open = (empty | tops.by_side[side]) & no_magus;
+                        let open = (empty | tops.by_side[side.index()]) & no_magus;
                         add(open & (1 << t), Special::None, out);
-                        let start = if side == 0 { 1 } else { 6 };
+                        let start = if side == Side::White { 1 } else { 6 };
                         if r == start && !tower.get(h - 1).moved && empty & (1 << t) != 0 {
                             add(open & (1 << forward(t)), Special::DoubleStep, out);
                         }
                     }
-                    let diagonals = PAWN_ATTACKS[side][s];
-                    add(diagonals & tops.by_side[1 - side] & no_magus, Special::None, out);
+                    let diagonals = PAWN_ATTACKS[side.index()][s];
+                    add(diagonals & tops.by_side[side.opponent().index()] & no_magus, Special::None, out);
                     if let Some(e) = self.ep {
                         add(diagonals & empty & (1 << e.passed), Special::EnPassant, out);
                     }
@@ -530,7 +564,7 @@ impl Position {
                     let targets = self.attacks(s, kind, side) & no_magus;
                     if kind == Kind::Magus {
                         // The Magus climbs only onto a square the enemy does not attack.
-                        let climbs = squares(targets & !empty).filter(|&t| !self.attacked(t, 1 - side));
+                        let climbs = squares(targets & !empty).filter(|&t| !self.attacked(t, side.opponent()));
                         add(targets & empty | climbs.fold(0, |a, t| a | 1 << t), Special::None, out);
                         self.castlings(s, out);
                     } else {
@@ -543,9 +577,9 @@ impl Position {
 
     fn castlings(&self, s: usize, out: &mut Vec<Move>) {
         let side = self.side;
-        let home = if side == 0 { 4 } else { 60 };
+        let home = if side == Side::White { 4 } else { 60 };
         let t = &self.towers[s];
-        if s != home || t.height() != 1 || t.top().is_some_and(|p| p.moved) || self.attacked(s, 1 - side) {
+        if s != home || t.height() != 1 || t.top().is_some_and(|p| p.moved) || self.attacked(s, side.opponent()) {
             return;
         }
         for (corner, between, pass, land) in [
@@ -557,7 +591,7 @@ impl Position {
                 && rook
                     .top()
                     .is_some_and(|p| p.side == side && p.kind == Kind::Warrior && p.designation.is_none() && !p.moved);
-            if rook_ok && between & self.tops.occupied() == 0 && !self.attacked(pass, 1 - side) {
+            if rook_ok && between & self.tops.occupied() == 0 && !self.attacked(pass, side.opponent()) {
                 out.push(Move { from: s as u8, to: land as u8, count: 1, special: Special::Castle });
             }
         }
@@ -615,7 +649,7 @@ impl Position {
         }
         let saved = self.save(m);
         self.play(m, rules);
-        let safe = !self.attacked(if moving { m.to as usize } else { magus }, 1 - side);
+        let safe = !self.attacked(if moving { m.to as usize } else { magus }, side.opponent());
         self.restore(&saved);
         safe
     }
@@ -627,7 +661,7 @@ impl Position {
     /// an enemy slider of that line next beyond them.
     fn guard(&self) -> Guard {
         let magus = self.magus(self.side).expect("each side has its Magus");
-        let enemy = 1 - self.side;
+        let enemy = self.side.opponent();
         let occupied = self.tops.occupied();
         let (mut shields, mut pinned) = (0, 0);
         for (lines, sliders) in [(RANK_LINES, ALONG_RANKS), (DIAGONAL_LINES, ALONG_DIAGONALS)] {
@@ -666,7 +700,7 @@ impl Position {
             return true;
         }
         let below = tower.pieces[h - k - 1];
-        if (below & 1) as usize == self.side {
+        if (below & 1) as usize == self.side.index() {
             return true;
         }
         if shields & bit != 0 {
@@ -677,7 +711,7 @@ impl Position {
             return true;
         }
         let mut kind = (below >> 1) & 7;
-        if kind == Kind::Pawn as u8 && rank(from) == last_rank(1 - self.side) {
+        if kind == Kind::Pawn as u8 && rank(from) == last_rank(self.side.opponent()) {
             kind = (below >> 4) & 7;
         }
         (1 << kind) & JUMPERS == 0
@@ -693,13 +727,13 @@ impl Position {
         let (h, k) = (tower.len as usize, m.count as usize);
         let vacated = if k == h {
             1u64 << from
-        } else if (tower.pieces[h - k - 1] & 1) as usize == self.side {
+        } else if (tower.pieces[h - k - 1] & 1) as usize == self.side.index() {
             0
         } else {
             return None;
         };
         let occupied = (self.tops.occupied() & !vacated) | 1u64 << to;
-        Some(!self.attacked_with(to, 1 - self.side, occupied, 1u64 << to))
+        Some(!self.attacked_with(to, self.side.opponent(), occupied, 1u64 << to))
     }
 
     /// What `m` will change, to restore it afterwards.
@@ -798,7 +832,7 @@ impl Position {
                 self.tops.retop(sq, tops_before[i], self.towers[sq].top_byte());
             }
         }
-        self.side = 1 - side;
+        self.side = side.opponent();
     }
 
     fn move_unit(&mut self, from: usize, to: usize, k: usize) {
