@@ -92,15 +92,18 @@ pub fn fixture_plugin(name: &str, api_version_override: Option<&str>) -> PathBuf
 }
 
 /// The fixture plugin built with arbiter-api's `layout-break-test` feature
-/// (a boundary type of another size), into `target/fixtures-layout`, with
-/// `ARBITER_API_VERSION_OVERRIDE` set if given.
+/// (a boundary type of another size), with `ARBITER_API_VERSION_OVERRIDE`
+/// set if given.
 pub fn fixture_plugin_with_another_layout(name: &str, api_version_override: Option<&str>) -> PathBuf {
     build_fixture(name, api_version_override, true)
 }
 
 fn build_fixture(name: &str, api_version_override: Option<&str>, layout_break: bool) -> PathBuf {
     let _guard = CARGO.lock().unwrap_or_else(|e| e.into_inner());
-    let target = workspace().join("target").join(if layout_break { "fixtures-layout" } else { "fixtures" });
+    // One target folder for every variant of the fixture: they share every
+    // dependency (each folder of its own built them all again, a minute and
+    // more on two cores); only arbiter-api and the fixture are rebuilt.
+    let target = workspace().join("target").join("fixtures");
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cmd.current_dir(workspace()).args(["build", "--quiet", "-p", "fixture-plugin", "--target-dir"]).arg(&target);
     if layout_break {
