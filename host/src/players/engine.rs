@@ -6,7 +6,7 @@
 use serde_json::{json, Value};
 
 use super::{
-    handshake, Answer, EngineSettings, EngineSlot, KindSpec, MoveWait, Player, PlayerError, PlayerKind, Reply,
+    handshake, Answer, EngineSettings, EngineSlot, MoveWait, Player, PlayerError, PlayerKind, ProgramSpec, Reply,
 };
 use crate::clock::TurnTime;
 use crate::process::{deadline_after, ChildProcess};
@@ -188,19 +188,8 @@ pub const KIND: PlayerKind = PlayerKind {
     name: "engine",
     example: "engine:./my-engine",
     runs_a_program: true,
-    parse: |rest| Ok(Box::new(EngineSpec(EngineSettings::parse(rest)?))),
+    parse: |rest| {
+        let settings = EngineSettings::parse(rest)?;
+        Ok(Box::new(ProgramSpec { settings, make: |s| Box::new(JsonEngine::new(s)), whole_positions: false }))
+    },
 };
-
-/// A engine engine's spec: its process settings.
-#[derive(Debug)]
-struct EngineSpec(EngineSettings);
-
-impl KindSpec for EngineSpec {
-    fn create(&self, _game_seed: u64) -> Box<dyn Player> {
-        Box::new(JsonEngine::new(self.0.clone()))
-    }
-
-    fn settings(&self) -> Option<&EngineSettings> {
-        Some(&self.0)
-    }
-}

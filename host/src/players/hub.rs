@@ -6,8 +6,7 @@
 //! `hub_position` calls; `info ... score=` is kept (in hundredths of a man).
 
 use super::{
-    handshake, refuses_hidden, Answer, EngineSettings, EngineSlot, KindSpec, MoveWait, Player, PlayerError, PlayerKind,
-    Reply,
+    handshake, Answer, EngineSettings, EngineSlot, MoveWait, Player, PlayerError, PlayerKind, ProgramSpec, Reply,
 };
 use crate::clock::fmt_secs;
 use crate::process::{deadline_after, ChildProcess, ProcessError};
@@ -174,23 +173,8 @@ pub const KIND: PlayerKind = PlayerKind {
     name: "hub",
     example: "hub:dame hub",
     runs_a_program: true,
-    parse: |rest| Ok(Box::new(HubSpec(EngineSettings::parse(rest)?))),
+    parse: |rest| {
+        let settings = EngineSettings::parse(rest)?;
+        Ok(Box::new(ProgramSpec { settings, make: |s| Box::new(HubPlayer::new(s)), whole_positions: true }))
+    },
 };
-
-/// A hub engine's spec: its process settings.
-#[derive(Debug)]
-struct HubSpec(EngineSettings);
-
-impl KindSpec for HubSpec {
-    fn create(&self, _game_seed: u64) -> Box<dyn Player> {
-        Box::new(HubPlayer::new(self.0.clone()))
-    }
-
-    fn settings(&self) -> Option<&EngineSettings> {
-        Some(&self.0)
-    }
-
-    fn refuses(&self, info: &arbiter_api::schema::VariantInfo) -> Option<String> {
-        refuses_hidden(info)
-    }
-}

@@ -177,6 +177,32 @@ pub trait KindSpec: std::fmt::Debug + Send + Sync {
     }
 }
 
+/// The spec of a kind that is only an engine program and its settings
+/// (xboard, hub, engine).
+#[derive(Debug)]
+pub(crate) struct ProgramSpec {
+    /// Its process settings.
+    pub(crate) settings: EngineSettings,
+    /// Its player, for the settings.
+    pub(crate) make: fn(EngineSettings) -> Box<dyn Player>,
+    /// Whether it is told whole positions (so refuses hidden information).
+    pub(crate) whole_positions: bool,
+}
+
+impl KindSpec for ProgramSpec {
+    fn create(&self, _game_seed: u64) -> Box<dyn Player> {
+        (self.make)(self.settings.clone())
+    }
+
+    fn settings(&self) -> Option<&EngineSettings> {
+        Some(&self.settings)
+    }
+
+    fn refuses(&self, info: &arbiter_api::schema::VariantInfo) -> Option<String> {
+        self.whole_positions.then(|| refuses_hidden(info)).flatten()
+    }
+}
+
 /// Why a hidden-information variant is refused to engines that are told
 /// whole positions (UCI, xboard, Hub).
 pub(crate) fn refuses_hidden(info: &arbiter_api::schema::VariantInfo) -> Option<String> {

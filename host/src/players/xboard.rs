@@ -11,8 +11,7 @@
 //! dies or hangs is restarted for the next game.
 
 use super::{
-    handshake, refuses_hidden, Answer, EngineSettings, EngineSlot, KindSpec, MoveWait, Player, PlayerError, PlayerKind,
-    Reply,
+    handshake, Answer, EngineSettings, EngineSlot, MoveWait, Player, PlayerError, PlayerKind, ProgramSpec, Reply,
 };
 use crate::process::{deadline_after, ChildProcess, ProcessError};
 use crate::seat::{Seen, Start, Turn};
@@ -337,26 +336,11 @@ pub const KIND: PlayerKind = PlayerKind {
     name: "xboard",
     example: "xboard:gnuchess --xboard",
     runs_a_program: true,
-    parse: |rest| Ok(Box::new(XboardSpec(EngineSettings::parse(rest)?))),
+    parse: |rest| {
+        let settings = EngineSettings::parse(rest)?;
+        Ok(Box::new(ProgramSpec { settings, make: |s| Box::new(XboardPlayer::new(s)), whole_positions: true }))
+    },
 };
-
-/// A xboard engine's spec: its process settings.
-#[derive(Debug)]
-struct XboardSpec(EngineSettings);
-
-impl KindSpec for XboardSpec {
-    fn create(&self, _game_seed: u64) -> Box<dyn Player> {
-        Box::new(XboardPlayer::new(self.0.clone()))
-    }
-
-    fn settings(&self) -> Option<&EngineSettings> {
-        Some(&self.0)
-    }
-
-    fn refuses(&self, info: &arbiter_api::schema::VariantInfo) -> Option<String> {
-        refuses_hidden(info)
-    }
-}
 
 #[cfg(test)]
 mod tests {
