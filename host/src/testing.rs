@@ -14,6 +14,27 @@ pub(crate) fn race(fault: Fault) -> VariantHandle {
     VariantHandle::in_process(Race { id: "race", fault }, "fixture-plugin", "0.1.0").unwrap()
 }
 
+/// The fixture's game of hidden secrets, in process.
+pub(crate) fn secret() -> VariantHandle {
+    let secret = arbiter_fixture::Secret { id: "secret", sampling: arbiter_fixture::Sampling::Honest };
+    VariantHandle::in_process(secret, "fixture-plugin", "0.1.0").unwrap()
+}
+
+/// A whole game of `variant` with options `given` (over its defaults),
+/// each seat playing its first legal move, as the referee records it.
+pub(crate) fn played(variant: &VariantHandle, given: Value) -> crate::model::GameRecord {
+    let options = options(variant, given);
+    let mut players: Vec<Box<dyn Player>> = vec![Box::new(Scripted::new(vec![])), Box::new(Scripted::new(vec![]))];
+    let config = crate::referee::GameConfig {
+        time_controls: vec![crate::clock::TimeControl::parse("60+1").unwrap(); 2],
+        margin_ms: 1000,
+        max_plies: None,
+        claim_draws: true,
+        adjudication: Default::default(),
+    };
+    crate::referee::play_game(variant, &options, crate::referee::StartFrom::Standard, &mut players, &config).unwrap()
+}
+
 /// The variant's default options, overridden by `given`.
 pub(crate) fn options(v: &VariantHandle, given: Value) -> Map<String, Value> {
     let mut map: Map<String, Value> = v.info().options.iter().map(|o| (o.name.clone(), o.default.clone())).collect();

@@ -11,6 +11,8 @@ pub mod jsonl;
 pub mod pgn;
 pub mod redact;
 pub mod replay;
+#[cfg(test)]
+mod tests;
 
 use crate::model::GameRecord;
 

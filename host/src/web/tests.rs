@@ -6,27 +6,19 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use arbiter_api::host::VariantHandle;
-use arbiter_fixture::{Fault, Sampling, Secret};
+use arbiter_fixture::Fault;
 use axum::body::Body;
 use axum::http::{header, Request, StatusCode};
 use serde_json::{json, Value};
 use tower::ServiceExt;
 
 use super::{live, play, router, same_origin, trusted_host, App, Reveal, ServeConfig};
-use crate::clock::TimeControl;
 use crate::plugin::Registry;
 use crate::record::{EventInfo, TournamentSlot};
-use crate::referee::{play_game, GameConfig, StartFrom};
-use crate::seat::Player;
 use crate::store::Store;
-use crate::testing::{options, race, Scripted};
+use crate::testing::{played, race, secret};
 use crate::tournament::config::TournamentConfig;
 use crate::tournament::view::StoredDefinition;
-
-/// The fixture's secret game.
-fn secret() -> VariantHandle {
-    VariantHandle::in_process(Secret { id: "secret", sampling: Sampling::Honest }, "fixture-plugin", "0.1.0").unwrap()
-}
 
 /// A server's state over a new store, with `reveal` and `max_games`.
 fn app(name: &str, reveal: Reveal, max_games: usize) -> (Arc<App>, Arc<Store>) {
@@ -82,17 +74,7 @@ async fn post(app: &Arc<App>, path: &str, body: Value) -> (StatusCode, Value) {
 
 /// Plays a whole game of `variant` (each seat its first legal move) and stores it.
 fn store_played_game(store: &Store, variant: &VariantHandle, given: Value, event: &EventInfo) -> i64 {
-    let options = options(variant, given);
-    let mut players: Vec<Box<dyn Player>> = vec![Box::new(Scripted::new(vec![])), Box::new(Scripted::new(vec![]))];
-    let config = GameConfig {
-        time_controls: vec![TimeControl::parse("60+1").unwrap(); 2],
-        margin_ms: 1000,
-        max_plies: None,
-        claim_draws: true,
-        adjudication: Default::default(),
-    };
-    let record = play_game(variant, &options, StartFrom::Standard, &mut players, &config).unwrap();
-    store.add_game(&record, event).unwrap()
+    store.add_game(&played(variant, given), event).unwrap()
 }
 
 /// Polls the browser game `id` as `token`'s seat until `done` holds.

@@ -1,0 +1,92 @@
+//! Record formats, record files and per-viewer exports.
+
+use arbiter_api::Viewer;
+
+use super::files::RecordFiles;
+use super::jsonl::JsonLine;
+use super::redact::record_as_seen_by;
+use super::{format, EventInfo, FORMATS};
+use crate::referee::fixtures::record;
+use crate::testing::{played, race, secret};
+
+fn event() -> EventInfo {
+    EventInfo { event: "e".into(), round: 4, tournament: None }
+}
+
+/// A new folder in the system's temporary directory.
+fn temp(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("arbiter-unit-record-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn every_format_writes_one_game_as_text_ending_in_a_newline() {
+    let r = record(&[0, 1, 0]);
+    for f in FORMATS {
+        let text = f.write(&r, &event());
+        assert!(text.ends_with('\n') && !text.trim().is_empty(), "{}: {text:?}", f.name());
+        assert_eq!(format(f.name()).unwrap().title(), f.title());
+    }
+    assert_eq!(format("epd").unwrap().write(&r, &event()), "f\n", "the final position");
+    let e = format("xml").err().unwrap();
+    assert_eq!(e, "unknown record format 'xml' (known: pgn, jsonl, epd)");
+}
+
+#[test]
+fn a_json_line_is_the_whole_record_with_its_event() {
+    let r = record(&[0, 1, 0, 1]);
+    let text = format("jsonl").unwrap().write(&r, &event());
+    assert_eq!(text.matches('\n').count(), 1, "one line");
+    let line: JsonLine = serde_json::from_str(&text).unwrap();
+    assert_eq!((line.event.as_str(), line.round), ("e", 4));
+    assert_eq!(line.record, r);
+}
+
+#[test]
+fn record_files_get_each_game_and_a_file_that_fails_is_named_without_losing_the_others() {
+    let dir = temp("files");
+    let (pgn, jsonl) = (dir.join("games.pgn"), dir.join("games.jsonl"));
+    std::fs::write(&jsonl, "old\n").unwrap();
+    let mut files = RecordFiles::open([("pgn", pgn.as_path()), ("jsonl", jsonl.as_path())], false).unwrap();
+    assert_eq!(
+        files.describe(),
+        [format!("PGN file {}", pgn.display()), format!("JSON lines file {}", jsonl.display())]
+    );
+    assert!(files.append(&record(&[0, 1]), &event()).is_empty());
+    assert!(files.append(&record(&[0]), &event()).is_empty());
+    assert_eq!(std::fs::read_to_string(&jsonl).unwrap().lines().count(), 2, "emptied first, then two games");
+    assert_eq!(std::fs::read_to_string(&pgn).unwrap().matches("[Event \"e\"]").count(), 2);
+    let mut again = RecordFiles::open([("jsonl", jsonl.as_path())], true).unwrap();
+    again.append(&record(&[0]), &event());
+    assert_eq!(std::fs::read_to_string(&jsonl).unwrap().lines().count(), 3, "appended");
+    if std::path::Path::new("/dev/full").exists() {
+        let full = std::path::Path::new("/dev/full");
+        let mut files = RecordFiles::open([("epd", full), ("jsonl", jsonl.as_path())], true).unwrap();
+        let failures = files.append(&record(&[0]), &event());
+        assert_eq!(failures.len(), 1);
+        assert!(failures[0].starts_with("final positions file /dev/full: "), "{failures:?}");
+        assert_eq!(std::fs::read_to_string(&jsonl).unwrap().lines().count(), 4, "the other file still got it");
+    }
+    let missing = dir.join("no/such/folder/x.pgn");
+    let e = RecordFiles::open([("pgn", missing.as_path())], true).err().unwrap();
+    assert!(e.starts_with(&format!("cannot open {}: ", missing.display())), "{e}");
+    assert!(RecordFiles::open([("doc", pgn.as_path())], true).err().unwrap().contains("unknown record format 'doc'"));
+}
+
+#[test]
+fn a_player_s_export_of_a_hidden_game_keeps_no_position_and_says_whose_it_is() {
+    let variant = secret();
+    let r = played(&variant, serde_json::json!({"secrets": "3 4"}));
+    assert!(r.start_position.starts_with("3 4"), "the referee's record holds the secrets: {}", r.start_position);
+    let seen = record_as_seen_by(&variant, &r, Viewer::Player(1)).unwrap();
+    assert_eq!((seen.start_position.as_str(), seen.final_position.as_str()), ("", ""));
+    assert_eq!(seen.viewer, Some(Viewer::Player(1)));
+    assert_eq!(seen.plies.len(), r.plies.len());
+    assert!(!serde_json::to_string(&seen).unwrap().contains("3 4 "), "no full position leaves");
+    // A game without hidden information keeps its positions.
+    let open = played(&race(arbiter_fixture::Fault::None), serde_json::json!({}));
+    let seen = record_as_seen_by(&race(arbiter_fixture::Fault::None), &open, Viewer::Spectator).unwrap();
+    assert_eq!((seen.start_position, seen.plies), (open.start_position, open.plies));
+}
