@@ -204,3 +204,57 @@ pub fn run_match(
     });
     end
 }
+
+#[cfg(test)]
+mod tests {
+    use arbiter_api::Outcome;
+
+    use super::{first_points, paired_schedule, Colours};
+    use crate::referee::fixtures::record;
+    use crate::testing::race;
+
+    #[test]
+    fn a_match_pairs_games_on_one_opening_with_colours_swapped_unless_told_otherwise() {
+        let v = race(arbiter_fixture::Fault::None);
+        let openings = ["o1".to_string(), "o2".to_string()];
+        let seats = |c: Colours| -> Vec<(Vec<usize>, Option<String>)> {
+            paired_schedule(&v, &Default::default(), None, &openings, 5, 9, c)
+                .into_iter()
+                .map(|g| (g.seats, g.position))
+                .collect()
+        };
+        let o = |s: &str| Some(s.to_string());
+        assert_eq!(
+            seats(Colours::default()),
+            [
+                (vec![0, 1], o("o1")),
+                (vec![1, 0], o("o1")),
+                (vec![0, 1], o("o2")),
+                (vec![1, 0], o("o2")),
+                (vec![0, 1], o("o1"))
+            ]
+        );
+        let reversed = seats(Colours { reverse: true, noswap: false });
+        assert_eq!(reversed[0].0, [1, 0]);
+        let noswap = seats(Colours { noswap: true, reverse: false });
+        assert!(noswap.iter().all(|(s, _)| s == &[0, 1]));
+        assert_eq!(noswap.iter().map(|(_, p)| p.clone().unwrap()).collect::<Vec<_>>(), ["o1", "o2", "o1", "o2", "o1"]);
+        let games = paired_schedule(&v, &Default::default(), Some("start"), &[], 3, 9, Colours::default());
+        assert!(games.iter().all(|g| g.position.as_deref() == Some("start")));
+        let seeds: std::collections::HashSet<u64> = games.iter().map(|g| g.seed).collect();
+        assert_eq!(seeds.len(), 3, "each game its own seed");
+    }
+
+    #[test]
+    fn the_first_entrant_s_points_follow_it_to_either_seat() {
+        let v = race(arbiter_fixture::Fault::None);
+        let games = paired_schedule(&v, &Default::default(), None, &[], 2, 1, Colours::default());
+        let mut r = record(&[0, 1]);
+        r.result.outcome = Outcome::Win(0);
+        assert_eq!((first_points(&r, &games[0]), first_points(&r, &games[1])), (Some(1.0), Some(0.0)));
+        r.result.outcome = Outcome::Draw;
+        assert_eq!(first_points(&r, &games[1]), Some(0.5));
+        r.result.outcome = Outcome::Faulted;
+        assert_eq!(first_points(&r, &games[0]), None, "a plugin's fault counts for no one");
+    }
+}

@@ -93,3 +93,51 @@ fn host_name() -> String {
 fn unix_now() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{host_name, is_stale, unix_now, PreviousRun, RunLease, STALE_AFTER_SECS};
+    use crate::store::{Lease, Store};
+
+    fn store(name: &str) -> Store {
+        let dir = std::env::temp_dir().join(format!("arbiter-unit-lease-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Store::open(&dir.join("games.db")).unwrap()
+    }
+
+    #[test]
+    fn a_second_run_is_refused_with_the_holder_and_a_dropped_lease_is_given_up() {
+        let store = store("runs");
+        let t = store.add_tournament("t", "{}").unwrap();
+        let (first, previous) = RunLease::take(&store, t, false).unwrap();
+        assert_eq!(previous, PreviousRun::Clean);
+        // This test's own process holds it, and it is alive (its command
+        // line names the test binary, built by arbiter's crate).
+        let e = RunLease::take(&store, t, false).err().unwrap().to_string();
+        assert!(e.starts_with(&format!("tournament {t} is being run by {}:", host_name())), "{e}");
+        assert!(e.ends_with("wait for it to finish or stop it"), "{e}");
+        first.renew();
+        drop(first);
+        let (_again, previous) = RunLease::take(&store, t, true).unwrap();
+        assert_eq!(previous, PreviousRun::Clean);
+    }
+
+    #[test]
+    fn a_holder_is_gone_when_its_process_is_dead_here_or_it_is_silent_elsewhere() {
+        let here =
+            |pid| Lease { holder: format!("{}:{pid}", host_name()), pid, heartbeat: unix_now(), in_process: true };
+        assert!(!is_stale(&here(std::process::id() as i64)), "this process is alive");
+        assert!(is_stale(&here(i32::MAX as i64)), "no such process");
+        let elsewhere =
+            |age| Lease { holder: "far-away-host:1".into(), pid: 1, heartbeat: unix_now() - age, in_process: false };
+        assert!(!is_stale(&elsewhere(1)));
+        assert!(is_stale(&elsewhere(STALE_AFTER_SECS + 5)));
+        // A dead holder's lease is taken over and says how that run ended.
+        let store = store("dead");
+        let t = store.add_tournament("t", "{}").unwrap();
+        store.take_lease(t, &here(i32::MAX as i64), |_| false).unwrap().unwrap();
+        let (_lease, previous) = RunLease::take(&store, t, false).unwrap();
+        assert_eq!(previous, PreviousRun::Died { in_process: true });
+    }
+}

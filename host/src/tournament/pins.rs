@@ -62,3 +62,37 @@ pub fn engine_pins(entrants: &[Entrant]) -> anyhow::Result<BTreeMap<String, Plug
     }
     Ok(pins)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{engine_pins, PluginPin};
+    use crate::players::PlayerSpec;
+    use crate::tournament::games::Entrant;
+
+    #[test]
+    fn a_plugin_is_pinned_by_name_and_hash_and_an_engine_by_its_path() {
+        let dir = std::env::temp_dir().join(format!("arbiter-unit-pins-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("libx.so");
+        std::fs::write(&file, b"abc").unwrap();
+        let pin = PluginPin::of(&file, "0.1.0").unwrap();
+        let sha_of_abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+        assert_eq!(
+            (pin.file.as_str(), pin.sha256.as_str(), pin.api_version.as_str()),
+            ("libx.so", sha_of_abc, "0.1.0")
+        );
+        let e = PluginPin::of(&dir.join("gone.so"), "0.1.0").err().unwrap().to_string();
+        assert!(e.starts_with("cannot read ") && e.ends_with("gone.so to pin it"), "{e}");
+        let entrant = |name: &str, spec: &str| Entrant {
+            name: name.into(),
+            spec: PlayerSpec::parse(spec).unwrap(),
+            spec_text: spec.into(),
+            tc: None,
+        };
+        let by_path = format!("uci:{}", file.display());
+        let pins =
+            engine_pins(&[entrant("a", &by_path), entrant("b", "uci:stockfish"), entrant("c", "random")]).unwrap();
+        assert_eq!(pins.keys().collect::<Vec<_>>(), ["a"], "only engines named by a path are pinned");
+        assert_eq!((pins["a"].file.clone(), pins["a"].sha256.as_str()), (file.display().to_string(), sha_of_abc));
+    }
+}

@@ -226,3 +226,56 @@ fn render_table(out: &mut String, title: &str, names: &[String], t: &Table) {
     }
     out.push('\n');
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{render, table};
+    use crate::store::{PairTally, Tallies, Tally};
+
+    fn tally(seats: [usize; 2], winner: Option<u32>, games: u64) -> Tally {
+        Tally { variant: "chess".into(), seats: seats.to_vec(), winner, decided: true, games }
+    }
+
+    #[test]
+    fn a_table_counts_points_by_entrant_whichever_seat_it_had_and_ranks_by_points() {
+        let games = [
+            tally([0, 1], Some(0), 3),
+            tally([1, 0], Some(1), 1),
+            tally([1, 0], None, 2),
+            tally([2, 0], Some(0), 1),
+            Tally { decided: false, ..tally([0, 2], None, 4) },
+        ];
+        let refs: Vec<&Tally> = games.iter().collect();
+        let t = table(3, &refs, &[], &[0.0, 0.0, 1.0]);
+        let order: Vec<usize> = t.rows.iter().map(|r| r.entrant).collect();
+        assert_eq!(order, [0, 2, 1], "{:?}", t.rows);
+        // The winner is a seat: entrant 0 won from the second seat too.
+        let zero = &t.rows[0];
+        assert_eq!((zero.games, zero.wins, zero.draws, zero.losses, zero.points()), (7, 4, 2, 1, 5.0));
+        assert_eq!(t.rows[1].points(), 2.0, "entrant 2's win and its bye");
+        let one = &t.rows[2];
+        assert_eq!((one.games, one.wins, one.draws, one.losses, one.points()), (6, 0, 2, 4, 1.0));
+        assert_eq!(t.cross[0][1], (5.0, 6));
+        assert_eq!(t.cross[1][0], (1.0, 6));
+        assert_eq!(t.unfinished, 4, "games without a result count for nobody");
+        assert!(t.rows[0].elo > t.rows[2].elo);
+    }
+
+    #[test]
+    fn pairs_are_counted_pentanomially_and_rendered_per_variant() {
+        let pairs = [
+            PairTally { variant: "chess".into(), entrants: (0, 1), half_points: 4, pairs: 2 },
+            PairTally { variant: "chess".into(), entrants: (0, 1), half_points: 2, pairs: 1 },
+        ];
+        let refs: Vec<&PairTally> = pairs.iter().collect();
+        let t = table(2, &[], &refs, &[]);
+        assert_eq!(t.pentanomial[&(0, 1)].counts, [0, 0, 1, 0, 2]);
+        let games = vec![tally([0, 1], Some(0), 1), Tally { variant: "xiangqi".into(), ..tally([1, 0], None, 1) }];
+        let tallies = Tallies { games, pairs: vec![] };
+        let names = vec!["alpha".to_string(), "beta".to_string()];
+        let text = render(&names, &["chess".into(), "xiangqi".into()], &tallies, &[]);
+        for needed in ["alpha", "beta", "chess", "xiangqi"] {
+            assert!(text.contains(needed), "{needed} in:\n{text}");
+        }
+    }
+}
