@@ -25,14 +25,19 @@ pub(crate) fn secret() -> VariantHandle {
 pub(crate) fn played(variant: &VariantHandle, given: Value) -> crate::model::GameRecord {
     let options = options(variant, given);
     let mut players: Vec<Box<dyn Player>> = vec![Box::new(Scripted::new(vec![])), Box::new(Scripted::new(vec![]))];
-    let config = crate::referee::GameConfig {
+    let start = crate::referee::StartFrom::Standard;
+    crate::referee::play_game(variant, &options, start, &mut players, &game_config()).unwrap()
+}
+
+/// Two players' settings for a test game: a minute and a second each.
+pub(crate) fn game_config() -> crate::referee::GameConfig {
+    crate::referee::GameConfig {
         time_controls: vec![crate::clock::TimeControl::parse("60+1").unwrap(); 2],
         margin_ms: 1000,
         max_plies: None,
         claim_draws: true,
         adjudication: Default::default(),
-    };
-    crate::referee::play_game(variant, &options, crate::referee::StartFrom::Standard, &mut players, &config).unwrap()
+    }
 }
 
 /// The variant's default options, overridden by `given`.

@@ -385,4 +385,36 @@ mod tests {
         let e = PlayerSpec::parse("mcts").unwrap().can_play("mcts", &info).unwrap_err().to_string();
         assert!(e.contains("offers no sample_world"), "{e}");
     }
+
+    /// One game of the fixture's race between two specs, as `game_seed` seats them.
+    fn race_between(first: &str, second: &str, game_seed: u64) -> crate::model::GameRecord {
+        let variant = crate::testing::race(arbiter_fixture::Fault::None);
+        let mut players = [first, second].map(|s| PlayerSpec::parse(s).unwrap().create(game_seed));
+        let start = crate::referee::StartFrom::Standard;
+        crate::referee::play_game(&variant, &Default::default(), start, &mut players, &crate::testing::game_config())
+            .unwrap()
+    }
+
+    fn moves(r: &crate::model::GameRecord) -> Vec<u64> {
+        r.plies.iter().map(|p| p.mv).collect()
+    }
+
+    #[test]
+    fn seeded_players_repeat_a_game_and_vary_from_game_to_game() {
+        for spec in ["random:seed=3", "mcts:iterations=30,seed=5"] {
+            let once = race_between(spec, "random:seed=4", 7);
+            assert_eq!(moves(&once), moves(&race_between(spec, "random:seed=4", 7)), "{spec}");
+            let others: Vec<Vec<u64>> = (8..16).map(|g| moves(&race_between(spec, "random:seed=4", g))).collect();
+            assert!(others.iter().any(|m| *m != moves(&once)), "{spec}: every game the same");
+        }
+    }
+
+    #[test]
+    fn mcts_plays_the_race_to_ten_perfectly_from_the_first_seat() {
+        // Moving to 1, 4 and 7 wins: the first player always can.
+        for game_seed in 0..10 {
+            let r = race_between("mcts:iterations=300", "random", game_seed);
+            assert_eq!(r.result.outcome, arbiter_api::Outcome::Win(0), "game {game_seed}: {:?}", moves(&r));
+        }
+    }
 }
