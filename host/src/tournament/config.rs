@@ -231,6 +231,8 @@ impl TournamentConfig {
         })
     }
 
+    /// Refuses a definition that makes no tournament, or one beyond the
+    /// limits, naming what is wrong.
     pub fn validate(&self) -> Result<(), ConfigError> {
         let bad = |m: String| Err(ConfigError::Invalid(m));
         self.adjudication()?;
@@ -289,5 +291,80 @@ impl TournamentConfig {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ConfigError, Format, TournamentConfig};
+
+    const TWO: &str = "[[players]]\nname = \"a\"\nspec = \"random\"\n[[players]]\nname = \"b\"\nspec = \"mcts\"\n";
+
+    fn parsed(text: &str) -> Result<TournamentConfig, ConfigError> {
+        TournamentConfig::from_toml("t.toml", text)
+    }
+
+    fn refusal(text: &str) -> String {
+        parsed(text).err().map(|e| e.to_string()).unwrap_or_else(|| panic!("accepted:\n{text}"))
+    }
+
+    #[test]
+    fn a_definition_of_players_alone_is_a_round_robin_of_every_variant_with_colour_swapped_pairs() {
+        let c = parsed(TWO).unwrap();
+        assert_eq!(
+            (c.format, c.rounds, c.games_per_pairing, c.variants.clone()),
+            (Format::default(), 1, 2, vec!["all".into()])
+        );
+        assert_eq!((c.concurrency, c.seed, c.claim_draws, c.noswap, c.reverse), (1, 1, true, false, false));
+        assert_eq!(c.players.iter().map(|p| p.spec.as_str()).collect::<Vec<_>>(), ["random", "mcts"]);
+    }
+
+    #[test]
+    fn a_key_it_does_not_know_or_a_value_of_the_wrong_kind_is_named_with_the_file() {
+        let e = refusal(&format!("rouns = 2\n{TWO}"));
+        assert!(e.starts_with("tournament config t.toml: unknown field `rouns`"), "{e}");
+        let e = refusal(&format!("rounds = \"two\"\n{TWO}"));
+        assert!(e.starts_with("tournament config t.toml: invalid type"), "{e}");
+        let e = refusal(&format!("format = \"ladder\"\n{TWO}"));
+        assert!(e.contains("unknown format 'ladder'"), "{e}");
+    }
+
+    #[test]
+    fn a_definition_that_makes_no_tournament_is_refused_saying_why() {
+        for (text, says) in [
+            ("[[players]]\nname = \"a\"\nspec = \"random\"\n".to_string(), "needs at least 2 players, has 1"),
+            (TWO.replace("\"b\"", "\"a\""), "two players are named 'a'"),
+            (format!("rounds = 0\n{TWO}"), "rounds is 0: it must be from 1 to"),
+            (format!("games_per_pairing = 100001\n{TWO}"), "games_per_pairing is 100001"),
+            (format!("rounds = 10000\ngames_per_pairing = 10000\n{TWO}"), "games per variant"),
+            (format!("concurrency = 0\n{TWO}"), "concurrency is 0"),
+            (format!("margin_ms = 99999999\n{TWO}"), "margin_ms is 99999999: it must be at most"),
+            (format!("variants = []\n{TWO}"), "no variants listed"),
+            (format!("resign = \"movecount=0\"\n{TWO}"), "resign"),
+            (format!("draw = \"nonsense=3\"\n{TWO}"), "draw"),
+        ] {
+            let e = refusal(&text);
+            assert!(e.starts_with("tournament config: ") && e.contains(says), "{says}: {e}");
+            assert!(!e.contains('\n'), "one line: {e}");
+        }
+    }
+
+    #[test]
+    fn an_sprt_is_two_players_in_one_variant_playing_colour_swapped_pairs() {
+        let sprt = "[sprt]\nelo0 = 0.0\nelo1 = 5.0\nalpha = 0.05\nbeta = 0.05\n";
+        assert!(parsed(&format!("variants = [\"chess\"]\n{TWO}{sprt}")).is_ok());
+        for (head, says) in [
+            ("variants = [\"chess\", \"xiangqi\"]", "an SPRT is a round-robin of 2 players in one variant"),
+            ("variants = [\"all\"]", "an SPRT is a round-robin"),
+            ("variants = [\"chess\"]\nformat = \"swiss\"", "an SPRT is a round-robin"),
+            ("variants = [\"chess\"]\nnoswap = true", "without colour-swapped pairs (noswap) counts single games"),
+        ] {
+            let e = refusal(&format!("{head}\n{TWO}{sprt}"));
+            assert!(e.contains(says), "{head}: {e}");
+        }
+        let e = refusal(&format!(
+            "variants = [\"chess\"]\n{TWO}[sprt]\nelo0 = 5.0\nelo1 = 0.0\nalpha = 0.05\nbeta = 0.05\n"
+        ));
+        assert!(e.starts_with("tournament config: "), "{e}");
     }
 }
