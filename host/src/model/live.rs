@@ -82,3 +82,38 @@ impl LiveFrame {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use arbiter_api::Viewer;
+
+    use super::LiveFrame;
+    use crate::seat::Player;
+    use crate::testing::{game_config, options, secret, Scripted};
+
+    #[test]
+    fn a_live_frame_holds_each_player_s_view_and_the_spectator_s_and_never_the_referee_s() {
+        let variant = secret();
+        let mut frames: Vec<LiveFrame> = Vec::new();
+        let mut players: Vec<Box<dyn Player>> = vec![Box::new(Scripted::new(vec![])), Box::new(Scripted::new(vec![]))];
+        let options = options(&variant, serde_json::json!({"secrets": "3 4"}));
+        let start = crate::referee::StartFrom::Standard;
+        let record =
+            crate::referee::play_game_watched(&variant, &options, start, &mut players, &game_config(), &mut |f| {
+                frames.push(f)
+            })
+            .unwrap();
+        assert!(frames.len() > record.plies.len(), "a frame before the first move and after each");
+        for frame in &frames {
+            assert!(frame.seen_by(Viewer::Referee).is_none(), "the referee's view never leaves in a frame");
+            for viewer in [Viewer::Player(0), Viewer::Player(1), Viewer::Spectator] {
+                let seen = frame.seen_by(viewer).unwrap();
+                assert_eq!(seen.observation.viewer, arbiter_api::schema::ObservationView::viewer_name(viewer));
+                assert_eq!((seen.ply, seen.to_move, &seen.clocks), (frame.ply, frame.to_move, &frame.clocks));
+            }
+        }
+        let last = frames.last().unwrap().seen_by(Viewer::Spectator).unwrap();
+        assert_eq!(last.result.unwrap().result, record.result.pgn());
+        assert!(frames[0].seen_by(Viewer::Spectator).unwrap().result.is_none());
+    }
+}

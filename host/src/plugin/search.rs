@@ -83,3 +83,29 @@ fn default_dirs() -> Vec<PathBuf> {
     }
     dirs
 }
+
+#[cfg(test)]
+mod tests {
+    use super::SearchPath;
+
+    #[test]
+    fn plugin_files_are_the_libraries_of_each_entry_in_order_each_once() {
+        let root = std::env::temp_dir().join(format!("arbiter-unit-search-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let (first, second) = (root.join("first"), root.join("second"));
+        std::fs::create_dir_all(&first).unwrap();
+        std::fs::create_dir_all(second.join("nested")).unwrap();
+        let suffix = std::env::consts::DLL_SUFFIX;
+        for (dir, name) in [(&first, "libb"), (&first, "liba"), (&second, "libc")] {
+            std::fs::write(dir.join(format!("{name}{suffix}")), b"").unwrap();
+        }
+        std::fs::write(first.join("notes.txt"), b"").unwrap();
+        std::fs::write(second.join("nested").join(format!("libdeep{suffix}")), b"").unwrap();
+        let single = second.join(format!("libc{suffix}"));
+        let path = SearchPath::only(vec![first.clone(), single.clone(), second.clone(), root.join("missing")]);
+        let names: Vec<String> =
+            path.plugin_files().iter().map(|f| f.file_name().unwrap().to_string_lossy().into_owned()).collect();
+        let expected: Vec<String> = ["liba", "libb", "libc"].iter().map(|n| format!("{n}{suffix}")).collect();
+        assert_eq!(names, expected, "sorted within a folder, a file named twice listed once, no subfolders");
+    }
+}

@@ -110,3 +110,73 @@ impl TournamentView {
         Ok(Some(SprtTally::over(sprt, &store.tournament_results(self.id)?)))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{StoredDefinition, TournamentView};
+    use crate::store::Store;
+    use crate::tournament::config::TournamentConfig;
+
+    fn store(name: &str) -> Store {
+        let dir = std::env::temp_dir().join(format!("arbiter-unit-view-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Store::open(&dir.join("games.db")).unwrap()
+    }
+
+    fn definition(format: &str, players: usize, variants: &[&str]) -> StoredDefinition {
+        let mut text = format!("format = \"{format}\"\nrounds = 2\n");
+        for p in 0..players {
+            text.push_str(&format!("[[players]]\nname = \"p{p}\"\nspec = \"random\"\n"));
+        }
+        StoredDefinition {
+            config: TournamentConfig::from_toml("t.toml", &text).unwrap(),
+            variants: variants.iter().map(|v| v.to_string()).collect(),
+            openings: Default::default(),
+            plugins: Default::default(),
+            engines: Default::default(),
+        }
+    }
+
+    #[test]
+    fn a_stored_tournament_reads_back_with_its_names_and_expected_games() {
+        let store = store("read");
+        let d = definition("round-robin", 3, &["chess", "xiangqi"]);
+        let id = store.add_tournament("t", &serde_json::to_string(&d).unwrap()).unwrap();
+        let view = TournamentView::load(&store, None).unwrap();
+        assert_eq!((view.id, view.names()), (id, vec!["p0".to_string(), "p1".into(), "p2".into()]));
+        // Three pairings, two cycles, two games each, two variants.
+        assert_eq!(view.expected_games(), 3 * 2 * 2 * 2);
+        let (rounds, stored) = view.rounds(&store).unwrap();
+        assert_eq!(rounds.iter().map(|r| r.games.len()).sum::<usize>(), 24);
+        assert!(stored.is_empty());
+        let knockout = TournamentView { id, definition: definition("knockout", 4, &["chess"]) };
+        assert_eq!(knockout.expected_games(), 3 * 2, "three matches of a pair each");
+    }
+
+    #[test]
+    fn a_missing_or_damaged_definition_is_an_error_naming_the_tournament() {
+        let store = store("damaged");
+        let e = TournamentView::load(&store, Some(7)).err().unwrap().to_string();
+        assert_eq!(e, "no tournament 7 in the store");
+        let id = store.add_tournament("t", "{\"config\": 3}").unwrap();
+        let e = TournamentView::load(&store, Some(id)).err().unwrap().to_string();
+        assert!(e.starts_with(&format!("tournament {id}")), "{e}");
+        let mut huge = definition("round-robin", 2, &["chess"]);
+        huge.config.rounds = 1_000_000;
+        let id = store.add_tournament("t", &serde_json::to_string(&huge).unwrap()).unwrap();
+        let e = TournamentView::load(&store, Some(id)).err().unwrap().to_string();
+        assert!(e.starts_with(&format!("tournament {id}: the stored definition is refused: ")), "{e}");
+    }
+
+    #[test]
+    fn a_swiss_field_of_odd_size_gives_a_bye_worth_each_game_of_the_round() {
+        let store = store("byes");
+        let d = definition("swiss", 3, &["chess"]);
+        let id = store.add_tournament("t", &serde_json::to_string(&d).unwrap()).unwrap();
+        let view = TournamentView::load(&store, Some(id)).unwrap();
+        let (tallies, byes) = view.results(&store).unwrap();
+        assert_eq!(tallies.games(), 0);
+        assert_eq!(byes.iter().sum::<f64>(), 2.0, "one bye in round one, worth its two games: {byes:?}");
+    }
+}
