@@ -1,17 +1,19 @@
 //! A child process spoken to by lines on stdin/stdout (engines, tournament
-//! workers). Stdout is read by a thread into a small bounded queue, so every
-//! wait has a deadline and a flooding child costs bounded memory (a line
-//! longer than the cap is an error); the child runs in its own process group,
+//! workers). Stdout is read by the thread that waits for a line, as it waits
+//! (poll(2) with the deadline, then one read for every line the child has
+//! written so far), so every wait has a deadline, a line costs no hand-over
+//! between threads, and a flooding child costs bounded memory (it blocks on
+//! its own writes while nobody reads; a line longer than the cap is an
+//! error); the child runs in its own process group,
 //! is told to end when its parent dies (Linux), and its whole group is killed
 //! and reaped when the handle is dropped. A worker process records the groups
 //! of the engines it started, so that when it is stopped (SIGTERM) it ends
 //! them first ([`end_engines_on_sigterm`]). It does not own what its errors
 //! mean to a game: players turn a [`ProcessError`] into their own error.
 
-use std::io::{BufRead, BufReader, ErrorKind, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::io::{ErrorKind, Read, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::atomic::{AtomicI32, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 /// Why talking to a child process failed.
@@ -51,19 +53,16 @@ pub enum ProcessError {
 pub struct Limits {
     /// The longest line accepted, in bytes.
     pub max_line: usize,
-    /// Lines queued before the reader stops reading (the child then blocks
-    /// on its own writes).
-    pub queue: usize,
     /// A worker: told SIGTERM (when its parent dies, or before it is killed)
     /// so that it ends its engines; engines get SIGKILL.
     pub worker: bool,
 }
 
 impl Limits {
-    /// Engines: 1 MiB lines (a UCI `info` line is a few hundred bytes), 64 queued.
-    pub const ENGINE: Limits = Limits { max_line: 1 << 20, queue: 64, worker: false };
+    /// Engines: 1 MiB lines (a UCI `info` line is a few hundred bytes).
+    pub const ENGINE: Limits = Limits { max_line: 1 << 20, worker: false };
     /// Tournament workers: whole game records on one line.
-    pub const WORKER: Limits = Limits { max_line: 256 << 20, queue: 16, worker: true };
+    pub const WORKER: Limits = Limits { max_line: 256 << 20, worker: true };
 }
 
 /// The process groups of the engines this process has running (0: a free
@@ -113,23 +112,87 @@ pub fn end_engines_on_sigterm() {
     }
 }
 
-/// What the reader thread hands over.
-enum Incoming {
-    Line(String),
-    TooLong,
-}
-
 /// How often a wait checks whether the process itself has exited (a
 /// grandchild may keep its stdout open after it died).
 const EXIT_POLL: Duration = Duration::from_millis(100);
+
+/// How much one read takes from a child's output at most.
+const READ_CHUNK: usize = 64 << 10;
 
 /// A running child process.
 pub struct ChildProcess {
     child: Child,
     stdin: ChildStdin,
-    lines: Receiver<Incoming>,
+    stdout: ChildStdout,
+    /// What was read and not yet handed out as lines.
+    pending: Lines,
     command: String,
     limits: Limits,
+}
+
+/// Bytes read from a child, cut into lines as they are asked for.
+#[derive(Default)]
+struct Lines {
+    buf: Vec<u8>,
+    /// Where the next line starts.
+    start: usize,
+    /// How far from `start` is known to hold no newline.
+    scanned: usize,
+    /// Whether the child's output has ended.
+    ended: bool,
+}
+
+impl Lines {
+    /// The next whole line (without its newline or a carriage return
+    /// before it), or at the end of output the last bytes without one;
+    /// `Err` for a line longer than `max`.
+    fn next(&mut self, max: usize) -> Result<Option<String>, ()> {
+        let rest = &self.buf[self.start..];
+        let line_end = match rest[self.scanned..].iter().position(|&b| b == b'\n') {
+            Some(i) => Some((self.scanned + i, self.scanned + i + 1)),
+            None if self.ended && !rest.is_empty() => Some((rest.len(), rest.len())),
+            None => {
+                self.scanned = rest.len();
+                return if rest.len() > max { Err(()) } else { Ok(None) };
+            }
+        };
+        let Some((end, next)) = line_end else { return Ok(None) };
+        if end > max {
+            return Err(());
+        }
+        let mut line = &rest[..end];
+        if line.last() == Some(&b'\r') {
+            line = &line[..line.len() - 1];
+        }
+        let text = String::from_utf8_lossy(line).into_owned();
+        self.start += next;
+        self.scanned = 0;
+        if self.start == self.buf.len() {
+            self.buf.clear();
+            self.start = 0;
+        }
+        Ok(Some(text))
+    }
+
+    /// Reads what `from` holds now, at most [`READ_CHUNK`] bytes (one
+    /// read: call it when poll(2) said there is something to read).
+    fn fill(&mut self, from: &mut impl Read) -> std::io::Result<()> {
+        if self.start > 0 {
+            self.buf.drain(..self.start);
+            self.start = 0;
+        }
+        let len = self.buf.len();
+        self.buf.resize(len + READ_CHUNK, 0);
+        let read = from.read(&mut self.buf[len..]);
+        self.buf.truncate(len + *read.as_ref().unwrap_or(&0));
+        match read {
+            Ok(0) => self.ended = true,
+            Ok(_) => {}
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+        Ok(())
+    }
 }
 
 impl ChildProcess {
@@ -194,25 +257,7 @@ impl ChildProcess {
         }
         let stdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
-        let (tx, lines) = mpsc::sync_channel(limits.queue);
-        std::thread::spawn(move || {
-            let mut reader = BufReader::with_capacity(64 << 10, stdout);
-            loop {
-                match read_line(&mut reader, limits.max_line) {
-                    Ok(Some(line)) => {
-                        if tx.send(Incoming::Line(line)).is_err() {
-                            break;
-                        }
-                    }
-                    Ok(None) => break,
-                    Err(()) => {
-                        let _ = tx.send(Incoming::TooLong);
-                        break;
-                    }
-                }
-            }
-        });
-        Ok(ChildProcess { child, stdin, lines, command: label.to_string(), limits })
+        Ok(ChildProcess { child, stdin, stdout, pending: Lines::default(), command: label.to_string(), limits })
     }
 
     /// The command line, as messages name it.
@@ -236,41 +281,64 @@ impl ChildProcess {
 
     /// The next line, waiting until `deadline` (`None`: until it exits).
     pub fn recv(&mut self, deadline: Option<Instant>) -> Result<String, ProcessError> {
+        // After the process itself exited, a grandchild may still hold its
+        // output open: what comes within this long is still taken.
+        let mut exited_by: Option<Instant> = None;
         loop {
-            let wait = match deadline {
-                None => EXIT_POLL,
-                Some(d) => d.saturating_duration_since(Instant::now()).min(EXIT_POLL),
-            };
-            match self.lines.recv_timeout(wait) {
-                Ok(Incoming::Line(line)) => {
+            match self.pending.next(self.limits.max_line) {
+                Ok(Some(line)) => {
                     tracing::trace!(engine = %self.command, "< {line}");
                     if !self.limits.worker {
                         log_engine_line(&self.command, self.child.id(), '<', &line);
                     }
                     return Ok(line);
                 }
-                Ok(Incoming::TooLong) => {
+                Ok(None) if self.pending.ended => return Err(self.exited("")),
+                Ok(None) => {}
+                Err(()) => {
                     return Err(ProcessError::LineTooLong {
                         command: self.command.clone(),
                         limit: self.limits.max_line,
                     })
                 }
-                Err(RecvTimeoutError::Disconnected) => return Err(self.exited("")),
-                Err(RecvTimeoutError::Timeout) => {
-                    if deadline.is_some_and(|d| Instant::now() >= d) {
-                        return Err(ProcessError::Timeout);
-                    }
-                    // Exited, though a grandchild may still hold stdout open:
-                    // take what it wrote before it went, then report it.
-                    if let Ok(Some(_)) = self.child.try_wait() {
-                        if let Ok(Incoming::Line(line)) = self.lines.recv_timeout(Duration::from_millis(20)) {
-                            return Ok(line);
-                        }
-                        return Err(self.exited(""));
-                    }
+            }
+            let now = Instant::now();
+            if exited_by.is_some_and(|t| now >= t) {
+                return Err(self.exited(""));
+            }
+            let mut wait = match deadline {
+                None => EXIT_POLL,
+                Some(d) => d.saturating_duration_since(now).min(EXIT_POLL),
+            };
+            if let Some(t) = exited_by {
+                wait = wait.min(t.saturating_duration_since(now));
+            }
+            if self.readable(wait) {
+                if let Err(e) = self.pending.fill(&mut self.stdout) {
+                    tracing::debug!(engine = %self.command, "reading its output: {e}");
+                    self.pending.ended = true;
                 }
+                continue;
+            }
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return Err(ProcessError::Timeout);
+            }
+            if exited_by.is_none() && matches!(self.child.try_wait(), Ok(Some(_))) {
+                exited_by = Some(Instant::now() + Duration::from_millis(20));
             }
         }
+    }
+
+    /// Whether the child's output has something to read (or has ended)
+    /// within `wait`.
+    #[cfg(unix)]
+    fn readable(&self, wait: Duration) -> bool {
+        use std::os::fd::AsRawFd;
+        let mut fd = libc::pollfd { fd: self.stdout.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+        let ms = wait.as_millis().min(i32::MAX as u128) as i32;
+        // SAFETY: one valid pollfd, for the duration of the call.
+        let ready = unsafe { libc::poll(&mut fd, 1, ms) };
+        ready > 0 && fd.revents & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) != 0
     }
 
     /// Reads lines until one satisfies `want`, within `deadline`.
@@ -466,44 +534,6 @@ fn log_engine_line(command: &str, pid: u32, direction: char, line: &str) {
     }
 }
 
-/// Reads one line of at most `max` bytes (without its newline); `Ok(None)`
-/// at the end of input, `Err` past the cap.
-fn read_line(reader: &mut impl BufRead, max: usize) -> Result<Option<String>, ()> {
-    let mut line = Vec::new();
-    loop {
-        let (done, used) = {
-            let buf = match reader.fill_buf() {
-                Ok(b) => b,
-                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-                Err(_) => &[][..],
-            };
-            if buf.is_empty() {
-                return Ok((!line.is_empty()).then(|| String::from_utf8_lossy(&line).into_owned()));
-            }
-            match buf.iter().position(|&b| b == b'\n') {
-                Some(i) => {
-                    line.extend_from_slice(&buf[..i]);
-                    (true, i + 1)
-                }
-                None => {
-                    line.extend_from_slice(buf);
-                    (false, buf.len())
-                }
-            }
-        };
-        reader.consume(used);
-        if line.len() > max {
-            return Err(());
-        }
-        if done {
-            if line.last() == Some(&b'\r') {
-                line.pop();
-            }
-            return Ok(Some(String::from_utf8_lossy(&line).into_owned()));
-        }
-    }
-}
-
 /// Pins the calling thread to one of the CPUs this process may use, the
 /// `slot`-th (wrapping), as fastchess's `-use-affinity` does: threads and
 /// processes it starts afterwards (a game's thread, a worker process, the
@@ -544,14 +574,39 @@ mod tests {
     use super::*;
 
     #[test]
-    fn lines_are_read_and_capped() {
-        let mut input: &[u8] = b"short\r\nsecond\nlast";
-        assert_eq!(read_line(&mut input, 10), Ok(Some("short".into())));
-        assert_eq!(read_line(&mut input, 10), Ok(Some("second".into())));
-        assert_eq!(read_line(&mut input, 10), Ok(Some("last".into())));
-        assert_eq!(read_line(&mut input, 10), Ok(None));
-        let long = vec![b'x'; 100];
-        assert_eq!(read_line(&mut &long[..], 10), Err(()));
+    fn lines_are_cut_as_they_come_and_capped() {
+        let mut lines = Lines::default();
+        let mut input: &[u8] = b"short\r\nsec";
+        lines.fill(&mut input).unwrap();
+        assert_eq!(lines.next(10), Ok(Some("short".into())));
+        assert_eq!(lines.next(10), Ok(None), "half a line waits for the rest");
+        let mut more: &[u8] = b"ond\nlast";
+        lines.fill(&mut more).unwrap();
+        assert_eq!(lines.next(10), Ok(Some("second".into())));
+        assert_eq!(lines.next(10), Ok(None));
+        lines.fill(&mut &b""[..]).unwrap();
+        assert_eq!(lines.next(10), Ok(Some("last".into())), "the end of output ends the last line");
+        assert_eq!((lines.next(10), lines.ended), (Ok(None), true));
+        let mut long = Lines::default();
+        long.fill(&mut &[b'x'; 100][..]).unwrap();
+        assert_eq!(long.next(10), Err(()), "too long before its newline arrives");
+        let mut long = Lines::default();
+        long.fill(&mut &b"0123456789abc\nok\n"[..]).unwrap();
+        assert_eq!(long.next(10), Err(()));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_burst_of_lines_is_read_in_order_and_a_silent_child_times_out() {
+        let script = std::env::temp_dir().join(format!("arbiter-unit-burst-{}.sh", std::process::id()));
+        std::fs::write(&script, "for i in 1 2 3; do echo line$i; done\nsleep 5\n").unwrap();
+        let mut p = ChildProcess::start(&format!("sh {}", script.display()), Limits::ENGINE).unwrap();
+        for want in ["line1", "line2", "line3"] {
+            assert_eq!(p.recv(Some(deadline_after(5000))).unwrap(), want);
+        }
+        let t0 = Instant::now();
+        assert_eq!(p.recv(Some(deadline_after(150))), Err(ProcessError::Timeout));
+        assert!(t0.elapsed() >= Duration::from_millis(150) && t0.elapsed() < Duration::from_secs(2));
     }
 
     #[cfg(unix)]
