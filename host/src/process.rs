@@ -133,9 +133,12 @@ pub struct ChildProcess {
 /// Bytes read from a child, cut into lines as they are asked for.
 #[derive(Default)]
 struct Lines {
+    /// The bytes; those in `start..end` are read and not yet handed out.
     buf: Vec<u8>,
     /// Where the next line starts.
     start: usize,
+    /// Where what was read ends.
+    end: usize,
     /// How far from `start` is known to hold no newline.
     scanned: usize,
     /// Whether the child's output has ended.
@@ -147,16 +150,15 @@ impl Lines {
     /// before it), or at the end of output the last bytes without one;
     /// `Err` for a line longer than `max`.
     fn next(&mut self, max: usize) -> Result<Option<String>, ()> {
-        let rest = &self.buf[self.start..];
-        let line_end = match rest[self.scanned..].iter().position(|&b| b == b'\n') {
-            Some(i) => Some((self.scanned + i, self.scanned + i + 1)),
-            None if self.ended && !rest.is_empty() => Some((rest.len(), rest.len())),
+        let rest = &self.buf[self.start..self.end];
+        let (end, next) = match rest[self.scanned..].iter().position(|&b| b == b'\n') {
+            Some(i) => (self.scanned + i, self.scanned + i + 1),
+            None if self.ended && !rest.is_empty() => (rest.len(), rest.len()),
             None => {
                 self.scanned = rest.len();
                 return if rest.len() > max { Err(()) } else { Ok(None) };
             }
         };
-        let Some((end, next)) = line_end else { return Ok(None) };
         if end > max {
             return Err(());
         }
@@ -164,12 +166,15 @@ impl Lines {
         if line.last() == Some(&b'\r') {
             line = &line[..line.len() - 1];
         }
-        let text = String::from_utf8_lossy(line).into_owned();
+        // Valid UTF-8 (nearly always) is copied as it is; anything else mended.
+        let text = match std::str::from_utf8(line) {
+            Ok(text) => text.to_string(),
+            Err(_) => String::from_utf8_lossy(line).into_owned(),
+        };
         self.start += next;
         self.scanned = 0;
-        if self.start == self.buf.len() {
-            self.buf.clear();
-            self.start = 0;
+        if self.start == self.end {
+            (self.start, self.end) = (0, 0);
         }
         Ok(Some(text))
     }
@@ -177,17 +182,17 @@ impl Lines {
     /// Reads what `from` holds now, at most [`READ_CHUNK`] bytes (one
     /// read: call it when poll(2) said there is something to read).
     fn fill(&mut self, from: &mut impl Read) -> std::io::Result<()> {
-        if self.start > 0 {
-            self.buf.drain(..self.start);
-            self.start = 0;
+        if self.buf.len() - self.end < READ_CHUNK {
+            // Room at the front first; the buffer grows only for long lines.
+            self.buf.copy_within(self.start..self.end, 0);
+            (self.start, self.end) = (0, self.end - self.start);
+            if self.buf.len() - self.end < READ_CHUNK {
+                self.buf.resize(self.end + READ_CHUNK, 0);
+            }
         }
-        let len = self.buf.len();
-        self.buf.resize(len + READ_CHUNK, 0);
-        let read = from.read(&mut self.buf[len..]);
-        self.buf.truncate(len + *read.as_ref().unwrap_or(&0));
-        match read {
+        match from.read(&mut self.buf[self.end..self.end + READ_CHUNK]) {
             Ok(0) => self.ended = true,
-            Ok(_) => {}
+            Ok(n) => self.end += n,
             Err(e) if e.kind() == ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
         }

@@ -248,11 +248,13 @@ impl WorkerHandle {
 }
 
 /// The worker's stdout, shared by the game's thread and the progress
-/// thread; one line at a time.
+/// thread; one line at a time, written whole (serialized first: standard
+/// output's line buffer would look for a newline in every piece).
 fn send(msg: &WorkerMessage) -> std::io::Result<()> {
+    let mut line = serde_json::to_vec(msg)?;
+    line.push(b'\n');
     let mut out = std::io::stdout().lock();
-    serde_json::to_writer(&mut out, msg)?;
-    out.write_all(b"\n")?;
+    out.write_all(&line)?;
     out.flush()
 }
 
