@@ -43,5 +43,5 @@ pub(super) fn run(registry: Registry, args: &ServeArgs) -> Result<()> {
         allow_hosts: args.allow_hosts.clone(),
         max_games: args.max_games as usize,
     };
-    web::serve(registry, config, |addr, store| say_or_quit!("arbiter serve: http://{addr}/ (store {store})"))
+    Ok(web::serve(registry, config, |addr, store| say_or_quit!("arbiter serve: http://{addr}/ (store {store})"))?)
 }

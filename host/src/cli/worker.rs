@@ -69,7 +69,7 @@ pub(super) fn queue_workers(
 }
 
 pub(super) fn run(registry: &Registry, args: &WorkerArgs, plugin_dirs: &[PathBuf]) -> Result<()> {
-    let Some(db) = &args.db else { return crate::tournament::worker::serve(registry) };
+    let Some(db) = &args.db else { return Ok(crate::tournament::worker::serve(registry)?) };
     let stop = super::stop_on_interrupt("; their claims expire");
     // A server that is starting or restarting is waited for (Ctrl-C ends the wait).
     let store = queue::patiently(&stop, || Ok(Store::open(db)?))?;

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use arbiter_api::host::VariantHandle;
 
 use super::config::{OpeningOrder, TournamentConfig};
+use super::error::{Result, TournamentError};
 use super::games::{Entrant, Isolation, RunConfig, ScheduledGame};
 use super::lease::{PreviousRun, RunLease};
 use super::runner::run_games;
@@ -67,7 +68,7 @@ pub trait Progress {
 
 /// The definition's entrants, their specs parsed once (their engine
 /// programs are not looked for: see [`check_programs`]).
-fn entrants(cfg: &TournamentConfig) -> anyhow::Result<Vec<Entrant>> {
+fn entrants(cfg: &TournamentConfig) -> Result<Vec<Entrant>> {
     cfg.players
         .iter()
         .map(|p| {
@@ -81,14 +82,14 @@ fn entrants(cfg: &TournamentConfig) -> anyhow::Result<Vec<Entrant>> {
 
 /// Finds every entrant's engine program, so that a typo fails before the
 /// first game rather than forfeiting every game.
-fn check_programs(entrants: &[Entrant]) -> anyhow::Result<()> {
+fn check_programs(entrants: &[Entrant]) -> Result<()> {
     for e in entrants {
         e.spec.check_available(&e.spec_text)?;
     }
     Ok(())
 }
 
-fn load_openings(variant: &VariantHandle, cfg: &TournamentConfig) -> anyhow::Result<Vec<String>> {
+fn load_openings(variant: &VariantHandle, cfg: &TournamentConfig) -> Result<Vec<String>> {
     let id = &variant.info().id;
     let Some(oc) = cfg.openings.get(id) else { return Ok(Vec::new()) };
     let options = cfg.options.get(id).cloned().unwrap_or_default();
@@ -99,7 +100,7 @@ fn load_openings(variant: &VariantHandle, cfg: &TournamentConfig) -> anyhow::Res
 impl Tournament {
     /// Validates `config` against the installed variants, stores it, and
     /// returns the tournament ready to run.
-    pub fn create(registry: &Registry, store: &Store, config: TournamentConfig) -> anyhow::Result<Tournament> {
+    pub fn create(registry: &Registry, store: &Store, config: TournamentConfig) -> Result<Tournament> {
         config.validate()?;
         let ids: Vec<String> = if config.variants.iter().any(|v| v == "all") {
             registry.variants().map(|v| v.info().id.clone()).collect()
@@ -107,7 +108,9 @@ impl Tournament {
             config.variants.clone()
         };
         if ids.is_empty() {
-            anyhow::bail!("no variants installed (build the plugins or pass --plugin-dir)");
+            return Err(TournamentError::Refused(
+                "no variants installed (build the plugins or pass --plugin-dir)".into(),
+            ));
         }
         let mut openings = HashMap::new();
         let tablebases = config.adjudication()?.tablebases;
@@ -123,7 +126,9 @@ impl Tournament {
         }
         for id in config.openings.keys().chain(config.options.keys()) {
             if !ids.contains(id) {
-                anyhow::bail!("openings or options given for variant '{id}', which the tournament does not play");
+                return Err(TournamentError::Refused(format!(
+                    "openings or options given for variant '{id}', which the tournament does not play"
+                )));
             }
         }
         let entrants = entrants(&config)?;
@@ -141,13 +146,16 @@ impl Tournament {
         }
         let engines = super::pins::engine_pins(&entrants)?;
         let definition = StoredDefinition { config, variants: ids, openings, plugins, engines };
-        let id = store.add_tournament(&definition.config.name, &serde_json::to_string(&definition)?)?;
+        let id = store.add_tournament(
+            &definition.config.name,
+            &serde_json::to_string(&definition).expect("a definition serializes"),
+        )?;
         Self::planned(registry, TournamentView { id, definition })
     }
 
     /// Loads tournament `id` (the latest if `None`) from the store, ready
     /// to run here: its variants loaded and its engines found.
-    pub fn resume(registry: &Registry, store: &Store, id: Option<i64>) -> anyhow::Result<Tournament> {
+    pub fn resume(registry: &Registry, store: &Store, id: Option<i64>) -> Result<Tournament> {
         let tournament = Self::planned(registry, TournamentView::load(store, id)?)?;
         check_programs(&tournament.entrants)?;
         Ok(tournament)
@@ -156,7 +164,7 @@ impl Tournament {
     /// A stored tournament with its variants loaded and its entrants' specs
     /// parsed, enough to plan, queue and store its games; no engine program
     /// is looked for (a queue worker plays some games, maybe none).
-    pub fn planned(registry: &Registry, view: TournamentView) -> anyhow::Result<Tournament> {
+    pub fn planned(registry: &Registry, view: TournamentView) -> Result<Tournament> {
         let variants =
             view.definition.variants.iter().map(|v| registry.get(v).cloned()).collect::<Result<Vec<_>, _>>()?;
         let entrants = entrants(&view.definition.config)?;
@@ -187,7 +195,7 @@ impl Tournament {
     /// whole schedule for round-robin and gauntlet, the current round for
     /// systems that wait for results), each with the event its record
     /// carries; empty when every game is stored.
-    pub fn pending(&self, store: &Store) -> anyhow::Result<Vec<(ScheduledGame, EventInfo)>> {
+    pub fn pending(&self, store: &Store) -> Result<Vec<(ScheduledGame, EventInfo)>> {
         let cfg = &self.definition.config;
         if self.sprt_tally(store)?.is_some_and(|t| t.decided()) {
             return Ok(Vec::new());
@@ -243,17 +251,17 @@ impl Tournament {
         isolation: Isolation,
         stop: Arc<AtomicBool>,
         progress: &mut dyn Progress,
-    ) -> anyhow::Result<RunEnd> {
+    ) -> Result<RunEnd> {
         let human = self.entrants.iter().any(|e| e.spec.is_person());
         let run_config = self.run_config(stop.clone(), isolation);
         let in_process = matches!(run_config.isolation, Isolation::InProcess);
         let (lease, previous) = RunLease::take(store, self.id, in_process)?;
         if previous == (PreviousRun::Died { in_process: true }) && in_process && !human {
-            anyhow::bail!(
+            return Err(TournamentError::Refused(format!(
                 "the last run of tournament {} died in its own process (a plugin that aborts takes it down, as \
                  can a kill): resume without --in-process, so that a crash costs one game",
                 self.id
-            );
+            )));
         }
         // Games in progress of an earlier, killed run are gone.
         store.clear_live(self.id)?;
@@ -282,7 +290,7 @@ impl Tournament {
         run_config: &RunConfig,
         stop: &AtomicBool,
         progress: &mut dyn Progress,
-    ) -> anyhow::Result<RunEnd> {
+    ) -> Result<RunEnd> {
         loop {
             let total = self.expected_games();
             let pending = self.pending(store)?;
@@ -308,7 +316,11 @@ impl Tournament {
                 let record = match result {
                     Ok(r) => r,
                     Err(e) => {
-                        failure.get_or_insert(anyhow::anyhow!("game {}: {e}", slot(i).index));
+                        failure.get_or_insert(TournamentError::Game {
+                            tournament: self.id,
+                            number: slot(i).index + 1,
+                            error: Box::new(e.into()),
+                        });
                         return;
                     }
                 };

@@ -4,6 +4,7 @@
 //! process dead on this host, or silent for [`STALE_AFTER_SECS`] elsewhere)
 //! is taken over.
 
+use super::error::{Result, TournamentError};
 use crate::store::{Lease, Store};
 
 /// A lease not renewed for this long, held on another host, is stale.
@@ -34,7 +35,7 @@ pub enum PreviousRun {
 
 impl<'a> RunLease<'a> {
     /// Takes the lease on tournament `id`, or says who holds it.
-    pub fn take(store: &'a Store, id: i64, in_process: bool) -> anyhow::Result<(RunLease<'a>, PreviousRun)> {
+    pub fn take(store: &'a Store, id: i64, in_process: bool) -> Result<(RunLease<'a>, PreviousRun)> {
         let pid = std::process::id() as i64;
         let holder = format!("{}:{pid}", host_name());
         let lease = Lease { holder: holder.clone(), pid, heartbeat: unix_now(), in_process };
@@ -46,12 +47,12 @@ impl<'a> RunLease<'a> {
                 };
                 Ok((RunLease { store, id, holder }, previous))
             }
-            Err(held) => anyhow::bail!(
+            Err(held) => Err(TournamentError::Refused(format!(
                 "tournament {id} is being run by {} (process {}, alive {} s ago): wait for it to finish or stop it",
                 held.holder,
                 held.pid,
                 unix_now() - held.heartbeat
-            ),
+            ))),
         }
     }
 

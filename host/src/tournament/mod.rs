@@ -6,6 +6,7 @@
 pub mod config;
 pub mod driver;
 pub mod duel;
+pub mod error;
 pub mod games;
 pub mod journal;
 pub mod lease;

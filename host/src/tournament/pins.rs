@@ -5,9 +5,9 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
+use super::error::{Result, TournamentError};
 use super::games::Entrant;
 use crate::sync::LockExt;
 
@@ -28,14 +28,17 @@ pub struct PluginPin {
 impl PluginPin {
     /// The pin of the plugin file at `path`, hashed once per process (a
     /// loaded plugin is never reloaded, so its file may not change under it).
-    pub fn of(path: &std::path::Path, api_version: &str) -> anyhow::Result<PluginPin> {
+    pub fn of(path: &std::path::Path, api_version: &str) -> Result<PluginPin> {
         use sha2::Digest;
         static HASHES: std::sync::Mutex<BTreeMap<PathBuf, String>> = std::sync::Mutex::new(BTreeMap::new());
         let known = HASHES.lock_or_recover().get(path).cloned();
         let sha256 = match known {
             Some(h) => h,
             None => {
-                let bytes = std::fs::read(path).with_context(|| format!("cannot read {} to pin it", path.display()))?;
+                let bytes = std::fs::read(path).map_err(|error| TournamentError::File {
+                    what: format!("cannot read {} to pin it", path.display()),
+                    error,
+                })?;
                 let h = format!("{:x}", sha2::Sha256::digest(&bytes));
                 HASHES.lock_or_recover().insert(path.to_path_buf(), h.clone());
                 h
@@ -53,7 +56,7 @@ impl PluginPin {
 /// The engine programs named by a path in the entrants' player specs
 /// (`uci:/opt/sf/stockfish`), pinned by their sha256, by entrant name; an
 /// engine found on `PATH` differs from machine to machine and is not pinned.
-pub fn engine_pins(entrants: &[Entrant]) -> anyhow::Result<BTreeMap<String, PluginPin>> {
+pub fn engine_pins(entrants: &[Entrant]) -> Result<BTreeMap<String, PluginPin>> {
     let mut pins = BTreeMap::new();
     for e in entrants {
         if let Some(program) = e.spec.settings().and_then(|s| s.program_path()) {
@@ -82,7 +85,7 @@ mod tests {
             ("libx.so", sha_of_abc, "0.1.0")
         );
         let e = PluginPin::of(&dir.join("gone.so"), "0.1.0").err().unwrap().to_string();
-        assert!(e.starts_with("cannot read ") && e.ends_with("gone.so to pin it"), "{e}");
+        assert!(e.starts_with("cannot read ") && e.contains("gone.so to pin it: "), "{e}");
         let entrant = |name: &str, spec: &str| Entrant {
             name: name.into(),
             spec: PlayerSpec::parse(spec).unwrap(),

@@ -23,9 +23,8 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
-
 use super::driver::Tournament;
+use super::error::{Result, TournamentError};
 use super::games::{Entrant, ScheduledGame};
 use super::pins::{engine_pins, PluginPin};
 use super::view::TournamentView;
@@ -47,7 +46,7 @@ pub const DEFAULT_BATCH: usize = 16;
 const BATCH_PLAY_TIME: Duration = Duration::from_millis(250);
 
 /// The pins of every variant of `tournament`, as this machine has them.
-pub fn pins(tournament: &Tournament) -> anyhow::Result<BTreeMap<String, PluginPin>> {
+pub fn pins(tournament: &Tournament) -> Result<BTreeMap<String, PluginPin>> {
     tournament
         .variants
         .iter()
@@ -57,7 +56,7 @@ pub fn pins(tournament: &Tournament) -> anyhow::Result<BTreeMap<String, PluginPi
 
 /// Why this machine may not play `tournament`'s games: a plugin that is not
 /// the build the tournament was registered with.
-pub fn refusal(tournament: &Tournament) -> anyhow::Result<Option<String>> {
+pub fn refusal(tournament: &Tournament) -> Result<Option<String>> {
     let registered = &tournament.definition.plugins;
     for (variant, mine) in pins(tournament)? {
         match registered.get(&variant) {
@@ -96,14 +95,14 @@ pub fn refusal(tournament: &Tournament) -> anyhow::Result<Option<String>> {
 
 /// Tournament `id` as the queue needs it: planned from its stored
 /// definition, with no engine program looked for.
-pub fn planned(registry: &Registry, store: &Store, id: i64) -> anyhow::Result<Tournament> {
+pub fn planned(registry: &Registry, store: &Store, id: i64) -> Result<Tournament> {
     Tournament::planned(registry, TournamentView::load(store, Some(id))?)
 }
 
 /// Puts every game of `tournament` that can be planned now and is neither
 /// stored nor queued into the queue; marks the tournament finished when
 /// every game is stored. Returns how many games were added.
-pub fn enqueue_pending(store: &Store, tournament: &Tournament) -> anyhow::Result<usize> {
+pub fn enqueue_pending(store: &Store, tournament: &Tournament) -> Result<usize> {
     let id = tournament.id;
     let pending = tournament.pending(store)?;
     if pending.is_empty() {
@@ -168,8 +167,9 @@ pub struct QueueReport {
 }
 
 /// One claimed game, made playable on this machine.
-fn playable(registry: &Registry, claim: &Claim) -> anyhow::Result<(Job, Vec<Entrant>, ScheduledGame, EventInfo)> {
-    let job: Job = serde_json::from_str(&claim.game.job).context("unreadable job in the queue")?;
+fn playable(registry: &Registry, claim: &Claim) -> Result<(Job, Vec<Entrant>, ScheduledGame, EventInfo)> {
+    let job: Job = serde_json::from_str(&claim.game.job)
+        .map_err(|e| TournamentError::Unreadable(format!("unreadable job in the queue: {e}")))?;
     let entrants = job
         .seats
         .iter()
@@ -181,7 +181,7 @@ fn playable(registry: &Registry, claim: &Claim) -> anyhow::Result<(Job, Vec<Entr
                 tc: Some(s.tc.clone()),
             })
         })
-        .collect::<anyhow::Result<Vec<_>>>()?;
+        .collect::<Result<Vec<_>>>()?;
     let game = ScheduledGame {
         round: claim.game.round,
         variant: registry.get(&job.variant)?.clone(),
@@ -212,7 +212,7 @@ pub fn run_queue_workers(
     cfg: &QueueWorkers,
     stop: &AtomicBool,
     on_game: &(dyn Fn(&crate::model::GameRecord, &EventInfo) + Sync),
-) -> anyhow::Result<QueueReport> {
+) -> Result<QueueReport> {
     // Whatever a worker killed between storing a game and enqueueing what it
     // made known left undone is done first.
     let tournaments: Vec<i64> = match cfg.tournament {
@@ -226,7 +226,7 @@ pub fn run_queue_workers(
         let tournament = patiently(stop, || planned(registry, store, t))?;
         if let Some(why) = refusal(&tournament)? {
             if cfg.tournament.is_some() {
-                anyhow::bail!(why);
+                return Err(TournamentError::Refused(why));
             }
             tracing::warn!("{why}");
             eprintln!("refused: {why}");
@@ -237,7 +237,7 @@ pub fn run_queue_workers(
     }
     let refused = std::sync::Mutex::new(refused);
     let report = std::sync::Mutex::new(QueueReport::default());
-    let failure = std::sync::Mutex::new(None::<anyhow::Error>);
+    let failure = std::sync::Mutex::new(None::<TournamentError>);
     std::thread::scope(|scope| {
         for slot in 0..cfg.concurrency.max(1) {
             let (refused, report, failure) = (&refused, &report, &failure);
@@ -256,10 +256,13 @@ pub fn run_queue_workers(
                 // A finished batch is stored on a thread of its own while this
                 // one claims and plays the next: at most one store pending.
                 std::thread::scope(|storing| {
-                    type Pending<'s> = Option<std::thread::ScopedJoinHandle<'s, anyhow::Result<QueueReport>>>;
+                    type Pending<'s> = Option<std::thread::ScopedJoinHandle<'s, Result<QueueReport>>>;
                     let settle = |pending: &mut Pending<'_>| {
                         let Some(handle) = pending.take() else { return };
-                        match handle.join().unwrap_or_else(|_| Err(anyhow::anyhow!("the storing thread panicked"))) {
+                        match handle
+                            .join()
+                            .unwrap_or_else(|_| Err(TournamentError::Refused("the storing thread panicked".into())))
+                        {
                             Ok(done) => {
                                 if let Ok(mut r) = report.lock() {
                                     r.stored += done.stored;
@@ -268,8 +271,8 @@ pub fn run_queue_workers(
                             }
                             // The games' leases run out and other workers play them.
                             Err(e) => {
-                                tracing::warn!("worker {holder}: {e:#}");
-                                eprintln!("worker {holder}: {e:#} (the games will be played again)");
+                                tracing::warn!("worker {holder}: {e}");
+                                eprintln!("worker {holder}: {e} (the games will be played again)");
                             }
                         }
                     };
@@ -287,8 +290,8 @@ pub fn run_queue_workers(
                                     pending = Some(storing.spawn(move || store_batch(store, *finished, on_game)));
                                 }
                                 if let Some(e) = trouble {
-                                    tracing::warn!("worker {holder}: {e:#}");
-                                    eprintln!("worker {holder}: {e:#} (retrying)");
+                                    tracing::warn!("worker {holder}: {e}");
+                                    eprintln!("worker {holder}: {e} (retrying)");
                                     std::thread::sleep(Duration::from_secs(1));
                                 }
                             }
@@ -299,7 +302,7 @@ pub fn run_queue_workers(
                                 eprintln!("refused: {why}");
                                 if cfg.tournament.is_some() {
                                     if let Ok(mut f) = failure.lock() {
-                                        f.get_or_insert(anyhow::anyhow!(why));
+                                        f.get_or_insert(TournamentError::Refused(why));
                                     }
                                 }
                                 if let Ok(mut r) = refused.lock() {
@@ -312,7 +315,7 @@ pub fn run_queue_workers(
                                     Ok(Lull::InFlight) => batch.poll(),
                                     Ok(Lull::Empty) => IDLE_POLL,
                                     Err(e) => {
-                                        tracing::warn!("worker {holder}: {e:#}");
+                                        tracing::warn!("worker {holder}: {e}");
                                         IDLE_POLL
                                     }
                                 };
@@ -323,8 +326,8 @@ pub fn run_queue_workers(
                             }
                             // A lost connection is retried; the store reconnects.
                             Err(e) => {
-                                tracing::warn!("worker {holder}: {e:#}");
-                                eprintln!("worker {holder}: {e:#} (retrying)");
+                                tracing::warn!("worker {holder}: {e}");
+                                eprintln!("worker {holder}: {e} (retrying)");
                                 std::thread::sleep(Duration::from_secs(1));
                             }
                         }
@@ -363,7 +366,7 @@ enum Lull {
 /// killed between storing and enqueueing), which also marks a tournament
 /// whose every game is stored finished: the last game stored ends its
 /// tournament, and the worker that finds its queue empty says so.
-fn lull(registry: &Registry, store: &Store, cfg: &QueueWorkers, skip: &[i64]) -> anyhow::Result<Lull> {
+fn lull(registry: &Registry, store: &Store, cfg: &QueueWorkers, skip: &[i64]) -> Result<Lull> {
     let open: Vec<i64> = match cfg.tournament {
         Some(t) if store.tournament(Some(t))?.is_some_and(|t| t.finished_at.is_some()) => return Ok(Lull::Finished),
         Some(t) => vec![t],
@@ -379,7 +382,7 @@ fn lull(registry: &Registry, store: &Store, cfg: &QueueWorkers, skip: &[i64]) ->
         if store.queue_open(t)? {
             in_flight = true;
         } else if let Err(e) = planned(registry, store, t).and_then(|planned| enqueue_pending(store, &planned)) {
-            tracing::warn!("tournament {t}: {e:#}");
+            tracing::warn!("tournament {t}: {e}");
         }
     }
     match cfg.tournament {
@@ -395,13 +398,13 @@ pub const RECONNECT_FOR: Duration = Duration::from_secs(120);
 
 /// Runs `f` until it succeeds, trying again every half second for
 /// [`RECONNECT_FOR`] (the store reconnects on the next call).
-pub fn patiently<T>(stop: &AtomicBool, mut f: impl FnMut() -> anyhow::Result<T>) -> anyhow::Result<T> {
+pub fn patiently<T>(stop: &AtomicBool, mut f: impl FnMut() -> Result<T>) -> Result<T> {
     let t0 = Instant::now();
     loop {
         match f() {
             Ok(v) => return Ok(v),
             Err(e) if t0.elapsed() < RECONNECT_FOR && !stop.load(Ordering::SeqCst) => {
-                tracing::warn!("{e:#} (trying again)");
+                tracing::warn!("{e} (trying again)");
                 std::thread::sleep(Duration::from_millis(500));
             }
             Err(e) => return Err(e),
@@ -467,7 +470,7 @@ struct Finished {
 enum Step {
     /// Games were played, to be stored; with the trouble that ended the
     /// batch early, if any (its games not yet played were given back).
-    Played(Box<Finished>, Option<anyhow::Error>),
+    Played(Box<Finished>, Option<TournamentError>),
     /// A claimed game's tournament may not be played here.
     Refused(i64, String),
     /// Nothing to claim.
@@ -486,7 +489,7 @@ fn play_batch(
     size: usize,
     handle: &mut WorkerHandle,
     known: &mut std::collections::HashMap<i64, std::sync::Arc<Tournament>>,
-) -> anyhow::Result<Step> {
+) -> Result<Step> {
     let claims = store.claim(holder, cfg.lease, cfg.tournament, skip, size)?;
     let Some(t) = claims.first().map(|c| c.game.tournament) else { return Ok(Step::Idle) };
     let tournament = match known.entry(t) {
@@ -521,7 +524,8 @@ fn play_batch(
             match played {
                 Ok((record, event)) => games.push((claim.clone(), record, event)),
                 Err(e) => {
-                    trouble = Some(e.context(format!("game {} of tournament {t}", claim.game.index + 1)));
+                    trouble =
+                        Some(TournamentError::Game { tournament: t, number: claim.game.index + 1, error: Box::new(e) });
                     break;
                 }
             }
@@ -548,7 +552,7 @@ fn store_batch(
     store: &Store,
     finished: Finished,
     on_game: &(dyn Fn(&crate::model::GameRecord, &EventInfo) + Sync),
-) -> anyhow::Result<QueueReport> {
+) -> Result<QueueReport> {
     let Finished { games, tournament, .. } = finished;
     let t = tournament.id;
     let batch: Vec<_> = games.iter().map(|(c, r, e)| (c, r, e)).collect();

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use super::config::TournamentConfig;
+use super::error::{Result, TournamentError};
 use super::schedule::{plan, Finished, Round};
 use super::sprt_match::SprtTally;
 use crate::store::{SlotResult, Store, Tallies};
@@ -44,17 +45,17 @@ pub struct TournamentView {
 impl TournamentView {
     /// Reads tournament `id` (the latest if `None`) from the store. A stored
     /// definition beyond today's limits is refused, never planned.
-    pub fn load(store: &Store, id: Option<i64>) -> anyhow::Result<TournamentView> {
+    pub fn load(store: &Store, id: Option<i64>) -> Result<TournamentView> {
         let stored = store.tournament(id)?.ok_or_else(|| match id {
-            Some(id) => anyhow::anyhow!("no tournament {id} in the store"),
-            None => anyhow::anyhow!("no tournament in the store"),
+            Some(id) => TournamentError::Refused(format!("no tournament {id} in the store")),
+            None => TournamentError::Refused("no tournament in the store".into()),
         })?;
-        let definition: StoredDefinition = serde_json::from_str(&stored.config)
-            .map_err(|e| anyhow::anyhow!("tournament {}: unreadable definition in the store: {e}", stored.id))?;
-        definition
-            .config
-            .validate()
-            .map_err(|e| anyhow::anyhow!("tournament {}: the stored definition is refused: {e}", stored.id))?;
+        let definition: StoredDefinition = serde_json::from_str(&stored.config).map_err(|e| {
+            TournamentError::Unreadable(format!("tournament {}: unreadable definition in the store: {e}", stored.id))
+        })?;
+        definition.config.validate().map_err(|e| {
+            TournamentError::Refused(format!("tournament {}: the stored definition is refused: {e}", stored.id))
+        })?;
         Ok(TournamentView { id: stored.id, definition })
     }
 
@@ -64,7 +65,7 @@ impl TournamentView {
     }
 
     /// The schedule as far as it is known, and the finished games by index.
-    pub fn rounds(&self, store: &Store) -> anyhow::Result<(Vec<Round>, HashMap<u32, SlotResult>)> {
+    pub fn rounds(&self, store: &Store) -> Result<(Vec<Round>, HashMap<u32, SlotResult>)> {
         let stored: HashMap<u32, SlotResult> =
             store.tournament_results(self.id)?.into_iter().map(|g| (g.index, g)).collect();
         let finished = |index: u32| {
@@ -79,7 +80,7 @@ impl TournamentView {
 
     /// The results so far, for standings: the games and pairs as the store
     /// counts them, and each entrant's bye points.
-    pub fn results(&self, store: &Store) -> anyhow::Result<(Tallies, Vec<f64>)> {
+    pub fn results(&self, store: &Store) -> Result<(Tallies, Vec<f64>)> {
         let cfg = &self.definition.config;
         let mut byes = vec![0.0; cfg.players.len()];
         // Only systems that wait for results give byes; only they need the
@@ -105,7 +106,7 @@ impl TournamentView {
 
     /// An SPRT tournament's tally over its games as stored (`None` for
     /// other tournaments).
-    pub fn sprt_tally(&self, store: &Store) -> anyhow::Result<Option<SprtTally>> {
+    pub fn sprt_tally(&self, store: &Store) -> Result<Option<SprtTally>> {
         let Some(sprt) = self.definition.config.sprt else { return Ok(None) };
         Ok(Some(SprtTally::over(sprt, &store.tournament_results(self.id)?)))
     }

@@ -24,6 +24,7 @@ use arbiter_api::{Error, Outcome};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::error::{Result, TournamentError};
 use super::games::{Entrant, GameWatch, LiveRelay, ScheduledGame};
 use super::journal::{Journal, JournalFile};
 use super::pulse::{Paced, Pulse, SharedPulse};
@@ -276,7 +277,7 @@ fn report_progress(pulse: SharedPulse) {
 
 /// The worker's side: plays the games it is sent, one at a time, until its
 /// input closes. Engine players are kept between games.
-pub fn serve(registry: &Registry) -> anyhow::Result<()> {
+pub fn serve(registry: &Registry) -> Result<()> {
     // Stopped or orphaned (SIGTERM): end the engines, even mid-plugin-call.
     #[cfg(unix)]
     crate::process::end_engines_on_sigterm();
@@ -286,13 +287,14 @@ pub fn serve(registry: &Registry) -> anyhow::Result<()> {
     let mut engines: std::collections::HashMap<String, Box<dyn Player>> = std::collections::HashMap::new();
     let mut journal = None;
     for line in std::io::stdin().lock().lines() {
-        let line = line?;
+        let line =
+            line.map_err(|error| TournamentError::File { what: "reading jobs from standard input".into(), error })?;
         if line.trim().is_empty() {
             continue;
         }
         let reply = match play_job(registry, &line, &pulse, &mut engines, &mut journal) {
             Ok(record) => WorkerMessage::Record(Box::new(record)),
-            Err(e) => WorkerMessage::Error(format!("{e:#}")),
+            Err(e) => WorkerMessage::Error(e.to_string()),
         };
         let mut p = Pulse::lock(&pulse);
         p.take_changed();
@@ -309,8 +311,9 @@ fn play_job(
     pulse: &SharedPulse,
     engines: &mut std::collections::HashMap<String, Box<dyn Player>>,
     journal: &mut Option<Journal>,
-) -> anyhow::Result<GameRecord> {
-    let job: Job = serde_json::from_str(line)?;
+) -> Result<GameRecord> {
+    let job: Job =
+        serde_json::from_str(line).map_err(|e| TournamentError::Unreadable(format!("unreadable job: {e}")))?;
     Pulse::lock(pulse).restart(Duration::from_millis(job.grace_ms));
     if let Some((path, game)) = &job.journal {
         if journal.as_ref().is_none_or(|j| j.path() != path) {

@@ -102,22 +102,42 @@ async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T, ApiError> + S
     tokio::task::spawn_blocking(f).await.map_err(|e| ApiError::from(format!("worker failed: {e}")))?
 }
 
+/// Why the server could not start or stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The store could not be opened.
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
+    /// A socket, thread or runtime failed: what was being done, and why.
+    #[error("{what}: {error}")]
+    System {
+        /// What was being done.
+        what: String,
+        /// What the system said.
+        error: std::io::Error,
+    },
+}
+
 /// Serves until the process ends; `ready` is told the bound address and
 /// the store's location as messages may show it (no password).
-pub fn serve(registry: Registry, config: ServeConfig, ready: impl FnOnce(SocketAddr, &str)) -> anyhow::Result<()> {
+pub fn serve(registry: Registry, config: ServeConfig, ready: impl FnOnce(SocketAddr, &str)) -> Result<(), ServeError> {
+    let system = |what: &str| {
+        let what = what.to_string();
+        move |error| ServeError::System { what, error }
+    };
     // Opened before the runtime starts: PostgreSQL's synchronous client runs
     // a runtime of its own, which may not start inside another.
     let store = Arc::new(Store::open(&config.db)?);
     let watched = Store::open(&config.db)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(system("cannot start the server"))?;
     runtime.block_on(async move {
-        let changes = live::StoreChanges::watch(watched)?;
-        let listener = tokio::net::TcpListener::bind(config.bind)
-            .await
-            .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", config.bind))?;
-        ready(listener.local_addr()?, store.location());
+        let changes = live::StoreChanges::watch(watched).map_err(system("cannot watch the store"))?;
+        let listening = format!("cannot listen on {}", config.bind);
+        let listener = tokio::net::TcpListener::bind(config.bind).await.map_err(system(&listening))?;
+        ready(listener.local_addr().map_err(system(&listening))?, store.location());
         let app = Arc::new(App { registry, store, config, changes, sessions: play::Sessions::default() });
-        axum::serve(listener, router(app)).await?;
+        axum::serve(listener, router(app)).await.map_err(system("the server stopped"))?;
         Ok(())
     })
 }
