@@ -17,12 +17,12 @@ pub const FLOORS: &[(&str, u32)] = &[
     ("referee", 3),
     ("players", 3),
     ("record", 4),
-    ("testing", 4),
     ("check", 4),
     ("store", 5),
     ("tournament", 6),
     ("web", 7),
     ("cli", 8),
+    ("testing", 9),
 ];
 
 #[cfg(test)]

@@ -40,6 +40,40 @@ pub(crate) fn game_config() -> crate::referee::GameConfig {
     }
 }
 
+/// A new, empty folder for one test, named after it, in the system's
+/// temporary directory.
+pub(crate) fn temp_folder(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("arbiter-unit-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A new SQLite store in a new folder.
+pub(crate) fn temp_store(name: &str) -> crate::store::Store {
+    crate::store::Store::open(&temp_folder(name).join("games.db")).unwrap()
+}
+
+/// A tournament definition as `arbiter tournament` stores it: the TOML
+/// lines `head`, then `players` as (name, spec); playing `variants`.
+pub(crate) fn definition(
+    head: &str,
+    players: &[(&str, &str)],
+    variants: &[&str],
+) -> crate::tournament::view::StoredDefinition {
+    let mut text = format!("{head}\n");
+    for (name, spec) in players {
+        text.push_str(&format!("[[players]]\nname = \"{name}\"\nspec = \"{spec}\"\n"));
+    }
+    crate::tournament::view::StoredDefinition {
+        config: crate::tournament::config::TournamentConfig::from_toml("t.toml", &text).unwrap(),
+        variants: variants.iter().map(|v| v.to_string()).collect(),
+        openings: Default::default(),
+        plugins: Default::default(),
+        engines: Default::default(),
+    }
+}
+
 /// The variant's default options, overridden by `given`.
 pub(crate) fn options(v: &VariantHandle, given: Value) -> Map<String, Value> {
     let mut map: Map<String, Value> = v.info().options.iter().map(|o| (o.name.clone(), o.default.clone())).collect();

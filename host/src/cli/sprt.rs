@@ -172,7 +172,7 @@ impl Progress for Lines {
         }
         say_or_quit!("{}", game_line(&self.tally, record));
         if self.every > 0
-            && self.tally.games % self.every == 0
+            && self.tally.games.is_multiple_of(self.every)
             && !self.tally.decided()
             && self.tally.after_decision == 0
         {

@@ -92,3 +92,24 @@ impl Registry {
         &self.warnings
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use arbiter_fixture::Fault;
+
+    use super::Registry;
+    use crate::testing::race;
+
+    #[test]
+    fn the_first_variant_of_an_id_is_kept_the_second_named_and_an_unknown_id_lists_the_installed() {
+        let registry = Registry::of([race(Fault::None), race(Fault::Panic)]);
+        assert_eq!(registry.variants().count(), 1);
+        assert_eq!(registry.warnings().len(), 1);
+        assert!(registry.warnings()[0].starts_with("variant 'race' is exported by both"), "{:?}", registry.warnings());
+        assert!(registry.get("race").is_ok());
+        let e = registry.get("nope").err().unwrap().to_string();
+        assert_eq!(e, "unknown variant 'nope' (installed: race); see `arbiter list`");
+        let none = Registry::of([]).get("chess").err().unwrap().to_string();
+        assert_eq!(none, "unknown variant 'chess' (installed: none); see `arbiter list`");
+    }
+}

@@ -7,18 +7,10 @@ use super::jsonl::JsonLine;
 use super::redact::record_as_seen_by;
 use super::{format, EventInfo, FORMATS};
 use crate::referee::fixtures::record;
-use crate::testing::{played, race, secret};
+use crate::testing::{played, race, secret, temp_folder};
 
 fn event() -> EventInfo {
     EventInfo { event: "e".into(), round: 4, tournament: None }
-}
-
-/// A new folder in the system's temporary directory.
-fn temp(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("arbiter-unit-record-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 #[test]
@@ -46,7 +38,7 @@ fn a_json_line_is_the_whole_record_with_its_event() {
 
 #[test]
 fn record_files_get_each_game_and_a_file_that_fails_is_named_without_losing_the_others() {
-    let dir = temp("files");
+    let dir = temp_folder("record-files");
     let (pgn, jsonl) = (dir.join("games.pgn"), dir.join("games.jsonl"));
     std::fs::write(&jsonl, "old\n").unwrap();
     let mut files = RecordFiles::open([("pgn", pgn.as_path()), ("jsonl", jsonl.as_path())], false).unwrap();

@@ -17,10 +17,7 @@ use crate::referee::Termination;
 
 /// A new SQLite file's path.
 fn sqlite_path(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("arbiter-unit-store-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join("games.db")
+    crate::testing::temp_folder(&format!("store-{name}")).join("games.db")
 }
 
 /// A store on a new PostgreSQL database, dropped again when the case ends.

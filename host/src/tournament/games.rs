@@ -163,3 +163,50 @@ impl Watcher for GameWatch<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+
+    use arbiter_api::schema::{Observation, ObservationView};
+
+    use super::{LiveRelay, LIVE_EVERY};
+    use crate::model::{LiveFrame, LiveView, SeenFrame};
+    use crate::referee::Watcher;
+    use crate::Viewer;
+
+    /// A frame with a player's view and the spectator's, each naming its viewer.
+    fn frame(ply: u32) -> LiveFrame {
+        let view = |viewer| LiveView {
+            viewer,
+            observation: Observation {
+                text: String::new(),
+                view: ObservationView { viewer: ObservationView::viewer_name(viewer), ..Default::default() },
+            },
+            last_move: Some(format!("{viewer:?}")),
+        };
+        LiveFrame {
+            ply,
+            to_move: 0,
+            views: vec![view(Viewer::Player(0)), view(Viewer::Spectator)],
+            clocks: vec![None, None],
+            result: None,
+        }
+    }
+
+    #[test]
+    fn live_frames_go_out_at_most_every_quarter_second_and_only_as_spectators_see_them() {
+        let seen: RefCell<Vec<SeenFrame>> = RefCell::new(Vec::new());
+        let sink = |f: &SeenFrame| seen.borrow_mut().push(f.clone());
+        let mut relay = LiveRelay::new(&sink);
+        assert!(!relay.wants(false), "not again at once");
+        std::thread::sleep(LIVE_EVERY);
+        assert!(relay.wants(false));
+        relay.frame(frame(3));
+        assert!(!relay.wants(false), "the next one waits its turn");
+        let seen = seen.borrow();
+        assert_eq!(seen.len(), 1);
+        assert_eq!((seen[0].ply, seen[0].observation.viewer.as_str()), (3, "spectator"));
+        assert_eq!(seen[0].last_move.as_deref(), Some("Spectator"));
+    }
+}

@@ -101,10 +101,7 @@ mod tests {
     use crate::store::{Lease, Store};
 
     fn store(name: &str) -> Store {
-        let dir = std::env::temp_dir().join(format!("arbiter-unit-lease-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Store::open(&dir.join("games.db")).unwrap()
+        crate::testing::temp_store(&format!("lease-{name}"))
     }
 
     #[test]

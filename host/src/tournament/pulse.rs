@@ -125,3 +125,50 @@ impl Player for Paced {
         self.inner.game_over(result, me);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::{Paced, Pulse};
+    use crate::seat::Player;
+    use crate::testing::{game_config, options, race, Scripted};
+
+    #[test]
+    fn a_pulse_stalls_only_once_its_allowance_has_run_out_and_a_ply_renews_it() {
+        let pulse = Pulse::shared(Duration::from_millis(30));
+        assert!(!Pulse::lock(&pulse).stalled());
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(Pulse::lock(&pulse).stalled());
+        let ply = crate::referee::fixtures::record(&[0]).plies[0].clone();
+        Pulse::lock(&pulse).ply(&ply);
+        let mut p = Pulse::lock(&pulse);
+        assert!(!p.stalled() && p.take_changed() && !p.take_changed());
+        assert_eq!(p.take_plies(), [ply]);
+        assert!(p.take_plies().is_empty());
+        p.beat(Duration::from_secs(60));
+        assert_eq!(p.allowance, Duration::from_secs(60) + Duration::from_millis(30), "the grace and the extra");
+        p.restart(Duration::from_secs(5));
+        assert_eq!((p.allowance, p.changed, p.plies.len()), (Duration::from_secs(5), false, 0));
+    }
+
+    #[test]
+    fn paced_players_play_as_themselves_and_every_ply_reaches_the_pulse() {
+        let variant = race(arbiter_fixture::Fault::None);
+        let pulse = Pulse::shared(Duration::from_secs(5));
+        let mut players: Vec<Box<dyn Player>> = (0..2)
+            .map(|_| {
+                let inner: Box<dyn Player> = Box::new(Scripted::new(vec![]));
+                Box::new(Paced { inner, pulse: pulse.clone(), person: false }) as Box<dyn Player>
+            })
+            .collect();
+        let mut watch = crate::tournament::games::GameWatch { pulse: &pulse, journal: None, live: None };
+        let start = crate::referee::StartFrom::Standard;
+        let opts = options(&variant, serde_json::json!({}));
+        let record =
+            crate::referee::play_game_watched(&variant, &opts, start, &mut players, &game_config(), &mut watch)
+                .unwrap();
+        assert_eq!(record.players, ["scripted", "scripted"]);
+        assert_eq!(Pulse::lock(&pulse).take_plies(), record.plies, "the watchdog keeps every ply");
+    }
+}

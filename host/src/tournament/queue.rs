@@ -598,29 +598,15 @@ mod tests {
     use crate::plugin::Registry;
     use crate::referee::fixtures::record;
     use crate::store::{Claim, Store};
-    use crate::testing::race;
-    use crate::tournament::config::TournamentConfig;
+    use crate::testing::{definition, race, temp_store};
     use crate::tournament::driver::Tournament;
-    use crate::tournament::view::StoredDefinition;
 
     /// A store holding one tournament of the fixture's race between
     /// `players` (name, spec), as `format`.
     fn stored(name: &str, format: &str, players: &[(&str, &str)]) -> (Registry, Store, i64) {
-        let dir = std::env::temp_dir().join(format!("arbiter-unit-queue-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let store = Store::open(&dir.join("games.db")).unwrap();
-        let mut text = format!("name = \"{name}\"\nformat = \"{format}\"\nvariants = [\"race\"]\nrounds = 2\n");
-        for (name, spec) in players {
-            text.push_str(&format!("[[players]]\nname = \"{name}\"\nspec = \"{spec}\"\n"));
-        }
-        let definition = StoredDefinition {
-            config: TournamentConfig::from_toml("t.toml", &text).unwrap(),
-            variants: vec!["race".into()],
-            openings: Default::default(),
-            plugins: Default::default(),
-            engines: Default::default(),
-        };
+        let store = temp_store(&format!("queue-{name}"));
+        let head = format!("name = \"{name}\"\nformat = \"{format}\"\nrounds = 2");
+        let definition = definition(&head, players, &["race"]);
         let id = store.add_tournament(name, &serde_json::to_string(&definition).unwrap()).unwrap();
         (Registry::of([race(arbiter_fixture::Fault::None)]), store, id)
     }

@@ -116,27 +116,16 @@ impl TournamentView {
 mod tests {
     use super::{StoredDefinition, TournamentView};
     use crate::store::Store;
-    use crate::tournament::config::TournamentConfig;
 
     fn store(name: &str) -> Store {
-        let dir = std::env::temp_dir().join(format!("arbiter-unit-view-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Store::open(&dir.join("games.db")).unwrap()
+        crate::testing::temp_store(&format!("view-{name}"))
     }
 
+    /// A definition of `format` between `players` random players, two rounds.
     fn definition(format: &str, players: usize, variants: &[&str]) -> StoredDefinition {
-        let mut text = format!("format = \"{format}\"\nrounds = 2\n");
-        for p in 0..players {
-            text.push_str(&format!("[[players]]\nname = \"p{p}\"\nspec = \"random\"\n"));
-        }
-        StoredDefinition {
-            config: TournamentConfig::from_toml("t.toml", &text).unwrap(),
-            variants: variants.iter().map(|v| v.to_string()).collect(),
-            openings: Default::default(),
-            plugins: Default::default(),
-            engines: Default::default(),
-        }
+        let names: Vec<String> = (0..players).map(|p| format!("p{p}")).collect();
+        let seats: Vec<(&str, &str)> = names.iter().map(|n| (n.as_str(), "random")).collect();
+        crate::testing::definition(&format!("format = \"{format}\"\nrounds = 2"), &seats, variants)
     }
 
     #[test]

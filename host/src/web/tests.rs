@@ -16,16 +16,11 @@ use super::{live, play, router, same_origin, trusted_host, App, Reveal, ServeCon
 use crate::plugin::Registry;
 use crate::record::{EventInfo, TournamentSlot};
 use crate::store::Store;
-use crate::testing::{played, race, secret};
-use crate::tournament::config::TournamentConfig;
-use crate::tournament::view::StoredDefinition;
+use crate::testing::{definition, played, race, secret, temp_folder};
 
 /// A server's state over a new store, with `reveal` and `max_games`.
 fn app(name: &str, reveal: Reveal, max_games: usize) -> (Arc<App>, Arc<Store>) {
-    let dir = std::env::temp_dir().join(format!("arbiter-unit-web-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let db = dir.join("games.db");
+    let db = temp_folder(&format!("web-{name}")).join("games.db");
     let store = Arc::new(Store::open(&db).unwrap());
     let config = ServeConfig {
         db: db.clone(),
@@ -172,15 +167,7 @@ async fn a_hidden_game_shows_more_than_the_spectator_s_view_only_where_the_serve
 #[tokio::test(flavor = "multi_thread")]
 async fn a_tournament_shows_its_standings_and_its_games_in_progress() {
     let (app, store) = app("tournament", Reveal::Finished, 4);
-    let text = "name = \"t\"\nvariants = [\"race\"]\nrounds = 1\n\
-                [[players]]\nname = \"a\"\nspec = \"random\"\n[[players]]\nname = \"b\"\nspec = \"random\"\n";
-    let definition = StoredDefinition {
-        config: TournamentConfig::from_toml("t.toml", text).unwrap(),
-        variants: vec!["race".into()],
-        openings: Default::default(),
-        plugins: Default::default(),
-        engines: Default::default(),
-    };
+    let definition = definition("name = \"t\"\nrounds = 1", &[("a", "random"), ("b", "random")], &["race"]);
     let t = store.add_tournament("t", &serde_json::to_string(&definition).unwrap()).unwrap();
     let slot = TournamentSlot { id: t, index: 0, pair: Some(0), seats: vec![0, 1] };
     store_played_game(
