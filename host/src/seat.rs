@@ -275,3 +275,32 @@ pub trait Player: Send {
     /// The game is over; `me` is this player's index.
     fn game_over(&mut self, _result: &GameResult, _me: u32) {}
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use super::{MoveWait, PlayerError};
+    use crate::process::ProcessError;
+
+    #[test]
+    fn a_process_failure_becomes_the_player_s_fault_it_is() {
+        let exited = ProcessError::Exited { command: "sf".into(), status: "signal 9".into() };
+        assert!(matches!(PlayerError::from(exited), PlayerError::Crashed(m) if m.contains("signal 9")));
+        let long = ProcessError::LineTooLong { command: "sf".into(), limit: 10 };
+        assert!(matches!(PlayerError::from(long), PlayerError::Protocol(_)));
+        assert!(matches!(PlayerError::from(ProcessError::Timeout), PlayerError::Timeout));
+        let start = ProcessError::Start { command: "nope".into(), reason: "not found".into() };
+        assert!(PlayerError::from(start).to_string().starts_with("engine crashed: "));
+    }
+
+    #[test]
+    fn running_past_a_clock_is_a_time_forfeit_and_past_the_hang_limit_a_hung_engine() {
+        let wait = |clocked| MoveWait { deadline: Instant::now() + Duration::from_secs(1), limit_ms: 2500, clocked };
+        assert!(matches!(wait(true).blame(PlayerError::Timeout), PlayerError::Timeout));
+        let hung = wait(false).blame(PlayerError::Timeout).to_string();
+        assert!(hung.starts_with("engine hung: no move within 2.5 s with no clock running"), "{hung}");
+        let other = wait(false).blame(PlayerError::Protocol("bad line".into())).to_string();
+        assert_eq!(other, "engine protocol error: bad line", "other errors pass through");
+    }
+}

@@ -178,3 +178,18 @@ pub const KIND: PlayerKind = PlayerKind {
         Ok(Box::new(ProgramSpec { settings, make: |s| Box::new(HubPlayer::new(s)), whole_positions: true }))
     },
 };
+
+#[cfg(test)]
+mod tests {
+    use super::field;
+
+    #[test]
+    fn a_hub_line_s_fields_are_read_bare_or_quoted() {
+        let line = "id name=\"Scan 3.1\" version=3.1 author=\"Fabien Letouzey\"";
+        assert_eq!(field(line, "name").as_deref(), Some("Scan 3.1"));
+        assert_eq!(field(line, "version").as_deref(), Some("3.1"));
+        assert_eq!(field(line, "author").as_deref(), Some("Fabien Letouzey"));
+        assert_eq!(field(line, "country"), None);
+        assert_eq!(field("done move=32-28 ponder=19-23", "move").as_deref(), Some("32-28"));
+    }
+}

@@ -467,4 +467,29 @@ mod tests {
         assert!(style.check("solid").is_ok());
         assert_eq!(style.check("Wild").unwrap_err(), "'Wild' is none of Solid, Risky");
     }
+
+    #[test]
+    fn a_search_s_info_lines_keep_the_last_score_depth_nodes_and_pv_and_bestmove_ends_it() {
+        let (mut search, mut reported) = (super::Search::default(), None);
+        let mut read = |line: &str| super::read_search_line(line, &mut search, &mut reported);
+        assert_eq!(read("info depth 1 seldepth 2 score cp 31 nodes 20 time 3 pv e2e4"), None);
+        assert_eq!(
+            read("info depth 12 seldepth 17 score cp -15 upperbound nodes 90210 nps 1 time 41 pv d2d4 g8f6 c2c4"),
+            None
+        );
+        assert_eq!(read("info string NNUE evaluation using nn-x.nnue pv a1a2"), None, "free text changes nothing");
+        assert_eq!(read("info currmove e2e4 currmovenumber 1"), None);
+        assert_eq!(read("bestmove d2d4 ponder g8f6").as_deref(), Some("d2d4"));
+        assert_eq!(
+            (search.score, search.depth, search.seldepth, search.nodes),
+            (Some(-15), Some(12), Some(17), Some(90210))
+        );
+        assert_eq!((search.pv.as_deref(), reported), (Some("d2d4 g8f6 c2c4"), Some(41)));
+        let (mut mate, mut reported) = (super::Search::default(), None);
+        super::read_search_line("info depth 9 score mate 3 pv a1a8", &mut mate, &mut reported);
+        assert_eq!(mate.score, Some(29997));
+        super::read_search_line("info depth 9 score mate -2 pv a1a8", &mut mate, &mut reported);
+        assert_eq!(mate.score, Some(-29998));
+        assert_eq!(super::read_search_line("bestmove", &mut mate, &mut reported).as_deref(), Some(""));
+    }
 }
