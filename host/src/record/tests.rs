@@ -82,3 +82,26 @@ fn a_player_s_export_of_a_hidden_game_keeps_no_position_and_says_whose_it_is() {
     let seen = record_as_seen_by(&race(arbiter_fixture::Fault::None), &open, Viewer::Spectator).unwrap();
     assert_eq!((seen.start_position, seen.plies), (open.start_position, open.plies));
 }
+
+#[test]
+fn a_recorded_game_replays_and_a_broken_one_is_named_by_game_and_ply() {
+    use super::replay::replay_pgn;
+    let variant = race(arbiter_fixture::Fault::None);
+    let registry = crate::plugin::Registry::of([race(arbiter_fixture::Fault::None)]);
+    let r = played(&variant, serde_json::json!({}));
+    let text = format("pgn").unwrap().write(&r, &event());
+    let two = format!("{text}\n{text}");
+    assert_eq!(replay_pgn(&registry, two.as_bytes()), Ok(2));
+    // The second game's third move made illegal.
+    let mut bad = r.clone();
+    bad.plies[2].text = "+7".into();
+    let broken = format!("{text}\n{}", format("pgn").unwrap().write(&bad, &event()));
+    let e = replay_pgn(&registry, broken.as_bytes()).unwrap_err();
+    assert_eq!((e.game, e.ply), (Some(2), Some(3)), "{e}");
+    assert!(e.to_string().starts_with("game 2, ply 3: move '+7'"), "{e}");
+    let e = replay_pgn(&registry, &b""[..]).unwrap_err();
+    assert_eq!(e.to_string(), "holds no PGN game");
+    let redacted = text.replacen("[Event ", "[Viewer \"1\"]\n[Event ", 1);
+    let e = replay_pgn(&registry, redacted.as_bytes()).unwrap_err().to_string();
+    assert!(e.starts_with("game 1: a redacted view (Viewer \"1\")"), "{e}");
+}
