@@ -342,8 +342,11 @@ impl Position {
             let file = match c.to_ascii_lowercase() {
                 'k' => king_file.and_then(|k| (k + 1..rules.width as usize).rev().find(|&f| rook_at(f))),
                 'q' => king_file.and_then(|k| (0..k).find(|&f| rook_at(f))),
+                // A file names the rook, but castling still needs the king
+                // on its rank (as K and Q do): else the right is dropped, and
+                // the position reads back as it is written.
                 f if (f as u8) >= b'a' && ((f as u8 - b'a') as usize) < rules.width as usize => {
-                    Some((f as u8 - b'a') as usize).filter(|&f| rook_at(f))
+                    king_file.and(Some((f as u8 - b'a') as usize)).filter(|&f| rook_at(f))
                 }
                 _ => return Err(format!("castling right '{c}' is not K, Q, k, q or a file")),
             };
