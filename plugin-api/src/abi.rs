@@ -220,17 +220,9 @@ pub struct PluginModule {
     pub get_extension: extern "C" fn(RStr<'_>) -> ROption<RawExtension>,
 }
 
-/// The arbiter-api version this crate was built as. `ARBITER_API_VERSION_OVERRIDE`
-/// at build time replaces it: only the test of the host's version-mismatch error
-/// uses that, to build a plugin that claims another version.
-pub const API_VERSION: &str = match option_env!("ARBITER_API_VERSION_OVERRIDE") {
-    Some(v) => v,
-    None => env!("CARGO_PKG_VERSION"),
-};
-
 impl RootModule for PluginModule_Ref {
     declare_root_module_statics! {PluginModule_Ref}
     const BASE_NAME: &'static str = "arbiter_plugin";
     const NAME: &'static str = "arbiter plugin";
-    const VERSION_STRINGS: VersionStrings = VersionStrings::new(API_VERSION);
+    const VERSION_STRINGS: VersionStrings = VersionStrings::new(crate::API_VERSION);
 }

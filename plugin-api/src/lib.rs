@@ -11,22 +11,38 @@
 //! - `contract` (feature `contract`): the plugin contract as checks, for
 //!   `arbiter check` and plugins' own tests; with feature `in-process`,
 //!   [`host::VariantHandle`] runs a kit variant without a plugin file.
+//! - feature `wasm`: the host loads plugins built for `wasm32-unknown-unknown`
+//!   too, each game in a sandbox of its own (see `host::wasm`).
+//!
+//! Built for `wasm32-unknown-unknown`, the crate is the kit alone: the same
+//! [`export_plugin!`] then exports the WebAssembly plugin interface instead of
+//! the native root module, so one plugin source builds both ways.
 
 #![warn(missing_docs)]
 
+#[cfg(not(target_arch = "wasm32"))]
 pub mod abi;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod host;
 pub mod kit;
+#[cfg(not(target_arch = "wasm32"))]
 mod log;
 pub mod schema;
 
 #[doc(hidden)]
 pub mod __private;
-#[cfg(feature = "contract")]
+#[cfg(all(feature = "contract", not(target_arch = "wasm32")))]
 pub mod contract;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod perft;
 
-pub use abi::API_VERSION;
+/// The arbiter-api version this crate was built as. `ARBITER_API_VERSION_OVERRIDE`
+/// at build time replaces it: only the test of the host's version-mismatch error
+/// uses that, to build a plugin that claims another version.
+pub const API_VERSION: &str = match option_env!("ARBITER_API_VERSION_OVERRIDE") {
+    Some(v) => v,
+    None => env!("CARGO_PKG_VERSION"),
+};
 
 /// Who is looking at a game. Records write it as `{"player": 0}`,
 /// `"spectator"` or `"referee"`.
@@ -42,20 +58,39 @@ pub enum Viewer {
 }
 
 impl Viewer {
-    fn to_raw(self) -> abi::RawViewer {
+    /// The spectator's number in [`Viewer::code`].
+    const SPECTATOR_CODE: u32 = u32::MAX - 1;
+    /// The referee's number in [`Viewer::code`].
+    const REFEREE_CODE: u32 = u32::MAX;
+
+    /// The viewer as one `u32`, as both plugin interfaces pass it: a player's
+    /// index, or the two highest numbers for the spectator and the referee.
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+    pub(crate) fn code(self) -> u32 {
         match self {
-            Viewer::Player(p) => abi::RawViewer(p),
-            Viewer::Spectator => abi::RawViewer::SPECTATOR,
-            Viewer::Referee => abi::RawViewer::REFEREE,
+            Viewer::Player(p) => p,
+            Viewer::Spectator => Self::SPECTATOR_CODE,
+            Viewer::Referee => Self::REFEREE_CODE,
         }
     }
 
-    fn from_raw(raw: abi::RawViewer) -> Self {
-        match raw {
-            abi::RawViewer::SPECTATOR => Viewer::Spectator,
-            abi::RawViewer::REFEREE => Viewer::Referee,
-            abi::RawViewer(p) => Viewer::Player(p),
+    /// The viewer a [`Viewer::code`] stands for.
+    pub(crate) fn from_code(code: u32) -> Self {
+        match code {
+            Self::SPECTATOR_CODE => Viewer::Spectator,
+            Self::REFEREE_CODE => Viewer::Referee,
+            p => Viewer::Player(p),
         }
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    fn to_raw(self) -> abi::RawViewer {
+        abi::RawViewer(self.code())
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    fn from_raw(raw: abi::RawViewer) -> Self {
+        Self::from_code(raw.0)
     }
 }
 
@@ -169,40 +204,54 @@ impl Error {
         Self::new(ErrorKind::Unsupported, message)
     }
 
-    fn to_raw(&self) -> abi::RawError {
-        let kind = match self.kind {
-            ErrorKind::IllegalMove => abi::RawErrorKind::ILLEGAL_MOVE,
-            ErrorKind::BadNotation => abi::RawErrorKind::BAD_NOTATION,
-            ErrorKind::BadPosition => abi::RawErrorKind::BAD_POSITION,
-            ErrorKind::BadOptions => abi::RawErrorKind::BAD_OPTIONS,
-            ErrorKind::Panic => abi::RawErrorKind::PANIC,
-            ErrorKind::Unsupported => abi::RawErrorKind::UNSUPPORTED,
-            ErrorKind::Faulted => abi::RawErrorKind::FAULTED,
+    /// The class as one number, as both plugin interfaces pass it.
+    pub(crate) fn kind_code(&self) -> u8 {
+        match self.kind {
+            ErrorKind::IllegalMove => 1,
+            ErrorKind::BadNotation => 2,
+            ErrorKind::BadPosition => 3,
+            ErrorKind::BadOptions => 4,
+            ErrorKind::Panic => 5,
+            ErrorKind::Unsupported => 6,
+            ErrorKind::Faulted => 7,
+        }
+    }
+
+    /// An error of the class a [`Error::kind_code`] names (an unknown number
+    /// is `Unsupported`), with `message` made one line.
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+    pub(crate) fn from_code(code: u8, message: &str) -> Self {
+        let kind = match code {
+            1 => ErrorKind::IllegalMove,
+            2 => ErrorKind::BadNotation,
+            3 => ErrorKind::BadPosition,
+            4 => ErrorKind::BadOptions,
+            5 => ErrorKind::Panic,
+            7 => ErrorKind::Faulted,
+            _ => ErrorKind::Unsupported,
         };
+        Error { kind, message: one_line(message) }
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    fn to_raw(&self) -> abi::RawError {
         abi::RawError {
-            kind,
+            kind: abi::RawErrorKind(self.kind_code()),
             message: self.message.as_str().into(),
             #[cfg(feature = "layout-break-test")]
             layout_break: 0,
         }
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     fn from_raw(raw: abi::RawError) -> Self {
-        let kind = match raw.kind {
-            abi::RawErrorKind::ILLEGAL_MOVE => ErrorKind::IllegalMove,
-            abi::RawErrorKind::BAD_NOTATION => ErrorKind::BadNotation,
-            abi::RawErrorKind::BAD_POSITION => ErrorKind::BadPosition,
-            abi::RawErrorKind::BAD_OPTIONS => ErrorKind::BadOptions,
-            abi::RawErrorKind::PANIC => ErrorKind::Panic,
-            abi::RawErrorKind::FAULTED => ErrorKind::Faulted,
-            _ => ErrorKind::Unsupported,
-        };
-        Error { kind, message: one_line(raw.message.as_str()) }
+        Self::from_code(raw.kind.0, raw.message.as_str())
     }
 }
 
 /// A plugin's message as one line: control characters it quoted from the
 /// input (a newline in a position text) are written as escapes.
+#[cfg_attr(target_arch = "wasm32", allow(dead_code))]
 fn one_line(message: &str) -> String {
     if !message.contains(char::is_control) {
         return message.to_string();
@@ -210,6 +259,7 @@ fn one_line(message: &str) -> String {
     message.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 impl Status {
     fn to_raw(self) -> abi::RawStatus {
         let (outcome, winner) = match self.outcome {

@@ -66,7 +66,10 @@ pub(super) fn run(registry: &Registry, args: &CheckArgs, plugin_dirs: &[PathBuf]
                 bail!("1 check failed");
             }
         }
-    } else if args.target.contains('/') || args.target.ends_with(std::env::consts::DLL_SUFFIX) {
+    } else if args.target.contains('/')
+        || args.target.ends_with(std::env::consts::DLL_SUFFIX)
+        || args.target.ends_with(".wasm")
+    {
         bail!("{}: no such file (give a plugin file or an installed variant's id)", args.target);
     } else {
         vec![registry.get(&args.target)?.clone()]

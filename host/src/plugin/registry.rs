@@ -58,6 +58,15 @@ impl Registry {
     fn add(&mut self, v: VariantHandle) {
         let id = v.info().id.clone();
         match self.variants.get(&id) {
+            // One plugin built both ways: the first found (native, in one
+            // folder) is kept without a word.
+            Some(kept) if kept.plugin().name == v.plugin().name && kept.plugin().kind != v.plugin().kind => {
+                tracing::debug!(
+                    "variant '{id}': using {} over {}",
+                    kept.plugin().path.display(),
+                    v.plugin().path.display()
+                );
+            }
             Some(kept) => self.warnings.push(format!(
                 "variant '{id}' is exported by both {} and {}; using {}",
                 kept.plugin().path.display(),

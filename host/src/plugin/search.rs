@@ -1,9 +1,12 @@
 //! The plugin search path: `--plugin-dir` entries first, then the directories
 //! in `ARBITER_PLUGIN_PATH`, then the defaults (the binary's own directory, its
 //! `plugins/` subdirectory, and, when those hold none, the workspace's
-//! target directory).
+//! target directory). A directory's plugins are its native libraries, then
+//! its `.wasm` modules.
 
 use std::path::{Path, PathBuf};
+
+use arbiter_api::host::is_wasm_file;
 
 /// Environment variable holding extra plugin directories, `:`-separated.
 pub const PLUGIN_PATH_ENV: &str = "ARBITER_PLUGIN_PATH";
@@ -36,7 +39,9 @@ impl SearchPath {
         let mut seen = std::collections::HashSet::new();
         for entry in &self.entries {
             let mut found = if entry.is_file() { vec![entry.clone()] } else { libraries_in(entry) };
-            found.sort();
+            // Native builds first: of one plugin built both ways, the native
+            // one is kept (see `Registry::load`).
+            found.sort_by_key(|f| (is_wasm_file(f), f.clone()));
             for f in found {
                 let key = f.canonicalize().unwrap_or_else(|_| f.clone());
                 if seen.insert(key) {
@@ -48,13 +53,14 @@ impl SearchPath {
     }
 }
 
+/// The plugin files of `dir`: native libraries and `.wasm` modules.
 fn libraries_in(dir: &Path) -> Vec<PathBuf> {
     let suffix = std::env::consts::DLL_SUFFIX;
     std::fs::read_dir(dir)
         .map(|rd| {
             rd.filter_map(Result::ok)
                 .map(|e| e.path())
-                .filter(|p| p.is_file() && p.to_string_lossy().ends_with(suffix))
+                .filter(|p| p.is_file() && (p.to_string_lossy().ends_with(suffix) || is_wasm_file(p)))
                 .collect()
         })
         .unwrap_or_default()
@@ -99,13 +105,19 @@ mod tests {
         for (dir, name) in [(&first, "libb"), (&first, "liba"), (&second, "libc")] {
             std::fs::write(dir.join(format!("{name}{suffix}")), b"").unwrap();
         }
+        std::fs::write(first.join("aa.wasm"), b"").unwrap();
         std::fs::write(first.join("notes.txt"), b"").unwrap();
         std::fs::write(second.join("nested").join(format!("libdeep{suffix}")), b"").unwrap();
         let single = second.join(format!("libc{suffix}"));
         let path = SearchPath::only(vec![first.clone(), single.clone(), second.clone(), root.join("missing")]);
         let names: Vec<String> =
             path.plugin_files().iter().map(|f| f.file_name().unwrap().to_string_lossy().into_owned()).collect();
-        let expected: Vec<String> = ["liba", "libb", "libc"].iter().map(|n| format!("{n}{suffix}")).collect();
-        assert_eq!(names, expected, "sorted within a folder, a file named twice listed once, no subfolders");
+        let mut expected: Vec<String> = ["liba", "libb"].iter().map(|n| format!("{n}{suffix}")).collect();
+        expected.push("aa.wasm".into());
+        expected.push(format!("libc{suffix}"));
+        assert_eq!(
+            names, expected,
+            "native before wasm and sorted within a folder, a file named twice listed once, no subfolders"
+        );
     }
 }

@@ -1,6 +1,8 @@
 //! The host's safe view of plugins: load a library, list its variants, start
 //! games and drive them, all with plain Rust types. Load failures become one
-//! clear [`LoadError`] line instead of abi_stable's layout dumps.
+//! clear [`LoadError`] line instead of abi_stable's layout dumps. With feature
+//! `wasm`, a `.wasm` file loads as a sandboxed plugin ([`wasm`]) behind the
+//! same [`VariantHandle`] and [`Game`].
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -11,6 +13,9 @@ use abi_stable::std_types::{RResult, RStr, RVec};
 use crate::abi::{GameStateBox, PluginModule_Ref, VariantFactoryBox};
 use crate::schema::{Observation, ObservationView, PieceSet, VariantInfo};
 use crate::{Error, ErrorKind, Status, Viewer};
+
+#[cfg(feature = "wasm")]
+pub mod wasm;
 
 /// Why a file could not be loaded as a plugin.
 #[derive(Debug, thiserror::Error)]
@@ -148,11 +153,31 @@ fn first_line(s: &str) -> String {
     s.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("").to_string()
 }
 
+/// How a plugin's code runs.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum PluginKind {
+    /// A shared library, run as the host's own code.
+    Native,
+    /// A WebAssembly module, each game in a sandbox of its own.
+    Wasm,
+}
+
+impl std::fmt::Display for PluginKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            PluginKind::Native => "native",
+            PluginKind::Wasm => "wasm",
+        })
+    }
+}
+
 /// What the host knows of a loaded plugin file.
 #[derive(Debug)]
 pub struct PluginMeta {
     /// The file it was loaded from.
     pub path: PathBuf,
+    /// How its code runs.
+    pub kind: PluginKind,
     /// The plugin's crate name.
     pub name: String,
     /// The plugin's crate version.
@@ -163,17 +188,45 @@ pub struct PluginMeta {
     pub metadata: serde_json::Value,
 }
 
-/// A loaded plugin library. Libraries are never unloaded.
+/// A loaded plugin. Libraries are never unloaded.
 pub struct Plugin {
     meta: Arc<PluginMeta>,
-    module: PluginModule_Ref,
+    code: Code,
+}
+
+/// A plugin's code, by kind.
+enum Code {
+    Native(PluginModule_Ref),
+    #[cfg(feature = "wasm")]
+    Wasm(Arc<wasm::WasmPlugin>),
+}
+
+/// Whether `path` names a WebAssembly plugin (by its `.wasm` extension).
+pub fn is_wasm_file(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "wasm")
 }
 
 impl Plugin {
-    /// Loads the plugin at `path`, checking its arbiter-api version and the
-    /// layout of every type that crosses the boundary, and installs the host's
-    /// logging callback.
+    /// Loads the plugin at `path`: a `.wasm` file as a sandboxed plugin (with
+    /// feature `wasm`), anything else as a native library.
     pub fn load(path: &Path) -> Result<Plugin, LoadError> {
+        if is_wasm_file(path) {
+            #[cfg(feature = "wasm")]
+            return wasm::WasmPlugin::load(path, &wasm::Limits::from_env())
+                .map(|(meta, plugin)| Plugin { meta: Arc::new(meta), code: Code::Wasm(Arc::new(plugin)) });
+            #[cfg(not(feature = "wasm"))]
+            return Err(LoadError::Failed {
+                path: path.to_path_buf(),
+                detail: "this arbiter was built without WebAssembly plugins (feature `wasm`)".into(),
+            });
+        }
+        Self::load_native(path)
+    }
+
+    /// Loads the native library at `path`, checking its arbiter-api version
+    /// and the layout of every type that crosses the boundary, and installs
+    /// the host's logging callback.
+    fn load_native(path: &Path) -> Result<Plugin, LoadError> {
         // The dynamic loader searches its library path for a name without a
         // slash (`mychess.so`): name the file itself.
         let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
@@ -207,12 +260,13 @@ impl Plugin {
         let metadata = serde_json::from_str((module.metadata_json())().as_str()).unwrap_or_default();
         let meta = PluginMeta {
             path: path.to_path_buf(),
+            kind: PluginKind::Native,
             name: module.plugin_name().to_string(),
             version: module.plugin_version().to_string(),
             api_version,
             metadata,
         };
-        Ok(Plugin { meta: Arc::new(meta), module })
+        Ok(Plugin { meta: Arc::new(meta), code: Code::Native(module) })
     }
 
     /// What the host knows of this plugin.
@@ -223,9 +277,13 @@ impl Plugin {
     /// The variants this plugin exports, with their parsed info cards.
     pub fn variants(&self) -> Result<Vec<VariantHandle>, LoadError> {
         let fail = |detail: String| LoadError::Failed { path: self.meta.path.clone(), detail };
-        let factories = match (self.module.variants())() {
-            RResult::ROk(v) => v.into_vec(),
-            RResult::RErr(e) => return Err(fail(Error::from_raw(e).message)),
+        let factories = match &self.code {
+            Code::Native(module) => match (module.variants())() {
+                RResult::ROk(v) => v.into_vec(),
+                RResult::RErr(e) => return Err(fail(Error::from_raw(e).message)),
+            },
+            #[cfg(feature = "wasm")]
+            Code::Wasm(plugin) => wasm::WasmPlugin::factories(plugin),
         };
         factories
             .into_iter()
@@ -277,6 +335,7 @@ impl VariantHandle {
         let (info, piece_sets) = parse_card(&factory).map_err(|e| Error::new(ErrorKind::Unsupported, e))?;
         let plugin = PluginMeta {
             path: PathBuf::from(format!("(in process: {name})")),
+            kind: PluginKind::Native,
             name: name.to_string(),
             version: version.to_string(),
             api_version: crate::API_VERSION.to_string(),

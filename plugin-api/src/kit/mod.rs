@@ -6,19 +6,19 @@
 //! The contract each method must keep is written next to it; `arbiter check`
 //! is its executable form.
 
-use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, Ordering};
 
-use abi_stable::sabi_trait::TD_CanDowncast;
-use abi_stable::std_types::{RErr, RNone, ROk, ROption, RResult, RSome, RStr, RString, RVec};
 use serde_json::{Map, Value};
 
-use crate::abi::{
-    GameState, GameStateBox, GameState_TO, RawError, RawObservation, RawStatus, RawViewer, VariantFactory,
-};
 use crate::schema::{Observation, PieceSet, VariantInfo};
 pub use crate::{Error, ErrorKind, Outcome, Status, Viewer};
+
+pub(crate) mod adapter;
+#[cfg(not(target_arch = "wasm32"))]
+mod native;
+#[cfg(target_arch = "wasm32")]
+#[doc(hidden)]
+pub mod wasm;
 
 /// One game of a variant: the true state, as the referee holds it.
 ///
@@ -169,260 +169,6 @@ pub(crate) fn guard<T>(call: &str, f: impl FnOnce() -> T) -> Result<T, Error> {
     })
 }
 
-fn raw_result<T, U>(r: Result<T, Error>, f: impl FnOnce(T) -> U) -> RResult<U, RawError> {
-    match r {
-        Ok(v) => ROk(f(v)),
-        Err(e) => RErr(e.to_raw()),
-    }
-}
-
-thread_local! {
-    /// Reused buffer the kit collects legal moves in before handing them over.
-    static SCRATCH: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
-}
-
-/// Wraps a [`Game`] as the ABI's `GameState`, containing panics. After a panic
-/// the state is faulted: every later call is refused.
-#[derive(Debug)]
-pub(crate) struct GameAdapter<G> {
-    /// `None` once a clone panicked: nothing is left to play.
-    game: Option<G>,
-    faulted: AtomicBool,
-    /// Whether `sample_world` may be called: not for a hidden-information
-    /// variant that does not declare it (the default would hand out the truth).
-    samples: bool,
-}
-
-impl<G: Game> GameAdapter<G> {
-    pub(crate) fn boxed(game: G, samples: bool) -> GameStateBox {
-        GameState_TO::from_value(
-            GameAdapter { game: Some(game), faulted: AtomicBool::new(false), samples },
-            TD_CanDowncast,
-        )
-    }
-
-    /// The game, or the error every call on a faulted state gets.
-    fn live(&self) -> Result<&G, Error> {
-        match &self.game {
-            Some(g) if !self.faulted.load(Ordering::Relaxed) => Ok(g),
-            _ => Err(Error::new(ErrorKind::Faulted, "the game state faulted after an earlier panic in the plugin")),
-        }
-    }
-
-    /// Runs `f` on the game under a guard; a panic faults the state.
-    fn call<T>(&self, name: &str, f: impl FnOnce(&G) -> T) -> Result<T, Error> {
-        let g = self.live()?;
-        guard(name, || f(g)).inspect_err(|_| self.faulted.store(true, Ordering::Relaxed))
-    }
-
-    fn call_mut<T>(&mut self, name: &str, f: impl FnOnce(&mut G) -> T) -> Result<T, Error> {
-        self.live()?;
-        let g = self.game.as_mut().expect("checked by live()");
-        let r = guard(name, || f(g));
-        if r.is_err() {
-            self.faulted.store(true, Ordering::Relaxed);
-        }
-        r
-    }
-}
-
-impl<G: Game> Clone for GameAdapter<G> {
-    fn clone(&self) -> Self {
-        // abi_stable's clone shim cannot return an error: a panicking clone
-        // yields a faulted state instead of aborting the host.
-        let game = self.game.as_ref().and_then(|g| guard("clone", || g.clone()).ok());
-        let faulted = game.is_none() || self.faulted.load(Ordering::Relaxed);
-        GameAdapter { game, faulted: AtomicBool::new(faulted), samples: self.samples }
-    }
-}
-
-impl<G: Game> GameState for GameAdapter<G> {
-    fn to_move(&self) -> u32 {
-        self.call("to_move", |g| g.to_move()).unwrap_or(0)
-    }
-
-    fn status(&self) -> RawStatus {
-        let st = self.call("status", |g| g.status()).unwrap_or(Status {
-            outcome: Outcome::Faulted,
-            reason: "plugin faulted",
-            claimable: "",
-        });
-        st.to_raw()
-    }
-
-    fn legal_moves_into(&self, out: &mut RVec<u64>) -> RResult<(), RawError> {
-        out.clear();
-        let r = self.call("legal_moves", |g| {
-            SCRATCH.with(|s| {
-                let mut s = s.borrow_mut();
-                s.clear();
-                g.legal_moves(&mut s);
-                out.extend_from_copy_slice(&s);
-            })
-        });
-        raw_result(r, |_| ())
-    }
-
-    fn apply(&mut self, mv: u64) -> RResult<(), RawError> {
-        let r = self.call_mut("apply", |g| {
-            if g.is_legal(mv) {
-                g.play(mv);
-                Ok(())
-            } else {
-                Err(Error::illegal_move(format!("move id {mv:#x} is not legal in this position")))
-            }
-        });
-        raw_result(r.and_then(|x| x), |_| ())
-    }
-
-    fn copy_from(&mut self, other: &GameStateBox) -> RResult<(), RawError> {
-        let r = match other.obj.downcast_as::<GameAdapter<G>>() {
-            Ok(o) => match (&mut self.game, o.live()) {
-                (Some(mine), Ok(theirs)) => guard("copy_from", || mine.clone_from(theirs)),
-                (_, Err(e)) => Err(e),
-                (None, Ok(_)) => Err(Error::new(ErrorKind::Faulted, "copy_from into a faulted state")),
-            },
-            Err(_) => Err(Error::unsupported("copy_from: the other state belongs to another variant")),
-        };
-        if r.is_ok() {
-            self.faulted.store(false, Ordering::Relaxed);
-        }
-        raw_result(r, |_| ())
-    }
-
-    fn perft(&self, depth: u32) -> RResult<u64, RawError> {
-        raw_result(self.call("perft", |g| g.perft(depth)), |n| n)
-    }
-
-    fn move_to_text(&self, mv: u64, viewer: RawViewer) -> RResult<RString, RawError> {
-        let r = self.call("move_to_text", |g| {
-            if g.is_legal(mv) {
-                Ok(g.move_text(mv, Viewer::from_raw(viewer)))
-            } else {
-                Err(Error::illegal_move(format!("move id {mv:#x} is not legal in this position")))
-            }
-        });
-        raw_result(r.and_then(|x| x), RString::from)
-    }
-
-    fn parse_move(&self, text: RStr<'_>) -> RResult<u64, RawError> {
-        let r = self.call("parse_move", |g| g.parse_move(text.as_str()));
-        raw_result(r.and_then(|x| x), |m| m)
-    }
-
-    fn position_text(&self) -> RString {
-        self.call("position_text", |g| g.position_text()).unwrap_or_default().into()
-    }
-
-    fn observe(&self, viewer: RawViewer) -> RResult<RawObservation, RawError> {
-        // The kit names the viewer and the player to move itself: an author
-        // cannot get them wrong.
-        let r = self.call("observe", |g| {
-            let viewer = Viewer::from_raw(viewer);
-            let mut o = g.observe(viewer);
-            o.view.viewer = crate::schema::ObservationView::viewer_name(viewer);
-            o.view.to_move = g.to_move();
-            o
-        });
-        let r = r.and_then(|o| {
-            serde_json::to_string(&o.view)
-                .map(|json| RawObservation { text: o.text.into(), json: json.into() })
-                .map_err(|e| Error::unsupported(format!("observation is not serialisable: {e}")))
-        });
-        raw_result(r, |o| o)
-    }
-
-    fn sample_world(&self, viewer: RawViewer, seed: u64) -> RResult<GameStateBox, RawError> {
-        let r = if self.samples {
-            self.call("sample_world", |g| g.sample_world(Viewer::from_raw(viewer), seed))
-        } else {
-            Err(Error::unsupported(
-                "sample_world: this variant hides information and does not declare capabilities.sample_world",
-            ))
-        };
-        raw_result(r, |g| GameAdapter::boxed(g, true))
-    }
-
-    fn evaluate(&self, player: u32) -> ROption<f64> {
-        match self.call("evaluate", |g| g.evaluate(player)) {
-            Ok(Some(v)) => RSome(v),
-            _ => RNone,
-        }
-    }
-
-    fn can_win(&self, player: u32) -> bool {
-        self.call("can_win", |g| g.can_win(player)).unwrap_or(true)
-    }
-
-    fn call_json(&mut self, method: RStr<'_>, args_json: RStr<'_>) -> RResult<RString, RawError> {
-        let args: Value = match serde_json::from_str(args_json.as_str()) {
-            Ok(v) => v,
-            Err(e) => return RErr(Error::bad_options(format!("call_json arguments: {e}")).to_raw()),
-        };
-        if method.as_str() == "move_cells" {
-            let r = self.call("move_cells", |g| move_cells_json(g, &args));
-            return raw_result(r.and_then(|x| x), |v| v.to_string().into());
-        }
-        // `is_pass`: {"move": id} gives whether the move is a pass (see [`Game::is_pass`]).
-        if method.as_str() == "is_pass" {
-            let r = self.call("is_pass", |g| args["move"].as_u64().map(|m| g.is_pass(m)));
-            let r = r.and_then(|x| x.ok_or_else(|| Error::bad_options("is_pass: {\"move\": id} expected")));
-            return raw_result(r, |v| Value::Bool(v).to_string().into());
-        }
-        let r = self.call_mut("call_json", |g| g.call_json(method.as_str(), &args));
-        raw_result(r.and_then(|x| x), |v| v.to_string().into())
-    }
-}
-
-/// The `move_cells` call: `{"moves": [id...]}` gives, for each id, its cells
-/// (see [`Game::move_cells`]) or `null`.
-fn move_cells_json<G: Game>(g: &G, args: &Value) -> Result<Value, Error> {
-    let ids =
-        args["moves"].as_array().ok_or_else(|| Error::bad_options("move_cells: expected {\"moves\": [id...]}"))?;
-    Ok(ids.iter().map(|id| id.as_u64().and_then(|mv| g.move_cells(mv)).map_or(Value::Null, Value::from)).collect())
-}
-
-/// Wraps a [`Variant`] as the ABI's `VariantFactory`; checks options against
-/// the info card and fills in defaults before the author's code sees them.
-pub(crate) struct VariantAdapter<V> {
-    variant: V,
-    info: VariantInfo,
-    info_json: String,
-}
-
-impl<V: Variant> VariantAdapter<V> {
-    pub(crate) fn new(variant: V) -> Result<Self, Error> {
-        let info = guard("info", || variant.info())?;
-        let sets = guard("piece_sets", || variant.piece_sets())?;
-        // The info card, with the piece sets as one more key (older hosts
-        // ignore it).
-        let mut card = serde_json::to_value(&info)
-            .map_err(|e| Error::unsupported(format!("variant info is not serialisable: {e}")))?;
-        if !sets.is_empty() {
-            card["piece_sets"] = serde_json::to_value(&sets)
-                .map_err(|e| Error::unsupported(format!("piece sets are not serialisable: {e}")))?;
-        }
-        let info_json = card.to_string();
-        Ok(VariantAdapter { variant, info, info_json })
-    }
-
-    /// Whether its games may sample worlds (see [`Game::sample_world`]).
-    fn samples(&self) -> bool {
-        let caps = &self.info.capabilities;
-        !caps.hidden_information || caps.sample_world
-    }
-
-    /// Parses `json`, refuses unknown or ill-typed options, fills defaults.
-    fn options(&self, json: &str) -> Result<Map<String, Value>, Error> {
-        let given: Map<String, Value> = if json.trim().is_empty() {
-            Map::new()
-        } else {
-            serde_json::from_str(json).map_err(|e| Error::bad_options(format!("options must be a JSON object: {e}")))?
-        };
-        resolve_options(&self.info, given)
-    }
-}
-
 /// Checks `given` against the variant's option specs and fills in defaults.
 pub fn resolve_options(info: &VariantInfo, given: Map<String, Value>) -> Result<Map<String, Value>, Error> {
     for (name, value) in &given {
@@ -456,32 +202,10 @@ pub fn resolve_options(info: &VariantInfo, given: Map<String, Value>) -> Result<
     Ok(all)
 }
 
-impl<V: Variant> VariantFactory for VariantAdapter<V> {
-    fn id(&self) -> RString {
-        self.info.id.as_str().into()
-    }
-
-    fn info_json(&self) -> RString {
-        self.info_json.as_str().into()
-    }
-
-    fn new_game(&self, options_json: RStr<'_>) -> RResult<GameStateBox, RawError> {
-        let r = self
-            .options(options_json.as_str())
-            .and_then(|opts| guard("new_game", || self.variant.new_game(&opts)).and_then(|x| x));
-        raw_result(r, |g| GameAdapter::boxed(g, self.samples()))
-    }
-
-    fn from_position(&self, text: RStr<'_>, options_json: RStr<'_>) -> RResult<GameStateBox, RawError> {
-        let r = self.options(options_json.as_str()).and_then(|opts| {
-            guard("from_position", || self.variant.from_position(text.as_str(), &opts)).and_then(|x| x)
-        });
-        raw_result(r, |g| GameAdapter::boxed(g, self.samples()))
-    }
-}
-
 /// Exports a plugin: builds the root module the host loads, from one or more
 /// values implementing [`Variant`]. Use it once, at the crate root of a `cdylib`:
+/// a native build exports the stable ABI's root module, a build for
+/// `wasm32-unknown-unknown` the WebAssembly interface (see `kit::wasm`).
 ///
 /// ```ignore
 /// arbiter_api::export_plugin!(Chess::default());
@@ -499,6 +223,23 @@ macro_rules! export_plugin {
         });
     };
     (@root $variants:block) => {
+        #[cfg(not(target_arch = "wasm32"))]
+        $crate::__native_exports!($variants);
+        #[cfg(target_arch = "wasm32")]
+        $crate::__wasm_exports!($variants);
+    };
+    ($($variant:expr),+ $(,)?) => {
+        $crate::export_plugin!(@root {
+            $crate::__private::collect(::std::vec![$($crate::__private::factory($variant)),+])
+        });
+    };
+}
+
+/// The native root module of [`export_plugin!`] (not for direct use).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __native_exports {
+    ($variants:block) => {
         /// The arbiter-api version this plugin was built against, read by the
         /// host before any layout check.
         #[no_mangle]
@@ -507,7 +248,7 @@ macro_rules! export_plugin {
         // `export_symbol_matches_abi_stable` in arbiter-api).
         #[no_mangle]
         pub static _1as_0lib_1header_0root_bmodule_bloader: $crate::__private::LibHeader = {
-            fn __arbiter_variants() -> ::std::vec::Vec<$crate::abi::VariantFactoryBox> $variants
+            fn __arbiter_variants() -> ::std::vec::Vec<$crate::__private::Factory> $variants
             fn __arbiter_root() -> $crate::abi::PluginModule_Ref {
                 $crate::__private::root_module(
                     env!("CARGO_PKG_NAME"),
@@ -531,10 +272,84 @@ macro_rules! export_plugin {
             }
         };
     };
-    ($($variant:expr),+ $(,)?) => {
-        $crate::export_plugin!(@root {
-            $crate::__private::collect(::std::vec![$($crate::__private::factory($variant)),+])
-        });
+}
+
+/// The WebAssembly exports of [`export_plugin!`] (not for direct use): one
+/// function per call of the interface in `kit::wasm`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __wasm_exports {
+    ($variants:block) => {
+        const _: () = {
+            use $crate::__private::wasm as w;
+            fn __arbiter_variants() -> ::std::vec::Vec<$crate::__private::Factory> $variants
+            #[no_mangle]
+            extern "C" fn arbiter_interface() -> i32 { w::interface() }
+            #[no_mangle]
+            extern "C" fn arbiter_init() -> i32 {
+                w::init(
+                    env!("CARGO_PKG_NAME"),
+                    env!("CARGO_PKG_VERSION"),
+                    env!("CARGO_PKG_AUTHORS"),
+                    env!("CARGO_PKG_LICENSE"),
+                    env!("CARGO_PKG_REPOSITORY"),
+                    env!("CARGO_PKG_DESCRIPTION"),
+                    __arbiter_variants,
+                )
+            }
+            #[no_mangle]
+            extern "C" fn arbiter_describe() -> i64 { w::describe() }
+            #[no_mangle]
+            extern "C" fn arbiter_input(len: i32) -> i32 { w::input(len) }
+            #[no_mangle]
+            extern "C" fn arbiter_output() -> i64 { w::output_buffer() }
+            #[no_mangle]
+            extern "C" fn arbiter_panic_message() -> i64 { w::panic_message() }
+            #[no_mangle]
+            extern "C" fn arbiter_number() -> i64 { w::number() }
+            #[no_mangle]
+            extern "C" fn arbiter_new_game(variant: i32, options_len: i32) -> i32 { w::new_game(variant, options_len) }
+            #[no_mangle]
+            extern "C" fn arbiter_from_position(variant: i32, text_len: i32, options_len: i32) -> i32 {
+                w::from_position(variant, text_len, options_len)
+            }
+            #[no_mangle]
+            extern "C" fn arbiter_clone(h: i32) -> i32 { w::clone(h) }
+            #[no_mangle]
+            extern "C" fn arbiter_drop(h: i32) { w::drop_state(h) }
+            #[no_mangle]
+            extern "C" fn arbiter_copy_from(dst: i32, src: i32) -> i32 { w::copy_from(dst, src) }
+            #[no_mangle]
+            extern "C" fn arbiter_to_move(h: i32) -> i32 { w::to_move(h) }
+            #[no_mangle]
+            extern "C" fn arbiter_status(h: i32) -> i64 { w::status(h) }
+            #[no_mangle]
+            extern "C" fn arbiter_status_text(h: i32) -> i64 { w::status_text(h) }
+            #[no_mangle]
+            extern "C" fn arbiter_legal_moves(h: i32) -> i64 { w::legal_moves(h) }
+            #[no_mangle]
+            extern "C" fn arbiter_apply(h: i32, mv: i64) -> i32 { w::apply(h, mv) }
+            #[no_mangle]
+            extern "C" fn arbiter_perft(h: i32, depth: i32) -> i64 { w::perft(h, depth) }
+            #[no_mangle]
+            extern "C" fn arbiter_move_text(h: i32, mv: i64, viewer: i32) -> i64 { w::move_text(h, mv, viewer) }
+            #[no_mangle]
+            extern "C" fn arbiter_parse_move(h: i32, text_len: i32) -> i32 { w::parse_move(h, text_len) }
+            #[no_mangle]
+            extern "C" fn arbiter_position_text(h: i32) -> i64 { w::position_text(h) }
+            #[no_mangle]
+            extern "C" fn arbiter_observe(h: i32, viewer: i32) -> i64 { w::observe(h, viewer) }
+            #[no_mangle]
+            extern "C" fn arbiter_sample_world(h: i32, viewer: i32, seed: i64) -> i32 { w::sample_world(h, viewer, seed) }
+            #[no_mangle]
+            extern "C" fn arbiter_evaluate(h: i32, player: i32) -> f64 { w::evaluate(h, player) }
+            #[no_mangle]
+            extern "C" fn arbiter_can_win(h: i32, player: i32) -> i32 { w::can_win(h, player) }
+            #[no_mangle]
+            extern "C" fn arbiter_call_json(h: i32, method_len: i32, args_len: i32) -> i64 {
+                w::call_json(h, method_len, args_len)
+            }
+        };
     };
 }
 
