@@ -14,7 +14,7 @@ pub mod position;
 pub mod rules;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use arbiter_api::kit::Variant;
@@ -157,7 +157,15 @@ fn user_files() -> Vec<PathBuf> {
     files
 }
 
+/// The folder this plugin's library was loaded from: none for a WebAssembly
+/// build, which reads no files (its variants are the built-in ones).
+#[cfg(target_arch = "wasm32")]
+fn own_folder() -> Option<PathBuf> {
+    None
+}
+
 /// The folder this plugin's library was loaded from.
+#[cfg(not(target_arch = "wasm32"))]
 fn own_folder() -> Option<PathBuf> {
     let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
     // SAFETY: dladdr only reads the address and fills `info`.
@@ -167,8 +175,8 @@ fn own_folder() -> Option<PathBuf> {
     }
     // SAFETY: dladdr gave a NUL-terminated path that lives as long as the library.
     let path = unsafe { std::ffi::CStr::from_ptr(info.dli_fname) };
-    let path = Path::new(std::ffi::OsStr::new(std::str::from_utf8(path.to_bytes()).ok()?));
-    path.parent().map(Path::to_path_buf)
+    let path = std::path::Path::new(std::ffi::OsStr::new(std::str::from_utf8(path.to_bytes()).ok()?));
+    path.parent().map(std::path::Path::to_path_buf)
 }
 
 impl Variant for FairyVariant {

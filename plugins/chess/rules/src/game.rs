@@ -419,15 +419,21 @@ impl Game for ChessGame {
                 Ok(serde_json::Value::String(san::to_uci_with(&self.board, mv, self.chess960)))
             }
             "chess960" => Ok(serde_json::Value::Bool(self.chess960)),
+            #[cfg(not(target_arch = "wasm32"))]
             "check_tablebases" => match crate::syzygy::Request::of(args)? {
                 Some(request) => Ok(serde_json::json!({ "tables": crate::syzygy::check(&request.path)? })),
                 None => Err(Error::bad_options("check_tablebases: no tablebases given")),
             },
             // Chess adjudicates only from tablebases the host names.
+            #[cfg(not(target_arch = "wasm32"))]
             "adjudicate" => match crate::syzygy::Request::of(args)? {
                 Some(request) => crate::syzygy::adjudicate(&self.board, self.halfmove_clock, &request),
                 None => Err(Error::unsupported("chess adjudicates only from Syzygy tablebases (--tb PATH)")),
             },
+            #[cfg(target_arch = "wasm32")]
+            "check_tablebases" | "adjudicate" => Err(Error::unsupported(
+                "Syzygy tablebases need the native chess plugin (a WebAssembly plugin reads no files)",
+            )),
             _ => Err(Error::unsupported(format!(
                 "unknown call '{method}' (chess offers uci_move, chess960, adjudicate and check_tablebases)"
             ))),

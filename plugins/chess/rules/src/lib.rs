@@ -6,6 +6,7 @@
 pub mod fen;
 pub mod game;
 pub mod san;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod syzygy;
 
 use arbiter_api::kit::Variant;
