@@ -10,7 +10,7 @@ use clap::Args;
 
 use super::out::{say, say_or_quit};
 use crate::model::GameRecord;
-use crate::plugin::Registry;
+use crate::plugin::{Registry, SearchPath};
 use crate::record::EventInfo;
 use crate::store::Store;
 use crate::tournament::queue::{self, QueueWorkers};
@@ -73,8 +73,26 @@ pub(super) fn run(registry: &Registry, args: &WorkerArgs, plugin_dirs: &[PathBuf
     let stop = super::stop_on_interrupt("; their claims expire");
     // A server that is starting or restarting is waited for (Ctrl-C ends the wait).
     let store = queue::patiently(&stop, || Ok(Store::open(db)?))?;
-    let mut workers =
-        queue_workers(args.concurrency as usize, args.tournament, args.idle_exit.map(Duration::from_secs), plugin_dirs);
+    // WebAssembly plugins the tournaments are pinned to and this machine
+    // lacks come from the store, first on the search path.
+    let fetched = queue::fetch_plugins(registry, &store, args.tournament, &arbiter_api::host::wasm::fetch_dir())?;
+    let reloaded;
+    let (registry, plugin_dirs) = if fetched.is_empty() {
+        (registry, plugin_dirs.to_vec())
+    } else {
+        for file in &fetched {
+            say!("fetched from the store: {}", file.display());
+        }
+        let dirs: Vec<PathBuf> = fetched.into_iter().chain(plugin_dirs.iter().cloned()).collect();
+        reloaded = Registry::load(&SearchPath::resolve(&dirs));
+        (&reloaded, dirs)
+    };
+    let mut workers = queue_workers(
+        args.concurrency as usize,
+        args.tournament,
+        args.idle_exit.map(Duration::from_secs),
+        &plugin_dirs,
+    );
     workers.lease = Duration::from_secs(args.lease);
     workers.affinity = args.affinity;
     workers.batch = args.batch as usize;

@@ -15,6 +15,7 @@
 
 pub mod games;
 pub mod live;
+pub mod plugin_files;
 mod postgres;
 pub mod queue;
 mod sqlite;
@@ -29,6 +30,7 @@ use games::GameBackend;
 pub use games::{GameFilter, GameSummary, RuleCheck, StopRule, Stored, StoredBatch, StoredGame};
 use live::LiveBackend;
 pub use live::LiveGame;
+use plugin_files::PluginFileBackend;
 use queue::QueueBackend;
 pub use queue::{Claim, QueuedGame, WorkerRate};
 pub use tallies::{PairTally, SlotResult, Tallies, Tally, FORGET_TALLIES};
@@ -40,9 +42,9 @@ use crate::record::EventInfo;
 
 /// What a store backend does, concern by concern; [`Store`] names the
 /// store in its errors.
-trait Backend: GameBackend + QueueBackend + TournamentBackend + LiveBackend + Send + Sync {}
+trait Backend: GameBackend + QueueBackend + TournamentBackend + LiveBackend + PluginFileBackend + Send + Sync {}
 
-impl<T: GameBackend + QueueBackend + TournamentBackend + LiveBackend + Send + Sync> Backend for T {}
+impl<T: GameBackend + QueueBackend + TournamentBackend + LiveBackend + PluginFileBackend + Send + Sync> Backend for T {}
 
 /// A store failure, naming the store. Its text is the whole story, once:
 /// it has no `source` for error reporters to print a second time.
@@ -172,6 +174,11 @@ impl Store {
         let all: Vec<(&GameRecord, &EventInfo)> = games.iter().map(|g| &g.record).zip(&events).collect();
         for batch in all.chunks(256) {
             to.add_games(batch)?;
+        }
+        for sha256 in self.plugin_file_hashes()? {
+            if let Some((name, bytes)) = self.plugin_file(&sha256)? {
+                to.put_plugin_file(&sha256, &name, &bytes)?;
+            }
         }
         Ok((tournaments.len(), games.len()))
     }

@@ -94,6 +94,7 @@ on_both_backends!(
     a_lease_is_refused_while_fresh_and_taken_when_stale,
     a_live_game_shows_its_latest_frame_until_it_is_stored,
     a_copy_renumbers_tournaments_and_refuses_a_store_in_use,
+    a_plugin_file_is_kept_once_by_its_hash_and_copied,
 );
 
 /// A tournament game's event: `index` in tournament `id`, paired with its
@@ -394,4 +395,16 @@ fn a_copy_renumbers_tournaments_and_refuses_a_store_in_use(store: &Store, _at: &
     assert_eq!(sorted(to.tallies(copied.id).unwrap()), sorted(store.tallies(t).unwrap()));
     let error = store.copy_into(&to).unwrap_err().to_string();
     assert!(error.contains("copy into an empty store"), "{error}");
+}
+
+fn a_plugin_file_is_kept_once_by_its_hash_and_copied(store: &Store, _at: &Path) {
+    let bytes: Vec<u8> = (0..=255u8).cycle().take(70_000).collect();
+    store.put_plugin_file("ab12", "arbiter_x.wasm", &bytes).unwrap();
+    store.put_plugin_file("ab12", "renamed.wasm", b"other").unwrap();
+    assert_eq!(store.plugin_file("ab12").unwrap(), Some(("arbiter_x.wasm".to_string(), bytes.clone())));
+    assert_eq!(store.plugin_file("cd34").unwrap(), None);
+    assert_eq!(store.plugin_file_hashes().unwrap(), ["ab12"]);
+    let to = Store::open(&sqlite_path(&format!("plugin-copy-{}", store.location().len()))).unwrap();
+    store.copy_into(&to).unwrap();
+    assert_eq!(to.plugin_file("ab12").unwrap(), Some(("arbiter_x.wasm".to_string(), bytes)));
 }

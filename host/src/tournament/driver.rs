@@ -145,6 +145,8 @@ impl Tournament {
             plugins.insert(id.clone(), super::pins::PluginPin::of(&v.plugin().path, &v.plugin().api_version)?);
         }
         let engines = super::pins::engine_pins(&entrants)?;
+        let handles = ids.iter().map(|id| registry.get(id).cloned()).collect::<Result<Vec<_>, _>>()?;
+        super::pins::keep_sandboxed(store, &handles, &plugins)?;
         let definition = StoredDefinition { config, variants: ids, openings, plugins, engines };
         let id = store.add_tournament(
             &definition.config.name,

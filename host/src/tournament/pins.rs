@@ -3,12 +3,15 @@
 //! is registered and checked by every machine that plays its games.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use arbiter_api::host::{PluginKind, VariantHandle};
 use serde::{Deserialize, Serialize};
 
 use super::error::{Result, TournamentError};
 use super::games::Entrant;
+use crate::plugin::Registry;
+use crate::store::Store;
 use crate::sync::LockExt;
 
 /// A file a tournament was registered with: a variant's plugin build (with
@@ -51,6 +54,65 @@ impl PluginPin {
         };
         Ok(PluginPin { file, sha256, api_version: api_version.to_string() })
     }
+}
+
+/// Keeps in `store`, under its pin, the file of each variant of `variants`
+/// that is a WebAssembly plugin, for queue workers elsewhere to fetch
+/// ([`fetch_sandboxed`]); native plugins stay on their machines.
+pub fn keep_sandboxed(store: &Store, variants: &[VariantHandle], pins: &BTreeMap<String, PluginPin>) -> Result<()> {
+    for v in variants.iter().filter(|v| v.plugin().kind == PluginKind::Wasm) {
+        let Some(pin) = pins.get(&v.info().id) else { continue };
+        let path = &v.plugin().path;
+        let bytes = std::fs::read(path).map_err(|error| TournamentError::File {
+            what: format!("cannot read {} to keep it", path.display()),
+            error,
+        })?;
+        store.put_plugin_file(&pin.sha256, &pin.file, &bytes)?;
+    }
+    Ok(())
+}
+
+/// The WebAssembly plugins `pins` name that `registry` lacks or holds
+/// another build of, fetched from `store` into `folder` (a file each, under
+/// its sha256, checked against it before it is written); the files, for the
+/// search path. A pin the store keeps no file for is left to the refusal a
+/// worker gives for a missing or different plugin.
+pub fn fetch_sandboxed(
+    registry: &Registry,
+    store: &Store,
+    pins: &BTreeMap<String, PluginPin>,
+    folder: &Path,
+) -> Result<Vec<PathBuf>> {
+    use sha2::Digest;
+    let mut files = Vec::new();
+    for (variant, pin) in pins {
+        let local =
+            registry.get(variant).ok().and_then(|v| PluginPin::of(&v.plugin().path, &v.plugin().api_version).ok());
+        if local.is_some_and(|mine| mine.sha256 == pin.sha256) || !pin.file.ends_with(".wasm") {
+            continue;
+        }
+        let file = folder.join(&pin.sha256).join(Path::new(&pin.file).file_name().unwrap_or_default());
+        if !file.is_file() {
+            let Some((_, bytes)) = store.plugin_file(&pin.sha256)? else { continue };
+            let sha256 = format!("{:x}", sha2::Sha256::digest(&bytes));
+            if sha256 != pin.sha256 {
+                return Err(TournamentError::Refused(format!(
+                    "variant {variant}: the store's copy of {} has sha256 {sha256}, not the pinned {}",
+                    pin.file, pin.sha256
+                )));
+            }
+            let write = |error| TournamentError::File { what: format!("cannot write {}", file.display()), error };
+            let dir = file.parent().expect("a file under a folder");
+            std::fs::create_dir_all(dir).map_err(write)?;
+            let partial = dir.join(format!("partial-{}", std::process::id()));
+            std::fs::write(&partial, &bytes).map_err(write)?;
+            std::fs::rename(&partial, &file).map_err(write)?;
+        }
+        if !files.contains(&file) {
+            files.push(file);
+        }
+    }
+    Ok(files)
 }
 
 /// The engine programs named by a path in the entrants' player specs

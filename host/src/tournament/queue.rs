@@ -19,7 +19,7 @@
 //! the tournament was registered with refuses its games, naming both hashes.
 
 use std::collections::{BTreeMap, HashSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -91,6 +91,34 @@ pub fn refusal(tournament: &Tournament) -> Result<Option<String>> {
         }
     }
     Ok(None)
+}
+
+/// The WebAssembly plugins the unfinished tournaments of `store` (or only
+/// `tournament`) are pinned to and this machine lacks, fetched from the
+/// store into `folder` (see [`super::pins::fetch_sandboxed`]): the files to
+/// put first on the search path.
+pub fn fetch_plugins(
+    registry: &Registry,
+    store: &Store,
+    tournament: Option<i64>,
+    folder: &Path,
+) -> Result<Vec<PathBuf>> {
+    let ids: Vec<i64> = match tournament {
+        Some(t) => vec![t],
+        None => {
+            store.tournament_list()?.into_iter().filter(|(t, _)| t.finished_at.is_none()).map(|(t, _)| t.id).collect()
+        }
+    };
+    let mut files = Vec::new();
+    for id in ids {
+        let view = TournamentView::load(store, Some(id))?;
+        for file in super::pins::fetch_sandboxed(registry, store, &view.definition.plugins, folder)? {
+            if !files.contains(&file) {
+                files.push(file);
+            }
+        }
+    }
+    Ok(files)
 }
 
 /// Tournament `id` as the queue needs it: planned from its stored

@@ -12,6 +12,7 @@
 
 mod games;
 mod live;
+mod plugin_files;
 mod queue;
 mod tournaments;
 
@@ -32,7 +33,7 @@ use games::results;
 use crate::sync::LockExt;
 
 /// The schema, in order; refinery records which ran in `refinery_schema_history`.
-const MIGRATIONS: [(&str, &str); 6] = [
+const MIGRATIONS: [(&str, &str); 7] = [
     (
         "V1__initial",
         "CREATE TABLE tournaments (
@@ -172,6 +173,11 @@ const MIGRATIONS: [(&str, &str); 6] = [
         // from it when read (the two columns more than doubled a store).
         "V6__record_only",
         "ALTER TABLE games DROP COLUMN moves, DROP COLUMN pgn;",
+    ),
+    (
+        // WebAssembly plugins a tournament is pinned to, for workers to fetch.
+        "V7__plugin_files",
+        "CREATE TABLE plugin_files (sha256 TEXT PRIMARY KEY, name TEXT NOT NULL, bytes BYTEA NOT NULL);",
     ),
 ];
 

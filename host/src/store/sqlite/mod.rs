@@ -8,6 +8,7 @@
 
 mod games;
 mod live;
+mod plugin_files;
 mod queue;
 #[cfg(test)]
 mod tests;
@@ -166,6 +167,8 @@ fn migration_steps() -> Vec<M<'static>> {
         // The record is the only copy of a game's moves: its PGN is written
         // from it when read (the two columns more than doubled a store).
         M::up("ALTER TABLE games DROP COLUMN moves; ALTER TABLE games DROP COLUMN pgn;"),
+        // WebAssembly plugins a tournament is pinned to, for workers to fetch.
+        M::up("CREATE TABLE plugin_files (sha256 TEXT PRIMARY KEY, name TEXT NOT NULL, bytes BLOB NOT NULL);"),
     ]
 }
 
