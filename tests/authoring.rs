@@ -46,6 +46,17 @@ fn a_scaffolded_variant_builds_passes_check_and_plays_a_tournament() {
     let so = plugin_dir.join("libarbiter_mygame.so");
     let (ok, check, err) = run(&["check", so.to_str().unwrap(), "--games", "10"]);
     assert!(ok && check.contains(", 0 failed"), "{check}{err}");
+    // The same source, unchanged, builds as a WebAssembly plugin that passes check.
+    let status = Command::new(&cargo)
+        .args(["build", "--quiet", "--target", "wasm32-unknown-unknown"])
+        .current_dir(&krate)
+        .env("CARGO_TARGET_DIR", &target)
+        .status()
+        .unwrap();
+    assert!(status.success(), "cargo build --target wasm32-unknown-unknown in the scaffolded crate failed");
+    let wasm = target.join("wasm32-unknown-unknown/debug/arbiter_mygame.wasm");
+    let (ok, check, err) = run(&["check", wasm.to_str().unwrap(), "--games", "10"]);
+    assert!(ok && check.contains(", 0 failed"), "{check}{err}");
     let db = dir.join("t.db");
     let (ok, out, err) = run(&[
         "tournament",

@@ -14,7 +14,8 @@ fn every_shipped_plugin_passes() {
     ] {
         let path = profile_dir().join(so);
         // More games than the default, so the default is covered.
-        let run = arbiter(&["check", path.to_str().unwrap(), "--games", "20"]);
+        // A debug build on a loaded machine: junqi's 20 games take a while.
+        let run = arbiter(&["check", path.to_str().unwrap(), "--games", "20", "--timeout", "400"]);
         assert!(run.ok, "{so}:\n{}{}", run.stdout, run.stderr);
         assert!(run.stdout.contains(", 0 failed"), "{}", run.stdout);
         assert!(!run.stdout.contains("FAIL"), "{}", run.stdout);
@@ -40,6 +41,8 @@ fn each_broken_fixture_fails_the_check_for_its_fault() {
         ("fixture-panic", "no call panics"),
         ("fixture-abort", "no call aborts or hangs: the process was killed"),
         ("fixture-hang", "no call aborts or hangs: no call returns"),
+        ("fixture-spin", "no call aborts or hangs: no call returns"),
+        ("fixture-memory-bomb", "no call panics"),
         ("fixture-stuck", "legal moves are non-empty exactly while the game is ongoing"),
         ("broken-moves-after-end", "legal moves are non-empty exactly while the game is ongoing"),
         ("broken-duplicate-text", "move texts are unique and parse back"),

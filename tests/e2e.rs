@@ -18,4 +18,5 @@ mod loader;
 mod referee;
 mod tour;
 mod tournament;
+mod wasm;
 mod web;

@@ -128,6 +128,25 @@ fn build_fixture(name: &str, api_version_override: Option<&str>, layout_break: b
     copy
 }
 
+/// The shipped plugins and the fixture, built for `wasm32-unknown-unknown`
+/// into `target/fixtures` (sharing the fixture's dependencies; cargo skips
+/// the work when nothing changed); the folder holding the `.wasm` files.
+pub fn wasm_plugins() -> PathBuf {
+    let _guard = CARGO.lock().unwrap_or_else(|e| e.into_inner());
+    let target = workspace().join("target").join("fixtures");
+    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    cmd.current_dir(workspace()).args(["build", "--quiet", "--target", "wasm32-unknown-unknown", "--target-dir"]);
+    cmd.arg(&target).env_remove("ARBITER_API_VERSION_OVERRIDE");
+    for package in
+        ["chess-plugin", "draughts-plugin", "bluffchess-plugin", "junqi-plugin", "tavreli-plugin", "fixture-plugin"]
+    {
+        cmd.args(["-p", package]);
+    }
+    let status = cmd.status().expect("run cargo");
+    assert!(status.success(), "building the plugins for wasm32-unknown-unknown failed (is the target installed? `rustup target add wasm32-unknown-unknown`)");
+    target.join("wasm32-unknown-unknown").join("debug")
+}
+
 /// Stockfish's path: Debian installs it in /usr/games.
 pub fn stockfish() -> &'static str {
     ["/usr/games/stockfish", "/usr/bin/stockfish"]
