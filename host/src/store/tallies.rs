@@ -82,7 +82,8 @@ pub(super) const TALLY_SHARDS: u32 = 16;
 pub const FORGET_TALLIES: &str = "DROP TABLE tallies; DROP TABLE pair_tallies; DROP TABLE worker_tallies;
     DROP INDEX game_queue_open; DROP INDEX IF EXISTS games_by_tournament;
     ALTER TABLE games ADD COLUMN moves TEXT NOT NULL DEFAULT '[]';
-    ALTER TABLE games ADD COLUMN pgn TEXT NOT NULL DEFAULT ''; PRAGMA user_version = 4;";
+    ALTER TABLE games ADD COLUMN pgn TEXT NOT NULL DEFAULT ''; DROP TABLE IF EXISTS plugin_files;
+    PRAGMA user_version = 4;";
 
 /// What standings read of a tournament: its games and pairs, counted.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
