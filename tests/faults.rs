@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use arbiter::store::Store;
-use arbiter_e2e::{arbiter, arbiter_bin, profile_dir, stockfish, temp_dir, workspace};
+use arbiter_e2e::{arbiter, arbiter_bin, game_lines, profile_dir, stockfish, temp_dir, workspace};
 
 /// The proxy misbehaving as `how` (`MODE TOKEN N`) in front of `engine`.
 fn proxy(how: &str, engine: &str) -> String {
@@ -19,11 +19,6 @@ fn proxy(how: &str, engine: &str) -> String {
 
 fn example_engine() -> String {
     format!("python3 {}", workspace().join("scripts/example-engine.py").display())
-}
-
-/// The "Game N (...): RESULT {TERMINATION}" lines of a run.
-fn game_lines(stdout: &str) -> Vec<String> {
-    stdout.lines().filter(|l| l.starts_with("Game ")).map(String::from).collect()
 }
 
 /// One protocol step at which an engine misbehaves, and the termination

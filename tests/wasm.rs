@@ -5,10 +5,9 @@
 
 use std::process::Command;
 
-use arbiter_e2e::{arbiter, arbiter_bin, profile_dir, temp_dir, wasm_plugins, Run};
+use arbiter_e2e::{arbiter, arbiter_bin, game_lines, profile_dir, temp_dir, wasm_plugins, Run};
 
-/// `arbiter ARGS` with a WebAssembly cache folder of the test's own and the
-/// given environment.
+/// `arbiter ARGS` with `env` set, plugins from the build directory only.
 fn arbiter_with(env: &[(&str, &str)], args: &[&str]) -> Run {
     let mut cmd = Command::new(arbiter_bin());
     cmd.env_remove("ARBITER_PLUGIN_PATH").env_remove("RUST_LOG").args(args);
@@ -16,10 +15,6 @@ fn arbiter_with(env: &[(&str, &str)], args: &[&str]) -> Run {
         cmd.env(k, v);
     }
     cmd.output().expect("run arbiter").into()
-}
-
-fn game_lines(stdout: &str) -> Vec<String> {
-    stdout.lines().filter(|l| l.starts_with("Game ")).map(String::from).collect()
 }
 
 #[test]

@@ -18,26 +18,52 @@ struct Identity {
 
 static IDENTITY: OnceLock<Identity> = OnceLock::new();
 
+/// What a plugin's Cargo.toml says of it, as `export_plugin!` reads it.
+#[derive(Clone, Copy, Debug)]
+pub struct CrateInfo {
+    /// The crate's name.
+    pub name: &'static str,
+    /// Its version.
+    pub version: &'static str,
+    /// Its authors, `:`-separated as cargo gives them.
+    pub authors: &'static str,
+    /// Its licence.
+    pub license: &'static str,
+    /// Its repository's URL.
+    pub repository: &'static str,
+    /// Its description.
+    pub description: &'static str,
+}
+
+/// The calling crate's [`CrateInfo`], from cargo's environment at build time.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __crate_info {
+    () => {
+        $crate::__private::CrateInfo {
+            name: env!("CARGO_PKG_NAME"),
+            version: env!("CARGO_PKG_VERSION"),
+            authors: env!("CARGO_PKG_AUTHORS"),
+            license: env!("CARGO_PKG_LICENSE"),
+            repository: env!("CARGO_PKG_REPOSITORY"),
+            description: env!("CARGO_PKG_DESCRIPTION"),
+        }
+    };
+}
+
 /// Keeps the plugin's identity (from its Cargo.toml) for errors and the host.
-pub(crate) fn set_identity(
-    name: &'static str,
-    version: &'static str,
-    authors: &'static str,
-    license: &'static str,
-    repository: &'static str,
-    description: &'static str,
-) {
+pub(crate) fn set_identity(info: CrateInfo) {
     let metadata = serde_json::json!({
-        "name": name,
-        "version": version,
-        "authors": authors.split(':').filter(|a| !a.is_empty()).collect::<Vec<_>>(),
-        "license": license,
-        "repository": repository,
-        "description": description,
+        "name": info.name,
+        "version": info.version,
+        "authors": info.authors.split(':').filter(|a| !a.is_empty()).collect::<Vec<_>>(),
+        "license": info.license,
+        "repository": info.repository,
+        "description": info.description,
         "arbiter_api": crate::API_VERSION,
     })
     .to_string();
-    let _ = IDENTITY.set(Identity { name, version, metadata });
+    let _ = IDENTITY.set(Identity { name: info.name, version: info.version, metadata });
 }
 
 /// This plugin's crate name, for error messages.
@@ -108,22 +134,13 @@ mod native {
 
     /// Builds the root module. Called once, by the loader, through the static
     /// header that `export_plugin!` emits.
-    #[allow(clippy::too_many_arguments)]
-    pub fn root_module(
-        name: &'static str,
-        version: &'static str,
-        authors: &'static str,
-        license: &'static str,
-        repository: &'static str,
-        description: &'static str,
-        variants: fn() -> Vec<VariantFactoryBox>,
-    ) -> PluginModule_Ref {
-        super::set_identity(name, version, authors, license, repository, description);
+    pub fn root_module(info: super::CrateInfo, variants: fn() -> Vec<VariantFactoryBox>) -> PluginModule_Ref {
+        super::set_identity(info);
         let _ = VARIANTS.set(variants);
         crate::log::install_panic_hook();
         PluginModule {
-            plugin_name: RStr::from_str(name),
-            plugin_version: RStr::from_str(version),
+            plugin_name: RStr::from_str(info.name),
+            plugin_version: RStr::from_str(info.version),
             api_version: RStr::from_str(crate::API_VERSION),
             metadata_json,
             variants: all_variants,

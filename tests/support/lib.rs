@@ -44,6 +44,11 @@ impl From<Output> for Run {
     }
 }
 
+/// The one-line game results (`Game 1 (a vs b): 1-0 {...}`) in `match`'s output.
+pub fn game_lines(stdout: &str) -> Vec<String> {
+    stdout.lines().filter(|l| l.starts_with("Game ")).map(String::from).collect()
+}
+
 /// Runs `arbiter` with `args`, plugins from the build directory only.
 pub fn arbiter(args: &[&str]) -> Run {
     let mut cmd = Command::new(arbiter_bin());

@@ -250,15 +250,7 @@ macro_rules! __native_exports {
         pub static _1as_0lib_1header_0root_bmodule_bloader: $crate::__private::LibHeader = {
             fn __arbiter_variants() -> ::std::vec::Vec<$crate::__private::Factory> $variants
             fn __arbiter_root() -> $crate::abi::PluginModule_Ref {
-                $crate::__private::root_module(
-                    env!("CARGO_PKG_NAME"),
-                    env!("CARGO_PKG_VERSION"),
-                    env!("CARGO_PKG_AUTHORS"),
-                    env!("CARGO_PKG_LICENSE"),
-                    env!("CARGO_PKG_REPOSITORY"),
-                    env!("CARGO_PKG_DESCRIPTION"),
-                    __arbiter_variants,
-                )
+                $crate::__private::root_module($crate::__crate_info!(), __arbiter_variants)
             }
             extern "C" fn __arbiter_erased_root() -> $crate::__private::RootModuleResult {
                 $crate::__private::__call_root_module_loader(__arbiter_root)
@@ -287,15 +279,7 @@ macro_rules! __wasm_exports {
             extern "C" fn arbiter_interface() -> i32 { w::interface() }
             #[no_mangle]
             extern "C" fn arbiter_init() -> i32 {
-                w::init(
-                    env!("CARGO_PKG_NAME"),
-                    env!("CARGO_PKG_VERSION"),
-                    env!("CARGO_PKG_AUTHORS"),
-                    env!("CARGO_PKG_LICENSE"),
-                    env!("CARGO_PKG_REPOSITORY"),
-                    env!("CARGO_PKG_DESCRIPTION"),
-                    __arbiter_variants,
-                )
+                w::init($crate::__crate_info!(), __arbiter_variants)
             }
             #[no_mangle]
             extern "C" fn arbiter_describe() -> i64 { w::describe() }

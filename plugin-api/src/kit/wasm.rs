@@ -270,16 +270,7 @@ pub fn interface() -> i32 {
 /// `arbiter_init`: keeps the plugin's identity and builds its variants;
 /// returns how many. A variant that fails to build panics (the host reports
 /// the message).
-#[allow(clippy::too_many_arguments)]
-pub fn init(
-    name: &'static str,
-    version: &'static str,
-    authors: &'static str,
-    license: &'static str,
-    repository: &'static str,
-    description: &'static str,
-    variants: fn() -> Vec<Factory>,
-) -> i32 {
+pub fn init(info: crate::__private::CrateInfo, variants: fn() -> Vec<Factory>) -> i32 {
     std::panic::set_hook(Box::new(|info| {
         let payload = info.payload();
         let message = payload
@@ -290,7 +281,7 @@ pub fn init(
         let at = info.location().map(|l| format!(" (at {}:{})", l.file(), l.line())).unwrap_or_default();
         PANIC.with(|p| *p.borrow_mut() = format!("{message}{at}"));
     }));
-    crate::__private::set_identity(name, version, authors, license, repository, description);
+    crate::__private::set_identity(info);
     let list = variants();
     with(|g| {
         g.metadata = crate::__private::metadata_json();
