@@ -626,3 +626,47 @@ fn an_engine_log_that_cannot_be_written_is_reported() {
     assert!(run.ok, "{}", run.stderr);
     assert_eq!(run.stderr.matches("engine log /dev/full: cannot write").count(), 1, "{}", run.stderr);
 }
+
+/// `arbiter replay --db`: every stored game replayed through its rules;
+/// a game altered in the store (as a worker with store rights could) is
+/// named with its tournament slot, and the audit fails.
+#[test]
+fn a_store_audit_replays_every_game_and_names_one_altered_behind_its_back() {
+    let db = temp_dir("audit").join("a.db");
+    let db_text = db.to_str().unwrap();
+    let run = arbiter(&[
+        "tournament",
+        "--db",
+        db_text,
+        "--player",
+        "a=random:seed=1",
+        "--player",
+        "b=random:seed=2",
+        "--variant",
+        "tavreli",
+        "--variant",
+        "checkers",
+        "--max-plies",
+        "60",
+        "--in-process",
+    ]);
+    assert!(run.ok, "{}", run.stderr);
+    let audit = arbiter(&["replay", "--db", db_text]);
+    assert!(audit.ok, "{}\n{}", audit.stdout, audit.stderr);
+    assert!(
+        audit.stdout.contains("4 stored game(s) replayed: every move is legal and every result"),
+        "{}",
+        audit.stdout
+    );
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let record: String = conn.query_row("SELECT record FROM games WHERE id = 2", [], |r| r.get(0)).unwrap();
+    let mut record: serde_json::Value = serde_json::from_str(&record).unwrap();
+    record["plies"][0]["id"] = serde_json::json!(987_654_321u64);
+    conn.execute("UPDATE games SET record = ?1 WHERE id = 2", [record.to_string()]).unwrap();
+    drop(conn);
+    let audit = arbiter(&["replay", "--db", db_text, "--tournament", "1"]);
+    assert!(!audit.ok);
+    assert!(audit.stdout.contains("game 2 (tournament 1 game "), "{}", audit.stdout);
+    assert!(audit.stdout.contains("): ply 1: move '"), "{}", audit.stdout);
+    assert!(audit.stderr.contains("1 of 4 stored game(s) do not hold up when replayed"), "{}", audit.stderr);
+}

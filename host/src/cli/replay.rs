@@ -1,5 +1,8 @@
 //! `arbiter replay FILE`: re-plays every game of a PGN file through its
-//! variant's plugin and reports the first illegal move with its game and ply.
+//! variant's plugin and reports the first illegal move with its game and
+//! ply; `arbiter replay --db STORE`: audits a store, every stored game
+//! replayed and its result checked against the rules, one line per game
+//! that does not hold up.
 
 use std::path::PathBuf;
 
@@ -9,21 +12,45 @@ use clap::Args;
 use super::out::say;
 use crate::plugin::Registry;
 use crate::record::replay::replay_pgn;
+use crate::store::Store;
+use crate::tournament::audit::audit;
 
 /// Arguments of `arbiter replay`.
 #[derive(Args, Debug)]
 pub struct ReplayArgs {
     /// A PGN file written by arbiter (or any PGN with a Variant tag arbiter knows).
-    file: PathBuf,
+    #[arg(required_unless_present = "db", conflicts_with = "db")]
+    file: Option<PathBuf>,
+    /// Audit this store instead (an SQLite file or a postgres:// URL): every
+    /// stored game replayed, its moves, final position and result checked
+    /// against the rules.
+    #[arg(long)]
+    db: Option<PathBuf>,
+    /// With --db: only this tournament's games.
+    #[arg(long, requires = "db")]
+    tournament: Option<i64>,
 }
 
 pub(super) fn run(registry: &Registry, args: &ReplayArgs) -> Result<()> {
-    let file = std::fs::File::open(&args.file).with_context(|| format!("cannot read {}", args.file.display()))?;
-    match replay_pgn(registry, std::io::BufReader::new(file)) {
+    if let Some(db) = &args.db {
+        let store = Store::open(db)?;
+        let (count, refuted) = audit(registry, &store, args.tournament)?;
+        for r in &refuted {
+            say!("{r}");
+        }
+        if !refuted.is_empty() {
+            bail!("{} of {count} stored game(s) do not hold up when replayed", refuted.len());
+        }
+        say!("{count} stored game(s) replayed: every move is legal and every result is what the rules allow");
+        return Ok(());
+    }
+    let file = args.file.as_ref().expect("clap requires a file without --db");
+    let input = std::fs::File::open(file).with_context(|| format!("cannot read {}", file.display()))?;
+    match replay_pgn(registry, std::io::BufReader::new(input)) {
         Ok(n) => {
             say!("{n} game(s) replayed: every move is legal");
             Ok(())
         }
-        Err(e) => bail!("{}: {e}", args.file.display()),
+        Err(e) => bail!("{}: {e}", file.display()),
     }
 }

@@ -105,3 +105,73 @@ fn a_recorded_game_replays_and_a_broken_one_is_named_by_game_and_ply() {
     let e = replay_pgn(&registry, redacted.as_bytes()).unwrap_err().to_string();
     assert!(e.starts_with("game 1: a redacted view (Viewer \"1\")"), "{e}");
 }
+
+#[test]
+fn a_stored_record_holds_when_replayed_and_each_forgery_is_named() {
+    use super::replay::verify_record;
+    use crate::verdict::{GameResult, Termination};
+    use arbiter_api::Outcome;
+    let variant = race(arbiter_fixture::Fault::None);
+    let registry = crate::plugin::Registry::of([race(arbiter_fixture::Fault::None)]);
+    let r = played(&variant, serde_json::json!({}));
+    assert_eq!(verify_record(&registry, &r), Ok(()));
+    let Outcome::Win(winner) = r.result.outcome else { panic!("the race has a winner: {:?}", r.result) };
+    let forged = |change: &dyn Fn(&mut crate::model::GameRecord)| {
+        let mut f = r.clone();
+        change(&mut f);
+        verify_record(&registry, &f).unwrap_err().to_string()
+    };
+    let e = forged(&|f| f.plies[2].mv = 9);
+    assert!(e.starts_with("ply 3: move '"), "an illegal move: {e}");
+    let e = forged(&|f| f.plies[1].player = f.plies[0].player);
+    assert!(e.starts_with("ply 2: recorded as player"), "the wrong mover: {e}");
+    let e = forged(&|f| f.plies[0].text = "+2".into());
+    assert!(e.contains("recorded as '+2'"), "a move written as another: {e}");
+    let e = forged(&|f| f.final_position = "9 9".into());
+    assert!(e.starts_with("the moves end at '"), "another final position: {e}");
+    let e = forged(&|f| f.result.outcome = Outcome::Win(1 - winner));
+    assert!(e.contains("the rules end the game here: a win for player"), "the result turned: {e}");
+    let e =
+        forged(&|f| f.result = GameResult { outcome: Outcome::Win(1 - winner), termination: Termination::Resignation });
+    assert!(e.contains("the rules end the game here"), "a resignation after the end: {e}");
+    // Cut short: the rules end nothing there.
+    let e = forged(&|f| {
+        f.plies.truncate(2);
+        f.final_position.clear();
+    });
+    assert!(e.starts_with("the moves end at '"), "{e}");
+    let short = |result: GameResult| {
+        let mut f = r.clone();
+        f.plies.truncate(2);
+        let mut game = variant.new_game(&f.options).unwrap();
+        for p in &f.plies {
+            game.apply(p.mv).unwrap();
+        }
+        f.final_position = game.position_text();
+        f.result = result;
+        verify_record(&registry, &f).map_err(|e| e.to_string())
+    };
+    // Player 0 is to move after two plies.
+    assert_eq!(short(GameResult { outcome: Outcome::Win(1), termination: Termination::TimeForfeit(Some(5)) }), Ok(()));
+    let e = short(GameResult { outcome: Outcome::Win(0), termination: Termination::TimeForfeit(Some(5)) }).unwrap_err();
+    assert!(e.contains("the flag that falls is player 0's"), "{e}");
+    let e = short(GameResult { outcome: Outcome::Win(1), termination: Termination::Rules("reached ten".into()) })
+        .unwrap_err();
+    assert!(e.contains("the rules do not end the game here"), "{e}");
+    let e =
+        short(GameResult { outcome: Outcome::Win(1), termination: Termination::IllegalMove("+1".into()) }).unwrap_err();
+    assert!(e.contains("'+1' is legal here"), "{e}");
+    assert_eq!(
+        short(GameResult { outcome: Outcome::Win(1), termination: Termination::IllegalMove("+5".into()) }),
+        Ok(())
+    );
+    let e = short(GameResult { outcome: Outcome::Win(1), termination: Termination::DrawAgreed }).unwrap_err();
+    assert!(e.contains("an agreed draw is a draw"), "{e}");
+    let e =
+        short(GameResult { outcome: Outcome::Draw, termination: Termination::PluginCrashed("x".into()) }).unwrap_err();
+    assert!(e.contains("has no result"), "{e}");
+    assert_eq!(
+        short(GameResult { outcome: Outcome::Ongoing, termination: Termination::Unterminated("stop".into()) }),
+        Ok(())
+    );
+}

@@ -3,6 +3,7 @@
 //! [`worker`]), the tournament against the store with resume ([`driver`]),
 //! reading a stored tournament ([`view`]), and standings ([`standings`]).
 
+pub mod audit;
 pub mod config;
 pub mod driver;
 pub mod duel;
