@@ -670,3 +670,52 @@ fn a_store_audit_replays_every_game_and_names_one_altered_behind_its_back() {
     assert!(audit.stdout.contains("): ply 1: move '"), "{}", audit.stdout);
     assert!(audit.stderr.contains("1 of 4 stored game(s) do not hold up when replayed"), "{}", audit.stderr);
 }
+
+/// `--fair-openings`: in a gauntlet every opponent meets the entrant under
+/// test on the same openings, in the same order, and the results say so.
+#[test]
+fn a_fair_gauntlet_gives_every_opponent_the_same_openings() {
+    let dir = temp_dir("fair-gauntlet");
+    let (db, pgn) = (dir.join("g.db"), dir.join("g.pgn"));
+    let book = arbiter_e2e::workspace().join("configs/openings/chess-short.epd");
+    let run = arbiter(&[
+        "tournament",
+        "--db",
+        db.to_str().unwrap(),
+        "--format",
+        "gauntlet",
+        "--player",
+        "tested=random:seed=1",
+        "--player",
+        "b=random:seed=2",
+        "--player",
+        "c=random:seed=3",
+        "--variant",
+        "chess",
+        "--games-per-pairing",
+        "4",
+        "--max-plies",
+        "6",
+        "--openings",
+        &format!("chess={}", book.display()),
+        "--fair-openings",
+        "--in-process",
+        "--pgn",
+        pgn.to_str().unwrap(),
+    ]);
+    assert!(run.ok, "{}", run.stderr);
+    let text = std::fs::read_to_string(&pgn).unwrap();
+    let openings_against = |opponent: &str| -> Vec<String> {
+        text.split("[Event ")
+            .filter(|g| g.contains(&format!("\"{opponent}\"]")))
+            .map(|g| g.lines().find(|l| l.starts_with("[FEN ")).unwrap_or_default().to_string())
+            .collect()
+    };
+    let (b, c) = (openings_against("b"), openings_against("c"));
+    assert_eq!(b.len(), 4);
+    assert_eq!(b, c, "both opponents meet the same openings in the same order");
+    assert_eq!(b[0], b[1], "a pair shares its opening");
+    assert_ne!(b[0], b[2], "the next pair takes the next opening");
+    let results = arbiter(&["results", "--db", db.to_str().unwrap()]);
+    assert!(results.stdout.contains("Openings: each pairing plays the same openings"), "{}", results.stdout);
+}

@@ -37,6 +37,9 @@ pub(super) fn run(args: &ResultsArgs) -> Result<()> {
         "not finished (arbiter tournament --resume continues it)"
     };
     say!("Tournament {} '{}': {} games, {state}", t.id, t.definition.config.name, games.games());
+    if t.definition.config.fair_openings && !t.definition.openings.values().all(Vec::is_empty) {
+        say!("Openings: each pairing plays the same openings, in the same order, with both colours");
+    }
     say!();
     say_text!("{}", standings::render(&t.names(), &t.definition.variants, &games, &byes));
     if let Some(tally) = t.sprt_tally(&store)? {

@@ -50,6 +50,11 @@ pub struct TournamentArgs {
     games_per_pairing: Option<u32>,
     #[command(flatten)]
     colours: ColourArgs,
+    /// Each pairing plays the openings from the first, in order: every
+    /// opponent of a gauntlet meets the same openings with both colours
+    /// (by default each pair takes the next opening, whoever plays it).
+    #[arg(long)]
+    fair_openings: bool,
     /// Pin each concurrent game (and its engines) to a CPU of its own, as
     /// fastchess's -use-affinity (Linux).
     #[arg(long)]
@@ -155,6 +160,7 @@ fn definition(args: &TournamentArgs) -> Result<TournamentConfig> {
         cfg.tablebases = Some(tb);
     }
     cfg.reverse |= args.colours.reverse;
+    cfg.fair_openings |= args.fair_openings;
     for o in &args.openings {
         let (variant, file) = o.split_once('=').with_context(|| format!("--openings '{o}' must be VARIANT=FILE"))?;
         let order = if args.random_openings { OpeningOrder::Random } else { OpeningOrder::Sequential };

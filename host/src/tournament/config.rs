@@ -132,6 +132,12 @@ pub struct TournamentConfig {
     /// `noswap`, in every game), as cutechess-cli's `-reverse`.
     #[serde(default)]
     pub reverse: bool,
+    /// Each pairing plays the openings from the first, in order (each on a
+    /// colour-swapped pair), so that in a gauntlet every opponent meets the
+    /// entrant under test on the same openings; by default each pair takes
+    /// the variant's next opening, whoever plays it.
+    #[serde(default)]
+    pub fair_openings: bool,
     /// Variant ids, or `["all"]` for every installed variant.
     #[serde(default = "all")]
     pub variants: Vec<String>,

@@ -12,7 +12,9 @@
 //! variant's next opening, wrapping. With `noswap` there are no pairs: every
 //! game takes the next opening, the first-named (or with `reverse` the
 //! second-named) entrant first, as cutechess-cli's and fastchess's
-//! `-noswap` and `-reverse`.
+//! `-noswap` and `-reverse`. With `fair_openings` each pairing counts its own
+//! pairs: every pairing plays the openings from the first, in order, so no
+//! opponent of a gauntlet gets easier openings than another.
 
 use super::config::TournamentConfig;
 pub use super::pairing::Finished;
@@ -60,7 +62,8 @@ pub fn plan(
     let mut system = cfg.format.pairing(cfg.players.len(), cfg.rounds);
     let mut rounds = Vec::new();
     let mut next_index = 0u32;
-    let mut pairs_used = vec![0usize; n_variants];
+    // Pairs played so far, by variant and (with fair openings) by pairing.
+    let mut pairs_used: std::collections::HashMap<(usize, Option<(usize, usize)>), usize> = Default::default();
     let mut history: Vec<Finished> = Vec::new();
     for round_no in 1.. {
         let Some(paired) = system.pair(round_no, &history) else { break };
@@ -74,11 +77,12 @@ pub fn plan(
                         && cfg.games_per_pairing >= 2
                         && !(cfg.games_per_pairing % 2 == 1 && k == cfg.games_per_pairing - 1);
                     let first_of_pair = k % 2 == 0;
+                    let counter = pairs_used.entry((v, cfg.fair_openings.then(|| (*a.min(b), *a.max(b))))).or_default();
                     // Without swaps every game is a pair of its own: a new opening.
                     if first_of_pair || cfg.noswap {
-                        pairs_used[v] += 1;
+                        *counter += 1;
                     }
-                    let opening = (openings[v] > 0).then(|| (pairs_used[v] - 1) % openings[v]);
+                    let opening = (openings[v] > 0).then(|| (*counter - 1) % openings[v]);
                     let first = if cfg.reverse { [*b, *a] } else { [*a, *b] };
                     games.push(Planned {
                         index,

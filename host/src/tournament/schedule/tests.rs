@@ -124,3 +124,32 @@ fn noswap_and_reverse_set_who_moves_first_as_cutechess_does() {
         [([1, 0], 0, None), ([1, 0], 1, None), ([1, 0], 2, None), ([1, 0], 3, None)]
     );
 }
+
+#[test]
+fn with_fair_openings_every_gauntlet_opponent_meets_the_same_openings_in_order() {
+    let mut c = cfg(Format::named("gauntlet").unwrap(), 4, 2, 4);
+    let openings_of = |c: &TournamentConfig, opponent: usize| -> Vec<(Option<usize>, [usize; 2])> {
+        let rounds = plan(c, 1, &[5], &|_| None);
+        rounds
+            .iter()
+            .flat_map(|r| &r.games)
+            .filter(|g| g.seats.contains(&opponent))
+            .map(|g| (g.opening, g.seats))
+            .collect()
+    };
+    // By default each pair takes the next opening: opponents differ.
+    assert_ne!(
+        openings_of(&c, 1).iter().map(|o| o.0).collect::<Vec<_>>(),
+        openings_of(&c, 2).iter().map(|o| o.0).collect::<Vec<_>>()
+    );
+    c.fair_openings = true;
+    for opponent in 1..4 {
+        let games = openings_of(&c, opponent);
+        // Two cycles of two pairs each: openings 0, 1, then 2, 3, each with both colours.
+        let openings: Vec<Option<usize>> = games.iter().map(|o| o.0).collect();
+        assert_eq!(openings, [0, 0, 1, 1, 2, 2, 3, 3].map(Some), "opponent {opponent}");
+        for pair in games.chunks(2) {
+            assert_eq!(pair[0].1, [pair[1].1[1], pair[1].1[0]], "opponent {opponent}: colours swapped in a pair");
+        }
+    }
+}
