@@ -357,7 +357,10 @@ impl Sandbox {
             Ok::<_, wasmtime::Error>((memory, exports))
         })();
         let (memory, exports) = started.map_err(|e| {
-            Error::new(ErrorKind::Unsupported, format!("plugin {} cannot start: {}", plugin.name, first_line(&e)))
+            Error::new(
+                ErrorKind::Unsupported,
+                format!("plugin {} cannot start: {}", plugin.name, super::first_line(&e.to_string())),
+            )
         })?;
         let mut sandbox =
             Sandbox { store, memory, exports, plugin_name: plugin.name.clone(), limits: plugin.limits, faulted: None };
@@ -476,10 +479,6 @@ impl Sandbox {
         }
         Ok(())
     }
-}
-
-fn first_line(e: &impl std::fmt::Display) -> String {
-    e.to_string().lines().next().unwrap_or_default().trim().to_string()
 }
 
 /// A sandbox shared by the states that live in it.
