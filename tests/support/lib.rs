@@ -89,9 +89,11 @@ pub fn arbiter_peak_rss(args: &[&str]) -> (Run, u64) {
 
 static CARGO: Mutex<()> = Mutex::new(());
 
-/// Builds the fixture plugin into `target/fixtures` (cargo skips the work
-/// when nothing changed), with `ARBITER_API_VERSION_OVERRIDE` set if given,
-/// and returns the path of a copy of its `.so` named after `name`.
+/// Builds the fixture plugin (the fixture crate's `cdylib` example, in the
+/// workspace's target folder, so that it shares the dependencies `cargo
+/// build` compiled; cargo skips the work when nothing changed), with
+/// `ARBITER_API_VERSION_OVERRIDE` set if given, and returns the path of a
+/// copy of its `.so` in `target/fixtures/NAME`.
 pub fn fixture_plugin(name: &str, api_version_override: Option<&str>) -> PathBuf {
     build_fixture(name, api_version_override, false)
 }
@@ -103,53 +105,63 @@ pub fn fixture_plugin_with_another_layout(name: &str, api_version_override: Opti
     build_fixture(name, api_version_override, true)
 }
 
-fn build_fixture(name: &str, api_version_override: Option<&str>, layout_break: bool) -> PathBuf {
-    let _guard = CARGO.lock().unwrap_or_else(|e| e.into_inner());
-    // One target folder for every variant of the fixture: they share every
-    // dependency (each folder of its own built them all again, a minute and
-    // more on two cores); only arbiter-api and the fixture are rebuilt.
-    let target = workspace().join("target").join("fixtures");
+/// `cargo build` in the workspace's own target folder, `args` added; one at
+/// a time.
+fn cargo_build(args: &[&str], api_version_override: Option<&str>) {
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    cmd.current_dir(workspace()).args(["build", "--quiet", "-p", "fixture-plugin", "--target-dir"]).arg(&target);
-    if layout_break {
-        cmd.args(["--features", "arbiter-api/layout-break-test"]);
-    }
+    cmd.current_dir(workspace()).args(["build", "--quiet", "--target-dir"]).arg(workspace().join("target")).args(args);
     match api_version_override {
         Some(v) => cmd.env("ARBITER_API_VERSION_OVERRIDE", v),
         None => cmd.env_remove("ARBITER_API_VERSION_OVERRIDE"),
     };
     let status = cmd.status().expect("run cargo");
-    assert!(status.success(), "building the fixture plugin failed");
-    let suffix = std::env::consts::DLL_SUFFIX;
-    let built = target.join("debug").join(format!("libarbiter_fixture{suffix}"));
-    let dir = target.join(name);
-    std::fs::create_dir_all(&dir).expect("create fixture dir");
-    let copy = dir.join(format!("libarbiter_fixture{suffix}"));
-    // Copy then rename: a process may have the previous copy loaded, and
-    // rewriting a mapped library in place would crash it.
+    assert!(status.success(), "cargo build {} failed (for wasm32-unknown-unknown: is the target installed? `rustup target add wasm32-unknown-unknown`)", args.join(" "));
+}
+
+/// Copies `built` to `dir/file_name`: copy then rename, for a process may
+/// have the previous copy loaded, and rewriting a mapped library in place
+/// would crash it.
+fn place(built: &Path, dir: &Path) -> PathBuf {
+    std::fs::create_dir_all(dir).expect("create fixture dir");
+    let copy = dir.join(built.file_name().expect("a file"));
     let partial = dir.join(format!("partial-{}", std::process::id()));
-    std::fs::copy(&built, &partial).expect("copy fixture plugin");
+    std::fs::copy(built, &partial).unwrap_or_else(|e| panic!("copy {}: {e}", built.display()));
     std::fs::rename(&partial, &copy).expect("move fixture plugin into place");
     copy
 }
 
+fn build_fixture(name: &str, api_version_override: Option<&str>, layout_break: bool) -> PathBuf {
+    let _guard = CARGO.lock().unwrap_or_else(|e| e.into_inner());
+    let mut args = vec!["-p", "fixture-plugin", "--example", "arbiter_fixture"];
+    if layout_break {
+        args.extend(["--features", "arbiter-api/layout-break-test"]);
+    }
+    cargo_build(&args, api_version_override);
+    let suffix = std::env::consts::DLL_SUFFIX;
+    let built = workspace().join("target").join("debug").join("examples").join(format!("libarbiter_fixture{suffix}"));
+    place(&built, &workspace().join("target").join("fixtures").join(name))
+}
+
 /// The shipped plugins and the fixture, built for `wasm32-unknown-unknown`
-/// into `target/fixtures` (sharing the fixture's dependencies; cargo skips
-/// the work when nothing changed); the folder holding the `.wasm` files.
+/// in the workspace's target folder (cargo skips the work when nothing
+/// changed); the folder `target/fixtures/wasm` holding copies of the
+/// `.wasm` files.
 pub fn wasm_plugins() -> PathBuf {
     let _guard = CARGO.lock().unwrap_or_else(|e| e.into_inner());
-    let target = workspace().join("target").join("fixtures");
-    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    cmd.current_dir(workspace()).args(["build", "--quiet", "--target", "wasm32-unknown-unknown", "--target-dir"]);
-    cmd.arg(&target).env_remove("ARBITER_API_VERSION_OVERRIDE");
-    for package in
-        ["chess-plugin", "draughts-plugin", "bluffchess-plugin", "junqi-plugin", "tavreli-plugin", "fixture-plugin"]
-    {
-        cmd.args(["-p", package]);
+    let wasm = ["--target", "wasm32-unknown-unknown"];
+    let mut args = wasm.to_vec();
+    for package in ["chess-plugin", "draughts-plugin", "bluffchess-plugin", "junqi-plugin", "tavreli-plugin"] {
+        args.extend(["-p", package]);
     }
-    let status = cmd.status().expect("run cargo");
-    assert!(status.success(), "building the plugins for wasm32-unknown-unknown failed (is the target installed? `rustup target add wasm32-unknown-unknown`)");
-    target.join("wasm32-unknown-unknown").join("debug")
+    cargo_build(&args, None);
+    cargo_build(&[&wasm[..], &["-p", "fixture-plugin", "--example", "arbiter_fixture"]].concat(), None);
+    let built = workspace().join("target").join("wasm32-unknown-unknown").join("debug");
+    let dir = workspace().join("target").join("fixtures").join("wasm");
+    for plugin in ["chess", "draughts", "bluffchess", "junqi", "tavreli"] {
+        place(&built.join(format!("arbiter_{plugin}.wasm")), &dir);
+    }
+    place(&built.join("examples").join("arbiter_fixture.wasm"), &dir);
+    dir
 }
 
 /// Stockfish's path: Debian installs it in /usr/games.
