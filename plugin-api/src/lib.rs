@@ -36,12 +36,16 @@ pub mod contract;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod perft;
 
-/// The arbiter-api version this crate was built as. `ARBITER_API_VERSION_OVERRIDE`
-/// at build time replaces it: only the test of the host's version-mismatch error
-/// uses that, to build a plugin that claims another version.
-pub const API_VERSION: &str = match option_env!("ARBITER_API_VERSION_OVERRIDE") {
-    Some(v) => v,
-    None => env!("CARGO_PKG_VERSION"),
+/// The arbiter-api version this crate was built as. The features
+/// `claim-next-version-test` and `claim-older-version-test` replace it
+/// (with 0.2.0 and 0.0.9): only the tests of the host's version-mismatch
+/// error use them, to build a plugin that claims another version.
+pub const API_VERSION: &str = if cfg!(feature = "claim-next-version-test") {
+    "0.2.0"
+} else if cfg!(feature = "claim-older-version-test") {
+    "0.0.9"
+} else {
+    env!("CARGO_PKG_VERSION")
 };
 
 /// Who is looking at a game. Records write it as `{"player": 0}`,

@@ -90,30 +90,27 @@ pub fn arbiter_peak_rss(args: &[&str]) -> (Run, u64) {
 static CARGO: Mutex<()> = Mutex::new(());
 
 /// Builds the fixture plugin (the fixture crate's `cdylib` example, in the
-/// workspace's target folder, so that it shares the dependencies `cargo
-/// build` compiled; cargo skips the work when nothing changed), with
-/// `ARBITER_API_VERSION_OVERRIDE` set if given, and returns the path of a
-/// copy of its `.so` in `target/fixtures/NAME`.
-pub fn fixture_plugin(name: &str, api_version_override: Option<&str>) -> PathBuf {
-    build_fixture(name, api_version_override, false)
+/// workspace's target folder and with its features resolved as `cargo
+/// build` resolves them, so that it reuses every dependency compiled there;
+/// cargo skips the work when nothing changed), claiming arbiter-api version
+/// `claimed` if given (0.2.0 or 0.0.9), and returns the path of a copy of
+/// its `.so` in `target/fixtures/NAME`.
+pub fn fixture_plugin(name: &str, claimed: Option<&str>) -> PathBuf {
+    build_fixture(name, claimed, false)
 }
 
 /// The fixture plugin built with arbiter-api's `layout-break-test` feature
-/// (a boundary type of another size), with `ARBITER_API_VERSION_OVERRIDE`
-/// set if given.
-pub fn fixture_plugin_with_another_layout(name: &str, api_version_override: Option<&str>) -> PathBuf {
-    build_fixture(name, api_version_override, true)
+/// (a boundary type of another size), claiming arbiter-api version
+/// `claimed` if given.
+pub fn fixture_plugin_with_another_layout(name: &str, claimed: Option<&str>) -> PathBuf {
+    build_fixture(name, claimed, true)
 }
 
 /// `cargo build` in the workspace's own target folder, `args` added; one at
 /// a time.
-fn cargo_build(args: &[&str], api_version_override: Option<&str>) {
+fn cargo_build(args: &[&str]) {
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cmd.current_dir(workspace()).args(["build", "--quiet", "--target-dir"]).arg(workspace().join("target")).args(args);
-    match api_version_override {
-        Some(v) => cmd.env("ARBITER_API_VERSION_OVERRIDE", v),
-        None => cmd.env_remove("ARBITER_API_VERSION_OVERRIDE"),
-    };
     let status = cmd.status().expect("run cargo");
     assert!(status.success(), "cargo build {} failed (for wasm32-unknown-unknown: is the target installed? `rustup target add wasm32-unknown-unknown`)", args.join(" "));
 }
@@ -130,13 +127,25 @@ fn place(built: &Path, dir: &Path) -> PathBuf {
     copy
 }
 
-fn build_fixture(name: &str, api_version_override: Option<&str>, layout_break: bool) -> PathBuf {
+fn build_fixture(name: &str, claimed: Option<&str>, layout_break: bool) -> PathBuf {
     let _guard = CARGO.lock().unwrap_or_else(|e| e.into_inner());
-    let mut args = vec!["-p", "fixture-plugin", "--example", "arbiter_fixture"];
-    if layout_break {
-        args.extend(["--features", "arbiter-api/layout-break-test"]);
+    // No `-p`: the default members' feature resolution, as `cargo build`'s.
+    let mut features: Vec<&str> = Vec::new();
+    match claimed {
+        None => {}
+        Some("0.2.0") => features.push("arbiter-api/claim-next-version-test"),
+        Some("0.0.9") => features.push("arbiter-api/claim-older-version-test"),
+        Some(other) => panic!("the fixture can claim arbiter-api 0.2.0 or 0.0.9, not {other}"),
     }
-    cargo_build(&args, api_version_override);
+    if layout_break {
+        features.push("arbiter-api/layout-break-test");
+    }
+    let features = features.join(",");
+    let mut args = vec!["--example", "arbiter_fixture"];
+    if !features.is_empty() {
+        args.extend(["--features", &features]);
+    }
+    cargo_build(&args);
     let suffix = std::env::consts::DLL_SUFFIX;
     let built = workspace().join("target").join("debug").join("examples").join(format!("libarbiter_fixture{suffix}"));
     place(&built, &workspace().join("target").join("fixtures").join(name))
@@ -153,8 +162,8 @@ pub fn wasm_plugins() -> PathBuf {
     for package in ["chess-plugin", "draughts-plugin", "bluffchess-plugin", "junqi-plugin", "tavreli-plugin"] {
         args.extend(["-p", package]);
     }
-    cargo_build(&args, None);
-    cargo_build(&[&wasm[..], &["-p", "fixture-plugin", "--example", "arbiter_fixture"]].concat(), None);
+    cargo_build(&args);
+    cargo_build(&[&wasm[..], &["-p", "fixture-plugin", "--example", "arbiter_fixture"]].concat());
     let built = workspace().join("target").join("wasm32-unknown-unknown").join("debug");
     let dir = workspace().join("target").join("fixtures").join("wasm");
     for plugin in ["chess", "draughts", "bluffchess", "junqi", "tavreli"] {
