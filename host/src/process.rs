@@ -222,7 +222,7 @@ impl ChildProcess {
             Some(d) if program.contains('/') => find_program(&d.join(program).to_string_lossy()),
             _ => find_program(program),
         }
-        .map_err(start_error)?;
+        .map_err(|e| start_error(e.to_string()))?;
         let mut cmd = Command::new(program);
         cmd.args(words).args(args).stderr(Stdio::null());
         if let Some(d) = dir {
@@ -409,13 +409,24 @@ impl Drop for ChildProcess {
 /// user's `PATH`.
 pub const GAMES_DIRS: [&str; 2] = ["/usr/games", "/usr/local/games"];
 
+/// A program name that names no file, and where it was looked for.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProgramNotFound {
+    /// A path (the name holds a `/`) that is no file.
+    #[error("program '{0}' not found")]
+    Path(String),
+    /// A bare name found neither on `PATH` nor in [`GAMES_DIRS`].
+    #[error("program '{0}' not found on PATH nor in {dirs}", dirs = GAMES_DIRS.join(" or "))]
+    Name(String),
+}
+
 /// The file a program name starts: a path as given, else the first match on
 /// `PATH`, then in [`GAMES_DIRS`]; the error says where it looked.
-pub fn find_program(program: &str) -> Result<std::path::PathBuf, String> {
+pub fn find_program(program: &str) -> Result<std::path::PathBuf, ProgramNotFound> {
     use std::path::{Path, PathBuf};
     if program.contains('/') {
         let path = Path::new(program);
-        return if path.is_file() { Ok(path.to_path_buf()) } else { Err(format!("program '{program}' not found")) };
+        return if path.is_file() { Ok(path.to_path_buf()) } else { Err(ProgramNotFound::Path(program.into())) };
     }
     let path_dirs: Vec<PathBuf> =
         std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect()).unwrap_or_default();
@@ -426,7 +437,7 @@ pub fn find_program(program: &str) -> Result<std::path::PathBuf, String> {
             return Ok(candidate);
         }
     }
-    Err(format!("program '{program}' not found on PATH nor in {}", GAMES_DIRS.join(" or ")))
+    Err(ProgramNotFound::Name(program.into()))
 }
 
 /// The environment variable naming the file every engine's input and
@@ -545,19 +556,19 @@ fn log_engine_line(command: &str, pid: u32, direction: char, line: &str) {
 /// engines) inherit the pin, so concurrent games do not share a core.
 /// Returns the CPU.
 #[cfg(target_os = "linux")]
-pub fn pin_thread_to_cpu(slot: usize) -> Result<usize, String> {
+pub fn pin_thread_to_cpu(slot: usize) -> Result<usize, AffinityError> {
     // SAFETY: cpu_set_t is plain data; the calls only read and write it.
     unsafe {
         let mut allowed: libc::cpu_set_t = std::mem::zeroed();
         if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut allowed) != 0 {
-            return Err(format!("sched_getaffinity: {}", std::io::Error::last_os_error()));
+            return Err(AffinityError::Os("sched_getaffinity", std::io::Error::last_os_error()));
         }
         let cpus: Vec<usize> = (0..libc::CPU_SETSIZE as usize).filter(|&c| libc::CPU_ISSET(c, &allowed)).collect();
-        let Some(&cpu) = cpus.get(slot % cpus.len().max(1)) else { return Err("no CPU is allowed".into()) };
+        let Some(&cpu) = cpus.get(slot % cpus.len().max(1)) else { return Err(AffinityError::NoCpu) };
         let mut one: libc::cpu_set_t = std::mem::zeroed();
         libc::CPU_SET(cpu, &mut one);
         if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &one) != 0 {
-            return Err(format!("sched_setaffinity: {}", std::io::Error::last_os_error()));
+            return Err(AffinityError::Os("sched_setaffinity", std::io::Error::last_os_error()));
         }
         Ok(cpu)
     }
@@ -565,8 +576,22 @@ pub fn pin_thread_to_cpu(slot: usize) -> Result<usize, String> {
 
 /// CPU affinity where the OS has none to set: refused.
 #[cfg(not(target_os = "linux"))]
-pub fn pin_thread_to_cpu(_slot: usize) -> Result<usize, String> {
-    Err("CPU affinity is set on Linux only".into())
+pub fn pin_thread_to_cpu(_slot: usize) -> Result<usize, AffinityError> {
+    Err(AffinityError::Unsupported)
+}
+
+/// Why a thread could not be pinned to a CPU.
+#[derive(Debug, thiserror::Error)]
+pub enum AffinityError {
+    /// The OS refused a call.
+    #[error("{0}: {1}")]
+    Os(&'static str, std::io::Error),
+    /// The process may run on no CPU at all.
+    #[error("no CPU is allowed")]
+    NoCpu,
+    /// The OS has no affinity to set.
+    #[error("CPU affinity is set on Linux only")]
+    Unsupported,
 }
 
 /// A deadline `ms` from now.

@@ -150,8 +150,8 @@ impl AdjudicationArgs {
     pub fn to_adjudication(&self) -> Result<crate::referee::Adjudication> {
         use crate::referee::adjudication::{DrawRule, ResignRule};
         Ok(crate::referee::Adjudication {
-            resign: self.resign.as_deref().map(ResignRule::parse).transpose().map_err(|e| anyhow!(e))?,
-            draw: self.draw.as_deref().map(DrawRule::parse).transpose().map_err(|e| anyhow!(e))?,
+            resign: self.resign.as_deref().map(ResignRule::parse).transpose()?,
+            draw: self.draw.as_deref().map(DrawRule::parse).transpose()?,
             plugin: self.plugin_adjudication,
             tablebases: self.tablebases()?,
         })
@@ -268,8 +268,7 @@ impl RecordArgs {
     /// Opens every file asked for, to append to or (`append` false) anew.
     pub fn open(&self, append: bool) -> Result<crate::record::files::RecordFiles> {
         let outputs = self.outputs()?;
-        crate::record::files::RecordFiles::open(outputs.iter().map(|(n, p)| (n.as_str(), p.as_path())), append)
-            .map_err(|e| anyhow!(e))
+        Ok(crate::record::files::RecordFiles::open(outputs.iter().map(|(n, p)| (n.as_str(), p.as_path())), append)?)
     }
 }
 

@@ -159,7 +159,7 @@ pub const KIND: PlayerKind = PlayerKind {
     runs_a_program: false,
     parse: |rest| match rest.trim() {
         "" => Ok(Box::new(HumanSpec)),
-        _ => Err("human takes no settings".into()),
+        _ => Err(super::SettingError::NoneTaken("human")),
     },
 };
 

@@ -13,7 +13,7 @@ use arbiter_api::Outcome;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use super::{settings_pairs, KindSpec, Player, PlayerError, PlayerKind, Reply};
+use super::{settings_pairs, KindSpec, Player, PlayerError, PlayerKind, Reply, SettingError};
 use crate::seat::Turn;
 
 /// Settings of an MCTS player.
@@ -39,10 +39,11 @@ impl Default for MctsConfig {
 
 impl MctsConfig {
     /// Settings from `name=value` pairs of a spec.
-    pub fn from_pairs(pairs: &[(String, String)]) -> Result<MctsConfig, String> {
+    pub fn from_pairs(pairs: &[(String, String)]) -> Result<MctsConfig, SettingError> {
         let mut cfg = MctsConfig::default();
         for (k, v) in pairs {
-            let bad = || format!("{k} '{v}' is not a valid number");
+            let bad =
+                || SettingError::BadValue { name: k.clone(), value: v.clone(), expected: "is not a valid number" };
             match k.as_str() {
                 "iterations" => cfg.iterations = v.parse().ok().filter(|&n| n > 0).ok_or_else(bad)?,
                 "movetime" => {
@@ -52,7 +53,10 @@ impl MctsConfig {
                 "seed" => cfg.seed = v.parse().map_err(|_| bad())?,
                 "playout" => cfg.playout_plies = v.parse().map_err(|_| bad())?,
                 "c" => cfg.exploration = v.parse().map_err(|_| bad())?,
-                _ => return Err(format!("unknown setting '{k}' (mcts takes iterations, movetime, seed, playout, c)")),
+                _ => {
+                    let known = "mcts takes iterations, movetime, seed, playout, c";
+                    return Err(SettingError::Unknown { what: "setting", name: k.clone(), known });
+                }
             }
         }
         Ok(cfg)

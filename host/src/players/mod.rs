@@ -15,7 +15,7 @@ pub mod uci;
 pub mod xboard;
 
 pub use random::RandomPlayer;
-pub use settings::EngineSettings;
+pub use settings::{EngineSettings, OptionValueError, SettingError};
 
 pub use crate::seat::{Answer, MoveWait, Player, PlayerError, Reply};
 
@@ -145,7 +145,7 @@ pub struct PlayerKind {
     /// Whether the kind runs a program, so that a spec of it must name one.
     pub runs_a_program: bool,
     /// Reads the `NAME=VALUE` settings (or the command) after the colon.
-    pub parse: fn(&str) -> Result<Box<dyn KindSpec>, String>,
+    pub parse: fn(&str) -> Result<Box<dyn KindSpec>, SettingError>,
 }
 
 /// Every kind of player, in the order messages list them.
@@ -168,7 +168,7 @@ pub trait KindSpec: std::fmt::Debug + Send + Sync {
     }
     /// Checks what only the engine can answer (a UCI engine's option values
     /// against the types it declares), once, before any game.
-    fn check_options(&self) -> Result<(), String> {
+    fn check_options(&self) -> Result<(), SettingError> {
         Ok(())
     }
     /// Whether a person plays, at this terminal.
@@ -212,13 +212,13 @@ pub(crate) fn refuses_hidden(info: &arbiter_api::schema::VariantInfo) -> Option<
 }
 
 /// `NAME=VALUE` pairs separated by commas.
-pub(crate) fn settings_pairs(rest: &str) -> Result<Vec<(String, String)>, String> {
+pub(crate) fn settings_pairs(rest: &str) -> Result<Vec<(String, String)>, SettingError> {
     rest.split(',')
         .filter(|s| !s.trim().is_empty())
         .map(|kv| {
             kv.split_once('=')
                 .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-                .ok_or_else(|| format!("'{kv}' is not name=value"))
+                .ok_or_else(|| SettingError::NotNameValue(kv.into()))
         })
         .collect()
 }
@@ -263,7 +263,7 @@ impl PlayerSpec {
         if kind.runs_a_program && rest.trim().is_empty() {
             return Err(err(format!("{}: needs a command, e.g. {}", kind.name, kind.example)));
         }
-        let parsed = (kind.parse)(rest).map_err(err)?;
+        let parsed = (kind.parse)(rest).map_err(|e| err(e.to_string()))?;
         Ok(PlayerSpec { kind, text: spec.trim().to_string(), spec: parsed.into() })
     }
 
@@ -309,13 +309,13 @@ impl PlayerSpec {
             Some(path) => path.to_string_lossy().into_owned(),
             None => settings.command.split_whitespace().next().unwrap_or("").to_string(),
         };
-        crate::process::find_program(&program).map(|_| ()).map_err(refuse)
+        crate::process::find_program(&program).map(|_| ()).map_err(|e| refuse(e.to_string()))
     }
 
     /// Checks what can only be checked by asking the engine, once, before
     /// any game: a UCI engine's option values against the types it declares.
     pub fn check_options(&self, text: &str) -> Result<(), SpecError> {
-        self.spec.check_options().map_err(|reason| SpecError { spec: text.to_string(), reason })
+        self.spec.check_options().map_err(|e| SpecError { spec: text.to_string(), reason: e.to_string() })
     }
 
     /// An engine player's process settings (`None` for built-in players).

@@ -3,7 +3,7 @@
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use super::{settings_pairs, KindSpec, Player, PlayerError, PlayerKind, Reply};
+use super::{settings_pairs, KindSpec, Player, PlayerError, PlayerKind, Reply, SettingError};
 use crate::seat::Turn;
 
 /// A player that picks a uniformly random legal move.
@@ -47,12 +47,15 @@ impl KindSpec for RandomSpec {
     }
 }
 
-fn parse(rest: &str) -> Result<Box<dyn KindSpec>, String> {
+fn parse(rest: &str) -> Result<Box<dyn KindSpec>, SettingError> {
     let mut seed = 1;
     for (k, v) in settings_pairs(rest)? {
         match k.as_str() {
-            "seed" => seed = v.parse().map_err(|_| format!("seed '{v}' is not a number"))?,
-            _ => return Err(format!("unknown setting '{k}' (random takes seed)")),
+            "seed" => {
+                seed =
+                    v.parse().map_err(|_| SettingError::BadValue { name: k, value: v, expected: "is not a number" })?
+            }
+            _ => return Err(SettingError::Unknown { what: "setting", name: k, known: "random takes seed" }),
         }
     }
     Ok(Box::new(RandomSpec { seed }))

@@ -10,6 +10,93 @@ use crate::process::{ChildProcess, Limits, ProcessError};
 /// The settings' names, for messages.
 const NAMES: &str = "dir, arg, restart, timeout";
 
+/// Why the settings after a player kind's colon cannot be read, or an
+/// engine refuses them.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SettingError {
+    /// A part that is not `name=value`.
+    #[error("'{0}' is not name=value")]
+    NotNameValue(String),
+    /// A setting the kind does not take.
+    #[error("unknown {what} '{name}' ({known})")]
+    Unknown {
+        /// What was looked for (`setting`, `engine setting`).
+        what: &'static str,
+        /// The name given.
+        name: String,
+        /// What the kind takes, for the message.
+        known: &'static str,
+    },
+    /// A value its setting cannot take.
+    #[error("{name} '{value}' {expected}")]
+    BadValue {
+        /// The setting.
+        name: String,
+        /// The value given.
+        value: String,
+        /// What it should be (`must be on or off`).
+        expected: &'static str,
+    },
+    /// Settings given to a kind that takes none.
+    #[error("{0} takes no settings")]
+    NoneTaken(&'static str),
+    /// A kind that runs a program, given none.
+    #[error("{kind}: needs a command, e.g. {example}")]
+    NoCommand {
+        /// The player kind.
+        kind: &'static str,
+        /// A spec of it.
+        example: &'static str,
+    },
+    /// An option value the engine's declared type refuses.
+    #[error("option {name}: {reason}")]
+    Option {
+        /// The option.
+        name: String,
+        /// Why its type refuses the value.
+        reason: OptionValueError,
+    },
+    /// The engine could not be started or asked for its options.
+    #[error("{0}")]
+    Engine(String),
+}
+
+/// Why a UCI option's declared type refuses a value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OptionValueError {
+    /// A spin value outside its range.
+    #[error("{value} is outside {min}..{max}")]
+    OutOfRange {
+        /// The value.
+        value: i64,
+        /// The least it takes.
+        min: i64,
+        /// The most it takes.
+        max: i64,
+    },
+    /// A spin value that is no whole number.
+    #[error("'{value}' is not a whole number (a spin option, {min}..{max})")]
+    NotWhole {
+        /// The value.
+        value: String,
+        /// The least it takes.
+        min: i64,
+        /// The most it takes.
+        max: i64,
+    },
+    /// A check value other than true and false.
+    #[error("'{0}' must be true or false (a check option)")]
+    NotBool(String),
+    /// A combo value it does not list.
+    #[error("'{value}' is none of {vars}")]
+    NotListed {
+        /// The value.
+        value: String,
+        /// The values it lists, comma-separated.
+        vars: String,
+    },
+}
+
 /// Where and how an engine runs.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct EngineSettings {
@@ -35,7 +122,8 @@ impl EngineSettings {
 
     /// Reads one `name=value` if it is a setting; `Ok(false)` if `name` is
     /// none of them.
-    pub fn set(&mut self, name: &str, value: &str) -> Result<bool, String> {
+    pub fn set(&mut self, name: &str, value: &str) -> Result<bool, SettingError> {
+        let bad = |expected| SettingError::BadValue { name: name.into(), value: value.into(), expected };
         match name {
             "dir" => self.dir = Some(PathBuf::from(value)),
             "arg" => self.args.push(value.to_string()),
@@ -43,7 +131,7 @@ impl EngineSettings {
                 self.restart = match value {
                     "on" => true,
                     "off" => false,
-                    _ => return Err(format!("restart '{value}' must be on or off")),
+                    _ => return Err(bad("must be on or off")),
                 }
             }
             "timeout" => {
@@ -51,7 +139,7 @@ impl EngineSettings {
                     .parse::<f64>()
                     .ok()
                     .filter(|s| s.is_finite() && *s > 0.0 && *s <= 86_400.0)
-                    .ok_or_else(|| format!("timeout '{value}' must be seconds, more than 0"))?;
+                    .ok_or_else(|| bad("must be seconds, more than 0"))?;
                 self.timeout_ms = Some((secs * 1000.0).round().max(1.0) as u64);
             }
             _ => return Ok(false),
@@ -63,7 +151,7 @@ impl EngineSettings {
     /// options: a command whose comma-separated tail is not all `name=value`
     /// is taken whole (a comma may belong to the command), but a tail of
     /// `name=value`s must name settings.
-    pub fn parse(rest: &str) -> Result<EngineSettings, String> {
+    pub fn parse(rest: &str) -> Result<EngineSettings, SettingError> {
         let mut parts = rest.split(',');
         let command = parts.next().unwrap_or("").trim();
         let tail: Vec<&str> = parts.collect();
@@ -77,7 +165,7 @@ impl EngineSettings {
         let mut settings = EngineSettings::of(command);
         for (k, v) in pairs {
             if !settings.set(k, v)? {
-                return Err(format!("unknown engine setting '{k}' ({NAMES})"));
+                return Err(SettingError::Unknown { what: "engine setting", name: k.into(), known: NAMES });
             }
         }
         Ok(settings)
@@ -139,9 +227,9 @@ mod tests {
 
     #[test]
     fn bad_settings_are_named() {
-        assert!(EngineSettings::parse("e,Hash=16").unwrap_err().contains("unknown engine setting 'Hash'"));
-        assert!(EngineSettings::parse("e,restart=maybe").unwrap_err().contains("restart 'maybe'"));
-        assert!(EngineSettings::parse("e,timeout=0").unwrap_err().contains("timeout '0'"));
-        assert!(EngineSettings::parse("e,timeout=soon").unwrap_err().contains("timeout 'soon'"));
+        assert!(EngineSettings::parse("e,Hash=16").unwrap_err().to_string().contains("unknown engine setting 'Hash'"));
+        assert!(EngineSettings::parse("e,restart=maybe").unwrap_err().to_string().contains("restart 'maybe'"));
+        assert!(EngineSettings::parse("e,timeout=0").unwrap_err().to_string().contains("timeout '0'"));
+        assert!(EngineSettings::parse("e,timeout=soon").unwrap_err().to_string().contains("timeout 'soon'"));
     }
 }

@@ -7,8 +7,8 @@
 //! `uci_move` call. A process that dies or hangs is restarted for the next game.
 
 use super::{
-    handshake, refuses_hidden, Answer, EngineSettings, EngineSlot, KindSpec, MoveWait, Player, PlayerError, PlayerKind,
-    Reply,
+    handshake, refuses_hidden, Answer, EngineSettings, EngineSlot, KindSpec, MoveWait, OptionValueError, Player,
+    PlayerError, PlayerKind, Reply, SettingError,
 };
 use crate::process::{deadline_after, ChildProcess, ProcessError};
 use crate::seat::{Seen, Start, Turn};
@@ -26,16 +26,18 @@ pub struct UciConfig {
 impl UciConfig {
     /// Parses `CMD[,name=value...]`: the [`EngineSettings`] by their names,
     /// `option.NAME=value` or any other name as a UCI option.
-    pub fn parse(rest: &str) -> Result<UciConfig, String> {
+    pub fn parse(rest: &str) -> Result<UciConfig, SettingError> {
         let mut parts = rest.split(',');
         let command = parts.next().unwrap_or("").trim();
         if command.is_empty() {
-            return Err("uci: needs a command, e.g. uci:stockfish".into());
+            return Err(SettingError::NoCommand { kind: KIND.name, example: KIND.example });
         }
         let (mut engine, mut options) = (EngineSettings::of(command), Vec::new());
         for kv in parts {
-            let (k, v) =
-                kv.split_once('=').map(|(k, v)| (k.trim(), v.trim())).ok_or(format!("'{kv}' is not name=value"))?;
+            let (k, v) = kv
+                .split_once('=')
+                .map(|(k, v)| (k.trim(), v.trim()))
+                .ok_or_else(|| SettingError::NotNameValue(kv.into()))?;
             if let Some(option) = k.strip_prefix("option.") {
                 options.push((option.to_string(), v.to_string()));
             } else if !engine.set(k, v)? {
@@ -143,16 +145,16 @@ impl UciPlayer {
 /// for a spin option, a value outside its range, a combo value it does not
 /// list), so that a mistyped setting is one error rather than an engine
 /// that aborts and loses.
-pub fn check_options(cfg: &UciConfig) -> Result<(), String> {
+pub fn check_options(cfg: &UciConfig) -> Result<(), SettingError> {
     if cfg.options.is_empty() {
         return Ok(());
     }
-    let mut p = cfg.engine.start().map_err(|e| e.to_string())?;
-    let declared = UciPlayer::handshake(&mut p, cfg).map_err(|e| e.to_string())?.1;
+    let mut p = cfg.engine.start().map_err(|e| SettingError::Engine(e.to_string()))?;
+    let declared = UciPlayer::handshake(&mut p, cfg).map_err(|e| SettingError::Engine(e.to_string()))?.1;
     let _ = p.send("quit");
     for (k, v) in &cfg.options {
         if let Some(option) = declared.iter().find(|o| o.name.eq_ignore_ascii_case(k)) {
-            option.check(v).map_err(|why| format!("option {k}: {why}"))?;
+            option.check(v).map_err(|reason| SettingError::Option { name: k.clone(), reason })?;
         }
     }
     Ok(())
@@ -223,20 +225,20 @@ impl DeclaredOption {
     }
 
     /// Whether `value` is one this option takes; why not, if not.
-    pub fn check(&self, value: &str) -> Result<(), String> {
+    pub fn check(&self, value: &str) -> Result<(), OptionValueError> {
         match &self.kind {
-            OptionKind::Spin { min, max } => match value.parse::<i64>() {
-                Ok(n) if (*min..=*max).contains(&n) => Ok(()),
-                Ok(n) => Err(format!("{n} is outside {min}..{max}")),
-                Err(_) => Err(format!("'{value}' is not a whole number (a spin option, {min}..{max})")),
+            &OptionKind::Spin { min, max } => match value.parse::<i64>() {
+                Ok(n) if (min..=max).contains(&n) => Ok(()),
+                Ok(n) => Err(OptionValueError::OutOfRange { value: n, min, max }),
+                Err(_) => Err(OptionValueError::NotWhole { value: value.into(), min, max }),
             },
             OptionKind::Check => match value {
                 "true" | "false" => Ok(()),
-                _ => Err(format!("'{value}' must be true or false (a check option)")),
+                _ => Err(OptionValueError::NotBool(value.into())),
             },
             OptionKind::Combo(vars) => match vars.iter().any(|v| v.eq_ignore_ascii_case(value)) {
                 true => Ok(()),
-                false => Err(format!("'{value}' is none of {}", vars.join(", "))),
+                false => Err(OptionValueError::NotListed { value: value.into(), vars: vars.join(", ") }),
             },
             OptionKind::Button | OptionKind::Text => Ok(()),
         }
@@ -424,7 +426,7 @@ impl KindSpec for UciConfig {
         refuses_hidden(info)
     }
 
-    fn check_options(&self) -> Result<(), String> {
+    fn check_options(&self) -> Result<(), SettingError> {
         check_options(self)
     }
 }
@@ -458,14 +460,14 @@ mod tests {
     fn values_of_the_wrong_type_are_refused_with_the_reason() {
         let hash = DeclaredOption { name: "Hash".into(), kind: OptionKind::Spin { min: 1, max: 1024 } };
         assert!(hash.check("64").is_ok());
-        assert_eq!(hash.check("abc").unwrap_err(), "'abc' is not a whole number (a spin option, 1..1024)");
-        assert_eq!(hash.check("0").unwrap_err(), "0 is outside 1..1024");
+        assert_eq!(hash.check("abc").unwrap_err().to_string(), "'abc' is not a whole number (a spin option, 1..1024)");
+        assert_eq!(hash.check("0").unwrap_err().to_string(), "0 is outside 1..1024");
         let ponder = DeclaredOption { name: "Ponder".into(), kind: OptionKind::Check };
         assert!(ponder.check("true").is_ok() && ponder.check("yes").is_err());
         let style =
             DeclaredOption { name: "Style".into(), kind: OptionKind::Combo(vec!["Solid".into(), "Risky".into()]) };
         assert!(style.check("solid").is_ok());
-        assert_eq!(style.check("Wild").unwrap_err(), "'Wild' is none of Solid, Risky");
+        assert_eq!(style.check("Wild").unwrap_err().to_string(), "'Wild' is none of Solid, Risky");
     }
 
     #[test]

@@ -7,7 +7,23 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::{format, EventInfo, RecordFormat};
-use crate::model::GameRecord;
+use crate::model::{GameRecord, UnknownName};
+
+/// A record file that cannot be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordFilesError {
+    /// No record format of that name.
+    #[error(transparent)]
+    Format(#[from] UnknownName),
+    /// The file cannot be opened.
+    #[error("cannot open {path}: {reason}")]
+    Open {
+        /// The file.
+        path: String,
+        /// What the OS said.
+        reason: std::io::Error,
+    },
+}
 
 /// One open record file.
 struct RecordFile {
@@ -28,7 +44,7 @@ impl RecordFiles {
     pub fn open<'a>(
         outputs: impl IntoIterator<Item = (&'a str, &'a Path)>,
         append: bool,
-    ) -> Result<RecordFiles, String> {
+    ) -> Result<RecordFiles, RecordFilesError> {
         let mut files = Vec::new();
         for (name, path) in outputs {
             let format = format(name)?;
@@ -38,7 +54,7 @@ impl RecordFiles {
                 .write(true)
                 .truncate(!append)
                 .open(path)
-                .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+                .map_err(|reason| RecordFilesError::Open { path: path.display().to_string(), reason })?;
             files.push(RecordFile { format, path: path.to_path_buf(), file });
         }
         Ok(RecordFiles { files })

@@ -32,11 +32,12 @@ pub trait RecordFormat: Sync {
 pub const FORMATS: &[&dyn RecordFormat] = &[&pgn::Pgn, &jsonl::JsonLines, &epd::Epd];
 
 /// The format named `name`, or an error listing the known ones.
-pub fn format(name: &str) -> Result<&'static dyn RecordFormat, String> {
-    FORMATS.iter().copied().find(|f| f.name() == name).ok_or_else(|| {
-        let known: Vec<&str> = FORMATS.iter().map(|f| f.name()).collect();
-        format!("unknown record format '{name}' (known: {})", known.join(", "))
-    })
+pub fn format(name: &str) -> Result<&'static dyn RecordFormat, crate::model::UnknownName> {
+    FORMATS
+        .iter()
+        .copied()
+        .find(|f| f.name() == name)
+        .ok_or_else(|| crate::model::UnknownName::new("record format", name, FORMATS.iter().map(|f| f.name())))
 }
 
 /// Context a record carries beyond the game itself.

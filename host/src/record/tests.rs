@@ -23,7 +23,7 @@ fn every_format_writes_one_game_as_text_ending_in_a_newline() {
     }
     assert_eq!(format("epd").unwrap().write(&r, &event()), "f\n", "the final position");
     let e = format("xml").err().unwrap();
-    assert_eq!(e, "unknown record format 'xml' (known: pgn, jsonl, epd)");
+    assert_eq!(e.to_string(), "unknown record format 'xml' (known: pgn, jsonl, epd)");
 }
 
 #[test]
@@ -62,9 +62,13 @@ fn record_files_get_each_game_and_a_file_that_fails_is_named_without_losing_the_
         assert_eq!(std::fs::read_to_string(&jsonl).unwrap().lines().count(), 4, "the other file still got it");
     }
     let missing = dir.join("no/such/folder/x.pgn");
-    let e = RecordFiles::open([("pgn", missing.as_path())], true).err().unwrap();
+    let e = RecordFiles::open([("pgn", missing.as_path())], true).err().unwrap().to_string();
     assert!(e.starts_with(&format!("cannot open {}: ", missing.display())), "{e}");
-    assert!(RecordFiles::open([("doc", pgn.as_path())], true).err().unwrap().contains("unknown record format 'doc'"));
+    assert!(RecordFiles::open([("doc", pgn.as_path())], true)
+        .err()
+        .unwrap()
+        .to_string()
+        .contains("unknown record format 'doc'"));
 }
 
 #[test]

@@ -69,18 +69,19 @@ impl Tablebases {
     /// Checks the settings, and that every folder of `path` exists and
     /// holds table files (`.rtbw`), so that a mistyped path is named before
     /// any game rather than in each.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), AdjudicationError> {
         if !["both", "win-loss", "draw"].contains(&self.results.as_str()) {
-            return Err(format!("tablebases: results '{}' must be both, win-loss or draw", self.results));
+            return Err(AdjudicationError::TablebaseResults(self.results.clone()));
         }
         if self.pieces.is_some_and(|n| n < 3) {
-            return Err("tablebases: pieces must be 3 or more".into());
+            return Err(AdjudicationError::TablebasePieces);
         }
         for folder in self.path.split(':') {
-            let entries = std::fs::read_dir(folder).map_err(|e| format!("tablebases: {folder}: {e}"))?;
+            let entries = std::fs::read_dir(folder)
+                .map_err(|reason| AdjudicationError::TablebaseFolder { folder: folder.into(), reason })?;
             let tables = entries.filter_map(Result::ok).any(|e| e.path().extension().is_some_and(|x| x == "rtbw"));
             if !tables {
-                return Err(format!("tablebases: {folder} holds no Syzygy WDL tables (.rtbw files)"));
+                return Err(AdjudicationError::NoTables(folder.into()));
             }
         }
         Ok(())
@@ -136,9 +137,67 @@ pub enum Adjudged {
     Draw(String),
 }
 
+/// A malformed adjudication rule or tablebase setting.
+#[derive(Debug, thiserror::Error)]
+pub enum AdjudicationError {
+    /// A rule names a setting it does not have.
+    #[error("--{rule} '{text}': unknown setting '{name}' (known: {known})")]
+    UnknownSetting {
+        /// `resign` or `draw`.
+        rule: &'static str,
+        /// The rule as given.
+        text: String,
+        /// The setting.
+        name: String,
+        /// The rule's settings.
+        known: String,
+    },
+    /// A setting's value is no whole number in range.
+    #[error("--{rule} '{text}': {name} must be a whole number from 0 to 1000000")]
+    NotANumber {
+        /// `resign` or `draw`.
+        rule: &'static str,
+        /// The rule as given.
+        text: String,
+        /// The setting.
+        name: String,
+    },
+    /// A setting without the value it needs, or with one it cannot take.
+    #[error("--{rule} '{text}': {name} needs a value (movecount at least 1)")]
+    NeedsValue {
+        /// `resign` or `draw`.
+        rule: &'static str,
+        /// The rule as given.
+        text: String,
+        /// The setting.
+        name: String,
+    },
+    /// Tablebase results other than the three kinds.
+    #[error("tablebases: results '{0}' must be both, win-loss or draw")]
+    TablebaseResults(String),
+    /// Tablebases of fewer than three pieces.
+    #[error("tablebases: pieces must be 3 or more")]
+    TablebasePieces,
+    /// A tablebase folder that cannot be read.
+    #[error("tablebases: {folder}: {reason}")]
+    TablebaseFolder {
+        /// The folder.
+        folder: String,
+        /// What the OS said.
+        reason: std::io::Error,
+    },
+    /// A tablebase folder without WDL tables.
+    #[error("tablebases: {0} holds no Syzygy WDL tables (.rtbw files)")]
+    NoTables(String),
+}
+
 /// `name=value` pairs of a rule, each name known and each value a number
 /// (flags without a value are `None`).
-fn pairs<'a>(what: &str, text: &'a str, known: &[&str]) -> Result<Vec<(&'a str, Option<i64>)>, String> {
+fn pairs<'a>(
+    rule: &'static str,
+    text: &'a str,
+    known: &[&str],
+) -> Result<Vec<(&'a str, Option<i64>)>, AdjudicationError> {
     text.split(',')
         .filter(|p| !p.trim().is_empty())
         .map(|p| {
@@ -147,11 +206,12 @@ fn pairs<'a>(what: &str, text: &'a str, known: &[&str]) -> Result<Vec<(&'a str, 
                 None => (p.trim(), None),
             };
             if !known.contains(&name) {
-                return Err(format!("--{what} '{text}': unknown setting '{name}' (known: {})", known.join(", ")));
+                let known = known.join(", ");
+                return Err(AdjudicationError::UnknownSetting { rule, text: text.into(), name: name.into(), known });
             }
             let value = value
                 .map(|v| v.parse::<i64>().ok().filter(|n| (0..=1_000_000).contains(n)))
-                .map(|v| v.ok_or_else(|| format!("--{what} '{text}': {name} must be a whole number from 0 to 1000000")))
+                .map(|v| v.ok_or_else(|| AdjudicationError::NotANumber { rule, text: text.into(), name: name.into() }))
                 .transpose()?;
             Ok((name, value))
         })
@@ -160,14 +220,16 @@ fn pairs<'a>(what: &str, text: &'a str, known: &[&str]) -> Result<Vec<(&'a str, 
 
 impl ResignRule {
     /// Parses `movecount=N,score=CP[,twosided]`.
-    pub fn parse(text: &str) -> Result<ResignRule, String> {
+    pub fn parse(text: &str) -> Result<ResignRule, AdjudicationError> {
         let mut rule = ResignRule { movecount: 3, score: 600, twosided: false };
         for (name, value) in pairs("resign", text, &["movecount", "score", "twosided"])? {
             match (name, value) {
                 ("movecount", Some(v)) if v >= 1 => rule.movecount = v as u32,
                 ("score", Some(v)) => rule.score = v as i32,
                 ("twosided", None) => rule.twosided = true,
-                _ => return Err(format!("--resign '{text}': {name} needs a value (movecount at least 1)")),
+                _ => {
+                    return Err(AdjudicationError::NeedsValue { rule: "resign", text: text.into(), name: name.into() })
+                }
             }
         }
         Ok(rule)
@@ -176,14 +238,14 @@ impl ResignRule {
 
 impl DrawRule {
     /// Parses `movenumber=N,movecount=N,score=CP`.
-    pub fn parse(text: &str) -> Result<DrawRule, String> {
+    pub fn parse(text: &str) -> Result<DrawRule, AdjudicationError> {
         let mut rule = DrawRule { movenumber: 40, movecount: 8, score: 10 };
         for (name, value) in pairs("draw", text, &["movenumber", "movecount", "score"])? {
             match (name, value) {
                 ("movenumber", Some(v)) => rule.movenumber = v as u32,
                 ("movecount", Some(v)) if v >= 1 => rule.movecount = v as u32,
                 ("score", Some(v)) => rule.score = v as i32,
-                _ => return Err(format!("--draw '{text}': {name} needs a value (movecount at least 1)")),
+                _ => return Err(AdjudicationError::NeedsValue { rule: "draw", text: text.into(), name: name.into() }),
             }
         }
         Ok(rule)
@@ -256,16 +318,16 @@ mod tests {
     #[test]
     fn rules_parse_as_cutechess_writes_them_and_bad_ones_are_named() {
         assert_eq!(
-            ResignRule::parse("movecount=5,score=900,twosided"),
-            Ok(ResignRule { movecount: 5, score: 900, twosided: true })
+            ResignRule::parse("movecount=5,score=900,twosided").unwrap(),
+            ResignRule { movecount: 5, score: 900, twosided: true }
         );
         assert_eq!(
-            DrawRule::parse("movenumber=34,movecount=6,score=5"),
-            Ok(DrawRule { movenumber: 34, movecount: 6, score: 5 })
+            DrawRule::parse("movenumber=34,movecount=6,score=5").unwrap(),
+            DrawRule { movenumber: 34, movecount: 6, score: 5 }
         );
-        assert!(ResignRule::parse("moves=3").unwrap_err().contains("unknown setting 'moves'"));
-        assert!(DrawRule::parse("score=x").unwrap_err().contains("score must be a whole number"));
-        assert!(ResignRule::parse("movecount=0").unwrap_err().contains("movecount at least 1"));
+        assert!(ResignRule::parse("moves=3").unwrap_err().to_string().contains("unknown setting 'moves'"));
+        assert!(DrawRule::parse("score=x").unwrap_err().to_string().contains("score must be a whole number"));
+        assert!(ResignRule::parse("movecount=0").unwrap_err().to_string().contains("movecount at least 1"));
     }
 
     #[test]
@@ -317,13 +379,13 @@ mod tests {
             ignore50: false,
             results: results.into(),
         };
-        assert!(tb("both", None).validate().unwrap_err().contains("holds no Syzygy WDL tables"));
+        assert!(tb("both", None).validate().unwrap_err().to_string().contains("holds no Syzygy WDL tables"));
         std::fs::write(dir.join("KQvK.rtbw"), b"").unwrap();
-        assert_eq!(tb("both", Some(5)).validate(), Ok(()));
-        assert!(tb("sometimes", None).validate().unwrap_err().contains("must be both, win-loss or draw"));
-        assert!(tb("draw", Some(2)).validate().unwrap_err().contains("pieces must be 3 or more"));
+        assert!(tb("both", Some(5)).validate().is_ok());
+        assert!(tb("sometimes", None).validate().unwrap_err().to_string().contains("must be both, win-loss or draw"));
+        assert!(tb("draw", Some(2)).validate().unwrap_err().to_string().contains("pieces must be 3 or more"));
         let missing = Tablebases { path: format!("{}:/no/such/folder", dir.display()), ..tb("both", None) };
-        assert!(missing.validate().unwrap_err().starts_with("tablebases: /no/such/folder: "));
+        assert!(missing.validate().unwrap_err().to_string().starts_with("tablebases: /no/such/folder: "));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

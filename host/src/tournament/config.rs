@@ -208,6 +208,9 @@ pub enum ConfigError {
     /// A value that makes no tournament.
     #[error("tournament config: {0}")]
     Invalid(String),
+    /// A malformed adjudication rule or tablebase setting.
+    #[error("tournament config: {0}")]
+    Adjudication(#[from] crate::referee::adjudication::AdjudicationError),
 }
 
 impl TournamentConfig {
@@ -224,12 +227,12 @@ impl TournamentConfig {
     pub fn adjudication(&self) -> Result<crate::referee::Adjudication, ConfigError> {
         use crate::referee::adjudication::{DrawRule, ResignRule};
         Ok(crate::referee::Adjudication {
-            resign: self.resign.as_deref().map(ResignRule::parse).transpose().map_err(ConfigError::Invalid)?,
-            draw: self.draw.as_deref().map(DrawRule::parse).transpose().map_err(ConfigError::Invalid)?,
+            resign: self.resign.as_deref().map(ResignRule::parse).transpose()?,
+            draw: self.draw.as_deref().map(DrawRule::parse).transpose()?,
             plugin: self.plugin_adjudication,
             tablebases: match &self.tablebases {
                 Some(tb) => {
-                    tb.validate().map_err(ConfigError::Invalid)?;
+                    tb.validate()?;
                     Some(tb.clone())
                 }
                 None => None,

@@ -8,6 +8,8 @@ mod knockout;
 mod round_robin;
 mod swiss;
 
+use crate::model::UnknownName;
+
 /// One tournament format: its name and how its pairing system is made.
 pub struct PairingFormat {
     /// The name definitions and `--format` use (`round-robin`).
@@ -25,11 +27,12 @@ pub struct Format(&'static PairingFormat);
 
 impl Format {
     /// The format called `name`, or an error listing the known ones.
-    pub fn named(name: &str) -> Result<Format, String> {
-        FORMATS.iter().find(|f| f.name == name).map(Format).ok_or_else(|| {
-            let known: Vec<&str> = FORMATS.iter().map(|f| f.name).collect();
-            format!("unknown format '{name}' (known: {})", known.join(", "))
-        })
+    pub fn named(name: &str) -> Result<Format, UnknownName> {
+        FORMATS
+            .iter()
+            .find(|f| f.name == name)
+            .map(Format)
+            .ok_or_else(|| UnknownName::new("format", name, FORMATS.iter().map(|f| f.name)))
     }
 
     /// Its name.
@@ -72,8 +75,8 @@ impl std::fmt::Debug for Format {
 }
 
 impl std::str::FromStr for Format {
-    type Err = String;
-    fn from_str(name: &str) -> Result<Format, String> {
+    type Err = UnknownName;
+    fn from_str(name: &str) -> Result<Format, UnknownName> {
         Format::named(name)
     }
 }
