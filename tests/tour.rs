@@ -238,6 +238,7 @@ fn every_line_of_the_readme_tour_does_what_its_comment_says() {
                 assert_eq!((pgn.matches("[Event ").count(), jsonl.lines().count()), (6, 6), "{line}");
                 0
             }
+            ["ratings", ..] => ["chess: 6 games in 3 pairs", " 1500.0 ", "first mover's advantage "].map(says).len(),
             ["sprt", ..] => ["H1 accepted after "].map(says).len(),
             ["check", "uci:stockfish"] => ["PASS  a mate in one is played", ", 0 failed"].map(says).len(),
             ["check", ..] => ["Verdict: "].map(says).len(),

@@ -719,3 +719,51 @@ fn a_fair_gauntlet_gives_every_opponent_the_same_openings() {
     let results = arbiter(&["results", "--db", db.to_str().unwrap()]);
     assert!(results.stdout.contains("Openings: each pairing plays the same openings"), "{}", results.stdout);
 }
+
+/// `arbiter ratings`: one list over two stored tournaments, players known
+/// by name across them, the anchor's scale, and a clear error for an
+/// anchor that played no game.
+#[test]
+fn a_rating_list_over_two_tournaments_ranks_the_stronger_player_first() {
+    let (d, f) = dirs();
+    let db = temp_dir("ratings").join("r.db");
+    let db_text = db.to_str().unwrap();
+    // `weak` plays in both tournaments.
+    for (first, seed) in [("strong=mcts:iterations=300", "1"), ("mid=mcts:iterations=10", "2")] {
+        let run = arbiter(&[
+            "--plugin-dir",
+            &d,
+            "--plugin-dir",
+            &f,
+            "tournament",
+            "--player",
+            first,
+            "--player",
+            "weak=random",
+            "--variant",
+            "fixture-race",
+            "--games-per-pairing",
+            "8",
+            "--seed",
+            seed,
+            "--in-process",
+            "--db",
+            db_text,
+        ]);
+        assert!(run.ok, "{}", run.stderr);
+    }
+    let list = arbiter(&["ratings", "--db", db_text, "--anchor", "weak=1000"]);
+    assert!(list.ok, "{}", list.stderr);
+    assert!(list.stdout.starts_with("fixture-race: 16 games in 8 pairs"), "{}", list.stdout);
+    assert!(list.stdout.contains("from tournament(s) 1, 2"), "{}", list.stdout);
+    let rows: Vec<&str> =
+        list.stdout.lines().filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit())).collect();
+    assert_eq!(rows.len(), 3, "{}", list.stdout);
+    assert!(rows[0].contains("strong"), "the strongest first: {}", list.stdout);
+    let weak = rows.iter().find(|r| r.contains("weak")).unwrap();
+    assert!(weak.contains(" 1000.0 "), "the anchor keeps its rating: {weak}");
+    assert!(list.stdout.contains("first mover's advantage "), "{}", list.stdout);
+    let unknown = arbiter(&["ratings", "--db", db_text, "--anchor", "nobody=1000"]);
+    assert!(!unknown.ok);
+    assert_eq!(unknown.stderr.trim(), "error: --anchor: no player 'nobody' in the rated games");
+}

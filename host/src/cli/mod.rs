@@ -10,6 +10,7 @@ mod new_variant;
 pub mod out;
 mod perft;
 mod play;
+mod ratings;
 mod replay;
 mod results;
 mod serve;
@@ -76,6 +77,8 @@ pub enum Command {
     Tournament(tournament::TournamentArgs),
     /// Standings, crosstable and exports of a stored tournament.
     Results(results::ResultsArgs),
+    /// A rating list over stored tournaments, per variant, with error bars.
+    Ratings(ratings::RatingsArgs),
     /// Two players until the SPRT (normalized Elo, pentanomial) decides.
     Sprt(sprt::SprtArgs),
     /// A web view: live tournaments, the game viewer, play in the browser.
@@ -223,6 +226,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Replay(args) => replay::run(&registry, &args),
         Command::Tournament(args) => tournament::run(&registry, &args, &cli.plugin_dirs),
         Command::Results(args) => results::run(&args),
+        Command::Ratings(args) => ratings::run(&args),
         Command::Sprt(args) => sprt::run(&registry, &args, &cli.plugin_dirs),
         Command::Serve(args) => serve::run(registry, &args),
         Command::Worker(args) => worker::run(&registry, &args, &cli.plugin_dirs),

@@ -1,8 +1,10 @@
 //! Statistics of results: a pair's score with Elo, error and LOS ([`score`]),
-//! maximum-likelihood ratings for a whole field ([`ratings`]), pentanomial
+//! maximum-likelihood ratings for a whole field ([`ratings`]) and for a
+//! rating list over many tournaments ([`rating_list`]), pentanomial
 //! counts of paired games and the normalized-Elo GSPRT ([`sprt`]), and the
 //! head-to-head report in fastchess's shape ([`report`]).
 
+pub mod rating_list;
 pub mod ratings;
 pub mod report;
 pub mod score;

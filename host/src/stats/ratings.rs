@@ -110,7 +110,7 @@ pub fn ratings(m: &ResultMatrix) -> Vec<Rating> {
 }
 
 /// Solves `a x = b` by Gaussian elimination with partial pivoting.
-fn solve(a: &[Vec<f64>], b: &[f64]) -> Vec<f64> {
+pub(super) fn solve(a: &[Vec<f64>], b: &[f64]) -> Vec<f64> {
     let n = b.len();
     let mut m: Vec<Vec<f64>> = a.iter().zip(b).map(|(row, &bi)| row.iter().copied().chain([bi]).collect()).collect();
     for col in 0..n {

@@ -1,7 +1,9 @@
 //! Running many games: the definition ([`config`]), the schedule
 //! ([`schedule`]), the runner with its worker processes ([`runner`],
 //! [`worker`]), the tournament against the store with resume ([`driver`]),
-//! reading a stored tournament ([`view`]), and standings ([`standings`]).
+//! reading a stored tournament ([`view`]), standings ([`standings`]), and
+//! the games of many stored tournaments gathered for a rating list
+//! ([`rating_list`]).
 
 pub mod audit;
 pub mod config;
@@ -16,6 +18,7 @@ pub mod pairing;
 pub mod pins;
 pub mod pulse;
 pub mod queue;
+pub mod rating_list;
 pub mod runner;
 pub mod schedule;
 pub mod sprt_match;

@@ -1,5 +1,6 @@
 //! Read-only JSON over the store: variants, tournaments with standings,
-//! the game list, one game replayed move by move for a viewer, its record.
+//! the rating list, the game list, one game replayed move by move for a
+//! viewer, its record.
 
 use axum::extract::{Path, Query, State};
 use axum::http::header;
@@ -11,8 +12,8 @@ use super::{blocking, ApiError, Reveal, Shared};
 use crate::clock::Clock;
 use crate::store::{GameFilter, StoredGame};
 use crate::store::{PairTally, Tally};
-use crate::tournament::standings;
 use crate::tournament::view::TournamentView;
+use crate::tournament::{rating_list, standings};
 use crate::Viewer;
 
 /// `GET /api/variants`: every installed variant's card.
@@ -132,6 +133,47 @@ fn table_json(title: &str, names: &[String], games: &[&Tally], pairs: &[&PairTal
         .map(|row| row.iter().map(|&(p, g)| if g == 0 { Value::Null } else { json!([p, g]) }).collect())
         .collect();
     json!({ "title": title, "rows": rows, "cross": cross, "unfinished": t.unfinished })
+}
+
+/// Query of `GET /api/ratings`: the scale and the bootstrap.
+#[derive(serde::Deserialize)]
+pub(super) struct RatingsQuery {
+    /// `NAME=ELO`: one player's rating fixed.
+    anchor: Option<String>,
+    /// The field's mean rating when no player is anchored (default 0).
+    average: Option<f64>,
+    /// Bootstrap resamples (default 100, at most 1000).
+    bootstrap: Option<u32>,
+}
+
+/// The most bootstrap resamples a request may ask for.
+const MAX_RESAMPLES: u32 = 1000;
+
+/// `GET /api/ratings`: the rating list over every stored tournament, a
+/// table per variant (see `arbiter ratings`).
+pub(super) async fn ratings(State(app): State<Shared>, Query(q): Query<RatingsQuery>) -> Result<Json<Value>, ApiError> {
+    blocking(move || {
+        let anchor = match q.anchor.as_deref().filter(|a| !a.trim().is_empty()) {
+            None => None,
+            Some(a) => {
+                let refuse = || ApiError::bad_request(format!("anchor '{}' must be NAME=ELO", a.escape_debug()));
+                let (name, elo) = a.split_once('=').ok_or_else(refuse)?;
+                let elo: f64 = elo.trim().parse().ok().filter(|e: &f64| e.is_finite()).ok_or_else(refuse)?;
+                Some((name.trim().to_string(), elo))
+            }
+        };
+        let average = q.average.filter(|a| a.is_finite()).unwrap_or(0.0);
+        let resamples = q.bootstrap.unwrap_or(100).min(MAX_RESAMPLES);
+        let tables: Vec<rating_list::Table> = rating_list::rated_games(&app.store, &[])?
+            .iter()
+            .map(|list| {
+                let scale = rating_list::scale(list, anchor.as_ref().map(|(n, e)| (n.as_str(), *e)), average);
+                rating_list::table(list, scale, resamples, 1)
+            })
+            .collect();
+        Ok(Json(json!({ "resamples": resamples, "variants": tables })))
+    })
+    .await
 }
 
 /// Query of `GET /api/games`: the filters (see [`GameFilter`]) and the page.

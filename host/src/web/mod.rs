@@ -151,6 +151,7 @@ fn router(app: Shared) -> Router {
         .route("/api/tournaments", get(api::tournaments))
         .route("/api/tournaments/{id}", get(api::tournament))
         .route("/api/tournaments/{id}/live", get(api::tournament_live))
+        .route("/api/ratings", get(api::ratings))
         .route("/api/games", get(api::games))
         .route("/api/games/{id}", get(api::game))
         .route("/api/games/{id}/record", get(api::record))

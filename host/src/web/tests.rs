@@ -366,3 +366,35 @@ fn only_addresses_localhost_and_allowed_names_are_trusted() {
         assert!(!trusted_host(host, &allowed), "{host}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_rating_list_rates_stored_tournament_games_and_refuses_a_malformed_anchor() {
+    let (app, store) = app("ratings", Reveal::Never, 4);
+    let (status, empty) = get(&app, "/api/ratings").await;
+    assert_eq!((status, empty["variants"].clone()), (StatusCode::OK, json!([])));
+    let definition = definition("name = \"t\"", &[("a", "random"), ("b", "random")], &["race"]);
+    let t = store.add_tournament("t", &serde_json::to_string(&definition).unwrap()).unwrap();
+    for index in 0..4 {
+        // Each seat plays its first legal move: the same game every time.
+        let slot = TournamentSlot { id: t, index, pair: Some(index - index % 2), seats: vec![0, 1] };
+        let event = EventInfo { event: "t".into(), round: 1, tournament: Some(slot) };
+        store_played_game(&store, &race(Fault::None), json!({}), &event);
+    }
+    let (status, list) = get(&app, "/api/ratings?anchor=b%3D1500&bootstrap=999999").await;
+    assert_eq!(status, StatusCode::OK, "{list}");
+    assert_eq!(list["resamples"], 1000, "the bootstrap is capped");
+    let race = &list["variants"][0];
+    assert_eq!(
+        (race["variant"].clone(), race["games"].clone(), race["encounters"].clone()),
+        (json!("race"), json!(4), json!(2))
+    );
+    let rows = race["rows"].as_array().unwrap();
+    let b = rows.iter().find(|r| r["name"] == "b").unwrap();
+    assert_eq!(b["rating"], 1500.0, "the anchor keeps its rating");
+    assert_eq!(rows.iter().map(|r| r["games"].as_u64().unwrap()).sum::<u64>(), 8);
+    for bad in ["b", "b%3Dhigh", "b%3Dinf"] {
+        let (status, answer) = get(&app, &format!("/api/ratings?anchor={bad}")).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}: {answer}");
+        assert!(answer["error"].as_str().unwrap().contains("must be NAME=ELO"), "{answer}");
+    }
+}

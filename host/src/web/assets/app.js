@@ -655,6 +655,59 @@ async function playPage(id, query) {
   page(el("p", {}, "Connecting…"));
 }
 
+// ---- Rating list -------------------------------------------------------------
+
+// Each player's rating as a dot with its 95% interval, best at the top.
+function ratingPlot(table) {
+  const rows = table.rows;
+  const lows = rows.map((r) => r.rating - (r.error || 0)), highs = rows.map((r) => r.rating + (r.error || 0));
+  let min = Math.min(...lows), max = Math.max(...highs);
+  if (max - min < 50) { min -= 25; max += 25; }
+  const [w, left, right, rowH] = [560, 150, 20, 22], h = rows.length * rowH + 30;
+  const x = (v) => left + ((v - min) / (max - min)) * (w - left - right);
+  const ticks = [];
+  const step = [10, 25, 50, 100, 200, 500, 1000].find((s) => (max - min) / s <= 8) || 2000;
+  for (let t = Math.ceil(min / step) * step; t <= max; t += step) {
+    ticks.push(svg("line", { x1: x(t), x2: x(t), y1: 0, y2: h - 24, stroke: "#d8dce4" }),
+      svg("text", { x: x(t), y: h - 8, "text-anchor": "middle", "font-size": 11, fill: "#6b7385" }, String(t)));
+  }
+  return svg("svg", { viewBox: `0 0 ${w} ${h}`, class: "rating-plot", "data-variant": table.variant }, ticks,
+    rows.map((r, i) => {
+      const y = i * rowH + rowH / 2 + 2;
+      return svg("g", { class: "rating" },
+        svg("text", { x: left - 8, y: y + 4, "text-anchor": "end", "font-size": 12 }, r.name),
+        r.error !== null ? svg("line", { x1: x(r.rating - r.error), x2: x(r.rating + r.error), y1: y, y2: y, stroke: "#2f6fd6", "stroke-width": 2 }) : null,
+        svg("circle", { cx: x(r.rating), cy: y, r: 4, fill: "#2f6fd6" }));
+    }));
+}
+
+async function ratingsPage(query) {
+  const anchor = query.get("anchor") || "";
+  const data = await api(`/api/ratings?anchor=${encodeURIComponent(anchor)}`);
+  const form = el("form", { class: "filters", onsubmit: (e) => {
+    e.preventDefault();
+    location.hash = `#/ratings?anchor=${encodeURIComponent(form.anchor.value)}`;
+  } }, el("label", {}, "Anchor (NAME=ELO)", el("input", { name: "anchor", value: anchor, placeholder: "the field's mean is 0" })),
+    el("button", { type: "submit" }, "Rate"));
+  const pct = (x, n) => `${(100 * x / Math.max(n, 1)).toFixed(1)}%`;
+  page(
+    el("h1", {}, "Rating list"),
+    el("p", { class: "muted" }, `Every stored tournament, a list per variant: maximum likelihood with the first mover's advantage and draws fitted, 95% error bars from ${data.resamples} bootstrap resamples of the game pairs.`),
+    form,
+    data.variants.length === 0 ? el("p", { class: "muted" }, "No finished two-player tournament games in this store yet.") : null,
+    data.variants.map((t) => [
+      el("h2", {}, `${t.variant}: ${t.games} games`),
+      el("table", { class: "ratings", "data-variant": t.variant },
+        el("tr", {}, ["#", "Player", "Rating", "±95%", "Games", "Score", "Draws"].map((h, i) => el("th", { class: i > 1 ? "num" : "" }, h))),
+        t.rows.map((r, i) => el("tr", {}, el("td", {}, i + 1), el("td", {}, r.name), el("td", { class: "num" }, r.rating.toFixed(1)),
+          el("td", { class: "num" }, r.error === null ? "–" : r.error.toFixed(1)), el("td", { class: "num" }, r.games),
+          el("td", { class: "num" }, pct(r.points, r.games)), el("td", { class: "num" }, pct(r.draws, r.games))))),
+      el("p", { class: "muted" }, `First mover's advantage ${t.advantage >= 0 ? "+" : ""}${t.advantage.toFixed(1)}${t.advantage_error === null ? "" : ` ± ${t.advantage_error.toFixed(1)}`} Elo; draw parameter ${t.draw.toFixed(1)} Elo; tournaments ${t.tournaments.join(", ")}.`),
+      el("div", { class: "board-wrap" }, ratingPlot(t)),
+    ]),
+  );
+}
+
 // ---- Router ----------------------------------------------------------------
 
 async function route() {
@@ -671,6 +724,7 @@ async function route() {
     else if (parts[0] === "play" && parts[1]) await playPage(parts[1], query);
     else if (parts[0] === "play") await playForm();
     else if (parts[0] === "live") await livePage();
+    else if (parts[0] === "ratings") await ratingsPage(query);
     else page(el("p", { class: "error" }, `No page ${path}`));
   } catch (err) {
     page(el("p", { class: "error", id: "page-error" }, err.message));
