@@ -189,12 +189,33 @@ pub fn fairy_stockfish() -> &'static str {
         .expect("fairy-stockfish is not installed: apt-get install fairy-stockfish (CI does this in .ci/run)")
 }
 
-/// A fresh, empty temporary directory for one test.
+/// A fresh, empty temporary directory for one test. The first call also
+/// removes the directories of earlier test runs whose process is gone (a
+/// run leaves about a gigabyte: copies of the binary and its plugins,
+/// stores, engine logs), so that repeated runs do not fill the disk.
 pub fn temp_dir(name: &str) -> PathBuf {
+    static SWEPT: std::sync::Once = std::sync::Once::new();
+    SWEPT.call_once(remove_dead_runs_dirs);
     let dir = std::env::temp_dir().join(format!("arbiter-test-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create temp dir");
     dir
+}
+
+/// Removes `arbiter-test-PID-*` directories whose PID names no running
+/// process (Linux: no `/proc/PID`; elsewhere nothing is removed).
+fn remove_dead_runs_dirs() {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else { return };
+    for entry in entries.filter_map(Result::ok) {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name.strip_prefix("arbiter-test-").and_then(|rest| rest.split('-').next()) else { continue };
+        if pid.parse::<u32>().is_ok() && !Path::new("/proc").join(pid).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 /// The PostgreSQL server the tests use: `ARBITER_TEST_POSTGRES`, by default
