@@ -7,10 +7,11 @@
 //! The model is BayesElo's: with `Δ = r_first - r_second + advantage`,
 //! the first mover wins with probability `F(Δ - draw)`, loses with
 //! `F(-Δ - draw)` and draws otherwise, where `F(x) = 1 / (1 + 10^(-x/400))`.
-//! Every player also draws one virtual game against an opponent rated 0
-//! (with no first-mover advantage), a weak prior that keeps ratings finite
-//! for 100% and 0% scores. Ratings are then shifted so that the field's
-//! mean, or one anchor player, has the rating asked for.
+//! The prior is BayesElo's: two virtual draws between every two players
+//! who met (with no first-mover advantage), and one of each player against
+//! an opponent rated 0; it keeps ratings and the draw parameter finite for
+//! 100% and 0% scores and for small samples. Ratings are then shifted so
+//! that the field's mean, or one anchor player, has the rating asked for.
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -73,8 +74,12 @@ pub struct RatingList {
 }
 
 const K: f64 = std::f64::consts::LN_10 / 400.0;
-/// The largest draw parameter tried (a field of nothing but draws).
-const MAX_DRAW: f64 = 2000.0;
+/// Virtual draws between every two players who met (BayesElo's default).
+const PRIOR_DRAWS: f64 = 2.0;
+/// The largest draw parameter tried: the fit stops there when the games
+/// leave it undetermined (every decisive game won by players who never
+/// draw, say, or a field of nothing but draws).
+pub const MAX_DRAW: f64 = 2000.0;
 
 fn logistic(x: f64) -> f64 {
     1.0 / (1.0 + (-K * x).exp())
@@ -171,11 +176,28 @@ fn likelihood(c: &Counts, x: &[f64]) -> (f64, Vec<f64>, Vec<Vec<f64>>) {
     }
     for i in 0..n {
         for j in 0..n {
-            let counts = &c.cells[i * n + j];
+            let counts = c.cells[i * n + j];
             if counts.iter().all(|&k| k == 0.0) {
                 continue;
             }
-            let (v, g, h) = cell(counts, x[i] - x[j] + x[adv], x[draw]);
+            // The prior's virtual draws, once a pair, without the advantage.
+            let met_before = c.cells[j * n + i].iter().any(|&k| k > 0.0);
+            if !(met_before && j < i) {
+                let (v, g, h) = cell(&[0.0, PRIOR_DRAWS, 0.0], x[i] - x[j], x[draw]);
+                value += v;
+                let terms = [(i, 1.0), (j, -1.0)];
+                for &(p, s) in &terms {
+                    grad[p] += s * g[0];
+                    hess[p][draw] += s * h[1];
+                    hess[draw][p] += s * h[1];
+                    for &(q, t) in &terms {
+                        hess[p][q] += s * t * h[0];
+                    }
+                }
+                grad[draw] += g[1];
+                hess[draw][draw] += h[2];
+            }
+            let (v, g, h) = cell(&counts, x[i] - x[j] + x[adv], x[draw]);
             value += v;
             // Δ depends on r_i (+1), r_j (-1) and the advantage (+1).
             let terms = [(i, 1.0), (j, -1.0), (adv, 1.0)];
@@ -289,7 +311,14 @@ mod tests {
             Outcome::Loss => f(-delta - draw),
             Outcome::Draw => 1.0 - f(delta - draw) - f(-delta - draw),
         };
-        let prior: f64 = (0..n).map(|i| p(r[i], Outcome::Draw).ln()).sum();
+        let mut prior: f64 = (0..n).map(|i| p(r[i], Outcome::Draw).ln()).sum();
+        for i in 0..n {
+            for j in i + 1..n {
+                if games.iter().any(|g| (g.first, g.second) == (i, j) || (g.first, g.second) == (j, i)) {
+                    prior += 2.0 * p(r[i] - r[j], Outcome::Draw).ln();
+                }
+            }
+        }
         prior + games.iter().map(|g| p(r[g.first] - r[g.second] + adv, g.outcome).ln()).sum::<f64>()
     }
 

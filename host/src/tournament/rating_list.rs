@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::error::Result;
 use super::view::TournamentView;
-use crate::stats::rating_list::{rating_list, Anchor, Game, Outcome};
+use crate::stats::rating_list::{rating_list, Anchor, Game, Outcome, MAX_DRAW};
 use crate::store::Store;
 
 /// The rated games of one variant.
@@ -123,6 +123,9 @@ pub struct Table {
     pub advantage_error: Option<f64>,
     /// The draw parameter, in Elo.
     pub draw: f64,
+    /// Whether the draw parameter stopped at its bound: the games leave it
+    /// undetermined.
+    pub draw_at_bound: bool,
 }
 
 /// Where a list's scale is fixed: `anchor`'s player at its rating if it
@@ -174,6 +177,7 @@ pub fn table(list: &VariantGames, anchor: Anchor, resamples: u32, seed: u64) -> 
         advantage: rated.fit.advantage,
         advantage_error: finite(rated.advantage_error),
         draw: rated.fit.draw,
+        draw_at_bound: rated.fit.draw >= MAX_DRAW,
     }
 }
 
