@@ -102,7 +102,7 @@ fn render(t: &Table) -> String {
         );
     }
     let adv_error = t.advantage_error.map(|e| format!(" ± {e:.1}")).unwrap_or_default();
-    let bound = if t.draw_at_bound { " (its bound: these games leave it undetermined)" } else { "" };
+    let bound = if t.draw_at_bound { " (its bound: these games do not fix it)" } else { "" };
     out +=
         &format!("first mover's advantage {:+.1}{adv_error} Elo; draw parameter {:.1} Elo{bound}", t.advantage, t.draw);
     out
