@@ -163,16 +163,25 @@ fn likelihood(c: &Counts, x: &[f64]) -> (f64, Vec<f64>, Vec<Vec<f64>>) {
     let mut value = 0.0;
     let mut grad = vec![0.0; n + 2];
     let mut hess = vec![vec![0.0; n + 2]; n + 2];
+    // Adds `counts` at Δ = Σ s·x[p] over `terms` (parameter, sign).
+    let mut add = |counts: &[f64; 3], terms: &[(usize, f64)]| {
+        let delta: f64 = terms.iter().map(|&(p, s)| s * x[p]).sum();
+        let (v, g, h) = cell(counts, delta, x[draw]);
+        value += v;
+        for &(p, s) in terms {
+            grad[p] += s * g[0];
+            hess[p][draw] += s * h[1];
+            hess[draw][p] += s * h[1];
+            for &(q, t) in terms {
+                hess[p][q] += s * t * h[0];
+            }
+        }
+        grad[draw] += g[1];
+        hess[draw][draw] += h[2];
+    };
     // One virtual draw of each player against a player rated 0, no advantage.
     for i in 0..n {
-        let (v, g, h) = cell(&[0.0, 1.0, 0.0], x[i], x[draw]);
-        value += v;
-        grad[i] += g[0];
-        grad[draw] += g[1];
-        hess[i][i] += h[0];
-        hess[i][draw] += h[1];
-        hess[draw][i] += h[1];
-        hess[draw][draw] += h[2];
+        add(&[0.0, 1.0, 0.0], &[(i, 1.0)]);
     }
     for i in 0..n {
         for j in 0..n {
@@ -183,34 +192,9 @@ fn likelihood(c: &Counts, x: &[f64]) -> (f64, Vec<f64>, Vec<Vec<f64>>) {
             // The prior's virtual draws, once a pair, without the advantage.
             let met_before = c.cells[j * n + i].iter().any(|&k| k > 0.0);
             if !(met_before && j < i) {
-                let (v, g, h) = cell(&[0.0, PRIOR_DRAWS, 0.0], x[i] - x[j], x[draw]);
-                value += v;
-                let terms = [(i, 1.0), (j, -1.0)];
-                for &(p, s) in &terms {
-                    grad[p] += s * g[0];
-                    hess[p][draw] += s * h[1];
-                    hess[draw][p] += s * h[1];
-                    for &(q, t) in &terms {
-                        hess[p][q] += s * t * h[0];
-                    }
-                }
-                grad[draw] += g[1];
-                hess[draw][draw] += h[2];
+                add(&[0.0, PRIOR_DRAWS, 0.0], &[(i, 1.0), (j, -1.0)]);
             }
-            let (v, g, h) = cell(&counts, x[i] - x[j] + x[adv], x[draw]);
-            value += v;
-            // Δ depends on r_i (+1), r_j (-1) and the advantage (+1).
-            let terms = [(i, 1.0), (j, -1.0), (adv, 1.0)];
-            for &(p, s) in &terms {
-                grad[p] += s * g[0];
-                hess[p][draw] += s * h[1];
-                hess[draw][p] += s * h[1];
-                for &(q, t) in &terms {
-                    hess[p][q] += s * t * h[0];
-                }
-            }
-            grad[draw] += g[1];
-            hess[draw][draw] += h[2];
+            add(&counts, &[(i, 1.0), (j, -1.0), (adv, 1.0)]);
         }
     }
     (value, grad, hess)
