@@ -16,6 +16,7 @@ mod results;
 mod serve;
 mod sprt;
 mod store;
+mod tokens;
 mod tournament;
 mod worker;
 
@@ -83,8 +84,10 @@ pub enum Command {
     Sprt(sprt::SprtArgs),
     /// A web view: live tournaments, the game viewer, play in the browser.
     Serve(serve::ServeArgs),
-    /// Play the games queued in a shared store (PostgreSQL), on any machine.
+    /// Play the games queued in a shared store (PostgreSQL) or by a coordinator (--server), on any machine.
     Worker(worker::WorkerArgs),
+    /// Remote workers' tokens: issue, revoke, list (with the uploads refused).
+    Tokens(tokens::TokensArgs),
     /// Copy a store between backends (SQLite file, PostgreSQL URL).
     Store(store::StoreArgs),
 }
@@ -231,6 +234,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Serve(args) => serve::run(registry, &args),
         Command::Worker(args) => worker::run(&registry, &args, &cli.plugin_dirs),
         Command::Store(args) => store::run(&args),
+        Command::Tokens(args) => tokens::run(&args),
     }
 }
 

@@ -32,6 +32,16 @@ pub struct ServeArgs {
     /// The most browser games in progress at once.
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=1024))]
     max_games: u32,
+    /// Serve HTTPS with this PEM certificate chain (with --tls-key); remote
+    /// workers (`arbiter worker --server https://...`) then connect securely.
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// The certificate's PEM private key.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
+    /// Seconds a remote worker's claim lasts without a heartbeat.
+    #[arg(long, value_name = "SECS", default_value_t = crate::tournament::queue::DEFAULT_LEASE.as_secs(), value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    worker_lease: u64,
 }
 
 pub(super) fn run(registry: Registry, args: &ServeArgs) -> Result<()> {
@@ -42,6 +52,9 @@ pub(super) fn run(registry: Registry, args: &ServeArgs) -> Result<()> {
         allow_engines: args.allow_engines,
         allow_hosts: args.allow_hosts.clone(),
         max_games: args.max_games as usize,
+        tls: args.tls_cert.clone().zip(args.tls_key.clone()),
+        worker_lease: std::time::Duration::from_secs(args.worker_lease),
     };
-    Ok(web::serve(registry, config, |addr, store| say_or_quit!("arbiter serve: http://{addr}/ (store {store})"))?)
+    let scheme = if config.tls.is_some() { "https" } else { "http" };
+    Ok(web::serve(registry, config, |addr, store| say_or_quit!("arbiter serve: {scheme}://{addr}/ (store {store})"))?)
 }

@@ -1,6 +1,8 @@
 //! `arbiter worker`: with `--db`, a queue worker that claims and plays the
-//! games queued in a shared store (see [`crate::tournament::queue`]); without
-//! it, the child that plays the games a tournament sends on stdin.
+//! games queued in a shared store (see [`crate::tournament::queue`]); with
+//! `--server`, one that holds only a token and plays what a coordinator
+//! hands out (see [`crate::tournament::remote`]); with neither, the child
+//! that plays the games a tournament sends on stdin.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -14,6 +16,7 @@ use crate::plugin::{Registry, SearchPath};
 use crate::record::EventInfo;
 use crate::store::Store;
 use crate::tournament::queue::{self, QueueWorkers};
+use crate::tournament::remote::{self, Client, RemoteWorkers};
 
 /// Arguments of `arbiter worker`.
 #[derive(Args, Debug)]
@@ -21,8 +24,19 @@ pub struct WorkerArgs {
     /// The shared store whose queued games to play (a postgres:// URL, or an
     /// SQLite file that processes of this machine share). Without it, play
     /// the games sent on stdin (how tournaments drive their worker processes).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "server")]
     db: Option<PathBuf>,
+    /// The coordinator (`arbiter serve`) whose queued games to play, over
+    /// HTTPS: `https://host:port`. Needs --token; no store credentials.
+    #[arg(long, value_name = "URL", requires = "token")]
+    server: Option<String>,
+    /// This worker's token, from `arbiter tokens issue NAME` on the coordinator.
+    #[arg(long, env = "ARBITER_WORKER_TOKEN", hide_env_values = true)]
+    token: Option<String>,
+    /// A PEM certificate to trust for --server besides the usual roots
+    /// (a coordinator with a certificate of its own making).
+    #[arg(long, value_name = "FILE")]
+    ca_cert: Option<PathBuf>,
     /// Games played at once, each in its own worker process.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
     concurrency: u32,
@@ -69,6 +83,9 @@ pub(super) fn queue_workers(
 }
 
 pub(super) fn run(registry: &Registry, args: &WorkerArgs, plugin_dirs: &[PathBuf]) -> Result<()> {
+    if let (Some(server), Some(token)) = (&args.server, &args.token) {
+        return remote(registry, args, server, token, plugin_dirs);
+    }
     let Some(db) = &args.db else { return Ok(crate::tournament::worker::serve(registry)?) };
     let stop = super::stop_on_interrupt("; their claims expire");
     // A server that is starting or restarting is waited for (Ctrl-C ends the wait).
@@ -97,16 +114,55 @@ pub(super) fn run(registry: &Registry, args: &WorkerArgs, plugin_dirs: &[PathBuf
     workers.affinity = args.affinity;
     workers.batch = args.batch as usize;
     say!("worker {} on store {}: {} at a time", workers.holder, store.location(), workers.concurrency);
-    let on_game = |record: &GameRecord, event: &EventInfo| {
-        say_or_quit!(
-            "tournament {} game {}: {}: {}",
-            event.tournament.as_ref().map_or(0, |t| t.id),
-            event.tournament.as_ref().map_or(0, |t| t.index + 1),
-            super::out::players(record),
-            super::out::result(record)
-        );
-    };
     let report = queue::run_queue_workers(registry, &store, &workers, &stop, &on_game)?;
+    say!("{} games stored, {} discarded as already stored by another worker", report.stored, report.duplicates);
+    Ok(())
+}
+
+/// Prints one stored game.
+fn on_game(record: &GameRecord, event: &EventInfo) {
+    say_or_quit!(
+        "tournament {} game {}: {}: {}",
+        event.tournament.as_ref().map_or(0, |t| t.id),
+        event.tournament.as_ref().map_or(0, |t| t.index + 1),
+        super::out::players(record),
+        super::out::result(record)
+    );
+}
+
+/// `arbiter worker --server URL --token TOKEN`.
+fn remote(registry: &Registry, args: &WorkerArgs, server: &str, token: &str, plugin_dirs: &[PathBuf]) -> Result<()> {
+    let stop = super::stop_on_interrupt("; their claims expire");
+    let client = Client::new(server, token, args.ca_cert.as_deref())?;
+    // WebAssembly plugins the tournaments are pinned to and this machine
+    // lacks come from the coordinator, first on the search path.
+    let fetched = remote::fetch_plugins(registry, &client, args.tournament, &arbiter_api::host::wasm::fetch_dir())?;
+    let reloaded;
+    let (registry, plugin_dirs) = if fetched.is_empty() {
+        (registry, plugin_dirs.to_vec())
+    } else {
+        for file in &fetched {
+            say!("fetched from the coordinator: {}", file.display());
+        }
+        let dirs: Vec<PathBuf> = fetched.into_iter().chain(plugin_dirs.iter().cloned()).collect();
+        reloaded = Registry::load(&SearchPath::resolve(&dirs));
+        (&reloaded, dirs)
+    };
+    let local = queue_workers(1, None, None, &[]);
+    let workers = RemoteWorkers {
+        server: server.to_string(),
+        token: token.to_string(),
+        ca_cert: args.ca_cert.clone(),
+        concurrency: args.concurrency as usize,
+        tournament: args.tournament,
+        idle_exit: args.idle_exit.map(Duration::from_secs),
+        batch: args.batch as usize,
+        affinity: args.affinity,
+        plugin_dirs,
+        slot_prefix: local.holder,
+    };
+    say!("worker {} on coordinator {server}: {} at a time", workers.slot_prefix, workers.concurrency);
+    let report = remote::run_remote_workers(registry, &workers, &stop, &on_game)?;
     say!("{} games stored, {} discarded as already stored by another worker", report.stored, report.duplicates);
     Ok(())
 }

@@ -10,8 +10,10 @@
 //! One file a concern, each with its part of [`Store`] and the backend
 //! trait its two backends implement: [`games`] (finished games, listings,
 //! standings' counts in [`tallies`]), [`queue`] (games waiting for workers,
-//! and their claims), [`tournaments`] (definitions and the run's lease) and
-//! [`live`] (what spectators see of games in progress).
+//! and their claims), [`tournaments`] (definitions and the run's lease),
+//! [`live`] (what spectators see of games in progress), [`plugin_files`]
+//! (pinned WebAssembly plugins) and [`workers`] (remote workers' tokens and
+//! refused uploads).
 
 pub mod games;
 pub mod live;
@@ -23,6 +25,7 @@ pub mod tallies;
 #[cfg(test)]
 mod tests;
 pub mod tournaments;
+pub mod workers;
 
 use std::path::Path;
 
@@ -32,19 +35,27 @@ use live::LiveBackend;
 pub use live::LiveGame;
 use plugin_files::PluginFileBackend;
 use queue::QueueBackend;
-pub use queue::{Claim, QueuedGame, WorkerRate};
+pub use queue::{Claim, QueueEntry, QueuedGame, WorkerRate};
 pub use tallies::{PairTally, SlotResult, Tallies, Tally, FORGET_TALLIES};
 use tournaments::TournamentBackend;
 pub use tournaments::{Lease, StoredTournament};
+use workers::WorkerBackend;
+pub use workers::{Refusal, WorkerToken};
 
 use crate::model::GameRecord;
 use crate::record::EventInfo;
 
 /// What a store backend does, concern by concern; [`Store`] names the
 /// store in its errors.
-trait Backend: GameBackend + QueueBackend + TournamentBackend + LiveBackend + PluginFileBackend + Send + Sync {}
+trait Backend:
+    GameBackend + QueueBackend + TournamentBackend + LiveBackend + PluginFileBackend + WorkerBackend + Send + Sync
+{
+}
 
-impl<T: GameBackend + QueueBackend + TournamentBackend + LiveBackend + PluginFileBackend + Send + Sync> Backend for T {}
+impl<T> Backend for T where
+    T: GameBackend + QueueBackend + TournamentBackend + LiveBackend + PluginFileBackend + WorkerBackend + Send + Sync
+{
+}
 
 /// A store failure, naming the store. Its text is the whole story, once:
 /// it has no `source` for error reporters to print a second time.

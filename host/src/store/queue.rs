@@ -53,6 +53,20 @@ pub struct Claim {
     pub holder: String,
 }
 
+/// A queued game with its claim and whether it is stored: what the
+/// coordinator of remote workers checks an upload against.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueueEntry {
+    /// The game as it was queued (its job is the one to hold a record to).
+    pub game: QueuedGame,
+    /// Who holds it (or held it last: the lease may have run out).
+    pub holder: Option<String>,
+    /// Whether a result is stored for it.
+    pub stored: bool,
+    /// The worker whose result was stored, if a worker's was.
+    pub stored_by: Option<String>,
+}
+
 /// What a store backend does with the queue (the [`Store`] methods of the
 /// same names say what each does).
 pub(super) trait QueueBackend {
@@ -83,6 +97,8 @@ pub(super) trait QueueBackend {
     fn worker_rates(&self, tournament: i64) -> Result<Vec<WorkerRate>, StoreFailure>;
 
     fn queued_indices(&self, tournament: i64) -> Result<Vec<u32>, StoreFailure>;
+
+    fn queue_entry(&self, tournament: i64, index: u32) -> Result<Option<QueueEntry>, StoreFailure>;
 }
 
 impl Store {
@@ -142,6 +158,12 @@ impl Store {
         let storing: Vec<Storing<'_>> =
             games.iter().map(|(c, r, e)| Storing { columns: GameColumns::new(r, e), claim: Some(*c) }).collect();
         self.backend.add_games(&storing, stop).map_err(|e| self.err(e))
+    }
+
+    /// Game `index` of `tournament` as queued, with its claim and whether
+    /// (and by which worker) it is stored.
+    pub fn queue_entry(&self, tournament: i64, index: u32) -> Result<Option<QueueEntry>, StoreError> {
+        self.backend.queue_entry(tournament, index).map_err(|e| self.err(e))
     }
 
     /// The indices of every game of `tournament` ever queued (done or not).

@@ -1,12 +1,15 @@
 //! Running many games: the definition ([`config`]), the schedule
 //! ([`schedule`]), the runner with its worker processes ([`runner`],
 //! [`worker`]), the tournament against the store with resume ([`driver`]),
-//! reading a stored tournament ([`view`]), standings ([`standings`]), and
-//! the games of many stored tournaments gathered for a rating list
-//! ([`rating_list`]).
+//! reading a stored tournament ([`view`]), standings ([`standings`]), the
+//! games of many stored tournaments gathered for a rating list
+//! ([`rating_list`]), and the queue's workers on other machines: in the
+//! store ([`queue`]) or over HTTPS through a coordinator ([`coordinator`],
+//! [`wire`], [`remote`]).
 
 pub mod audit;
 pub mod config;
+pub mod coordinator;
 pub mod driver;
 pub mod duel;
 pub mod error;
@@ -19,11 +22,13 @@ pub mod pins;
 pub mod pulse;
 pub mod queue;
 pub mod rating_list;
+pub mod remote;
 pub mod runner;
 pub mod schedule;
 pub mod sprt_match;
 pub mod standings;
 pub mod view;
+pub mod wire;
 pub mod worker;
 
 pub use games::{Entrant, Isolation, RunConfig, ScheduledGame};

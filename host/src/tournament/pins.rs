@@ -73,15 +73,16 @@ pub fn keep_sandboxed(store: &Store, variants: &[VariantHandle], pins: &BTreeMap
 }
 
 /// The WebAssembly plugins `pins` name that `registry` lacks or holds
-/// another build of, fetched from `store` into `folder` (a file each, under
-/// its sha256, checked against it before it is written); the files, for the
-/// search path. A pin the store keeps no file for is left to the refusal a
-/// worker gives for a missing or different plugin.
+/// another build of, fetched by `fetch` (from the store, or a coordinator)
+/// into `folder` (a file each, under its sha256, checked against it before
+/// it is written); the files, for the search path. A pin `fetch` finds no
+/// file for is left to the refusal a worker gives for a missing or
+/// different plugin.
 pub fn fetch_sandboxed(
     registry: &Registry,
-    store: &Store,
     pins: &BTreeMap<String, PluginPin>,
     folder: &Path,
+    fetch: impl Fn(&str) -> Result<Option<Vec<u8>>>,
 ) -> Result<Vec<PathBuf>> {
     use sha2::Digest;
     let mut files = Vec::new();
@@ -93,11 +94,11 @@ pub fn fetch_sandboxed(
         }
         let file = folder.join(&pin.sha256).join(Path::new(&pin.file).file_name().unwrap_or_default());
         if !file.is_file() {
-            let Some((_, bytes)) = store.plugin_file(&pin.sha256)? else { continue };
+            let Some(bytes) = fetch(&pin.sha256)? else { continue };
             let sha256 = format!("{:x}", sha2::Sha256::digest(&bytes));
             if sha256 != pin.sha256 {
                 return Err(TournamentError::Refused(format!(
-                    "variant {variant}: the store's copy of {} has sha256 {sha256}, not the pinned {}",
+                    "variant {variant}: the fetched copy of {} has sha256 {sha256}, not the pinned {}",
                     pin.file, pin.sha256
                 )));
             }

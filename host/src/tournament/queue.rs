@@ -112,7 +112,8 @@ pub fn fetch_plugins(
     let mut files = Vec::new();
     for id in ids {
         let view = TournamentView::load(store, Some(id))?;
-        for file in super::pins::fetch_sandboxed(registry, store, &view.definition.plugins, folder)? {
+        let fetch = |sha256: &str| Ok(store.plugin_file(sha256)?.map(|(_, bytes)| bytes));
+        for file in super::pins::fetch_sandboxed(registry, &view.definition.plugins, folder, fetch)? {
             if !files.contains(&file) {
                 files.push(file);
             }
@@ -194,9 +195,12 @@ pub struct QueueReport {
     pub duplicates: usize,
 }
 
-/// One claimed game, made playable on this machine.
-fn playable(registry: &Registry, claim: &Claim) -> Result<(Job, Vec<Entrant>, ScheduledGame, EventInfo)> {
-    let job: Job = serde_json::from_str(&claim.game.job)
+/// One queued game, made playable on this machine.
+pub(super) fn playable(
+    registry: &Registry,
+    queued: &QueuedGame,
+) -> Result<(Job, Vec<Entrant>, ScheduledGame, EventInfo)> {
+    let job: Job = serde_json::from_str(&queued.job)
         .map_err(|e| TournamentError::Unreadable(format!("unreadable job in the queue: {e}")))?;
     let entrants = job
         .seats
@@ -211,24 +215,28 @@ fn playable(registry: &Registry, claim: &Claim) -> Result<(Job, Vec<Entrant>, Sc
         })
         .collect::<Result<Vec<_>>>()?;
     let game = ScheduledGame {
-        round: claim.game.round,
+        round: queued.round,
         variant: registry.get(&job.variant)?.clone(),
         options: job.options.clone(),
         seats: (0..entrants.len()).collect(),
         position: job.position.clone(),
         seed: job.seed,
     };
-    let event = EventInfo {
-        event: claim.game.event.clone(),
-        round: claim.game.round,
+    Ok((job, entrants, game, event_of(queued)))
+}
+
+/// The event a queued game's record belongs to.
+pub fn event_of(queued: &QueuedGame) -> EventInfo {
+    EventInfo {
+        event: queued.event.clone(),
+        round: queued.round,
         tournament: Some(TournamentSlot {
-            id: claim.game.tournament,
-            index: claim.game.index,
-            pair: claim.game.pair,
-            seats: claim.game.seats.clone(),
+            id: queued.tournament,
+            index: queued.index,
+            pair: queued.pair,
+            seats: queued.seats.clone(),
         }),
-    };
-    Ok((job, entrants, game, event))
+    }
 }
 
 /// Claims and plays queued games on `cfg.concurrency` threads until there
@@ -443,19 +451,19 @@ pub fn patiently<T>(stop: &AtomicBool, mut f: impl FnMut() -> Result<T>) -> Resu
 /// How many games a worker slot claims at once: as many as play in about
 /// [`BATCH_PLAY_TIME`] at the mean duration seen so far, between one and the
 /// configured most; one until a game has been timed.
-struct BatchSize {
+pub(super) struct BatchSize {
     most: usize,
     /// Mean wall time of a game, smoothed over the batches played.
     mean: Option<Duration>,
 }
 
 impl BatchSize {
-    fn new(most: usize) -> BatchSize {
+    pub(super) fn new(most: usize) -> BatchSize {
         BatchSize { most: most.max(1), mean: None }
     }
 
     /// The size of the next claim.
-    fn next(&self) -> usize {
+    pub(super) fn next(&self) -> usize {
         match self.mean {
             None => 1,
             Some(mean) => {
@@ -469,12 +477,12 @@ impl BatchSize {
     /// other workers are playing: about a game's time, so that the end of a
     /// tournament of instant games is seen within milliseconds and one of
     /// long games costs the store a look every [`IDLE_POLL`].
-    fn poll(&self) -> Duration {
+    pub(super) fn poll(&self) -> Duration {
         self.mean.unwrap_or(IDLE_POLL).clamp(Duration::from_millis(10), IDLE_POLL)
     }
 
     /// Hears that `games` games took `took` in all.
-    fn played(&mut self, games: usize, took: Duration) {
+    pub(super) fn played(&mut self, games: usize, took: Duration) {
         if games == 0 {
             return;
         }
@@ -547,7 +555,7 @@ fn play_batch(
         let mut games = Vec::with_capacity(held.len());
         let mut trouble = None;
         for claim in held {
-            let played = playable(registry, claim)
+            let played = playable(registry, &claim.game)
                 .and_then(|(job, entrants, game, event)| Ok((handle.play(&entrants, &game, &job, None)?, event)));
             match played {
                 Ok((record, event)) => games.push((claim.clone(), record, event)),
@@ -646,7 +654,7 @@ mod tests {
         let played: Vec<_> = claims
             .iter()
             .map(|c| {
-                let (job, _, _, event) = playable(registry, c).unwrap();
+                let (job, _, _, event) = playable(registry, &c.game).unwrap();
                 let mut r = record(&[0, 1, 0]);
                 r.variant = job.variant;
                 r.players = job.seats.iter().map(|s| s.name.clone()).collect();
@@ -706,7 +714,7 @@ mod tests {
         let (registry, store, t) = stored("job", "round-robin", &[("a", "mcts:iterations=5"), ("b", "random:seed=4")]);
         enqueue_pending(&store, &planned(&registry, &store, t).unwrap()).unwrap();
         let claims = store.claim("x:1#0", Duration::from_secs(60), Some(t), &[], 2).unwrap();
-        let (job, entrants, game, event) = playable(&registry, &claims[1]).unwrap();
+        let (job, entrants, game, event) = playable(&registry, &claims[1].game).unwrap();
         assert_eq!(entrants.iter().map(|e| e.name.as_str()).collect::<Vec<_>>(), ["b", "a"], "the pair's second game");
         assert_eq!(entrants[0].spec.kind(), "random");
         assert_eq!((game.variant.info().id.as_str(), game.round, job.seed), ("race", 1, game.seed));
@@ -714,7 +722,7 @@ mod tests {
         assert_eq!((slot.id, slot.index, slot.pair, slot.seats), (t, 1, Some(0), vec![1, 0]));
         let mut broken = claims[0].clone();
         broken.game.job = "{".into();
-        assert!(playable(&registry, &broken).err().unwrap().to_string().contains("unreadable job"));
+        assert!(playable(&registry, &broken.game).err().unwrap().to_string().contains("unreadable job"));
     }
 
     #[test]

@@ -368,6 +368,14 @@ fn play_job(
     Ok(record)
 }
 
+/// Plays `job` in this process, as a worker process would (for tests).
+#[cfg(test)]
+pub(crate) fn play_in_process(registry: &Registry, job: &Job) -> GameRecord {
+    let pulse = Pulse::shared(Duration::from_secs(30));
+    let line = serde_json::to_string(job).unwrap();
+    play_job(registry, &line, &pulse, &mut Default::default(), &mut None).unwrap()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,6 +13,8 @@ mod api;
 mod assets;
 mod live;
 mod play;
+mod tls;
+mod workers;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -25,6 +27,7 @@ use axum::Router;
 
 use crate::plugin::Registry;
 use crate::store::Store;
+use crate::tournament::coordinator::Coordinator;
 
 /// When the referee's full record of a stored hidden-information game may be shown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -53,15 +56,22 @@ pub struct ServeConfig {
     /// The most browser games in progress at once; past it `POST /api/play`
     /// answers 503.
     pub max_games: usize,
+    /// HTTPS: a PEM certificate chain and its private key (`None`: HTTP,
+    /// for loopback or behind a TLS proxy).
+    pub tls: Option<(PathBuf, PathBuf)>,
+    /// How long a remote worker's claim lasts without a heartbeat.
+    pub worker_lease: std::time::Duration,
 }
 
 /// What every request handler shares.
 struct App {
-    registry: Registry,
+    registry: Arc<Registry>,
     store: Arc<Store>,
     config: ServeConfig,
     changes: live::StoreChanges,
     sessions: play::Sessions,
+    /// What remote workers talk to (`/api/worker/...`).
+    coordinator: Coordinator,
 }
 
 type Shared = Arc<App>;
@@ -108,6 +118,9 @@ pub enum ServeError {
     /// The store could not be opened.
     #[error(transparent)]
     Store(#[from] crate::store::StoreError),
+    /// The certificate or key cannot be used.
+    #[error(transparent)]
+    Tls(#[from] tls::TlsError),
     /// A socket, thread or runtime failed: what was being done, and why.
     #[error("{what}: {error}")]
     System {
@@ -129,6 +142,7 @@ pub fn serve(registry: Registry, config: ServeConfig, ready: impl FnOnce(SocketA
     // a runtime of its own, which may not start inside another.
     let store = Arc::new(Store::open(&config.db)?);
     let watched = Store::open(&config.db)?;
+    let tls = config.tls.as_ref().map(|(cert, key)| tls::server_config(cert, key)).transpose()?;
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(system("cannot start the server"))?;
     runtime.block_on(async move {
@@ -136,8 +150,16 @@ pub fn serve(registry: Registry, config: ServeConfig, ready: impl FnOnce(SocketA
         let listening = format!("cannot listen on {}", config.bind);
         let listener = tokio::net::TcpListener::bind(config.bind).await.map_err(system(&listening))?;
         ready(listener.local_addr().map_err(system(&listening))?, store.location());
-        let app = Arc::new(App { registry, store, config, changes, sessions: play::Sessions::default() });
-        axum::serve(listener, router(app)).await.map_err(system("the server stopped"))?;
+        let registry = Arc::new(registry);
+        let coordinator = Coordinator::new(registry.clone(), store.clone(), config.worker_lease);
+        let app = Arc::new(App { registry, store, config, changes, sessions: play::Sessions::default(), coordinator });
+        match tls {
+            Some(tls) => {
+                let listener = tls::TlsListener::new(listener, tls).map_err(system(&listening))?;
+                axum::serve(listener, router(app)).await.map_err(system("the server stopped"))?;
+            }
+            None => axum::serve(listener, router(app)).await.map_err(system("the server stopped"))?,
+        }
         Ok(())
     })
 }
@@ -161,7 +183,8 @@ fn router(app: Shared) -> Router {
         .route("/api/play/{id}/events", get(play::events))
         .route("/api/play/{id}/act", post(play::act))
         .layer(axum::middleware::from_fn_with_state(app.clone(), trusted_requests))
-        .with_state(app)
+        .with_state(app.clone())
+        .merge(workers::routes(app))
 }
 
 /// Whether `host` (a `Host` header or an origin's authority, port optional)
@@ -198,7 +221,8 @@ async fn trusted_requests(
     if request.method() != Method::GET {
         let origin = headers.get(header::ORIGIN).map(|h| h.to_str().unwrap_or("?"));
         // Behind a TLS proxy the page's scheme is the proxy's.
-        let scheme = headers.get("x-forwarded-proto").and_then(|h| h.to_str().ok()).unwrap_or("http");
+        let own = if app.config.tls.is_some() { "https" } else { "http" };
+        let scheme = headers.get("x-forwarded-proto").and_then(|h| h.to_str().ok()).unwrap_or(own);
         if origin.is_some_and(|o| !same_origin(o, scheme, host)) {
             return ApiError::forbidden("cross-origin request refused: only this server's own pages may change state")
                 .into_response();

@@ -17,6 +17,7 @@ use crate::plugin::Registry;
 use crate::record::{EventInfo, TournamentSlot};
 use crate::store::Store;
 use crate::testing::{definition, played, race, secret, temp_folder};
+use crate::tournament::coordinator::Coordinator;
 
 /// A server's state over a new store, with `reveal` and `max_games`.
 fn app(name: &str, reveal: Reveal, max_games: usize) -> (Arc<App>, Arc<Store>) {
@@ -29,13 +30,17 @@ fn app(name: &str, reveal: Reveal, max_games: usize) -> (Arc<App>, Arc<Store>) {
         allow_engines: false,
         allow_hosts: vec![],
         max_games,
+        tls: None,
+        worker_lease: std::time::Duration::from_secs(30),
     };
+    let registry = Arc::new(Registry::of([race(Fault::None), secret()]));
     let app = App {
-        registry: Registry::of([race(Fault::None), secret()]),
+        registry: registry.clone(),
         store: store.clone(),
         config,
         changes: live::StoreChanges::watch(Store::open(&db).unwrap()).unwrap(),
         sessions: play::Sessions::default(),
+        coordinator: Coordinator::new(registry, store.clone(), std::time::Duration::from_secs(30)),
     };
     (Arc::new(app), store)
 }

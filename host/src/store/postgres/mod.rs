@@ -15,6 +15,7 @@ mod live;
 mod plugin_files;
 mod queue;
 mod tournaments;
+mod workers;
 
 use std::collections::HashMap;
 
@@ -33,7 +34,7 @@ use games::results;
 use crate::sync::LockExt;
 
 /// The schema, in order; refinery records which ran in `refinery_schema_history`.
-const MIGRATIONS: [(&str, &str); 7] = [
+const MIGRATIONS: [(&str, &str); 8] = [
     (
         "V1__initial",
         "CREATE TABLE tournaments (
@@ -178,6 +179,26 @@ const MIGRATIONS: [(&str, &str); 7] = [
         // WebAssembly plugins a tournament is pinned to, for workers to fetch.
         "V7__plugin_files",
         "CREATE TABLE plugin_files (sha256 TEXT PRIMARY KEY, name TEXT NOT NULL, bytes BYTEA NOT NULL);",
+    ),
+    (
+        // Remote workers: their tokens by hash (never the token), and the
+        // uploads the coordinator refused.
+        "V8__remote_workers",
+        "CREATE TABLE worker_tokens (
+             name       TEXT PRIMARY KEY,
+             sha256     TEXT NOT NULL UNIQUE,
+             issued_ms  BIGINT NOT NULL,
+             revoked_ms BIGINT
+         );
+         CREATE TABLE refused_uploads (
+             id            BIGSERIAL PRIMARY KEY,
+             worker        TEXT NOT NULL,
+             tournament_id BIGINT NOT NULL,
+             game_index    INTEGER NOT NULL,
+             reason        TEXT NOT NULL,
+             at_ms         BIGINT NOT NULL
+         );
+         CREATE INDEX refused_uploads_by_game ON refused_uploads (tournament_id, game_index);",
     ),
 ];
 

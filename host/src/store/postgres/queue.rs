@@ -1,6 +1,6 @@
 //! The queue of games waiting for workers, in PostgreSQL.
 
-use crate::store::queue::{Claim, QueueBackend, QueuedGame, WorkerRate};
+use crate::store::queue::{Claim, QueueBackend, QueueEntry, QueuedGame, WorkerRate};
 use crate::store::{to_json, StoreFailure};
 
 use super::{Postgres, ANALYZE_AFTER};
@@ -122,6 +122,31 @@ impl QueueBackend for Postgres {
                 )
                 .map(drop)
         })
+    }
+
+    fn queue_entry(&self, tournament: i64, index: u32) -> Result<Option<QueueEntry>, StoreFailure> {
+        let row = self.with(|client| {
+            client.query_opt(
+                "SELECT q.event, q.round, q.pair_id, q.seats, q.job, q.claimed_by, g.id IS NOT NULL, g.worker
+                 FROM game_queue q LEFT JOIN games g ON g.tournament_id = q.tournament_id AND g.game_index = q.game_index
+                 WHERE q.tournament_id = $1 AND q.game_index = $2",
+                &[&tournament, &(index as i32)],
+            )
+        })?;
+        Ok(row.map(|r| QueueEntry {
+            game: QueuedGame {
+                tournament,
+                index,
+                event: r.get(0),
+                round: r.get::<_, i32>(1) as u32,
+                pair: r.get::<_, Option<i32>>(2).map(|p| p as u32),
+                seats: serde_json::from_str(&r.get::<_, String>(3)).unwrap_or_default(),
+                job: r.get(4),
+            },
+            holder: r.get(5),
+            stored: r.get(6),
+            stored_by: r.get(7),
+        }))
     }
 
     fn queued_indices(&self, tournament: i64) -> Result<Vec<u32>, StoreFailure> {

@@ -13,6 +13,7 @@ mod queue;
 #[cfg(test)]
 mod tests;
 mod tournaments;
+mod workers;
 
 use std::path::Path;
 
@@ -169,8 +170,30 @@ fn migration_steps() -> Vec<M<'static>> {
         M::up("ALTER TABLE games DROP COLUMN moves; ALTER TABLE games DROP COLUMN pgn;"),
         // WebAssembly plugins a tournament is pinned to, for workers to fetch.
         M::up("CREATE TABLE plugin_files (sha256 TEXT PRIMARY KEY, name TEXT NOT NULL, bytes BLOB NOT NULL);"),
+        // Remote workers: their tokens by hash, and the uploads refused.
+        M::up(WORKERS_V1),
     ]
 }
+
+/// Remote workers' tokens (the sha256 of each, never the token) and the
+/// uploads the coordinator refused.
+const WORKERS_V1: &str = "
+CREATE TABLE worker_tokens (
+    name       TEXT PRIMARY KEY,
+    sha256     TEXT NOT NULL UNIQUE,
+    issued_ms  INTEGER NOT NULL,
+    revoked_ms INTEGER
+);
+CREATE TABLE refused_uploads (
+    id            INTEGER PRIMARY KEY,
+    worker        TEXT NOT NULL,
+    tournament_id INTEGER NOT NULL,
+    game_index    INTEGER NOT NULL,
+    reason        TEXT NOT NULL,
+    at_ms         INTEGER NOT NULL
+);
+CREATE INDEX refused_uploads_by_game ON refused_uploads (tournament_id, game_index);
+";
 
 /// Counts the games stored before the store kept tallies.
 fn count_earlier_games(tx: &rusqlite::Transaction<'_>) -> rusqlite_migration::HookResult {

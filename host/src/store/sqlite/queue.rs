@@ -1,8 +1,8 @@
 //! The queue of games waiting for workers, in SQLite.
 
-use rusqlite::params;
+use rusqlite::{params, OptionalExtension};
 
-use crate::store::queue::{Claim, QueueBackend, QueuedGame, WorkerRate};
+use crate::store::queue::{Claim, QueueBackend, QueueEntry, QueuedGame, WorkerRate};
 use crate::store::{to_json, StoreFailure};
 use crate::sync::LockExt;
 
@@ -91,6 +91,34 @@ impl QueueBackend for Sqlite {
             .execute(params![claim.game.tournament, claim.game.index, claim.holder])?;
         }
         Ok(tx.commit()?)
+    }
+
+    fn queue_entry(&self, tournament: i64, index: u32) -> Result<Option<QueueEntry>, StoreFailure> {
+        let conn = self.conn.lock_or_recover();
+        Ok(conn
+            .query_row(
+                "SELECT q.event, q.round, q.pair_id, q.seats, q.job, q.claimed_by, g.id IS NOT NULL, g.worker
+                 FROM game_queue q LEFT JOIN games g ON g.tournament_id = q.tournament_id AND g.game_index = q.game_index
+                 WHERE q.tournament_id = ?1 AND q.game_index = ?2",
+                params![tournament, index],
+                |r| {
+                    Ok(QueueEntry {
+                        game: QueuedGame {
+                            tournament,
+                            index,
+                            event: r.get(0)?,
+                            round: r.get(1)?,
+                            pair: r.get(2)?,
+                            seats: serde_json::from_str(&r.get::<_, String>(3)?).unwrap_or_default(),
+                            job: r.get(4)?,
+                        },
+                        holder: r.get(5)?,
+                        stored: r.get(6)?,
+                        stored_by: r.get(7)?,
+                    })
+                },
+            )
+            .optional()?)
     }
 
     fn queued_indices(&self, tournament: i64) -> Result<Vec<u32>, StoreFailure> {

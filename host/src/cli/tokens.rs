@@ -1,0 +1,69 @@
+//! `arbiter tokens`: the remote workers' tokens of a coordinator's store
+//! (see [`crate::tournament::coordinator`]): issue one (shown once, kept as
+//! its sha256), revoke one, list them, and the uploads refused.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Result};
+use clap::{Args, Subcommand};
+
+use super::out::say;
+use crate::store::Store;
+use crate::tournament::coordinator::issue_token;
+
+/// Arguments of `arbiter tokens`.
+#[derive(Args, Debug)]
+pub struct TokensArgs {
+    /// The coordinator's store (the one `arbiter serve` shows).
+    #[arg(long, default_value = "arbiter.db", global = true)]
+    db: PathBuf,
+    /// What to do.
+    #[command(subcommand)]
+    action: TokensAction,
+}
+
+/// The token subcommands.
+#[derive(Subcommand, Debug)]
+enum TokensAction {
+    /// Issue a token for worker NAME and print it (it is not kept: only its hash is).
+    Issue {
+        /// The worker's name (letters, digits, '.', '_', '-'): stored games name it.
+        name: String,
+    },
+    /// Revoke worker NAME's token: its requests are refused from now on.
+    Revoke {
+        /// The worker's name.
+        name: String,
+    },
+    /// Every token issued, and the uploads each worker had refused.
+    List,
+}
+
+pub(super) fn run(args: &TokensArgs) -> Result<()> {
+    let store = Store::open(&args.db)?;
+    match &args.action {
+        TokensAction::Issue { name } => say!("{}", issue_token(&store, name)?),
+        TokensAction::Revoke { name } => {
+            if !store.revoke_worker_token(name)? {
+                bail!("worker '{name}' has no token in force in {}", store.location());
+            }
+            say!("worker '{name}': token revoked");
+        }
+        TokensAction::List => {
+            let refusals = store.refusals(None)?;
+            for t in store.worker_tokens()? {
+                let refused = refusals.iter().filter(|r| r.worker == t.name).count();
+                let state = if t.revoked_ms.is_some() { "revoked" } else { "in force" };
+                say!(
+                    "{:<24} {state:<9} issued {}  {refused} uploads refused",
+                    t.name,
+                    crate::model::calendar::date((t.issued_ms / 1000) as u64, '-')
+                );
+            }
+            for r in &refusals {
+                say!("refused: worker {} tournament {} game {}: {}", r.worker, r.tournament, r.index + 1, r.reason);
+            }
+        }
+    }
+    Ok(())
+}

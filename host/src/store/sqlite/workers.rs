@@ -1,0 +1,77 @@
+//! Remote workers' tokens and refused uploads, in SQLite.
+
+use rusqlite::{params, OptionalExtension};
+
+use super::Sqlite;
+use crate::store::workers::{Refusal, WorkerBackend, WorkerToken};
+use crate::store::StoreFailure;
+use crate::sync::LockExt;
+
+fn token(r: &rusqlite::Row<'_>) -> rusqlite::Result<WorkerToken> {
+    Ok(WorkerToken { name: r.get(0)?, issued_ms: r.get(1)?, revoked_ms: r.get(2)? })
+}
+
+impl WorkerBackend for Sqlite {
+    fn add_worker_token(&self, name: &str, sha256: &str, now_ms: i64) -> Result<bool, StoreFailure> {
+        let conn = self.conn.lock_or_recover();
+        let added = conn.execute(
+            "INSERT INTO worker_tokens (name, sha256, issued_ms) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
+            params![name, sha256, now_ms],
+        )?;
+        Ok(added == 1)
+    }
+
+    fn worker_token(&self, sha256: &str) -> Result<Option<WorkerToken>, StoreFailure> {
+        let conn = self.conn.lock_or_recover();
+        Ok(conn
+            .query_row(
+                "SELECT name, issued_ms, revoked_ms FROM worker_tokens WHERE sha256 = ?1",
+                params![sha256],
+                token,
+            )
+            .optional()?)
+    }
+
+    fn revoke_worker_token(&self, name: &str, now_ms: i64) -> Result<bool, StoreFailure> {
+        let conn = self.conn.lock_or_recover();
+        let revoked = conn.execute(
+            "UPDATE worker_tokens SET revoked_ms = ?2 WHERE name = ?1 AND revoked_ms IS NULL",
+            params![name, now_ms],
+        )?;
+        Ok(revoked == 1)
+    }
+
+    fn worker_tokens(&self) -> Result<Vec<WorkerToken>, StoreFailure> {
+        let conn = self.conn.lock_or_recover();
+        let mut stmt = conn.prepare("SELECT name, issued_ms, revoked_ms FROM worker_tokens ORDER BY name")?;
+        let rows = stmt.query_map([], token)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    fn add_refusal(&self, r: &Refusal) -> Result<(), StoreFailure> {
+        let conn = self.conn.lock_or_recover();
+        conn.execute(
+            "INSERT INTO refused_uploads (worker, tournament_id, game_index, reason, at_ms) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![r.worker, r.tournament, r.index, r.reason, r.at_ms],
+        )?;
+        Ok(())
+    }
+
+    fn refusals(&self, tournament: Option<i64>) -> Result<Vec<Refusal>, StoreFailure> {
+        let conn = self.conn.lock_or_recover();
+        let mut stmt = conn.prepare(
+            "SELECT worker, tournament_id, game_index, reason, at_ms FROM refused_uploads
+             WHERE ?1 IS NULL OR tournament_id = ?1 ORDER BY id",
+        )?;
+        let rows = stmt.query_map(params![tournament], |r| {
+            Ok(Refusal {
+                worker: r.get(0)?,
+                tournament: r.get(1)?,
+                index: r.get(2)?,
+                reason: r.get(3)?,
+                at_ms: r.get(4)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+}

@@ -1,0 +1,643 @@
+//! The coordinator of remote workers: what `arbiter serve` does for
+//! `arbiter worker --server URL` (the messages are in [`super::wire`]).
+//! A remote worker holds a token, not the store's credentials: it claims
+//! games under leases, renews them, and uploads each finished game, which
+//! counts only once the coordinator has proved it: the record is the game
+//! its queued job describes (variant, options, start, players, clocks), every
+//! move is legal and the result is what the rules or the job's adjudication
+//! give ([`crate::record::replay::verify_record`] and [`check_against_job`]),
+//! the claim is this worker's, and the builds it names are the tournament's
+//! pins. A refused upload is kept with its reason, the game goes back to the
+//! queue, and the worker that sent it is not given it again.
+//!
+//! Tokens are issued by an admin ([`issue_token`]), stored as their sha256
+//! only, and revocable; a revoked worker's requests are refused.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use arbiter_api::Outcome;
+
+use super::driver::Tournament;
+use super::error::{Result, TournamentError};
+use super::pins::PluginPin;
+use super::queue::{enqueue_pending, event_of, planned};
+use super::view::TournamentView;
+use super::wire::{
+    ClaimRequest, ClaimResponse, ClaimedGame, GameKey, Held, PinsResponse, QueueState, TournamentPins, Upload,
+    UploadResponse, UploadedGame, Verdict,
+};
+use super::worker::Job;
+use crate::model::GameRecord;
+use crate::plugin::Registry;
+use crate::record::replay::verify_record;
+use crate::referee::adjudication::Adjudged;
+use crate::referee::Termination;
+use crate::store::{Claim, QueueEntry, Refusal, Store};
+use crate::sync::LockExt;
+
+/// The most games one claim hands out.
+pub const MOST_PER_CLAIM: usize = 64;
+
+/// Why a worker's request is refused.
+#[derive(Debug, thiserror::Error)]
+pub enum RequestError {
+    /// No token, or one that is unknown or revoked (HTTP 401).
+    #[error("{0}")]
+    Unauthorized(String),
+    /// The request asks for what this worker may not have (HTTP 403).
+    #[error("{0}")]
+    Forbidden(String),
+    /// The request is malformed (HTTP 400).
+    #[error("{0}")]
+    BadRequest(String),
+    /// What it names is not there (HTTP 404).
+    #[error("{0}")]
+    NotFound(String),
+    /// The coordinator failed (HTTP 500; the text is logged, not sent).
+    #[error(transparent)]
+    Failed(#[from] TournamentError),
+}
+
+impl From<crate::store::StoreError> for RequestError {
+    fn from(e: crate::store::StoreError) -> RequestError {
+        RequestError::Failed(e.into())
+    }
+}
+
+/// A fresh token for worker `name`, kept in `store` as its sha256: the
+/// token itself is shown once, to the admin who issues it.
+pub fn issue_token(store: &Store, name: &str) -> Result<String> {
+    if name.is_empty() || name.len() > 64 || !name.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c)) {
+        return Err(TournamentError::Refused(format!(
+            "worker name '{}': use 1 to 64 letters, digits, '.', '_' or '-'",
+            name.escape_debug()
+        )));
+    }
+    let bytes: [u8; 32] = rand::random();
+    let token = format!("arbw_{}", bytes.iter().map(|b| format!("{b:02x}")).collect::<String>());
+    if !store.add_worker_token(name, &token_hash(&token))? {
+        return Err(TournamentError::Refused(format!(
+            "worker '{name}' has a token already (revoke it or pick another name)"
+        )));
+    }
+    Ok(token)
+}
+
+/// The sha256 (hex) a token is kept under.
+pub fn token_hash(token: &str) -> String {
+    use sha2::Digest;
+    format!("{:x}", sha2::Sha256::digest(token.as_bytes()))
+}
+
+/// The coordinator's state: the store, the rules to verify with, and what
+/// it has learnt of each tournament.
+pub struct Coordinator {
+    registry: Arc<Registry>,
+    store: Arc<Store>,
+    lease: Duration,
+    /// Tournaments planned from their stored definitions (their stopping
+    /// rule keeps a tally of the games it has counted).
+    planned: Mutex<HashMap<i64, Arc<Tournament>>>,
+    /// Per tournament, the games each worker had refused: given to others.
+    refused: Mutex<HashMap<i64, HashMap<u32, HashSet<String>>>>,
+}
+
+impl Coordinator {
+    /// A coordinator over `store`, verifying with `registry`'s plugins,
+    /// handing out claims that last `lease` without a heartbeat.
+    pub fn new(registry: Arc<Registry>, store: Arc<Store>, lease: Duration) -> Coordinator {
+        Coordinator { registry, store, lease, planned: Mutex::default(), refused: Mutex::default() }
+    }
+
+    /// The worker a request's bearer token names, if the token is in force.
+    pub fn authenticate(&self, bearer: Option<&str>) -> Result<String, RequestError> {
+        let token = bearer
+            .ok_or_else(|| RequestError::Unauthorized("no worker token (send 'Authorization: Bearer TOKEN')".into()))?;
+        match self.store.worker_token(&token_hash(token))? {
+            Some(t) if t.revoked_ms.is_none() => Ok(t.name),
+            Some(t) => Err(RequestError::Unauthorized(format!("the token of worker '{}' is revoked", t.name))),
+            None => Err(RequestError::Unauthorized("unknown worker token".into())),
+        }
+    }
+
+    /// Tournament `id`, planned once from its stored definition.
+    fn tournament(&self, id: i64) -> Result<Arc<Tournament>> {
+        if let Some(t) = self.planned.lock_or_recover().get(&id) {
+            return Ok(t.clone());
+        }
+        let tournament = Arc::new(planned(&self.registry, &self.store, id)?);
+        let mut refused: HashMap<u32, HashSet<String>> = HashMap::new();
+        for r in self.store.refusals(Some(id))? {
+            refused.entry(r.index).or_default().insert(r.worker);
+        }
+        self.refused.lock_or_recover().insert(id, refused);
+        Ok(self.planned.lock_or_recover().entry(id).or_insert(tournament).clone())
+    }
+
+    /// Whether `worker` had game `key` refused.
+    fn refused_before(&self, worker: &str, key: GameKey) -> bool {
+        let refused = self.refused.lock_or_recover();
+        refused.get(&key.tournament).and_then(|t| t.get(&key.index)).is_some_and(|w| w.contains(worker))
+    }
+
+    /// Claims games for one slot of `worker`.
+    pub fn claim(&self, worker: &str, request: &ClaimRequest) -> Result<ClaimResponse, RequestError> {
+        let slot = &request.slot;
+        if slot.is_empty() || slot.len() > 200 || slot.chars().any(char::is_control) {
+            return Err(RequestError::BadRequest("slot: 1 to 200 characters, no control characters".into()));
+        }
+        let holder = format!("{worker}:{slot}");
+        let most = request.most.clamp(1, MOST_PER_CLAIM);
+        let mut claims = self.store.claim(&holder, self.lease, request.tournament, &request.skip, most)?;
+        let lease_ms = self.lease.as_millis() as u64;
+        let Some(t) = claims.first().map(|c| c.game.tournament) else {
+            let queue = self.lull(request.tournament, &request.skip)?;
+            return Ok(ClaimResponse { holder, lease_ms, games: Vec::new(), pins: None, queue });
+        };
+        let tournament = self.tournament(t)?;
+        // A game this worker sent a refused result for is another's to play.
+        let (theirs, mine): (Vec<Claim>, Vec<Claim>) =
+            claims.drain(..).partition(|c| self.refused_before(worker, GameKey { tournament: t, index: c.game.index }));
+        if !theirs.is_empty() {
+            self.store.release_claims(&theirs)?;
+        }
+        let definition = &tournament.definition;
+        let pins = TournamentPins { plugins: definition.plugins.clone(), engines: definition.engines.clone() };
+        let games: Vec<ClaimedGame> = mine.into_iter().map(|c| ClaimedGame::from(c.game)).collect();
+        let queue = if games.is_empty() { QueueState::InFlight } else { QueueState::Claimed };
+        Ok(ClaimResponse { holder, lease_ms, games, pins: Some(pins), queue })
+    }
+
+    /// What a slot with nothing to claim is told; a tournament whose queue
+    /// is empty is planned again (which finishes it once every game is
+    /// stored, or queues what stored results made known).
+    fn lull(&self, only: Option<i64>, skip: &[i64]) -> Result<QueueState> {
+        let finished =
+            |t: i64| -> Result<bool> { Ok(self.store.tournament(Some(t))?.is_none_or(|t| t.finished_at.is_some())) };
+        let open: Vec<i64> = match only {
+            Some(t) if finished(t)? => return Ok(QueueState::Finished),
+            Some(t) => vec![t],
+            None => self
+                .store
+                .tournament_list()?
+                .into_iter()
+                .filter(|(t, _)| t.finished_at.is_none() && !skip.contains(&t.id))
+                .map(|(t, _)| t.id)
+                .collect(),
+        };
+        let mut in_flight = false;
+        for &t in &open {
+            if self.store.queue_open(t)? {
+                in_flight = true;
+            } else {
+                match self.tournament(t).and_then(|planned| enqueue_pending(&self.store, &planned)) {
+                    Ok(added) => in_flight |= added > 0,
+                    Err(e) => tracing::warn!("tournament {t}: {e}"),
+                }
+            }
+        }
+        Ok(match only {
+            _ if in_flight => QueueState::InFlight,
+            Some(t) if finished(t)? => QueueState::Finished,
+            _ => QueueState::Empty,
+        })
+    }
+
+    /// The claims of `held`, checked to be `worker`'s.
+    fn own(&self, worker: &str, held: &Held) -> Result<Vec<Claim>, RequestError> {
+        if !held.holder.starts_with(&format!("{worker}:")) {
+            return Err(RequestError::Forbidden(format!("holder '{}' is not worker '{worker}'", held.holder)));
+        }
+        Ok(held
+            .games
+            .iter()
+            .map(|k| Claim {
+                game: crate::store::QueuedGame {
+                    tournament: k.tournament,
+                    index: k.index,
+                    event: String::new(),
+                    round: 0,
+                    pair: None,
+                    seats: Vec::new(),
+                    job: String::new(),
+                },
+                holder: held.holder.clone(),
+            })
+            .collect())
+    }
+
+    /// Renews `worker`'s claims (its heartbeat); claims it no longer holds
+    /// are left alone.
+    pub fn heartbeat(&self, worker: &str, held: &Held) -> Result<(), RequestError> {
+        let claims = self.own(worker, held)?;
+        Ok(self.store.renew_claims(&claims, self.lease)?)
+    }
+
+    /// Gives `worker`'s claims back to the queue.
+    pub fn release(&self, worker: &str, held: &Held) -> Result<(), RequestError> {
+        let claims = self.own(worker, held)?;
+        Ok(self.store.release_claims(&claims)?)
+    }
+
+    /// Verifies and stores finished games: one verdict each.
+    pub fn upload(&self, worker: &str, upload: &Upload) -> Result<UploadResponse, RequestError> {
+        let mut verdicts = vec![Verdict::Stored; upload.games.len()];
+        let mut accepted: Vec<(usize, Claim, crate::record::EventInfo)> = Vec::new();
+        let mut tournaments = HashSet::new();
+        for (i, game) in upload.games.iter().enumerate() {
+            match self.check(worker, &upload.holder, game)? {
+                Check::Fresh(entry) => {
+                    let event = event_of(&entry.game);
+                    accepted.push((i, Claim { game: entry.game, holder: upload.holder.clone() }, event));
+                    tournaments.insert(game.key.tournament);
+                }
+                Check::Resent => {}
+                Check::Duplicate => verdicts[i] = Verdict::Duplicate,
+                Check::Refused(why, claim) => {
+                    tracing::warn!(
+                        "worker {worker}: game {} of tournament {}: refused: {why}",
+                        game.key.index + 1,
+                        game.key.tournament
+                    );
+                    self.store.add_refusal(&Refusal {
+                        worker: worker.to_string(),
+                        tournament: game.key.tournament,
+                        index: game.key.index,
+                        reason: why.clone(),
+                        at_ms: crate::tournament::worker::unix_now() as i64 * 1000,
+                    })?;
+                    if let Some(map) = self.refused.lock_or_recover().get_mut(&game.key.tournament) {
+                        map.entry(game.key.index).or_default().insert(worker.to_string());
+                    }
+                    if let Some(claim) = claim {
+                        self.store.release_claims(&[claim])?;
+                    }
+                    verdicts[i] = Verdict::Refused(why);
+                }
+            }
+        }
+        // One transaction per tournament: its stopping rule sees its games.
+        for t in tournaments {
+            let tournament = self.tournament(t)?;
+            let batch: Vec<_> = accepted
+                .iter()
+                .filter(|(_, c, _)| c.game.tournament == t)
+                .map(|(i, c, e)| (*i, c, &upload.games[*i].record, e))
+                .collect();
+            let rows: Vec<_> = batch.iter().map(|(_, c, r, e)| (*c, *r, *e)).collect();
+            let stored = self.store.complete_claims(&rows, tournament.stop_rule())?;
+            for ((i, ..), id) in batch.iter().zip(&stored.ids) {
+                if id.is_none() {
+                    verdicts[*i] = Verdict::Duplicate;
+                }
+            }
+            let cfg = &tournament.definition.config;
+            if cfg.format.pairing(cfg.players.len(), cfg.rounds).waits_for_results() || !self.store.queue_open(t)? {
+                enqueue_pending(&self.store, &tournament)?;
+            }
+        }
+        Ok(UploadResponse { verdicts })
+    }
+
+    /// What to do with one uploaded game.
+    fn check(&self, worker: &str, holder: &str, game: &UploadedGame) -> Result<Check, RequestError> {
+        let key = game.key;
+        let Some(entry) = self.store.queue_entry(key.tournament, key.index)? else {
+            return Ok(Check::Refused(
+                format!("no game {} in tournament {}'s queue", key.index + 1, key.tournament),
+                None,
+            ));
+        };
+        if entry.stored {
+            let mine = entry.stored_by.as_deref().is_some_and(|w| w.starts_with(&format!("{worker}:")));
+            return Ok(if mine { Check::Resent } else { Check::Duplicate });
+        }
+        if entry.holder.as_deref() != Some(holder) || !holder.starts_with(&format!("{worker}:")) {
+            return Ok(Check::Refused(
+                format!(
+                    "game {} of tournament {} is not claimed by {holder} (its lease ran out, or it was never this \
+                     worker's)",
+                    key.index + 1,
+                    key.tournament
+                ),
+                None,
+            ));
+        }
+        let claim = Claim { game: entry.game.clone(), holder: holder.to_string() };
+        let tournament = self.tournament(key.tournament)?;
+        Ok(match self.verify(&tournament, &entry, game) {
+            Ok(()) => Check::Fresh(entry),
+            Err(why) => Check::Refused(why, Some(claim)),
+        })
+    }
+
+    /// Why `game` is not a true result of `entry`'s job, if it is not.
+    fn verify(
+        &self,
+        tournament: &Tournament,
+        entry: &QueueEntry,
+        game: &UploadedGame,
+    ) -> std::result::Result<(), String> {
+        let job: Job =
+            serde_json::from_str(&entry.game.job).map_err(|e| format!("the queued job is unreadable: {e}"))?;
+        check_pins(&tournament.definition.plugins, &tournament.definition.engines, &job, &game.pins)?;
+        check_against_job(&self.registry, &job, &game.record)?;
+        verify_record(&self.registry, &game.record).map_err(|e| e.to_string())
+    }
+
+    /// The pins of every unfinished tournament.
+    pub fn pins(&self) -> Result<PinsResponse, RequestError> {
+        let mut response = PinsResponse::default();
+        for (t, _) in self.store.tournament_list()?.into_iter().filter(|(t, _)| t.finished_at.is_none()) {
+            let view = TournamentView::load(&self.store, Some(t.id))?;
+            let pins = TournamentPins { plugins: view.definition.plugins, engines: view.definition.engines };
+            response.tournaments.insert(t.id, pins);
+        }
+        Ok(response)
+    }
+
+    /// A plugin file kept under `sha256`.
+    pub fn plugin_file(&self, sha256: &str) -> Result<Vec<u8>, RequestError> {
+        if sha256.len() != 64 || !sha256.chars().all(|c| c.is_ascii_hexdigit()) {
+            return Err(RequestError::BadRequest(format!("'{}' is not a sha256", sha256.escape_debug())));
+        }
+        let file = self.store.plugin_file(sha256)?;
+        file.map(|(_, bytes)| bytes).ok_or_else(|| RequestError::NotFound(format!("no plugin file {sha256}")))
+    }
+}
+
+/// What to do with one uploaded game.
+enum Check {
+    /// Verified, to be stored.
+    Fresh(QueueEntry),
+    /// This worker's result is stored already (a resend).
+    Resent,
+    /// Another worker's result is stored.
+    Duplicate,
+    /// Refused: why, and the claim to give back.
+    Refused(String, Option<Claim>),
+}
+
+/// Whether the builds a game was played with are the tournament's.
+fn check_pins(
+    plugins: &BTreeMap<String, PluginPin>,
+    engines: &BTreeMap<String, PluginPin>,
+    job: &Job,
+    played: &TournamentPins,
+) -> std::result::Result<(), String> {
+    if let Some(pin) = plugins.get(&job.variant) {
+        match played.plugins.get(&job.variant) {
+            Some(p) if p.sha256 == pin.sha256 => {}
+            Some(p) => return Err(format!("played with plugin sha256 {}, not the pinned {}", p.sha256, pin.sha256)),
+            None => return Err(format!("names no build of variant {}'s plugin", job.variant)),
+        }
+    }
+    for seat in &job.seats {
+        if let Some(pin) = engines.get(&seat.name) {
+            match played.engines.get(&seat.name) {
+                Some(p) if p.sha256 == pin.sha256 => {}
+                _ => {
+                    return Err(format!(
+                        "player {}: not played with the pinned engine (sha256 {})",
+                        seat.name, pin.sha256
+                    ))
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether `record` is a game of `job`: its variant, options, start,
+/// players and time controls, and an adjudication only by a rule the job
+/// sets and whose conditions the record meets (the rules' own verdicts are
+/// for [`verify_record`]).
+pub fn check_against_job(registry: &Registry, job: &Job, record: &GameRecord) -> std::result::Result<(), String> {
+    if record.variant != job.variant {
+        return Err(format!("variant {}, but the job is {}", record.variant, job.variant));
+    }
+    if record.options != job.options {
+        return Err("the variant options are not the job's".into());
+    }
+    let names: Vec<&str> = job.seats.iter().map(|s| s.name.as_str()).collect();
+    if record.players.iter().map(String::as_str).ne(names.iter().copied()) {
+        return Err(format!("players {:?}, but the job seats {names:?}", record.players));
+    }
+    if record.time_controls.iter().ne(job.seats.iter().map(|s| &s.tc)) {
+        return Err("the time controls are not the job's".into());
+    }
+    let variant = registry.get(&job.variant).map_err(|e| e.to_string())?;
+    let start = match &job.position {
+        None => variant.new_game(&job.options),
+        Some(p) => variant.from_position(p, &job.options),
+    }
+    .map_err(|e| format!("the job's start: {e}"))?
+    .position_text();
+    if record.start_position != start || record.standard_start != job.position.is_none() {
+        return Err(format!("starts at '{}', but the job starts at '{start}'", record.start_position));
+    }
+    if let Termination::Adjudication(reason) = &record.result.termination {
+        let plies = record.plies.len() as u32;
+        let judged = job.adjudication.judge(&record.plies);
+        let by_score = match judged {
+            Some(Adjudged::Resign { loser, reason: r }) => {
+                r == *reason && record.result.outcome == Outcome::Win(1 - loser.min(1))
+            }
+            Some(Adjudged::Draw(r)) => r == *reason && record.result.outcome == Outcome::Draw,
+            None => false,
+        };
+        let by_plugin = (job.adjudication.plugin || job.adjudication.tablebases.is_some())
+            && reason.ends_with("(the plugin's adjudication)");
+        let by_length = reason == "ply limit" && job.max_plies == Some(plies) && record.result.outcome == Outcome::Draw;
+        let cap = job.seats.iter().filter_map(|s| s.tc.cap_ms).min();
+        let used_ms = record.plies.iter().map(|p| p.used_us).sum::<u64>() / 1000;
+        let by_time =
+            reason == "game time cap" && cap.is_some_and(|c| used_ms >= c) && record.result.outcome == Outcome::Draw;
+        if !(by_score || by_plugin || by_length || by_time) {
+            return Err(format!("adjudicated '{reason}', which the job's rules do not give here"));
+        }
+    }
+    // A game the job would have adjudicated earlier was not played by it.
+    let through = record.plies.len().saturating_sub(1);
+    if let Some(m) = job.max_plies.filter(|&m| (m as usize) <= through) {
+        return Err(format!("{} plies, past the job's limit of {m}", record.plies.len()));
+    }
+    if let Some(n) = (1..=through).find(|&n| job.adjudication.judge(&record.plies[..n]).is_some()) {
+        return Err(format!("played on after ply {n}, where the job's adjudication ends the game"));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use arbiter_api::Outcome;
+
+    use super::{issue_token, Coordinator, RequestError};
+    use crate::plugin::Registry;
+    use crate::referee::Termination;
+    use crate::store::Store;
+    use crate::testing::{definition, race, temp_store};
+    use crate::tournament::pins::PluginPin;
+    use crate::tournament::queue::{enqueue_pending, planned};
+    use crate::tournament::wire::{
+        ClaimRequest, ClaimResponse, ClaimedGame, Held, QueueState, TournamentPins, Upload, UploadedGame, Verdict,
+    };
+    use crate::tournament::worker::{play_in_process, Job};
+
+    const PIN: &str = "5d41402abc4b2a76b9719d911017c592ae5d41402abc4b2a76b9719d911017c5";
+
+    /// A coordinator over a store holding a queued round robin of the
+    /// fixture's race between three seeded players, its plugin pinned.
+    fn coordinator(name: &str) -> (Coordinator, Arc<Store>, i64) {
+        let store = Arc::new(temp_store(&format!("coordinator-{name}")));
+        let players = [("a", "random:seed=1"), ("b", "random:seed=2"), ("c", "random:seed=3")];
+        let mut definition = definition("name = \"remote\"\nformat = \"round-robin\"\nrounds = 2", &players, &["race"]);
+        let pin = PluginPin { file: "libarbiter_race.so".into(), sha256: PIN.into(), api_version: "0.1.0".into() };
+        definition.plugins.insert("race".into(), pin);
+        let id = store.add_tournament(name, &serde_json::to_string(&definition).unwrap()).unwrap();
+        let registry = Arc::new(Registry::of([race(arbiter_fixture::Fault::None)]));
+        enqueue_pending(&store, &planned(&registry, &store, id).unwrap()).unwrap();
+        (Coordinator::new(registry.clone(), store.clone(), Duration::from_secs(60)), store, id)
+    }
+
+    fn claim(c: &Coordinator, worker: &str, most: usize) -> ClaimResponse {
+        let request = ClaimRequest { slot: "host:1#0".into(), tournament: None, skip: vec![], most };
+        c.claim(worker, &request).unwrap()
+    }
+
+    /// The game a claim describes, played honestly, as an upload.
+    fn honest(c: &Coordinator, game: &ClaimedGame) -> UploadedGame {
+        let job: Job = serde_json::from_str(&game.job).unwrap();
+        let record = play_in_process(&c.registry, &job);
+        let pin = PluginPin { file: "libarbiter_race.so".into(), sha256: PIN.into(), api_version: "0.1.0".into() };
+        let pins = TournamentPins { plugins: [("race".to_string(), pin)].into(), engines: Default::default() };
+        UploadedGame { key: game.key, record, pins }
+    }
+
+    fn upload(c: &Coordinator, worker: &str, holder: &str, games: Vec<UploadedGame>) -> Vec<Verdict> {
+        c.upload(worker, &Upload { holder: holder.into(), games }).unwrap().verdicts
+    }
+
+    #[test]
+    fn a_token_is_shown_once_kept_as_its_hash_and_refused_once_revoked() {
+        let (c, store, _) = coordinator("tokens");
+        let token = issue_token(&store, "w1").unwrap();
+        assert!(token.starts_with("arbw_") && token.len() == 69, "{token}");
+        assert_eq!(c.authenticate(Some(&token)).unwrap(), "w1");
+        let kept = serde_json::to_string(&store.worker_tokens().unwrap()).unwrap();
+        assert!(!kept.contains(&token[5..]), "the store keeps no token: {kept}");
+        assert!(issue_token(&store, "w1").unwrap_err().to_string().contains("has a token already"));
+        assert!(issue_token(&store, "w:1").unwrap_err().to_string().contains("letters, digits"));
+        let unknown = c.authenticate(Some("arbw_00")).unwrap_err();
+        assert!(matches!(unknown, RequestError::Unauthorized(ref m) if m == "unknown worker token"), "{unknown}");
+        assert!(matches!(c.authenticate(None), Err(RequestError::Unauthorized(_))));
+        assert!(store.revoke_worker_token("w1").unwrap());
+        let revoked = c.authenticate(Some(&token)).unwrap_err().to_string();
+        assert_eq!(revoked, "the token of worker 'w1' is revoked");
+        assert!(!store.revoke_worker_token("w1").unwrap(), "revoked once");
+    }
+
+    #[test]
+    fn honest_games_are_verified_and_stored_once_and_a_resend_is_answered_the_same() {
+        let (c, store, t) = coordinator("honest");
+        let claimed = claim(&c, "w1", 2);
+        assert_eq!((claimed.games.len(), claimed.holder.as_str()), (2, "w1:host:1#0"));
+        assert_eq!(claimed.pins.as_ref().unwrap().plugins["race"].sha256, PIN);
+        let games: Vec<UploadedGame> = claimed.games.iter().map(|g| honest(&c, g)).collect();
+        assert_eq!(upload(&c, "w1", &claimed.holder, games.clone()), [Verdict::Stored, Verdict::Stored]);
+        // The answer was lost: the worker sends the batch again.
+        assert_eq!(upload(&c, "w1", &claimed.holder, games), [Verdict::Stored, Verdict::Stored]);
+        let stored = store.games(Some(t)).unwrap();
+        assert_eq!(stored.len(), 2);
+        assert!(stored.iter().all(|g| g.worker.as_deref() == Some("w1:host:1#0")));
+        let names = ["a", "b", "c"];
+        assert!(stored.iter().all(|g| g.record.players.iter().all(|p| names.contains(&p.as_str()))), "entrants' names");
+    }
+
+    #[test]
+    fn a_forged_upload_is_refused_kept_and_its_game_played_by_another_worker() {
+        let (c, store, t) = coordinator("forged");
+        let claimed = claim(&c, "w1", 12);
+        let holder = claimed.holder.clone();
+        let games: Vec<UploadedGame> = claimed.games.iter().map(|g| honest(&c, g)).collect();
+        let mut forged = Vec::new();
+        let mut why = Vec::new();
+        // An illegal move: another move's id in the first ply.
+        let mut g = games[0].clone();
+        g.record.plies[0].mv ^= 0x5a5a;
+        forged.push(g);
+        why.push("move");
+        // An impossible result: the loser recorded as the winner.
+        let mut g = games[1].clone();
+        g.record.result.outcome = match g.record.result.outcome {
+            Outcome::Win(p) => Outcome::Win(1 - p),
+            _ => Outcome::Win(0),
+        };
+        forged.push(g);
+        why.push("the rules end the game here");
+        // Another build of the plugin.
+        let mut g = games[2].clone();
+        g.pins.plugins.get_mut("race").unwrap().sha256 = "0".repeat(64);
+        forged.push(g);
+        why.push("not the pinned");
+        // Players swapped.
+        let mut g = games[3].clone();
+        g.record.players.reverse();
+        forged.push(g);
+        why.push("but the job seats");
+        // An adjudication the job has no rule for.
+        let mut g = games[4].clone();
+        g.record.result.termination = Termination::Adjudication("ply limit".into());
+        g.record.result.outcome = Outcome::Draw;
+        forged.push(g);
+        why.push("which the job's rules do not give");
+        // Another start.
+        let mut g = games[5].clone();
+        g.record.plies.remove(0);
+        g.record.start_position = games[6].record.plies.first().map(|_| g.record.final_position.clone()).unwrap();
+        forged.push(g);
+        why.push("starts at");
+        let verdicts = upload(&c, "w1", &holder, forged);
+        for (v, why) in verdicts.iter().zip(&why) {
+            assert!(matches!(v, Verdict::Refused(m) if m.contains(why)), "{v:?} should say '{why}'");
+        }
+        assert!(store.games(Some(t)).unwrap().is_empty(), "nothing forged is stored");
+        assert_eq!(store.refusals(Some(t)).unwrap().len(), 6);
+        // Another worker's claim: w2 uploads a game w1 holds.
+        let theirs = upload(&c, "w2", "w2:host:1#0", vec![games[6].clone()]);
+        assert!(matches!(&theirs[0], Verdict::Refused(m) if m.contains("is not claimed by w2:host:1#0")), "{theirs:?}");
+        // w1 gives back what it has not uploaded; the refused games are
+        // not handed to it again, but to w2.
+        let rest = Held { holder: holder.clone(), games: claimed.games[6..].iter().map(|g| g.key).collect() };
+        c.release("w1", &rest).unwrap();
+        assert!(c.release("w2", &rest).is_err(), "w2 may not release w1's claims");
+        let again = claim(&c, "w1", 12);
+        assert_eq!(again.games.len(), 6, "the six games w1 did not play");
+        assert!(again.games.iter().all(|g| g.key.index >= 6));
+        let other = claim(&c, "w2", 12);
+        assert_eq!(other.games.iter().map(|g| g.key.index).collect::<Vec<_>>(), [0, 1, 2, 3, 4, 5]);
+        let verdicts = upload(&c, "w2", &other.holder, other.games.iter().map(|g| honest(&c, g)).collect());
+        assert!(verdicts.iter().all(|v| *v == Verdict::Stored), "{verdicts:?}");
+    }
+
+    #[test]
+    fn the_last_game_stored_finishes_the_tournament_and_idle_workers_are_told() {
+        let (c, store, t) = coordinator("finish");
+        let claimed = claim(&c, "w1", 64);
+        assert_eq!(claimed.games.len(), 12);
+        let idle = c.claim("w2", &ClaimRequest { slot: "h:2#0".into(), tournament: Some(t), skip: vec![], most: 4 });
+        assert_eq!(idle.unwrap().queue, QueueState::InFlight, "w1 plays the last games");
+        let games = claimed.games.iter().map(|g| honest(&c, g)).collect();
+        assert!(upload(&c, "w1", &claimed.holder, games).iter().all(|v| *v == Verdict::Stored));
+        assert!(store.tournament(Some(t)).unwrap().unwrap().finished_at.is_some());
+        let done = c.claim("w2", &ClaimRequest { slot: "h:2#0".into(), tournament: Some(t), skip: vec![], most: 4 });
+        assert_eq!(done.unwrap().queue, QueueState::Finished);
+        let bad = c.claim("w2", &ClaimRequest { slot: "a\nb".into(), tournament: None, skip: vec![], most: 1 });
+        assert!(matches!(bad, Err(RequestError::BadRequest(_))));
+    }
+}
