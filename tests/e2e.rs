@@ -16,6 +16,7 @@ mod fuzz;
 mod ini_variants;
 mod loader;
 mod referee;
+mod remote;
 mod tour;
 mod tournament;
 mod wasm;

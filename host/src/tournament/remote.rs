@@ -72,6 +72,15 @@ pub enum CallError {
         /// Its one-line reason.
         message: String,
     },
+    /// The coordinator cannot be talked to safely (a certificate not
+    /// trusted, a TLS failure, a malformed address): final.
+    #[error("cannot talk to the coordinator at {server}: {message} (check the address, and --ca-cert for a certificate of the coordinator's own)")]
+    Insecure {
+        /// The coordinator.
+        server: String,
+        /// What failed.
+        message: String,
+    },
     /// No answer, or a failure of the coordinator's (a 5xx): worth
     /// sending again.
     #[error("the coordinator at {server} did not answer {path}: {message}")]
@@ -137,6 +146,21 @@ impl Client {
         CallError::Unreachable { server: self.server.clone(), path: path.to_string(), message }
     }
 
+    /// A failed exchange: a certificate or TLS failure (or a malformed
+    /// address) will fail again and is final; a connection refused, reset
+    /// or timed out is worth another try.
+    fn failed(&self, path: &str, e: ureq::Error) -> CallError {
+        let tls = match &e {
+            ureq::Error::Io(io) => io.kind() == std::io::ErrorKind::InvalidData,
+            ureq::Error::Tls(_) | ureq::Error::Rustls(_) | ureq::Error::BadUri(_) | ureq::Error::Http(_) => true,
+            _ => false,
+        };
+        if tls {
+            return CallError::Insecure { server: self.server.clone(), message: e.to_string() };
+        }
+        self.unreachable(path, e.to_string())
+    }
+
     /// The answer's body, or the error its status says.
     fn answer(
         &self,
@@ -173,7 +197,7 @@ impl Client {
             .header("Authorization", &self.bearer)
             .header("Content-Type", "application/json")
             .send(&text[..])
-            .map_err(|e| self.unreachable(path, e.to_string()))?;
+            .map_err(|e| self.failed(path, e))?;
         let bytes = self.answer(path, response)?;
         serde_json::from_slice(&bytes).map_err(|e| self.unreachable(path, format!("unreadable answer: {e}")))
     }
@@ -181,12 +205,8 @@ impl Client {
     /// `GET`s `API/path`, once: its bytes.
     pub fn get(&self, path: &str) -> std::result::Result<Vec<u8>, CallError> {
         let url = format!("{}{API}/{path}", self.server);
-        let response = self
-            .agent
-            .get(&url)
-            .header("Authorization", &self.bearer)
-            .call()
-            .map_err(|e| self.unreachable(path, e.to_string()))?;
+        let response =
+            self.agent.get(&url).header("Authorization", &self.bearer).call().map_err(|e| self.failed(path, e))?;
         self.answer(path, response)
     }
 
@@ -283,8 +303,9 @@ pub fn run_remote_workers(
                                 s.push(t);
                             }
                         }
-                        // A refused token or request ends every slot.
-                        Err(e @ CallError::Refused { .. }) => {
+                        // A refused token or request, or an untrusted
+                        // coordinator, ends every slot.
+                        Err(e @ (CallError::Refused { .. } | CallError::Insecure { .. })) => {
                             if let Ok(mut f) = failure.lock() {
                                 f.get_or_insert(e.into());
                             }

@@ -403,3 +403,50 @@ async fn the_rating_list_rates_stored_tournament_games_and_refuses_a_malformed_a
         assert!(answer["error"].as_str().unwrap().contains("must be NAME=ELO"), "{answer}");
     }
 }
+
+/// A worker API request with `token`, sent to a host name no browser page
+/// check would let through (a token, not the page, lets a worker in).
+fn worker_request(path: &str, token: Option<&str>, body: String) -> Request<Body> {
+    let mut builder = Request::builder()
+        .method("POST")
+        .uri(path)
+        .header(header::HOST, "coordinator.example:8443")
+        .header(header::CONTENT_TYPE, "application/json");
+    if let Some(t) = token {
+        builder = builder.header(header::AUTHORIZATION, format!("Bearer {t}"));
+    }
+    builder.body(Body::from(body)).unwrap()
+}
+
+#[tokio::test]
+async fn the_worker_api_answers_a_token_in_force_and_refuses_the_rest_in_one_line() {
+    let (app, store) = app("worker-api", Reveal::Finished, 4);
+    let token = crate::tournament::coordinator::issue_token(&store, "w1").unwrap();
+    let claim = json!({"slot": "h:1#0", "most": 4}).to_string();
+    let (status, body) = send(&app, worker_request("/api/worker/claim", Some(&token), claim.clone())).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!((body["holder"].as_str(), body["queue"].as_str()), (Some("w1:h:1#0"), Some("empty")));
+    let (status, body) = send(&app, worker_request("/api/worker/claim", None, claim.clone())).await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (StatusCode::UNAUTHORIZED, Some("no worker token (send 'Authorization: Bearer TOKEN')"))
+    );
+    let (status, _) = send(&app, worker_request("/api/worker/claim", Some("arbw_forged"), claim.clone())).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let (status, body) = send(&app, worker_request("/api/worker/claim", Some(&token), "{\"slot\": 3}".into())).await;
+    assert!(status.is_client_error() && body["error"].as_str().is_some_and(|e| !e.contains('\n')), "{status} {body}");
+    let huge = json!({"slot": "x".repeat(100_000), "most": 1}).to_string();
+    let (status, _) = send(&app, worker_request("/api/worker/claim", Some(&token), huge)).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+    let theirs = json!({"holder": "w2:h:1#0", "games": [{"tournament": 1, "index": 0}]}).to_string();
+    let (status, body) = send(&app, worker_request("/api/worker/heartbeat", Some(&token), theirs)).await;
+    assert_eq!((status, body["error"].as_str()), (StatusCode::FORBIDDEN, Some("holder 'w2:h:1#0' is not worker 'w1'")));
+    let (status, _) = send(&app, worker_request("/api/worker/plugins/abc", Some(&token), String::new())).await;
+    assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED, "a plugin file is fetched with GET");
+    store.revoke_worker_token("w1").unwrap();
+    let (status, body) = send(&app, worker_request("/api/worker/claim", Some(&token), claim)).await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (StatusCode::UNAUTHORIZED, Some("the token of worker 'w1' is revoked"))
+    );
+}
