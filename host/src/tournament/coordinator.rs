@@ -102,13 +102,30 @@ pub struct Coordinator {
     planned: Mutex<HashMap<i64, Arc<Tournament>>>,
     /// Per tournament, the games each worker had refused: given to others.
     refused: Mutex<HashMap<i64, HashMap<u32, HashSet<String>>>>,
+    /// What the last slot that found nothing to claim was told, and when,
+    /// by the tournament it asked for: told again for [`IDLE_ANSWER`]
+    /// without a look at the store (a thousand idle workers asking at once
+    /// cost one claim's look, not a thousand), unless a game was stored or
+    /// given back since. A lease that runs out meanwhile is seen at most
+    /// that much later.
+    idle: Mutex<HashMap<Option<i64>, (std::time::Instant, QueueState)>>,
 }
+
+/// How long an idle slot's answer is given again without a look at the store.
+const IDLE_ANSWER: Duration = Duration::from_millis(50);
 
 impl Coordinator {
     /// A coordinator over `store`, verifying with `registry`'s plugins,
     /// handing out claims that last `lease` without a heartbeat.
     pub fn new(registry: Arc<Registry>, store: Arc<Store>, lease: Duration) -> Coordinator {
-        Coordinator { registry, store, lease, planned: Mutex::default(), refused: Mutex::default() }
+        Coordinator {
+            registry,
+            store,
+            lease,
+            planned: Mutex::default(),
+            refused: Mutex::default(),
+            idle: Mutex::default(),
+        }
     }
 
     /// The worker a request's bearer token names, if the token is in force.
@@ -150,11 +167,17 @@ impl Coordinator {
         }
         let holder = format!("{worker}:{slot}");
         let most = request.most.clamp(1, MOST_PER_CLAIM);
-        let mut claims = self.store.claim(&holder, self.lease, request.tournament, &request.skip, most)?;
         let lease_ms = self.lease.as_millis() as u64;
+        let idle = |queue| ClaimResponse { holder: holder.clone(), lease_ms, games: Vec::new(), pins: None, queue };
+        let recent = self.idle.lock_or_recover().get(&request.tournament).copied();
+        if let Some((_, state)) = recent.filter(|(at, _)| at.elapsed() < IDLE_ANSWER && request.skip.is_empty()) {
+            return Ok(idle(state));
+        }
+        let mut claims = self.store.claim(&holder, self.lease, request.tournament, &request.skip, most)?;
         let Some(t) = claims.first().map(|c| c.game.tournament) else {
-            let queue = self.lull(request.tournament, &request.skip)?;
-            return Ok(ClaimResponse { holder, lease_ms, games: Vec::new(), pins: None, queue });
+            let state = self.lull(request.tournament, &request.skip)?;
+            self.idle.lock_or_recover().insert(request.tournament, (std::time::Instant::now(), state));
+            return Ok(idle(state));
         };
         let tournament = self.tournament(t)?;
         // A game this worker sent a refused result for is another's to play.
@@ -238,7 +261,9 @@ impl Coordinator {
     /// Gives `worker`'s claims back to the queue.
     pub fn release(&self, worker: &str, held: &Held) -> Result<(), RequestError> {
         let claims = self.own(worker, held)?;
-        Ok(self.store.release_claims(&claims)?)
+        self.store.release_claims(&claims)?;
+        self.idle.lock_or_recover().clear();
+        Ok(())
     }
 
     /// Verifies and stores finished games: one verdict each.
@@ -293,10 +318,17 @@ impl Coordinator {
                     verdicts[*i] = Verdict::Duplicate;
                 }
             }
+            // Games become known with results only in systems that wait
+            // for them (the next Swiss or knockout round); the end of a
+            // tournament is seen by the first idle slot to ask.
             let cfg = &tournament.definition.config;
-            if cfg.format.pairing(cfg.players.len(), cfg.rounds).waits_for_results() || !self.store.queue_open(t)? {
+            if cfg.format.pairing(cfg.players.len(), cfg.rounds).waits_for_results() {
                 enqueue_pending(&self.store, &tournament)?;
             }
+        }
+        // A refused game is back in the queue; a stored one may end it.
+        if verdicts.iter().any(|v| *v != Verdict::Duplicate) {
+            self.idle.lock_or_recover().clear();
         }
         Ok(UploadResponse { verdicts })
     }
@@ -634,9 +666,10 @@ mod tests {
         assert_eq!(idle.unwrap().queue, QueueState::InFlight, "w1 plays the last games");
         let games = claimed.games.iter().map(|g| honest(&c, g)).collect();
         assert!(upload(&c, "w1", &claimed.holder, games).iter().all(|v| *v == Verdict::Stored));
-        assert!(store.tournament(Some(t)).unwrap().unwrap().finished_at.is_some());
+        // The first slot to find the queue empty finishes the tournament.
         let done = c.claim("w2", &ClaimRequest { slot: "h:2#0".into(), tournament: Some(t), skip: vec![], most: 4 });
         assert_eq!(done.unwrap().queue, QueueState::Finished);
+        assert!(store.tournament(Some(t)).unwrap().unwrap().finished_at.is_some());
         let bad = c.claim("w2", &ClaimRequest { slot: "a\nb".into(), tournament: None, skip: vec![], most: 1 });
         assert!(matches!(bad, Err(RequestError::BadRequest(_))));
     }

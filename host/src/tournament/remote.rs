@@ -245,6 +245,9 @@ pub fn patiently<T>(
 /// How long a slot with nothing to claim waits before it asks again.
 const IDLE_POLL: Duration = Duration::from_millis(200);
 
+/// The longest a slot waits between two claims that found nothing.
+const MOST_IDLE_WAIT: Duration = Duration::from_secs(2);
+
 /// Claims, plays and uploads games on `cfg.concurrency` threads until there
 /// is no more work or `stop` is set; `on_game` hears of each game stored.
 pub fn run_remote_workers(
@@ -275,11 +278,13 @@ pub fn run_remote_workers(
                     batch: BatchSize::new(cfg.batch),
                 };
                 let mut idle_since = Instant::now();
+                let mut wait = Duration::ZERO;
                 while !stop.load(Ordering::SeqCst) && failure.lock().map(|f| f.is_none()).unwrap_or(false) {
                     let skipped = skip.lock().map(|s| s.clone()).unwrap_or_default();
                     match slot.turn(stop, &skipped, on_game) {
                         Ok(Turn::Played(done)) => {
                             idle_since = Instant::now();
+                            wait = Duration::ZERO;
                             if let Ok(mut r) = report.lock() {
                                 r.stored += done.stored;
                                 r.duplicates += done.duplicates;
@@ -290,7 +295,11 @@ pub fn run_remote_workers(
                             if cfg.idle_exit.is_some_and(|d| idle_since.elapsed() >= d) {
                                 break;
                             }
-                            let wait = if state == QueueState::InFlight { slot.batch.poll() } else { IDLE_POLL };
+                            // Asked again after about a game's time, then
+                            // less and less often: a thousand idle slots at a
+                            // tournament's end do not flood the coordinator.
+                            let first = if state == QueueState::InFlight { slot.batch.poll() } else { IDLE_POLL };
+                            wait = (wait * 3 / 2).clamp(first, MOST_IDLE_WAIT);
                             std::thread::sleep(wait);
                         }
                         Ok(Turn::Refused(t, why)) => {

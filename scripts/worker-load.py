@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""Simulated remote workers against a coordinator (`arbiter serve`).
+
+Each simulated worker is a task with its own HTTPS connection, as
+`arbiter worker --server` would be: it claims one game, "plays" it for
+--game-seconds (renewing its claim every third of the lease), and uploads
+the game's real record, read from a store where one process played the same
+tournament (seeded players play the same games), so that the coordinator
+verifies and stores real games. It ends when the coordinator says the
+tournament is finished, and prints games stored per second and the claim
+and upload latencies.
+
+Usage: scripts/worker-load.py --server https://127.0.0.1:8443 --token TOKEN
+           --ca-cert ca.pem --records one.db --workers 1000 [--game-seconds 2]
+"""
+
+import argparse
+import asyncio
+import json
+import random
+import sqlite3
+import ssl
+import time
+import urllib.parse
+
+
+def percentile(values, p):
+    if not values:
+        return float("nan")
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--server", required=True)
+    ap.add_argument("--token", required=True)
+    ap.add_argument("--ca-cert")
+    ap.add_argument("--records", required=True, help="an SQLite store holding the same tournament, played")
+    ap.add_argument("--workers", type=int, default=1000)
+    ap.add_argument("--game-seconds", type=float, default=2.0)
+    ap.add_argument("--tournament", type=int, default=1)
+    args = ap.parse_args()
+
+    db = sqlite3.connect(args.records)
+    records = {index: text for index, text in db.execute("SELECT game_index, record FROM games")}
+    asyncio.run(load(args, records))
+
+
+class Connection:
+    """One keep-alive HTTP/1.1 connection (TLS for https), as a worker holds."""
+
+    def __init__(self, args):
+        self.url = urllib.parse.urlparse(args.server)
+        self.context = ssl.create_default_context(cafile=args.ca_cert) if self.url.scheme == "https" else None
+        self.auth = "Bearer " + args.token
+        self.reader = self.writer = None
+
+    async def call(self, method, path, body=b""):
+        """The answer's JSON and the time the exchange took."""
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection(
+                self.url.hostname, self.url.port, ssl=self.context)
+        t0 = time.perf_counter()
+        head = (f"{method} /api/worker/{path} HTTP/1.1\r\nHost: {self.url.netloc}\r\n"
+                f"Authorization: {self.auth}\r\nContent-Type: application/json\r\n"
+                f"Content-Length: {len(body)}\r\n\r\n")
+        try:
+            self.writer.write(head.encode() + body)
+            status = int((await self.reader.readline()).split()[1])
+            length = 0
+            while (line := await self.reader.readline()) not in (b"\r\n", b""):
+                name, _, value = line.decode().partition(":")
+                if name.lower() == "content-length":
+                    length = int(value)
+            data = await self.reader.readexactly(length)
+        except Exception:
+            self.writer = None
+            raise
+        took = time.perf_counter() - t0
+        if status != 200:
+            raise RuntimeError(f"{path}: {status} {data[:200]!r}")
+        return json.loads(data), took
+
+
+async def load(args, records):
+    stats = {"claims": [], "claimed_at": [], "uploads": [], "heartbeats": [], "errors": [],
+             "verdicts": {"stored": 0, "duplicate": 0, "refused": 0}}
+    pins = (await Connection(args).call("GET", "pins"))[0]["tournaments"][str(args.tournament)]
+    pins = json.dumps({"plugins": pins["plugins"], "engines": {}})
+    connections = [Connection(args) for _ in range(args.workers)]
+    t0 = time.perf_counter()
+    await asyncio.gather(*(worker(args, n, c, records, pins, stats) for n, c in enumerate(connections)))
+    elapsed = time.perf_counter() - t0
+    verdicts, claims, uploads = stats["verdicts"], stats["claims"], stats["uploads"]
+    ms = lambda v: f"{v * 1000:.1f} ms"
+    print(f"workers {args.workers}, games {verdicts['stored']} stored, {verdicts['duplicate']} duplicates, "
+          f"{verdicts['refused']} refused, in {elapsed:.1f} s: {verdicts['stored'] / elapsed:.1f} games/s")
+    print(f"claims {len(claims)}: p50 {ms(percentile(claims, 50))}, p99 {ms(percentile(claims, 99))}, "
+          f"max {ms(max(claims))}")
+    # Past the first two seconds, when every worker connects and claims.
+    steady = [c for c, at in zip(claims, stats["claimed_at"]) if at - t0 > 2]
+    print(f"claims after the first 2 s {len(steady)}: p50 {ms(percentile(steady, 50))}, "
+          f"p99 {ms(percentile(steady, 99))}")
+    print(f"uploads {len(uploads)}: p50 {ms(percentile(uploads, 50))}, p99 {ms(percentile(uploads, 99))}")
+    if stats["heartbeats"]:
+        print(f"heartbeats {len(stats['heartbeats'])}: p99 {ms(percentile(stats['heartbeats'], 99))}")
+    for e in stats["errors"][:5]:
+        print("error:", e)
+    if stats["errors"]:
+        print(f"{len(stats['errors'])} errors")
+
+
+async def worker(args, n, conn, records, pins, stats):
+    # Workers start within a second of each other, not at one instant.
+    await asyncio.sleep(random.random())
+    slot = f"sim:{n}#0"
+    claim = json.dumps({"slot": slot, "tournament": args.tournament, "most": 1}).encode()
+    wait = 0
+    while True:
+        try:
+            answer, took = await conn.call("POST", "claim", claim)
+        except Exception as e:
+            stats["errors"].append(f"claim: {e}")
+            await asyncio.sleep(1)
+            continue
+        stats["claims"].append(took)
+        stats["claimed_at"].append(time.perf_counter())
+        if not answer["games"]:
+            if answer["queue"] == "finished":
+                return
+            # As `arbiter worker --server` does: about a game's time (at most
+            # 0.2 s), then half as long again each time, up to 2 s.
+            wait = min(max(wait * 1.5, 0.2), 2.0)
+            await asyncio.sleep(wait)
+            continue
+        wait = 0
+        key = answer["games"][0]["key"]
+        held = json.dumps({"holder": answer["holder"], "games": [key]}).encode()
+        lease = answer["lease_ms"] / 1000
+        # Play: wait, renewing the claim every third of the lease.
+        deadline = time.monotonic() + args.game_seconds * random.uniform(0.5, 1.5)
+        while (left := deadline - time.monotonic()) > 0:
+            await asyncio.sleep(min(left, lease / 3))
+            if deadline - time.monotonic() > 0:
+                stats["heartbeats"].append((await conn.call("POST", "heartbeat", held))[1])
+        body = (f'{{"holder": {json.dumps(answer["holder"])}, "games": [{{"key": {json.dumps(key)}, '
+                f'"record": {records[key["index"]]}, "pins": {pins}}}]}}').encode()
+        try:
+            result, took = await conn.call("POST", "upload", body)
+        except Exception as e:
+            stats["errors"].append(f"upload: {e}")
+            continue
+        stats["uploads"].append(took)
+        for v in result["verdicts"]:
+            stats["verdicts"]["refused" if isinstance(v, dict) else v] += 1
+            if isinstance(v, dict):
+                stats["errors"].append(f"refused: {v['refused']}")
+
+
+if __name__ == "__main__":
+    main()
