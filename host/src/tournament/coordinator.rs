@@ -491,6 +491,9 @@ pub fn check_against_job(registry: &Registry, job: &Job, record: &GameRecord) ->
             return Err(format!("adjudicated '{reason}', which the job's rules do not give here"));
         }
     }
+    if let (Termination::TimeForfeit(_), Outcome::Win(winner)) = (&record.result.termination, record.result.outcome) {
+        check_flag(job, record, 1 - winner.min(1))?;
+    }
     // A game the job would have adjudicated earlier was not played by it.
     let through = record.plies.len().saturating_sub(1);
     if let Some(m) = job.max_plies.filter(|&m| (m as usize) <= through) {
@@ -498,6 +501,36 @@ pub fn check_against_job(registry: &Registry, job: &Job, record: &GameRecord) ->
     }
     if let Some(n) = (1..=through).find(|&n| job.adjudication.judge(&record.plies[..n]).is_some()) {
         return Err(format!("played on after ply {n}, where the job's adjudication ends the game"));
+    }
+    Ok(())
+}
+
+/// Whether the flag of `loser` can have fallen in `record`: the time its
+/// clock showed after its last move (or at the start) must fit in the
+/// game's wall time not spent on the recorded moves, which is what its
+/// last, unfinished move took. (A pooled clock, which the opponent's moves
+/// fill, is checked by the rules' replay only.)
+fn check_flag(job: &Job, record: &GameRecord, loser: u32) -> std::result::Result<(), String> {
+    let Some(seat) = job.seats.get(loser as usize) else { return Ok(()) };
+    let left = match &seat.tc.limit {
+        crate::clock::Limit::PerMove(ms) => *ms,
+        crate::clock::Limit::Periods(_) => {
+            let last = record.plies.iter().rev().find(|p| p.player == loser).and_then(|p| p.clock_ms);
+            match last.or_else(|| crate::clock::Clock::new(&seat.tc).remaining_ms()) {
+                Some(ms) => ms,
+                None => return Ok(()),
+            }
+        }
+        _ => return Ok(()),
+    };
+    let recorded_ms = record.plies.iter().map(|p| p.used_us).sum::<u64>() / 1000;
+    let last_move_ms = record.duration_ms.saturating_sub(recorded_ms);
+    if left > last_move_ms + job.margin_ms {
+        return Err(format!(
+            "player {loser} lost on time with {left} ms on its clock, but the game's {} ms leave {last_move_ms} ms for \
+             its last move",
+            record.duration_ms
+        ));
     }
     Ok(())
 }
@@ -655,6 +688,40 @@ mod tests {
         assert_eq!(other.games.iter().map(|g| g.key.index).collect::<Vec<_>>(), [0, 1, 2, 3, 4, 5]);
         let verdicts = upload(&c, "w2", &other.holder, other.games.iter().map(|g| honest(&c, g)).collect());
         assert!(verdicts.iter().all(|v| *v == Verdict::Stored), "{verdicts:?}");
+    }
+
+    #[test]
+    fn a_flag_falls_only_when_the_clock_was_spent_within_the_game_s_time() {
+        let tc = crate::clock::TimeControl::parse("10+0").unwrap();
+        let seat = |name: &str| crate::tournament::worker::JobSeat {
+            name: name.into(),
+            spec: "random".into(),
+            tc: tc.clone(),
+        };
+        let job = Job {
+            variant: "race".into(),
+            options: Default::default(),
+            position: None,
+            seats: vec![seat("a"), seat("b")],
+            seed: 1,
+            margin_ms: 100,
+            max_plies: None,
+            claim_draws: false,
+            adjudication: Default::default(),
+            grace_ms: 1000,
+            live: false,
+            journal: None,
+        };
+        let mut r = crate::referee::fixtures::record(&[0, 1, 0]);
+        for (p, clock) in r.plies.iter_mut().zip([9_000, 9_500, 8_000]) {
+            (p.used_us, p.clock_ms) = (1_000_000, Some(clock));
+        }
+        // Player 1 to move, 9.5 s on its clock after its last move.
+        r.duration_ms = 3_000 + 9_500;
+        assert_eq!(super::check_flag(&job, &r, 1), Ok(()));
+        r.duration_ms = 3_000 + 2_000;
+        let e = super::check_flag(&job, &r, 1).unwrap_err();
+        assert!(e.contains("lost on time with 9500 ms on its clock") && e.contains("leave 2000 ms"), "{e}");
     }
 
     #[test]
