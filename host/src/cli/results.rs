@@ -62,6 +62,10 @@ pub(super) fn run(args: &ResultsArgs) -> Result<()> {
     for w in store.worker_rates(t.id)? {
         say!("Worker host {}: {} games, {:.1} games/min", w.host, w.games, w.per_minute);
     }
+    for r in crate::tournament::audit::worker_residuals(&store, t.id)?.iter().filter(|r| r.games > 0) {
+        let flag = if r.flagged() { ": flagged, its results drift from the other workers'" } else { "" };
+        say!("Worker {}: residual z = {:+.2} over {} games compared{flag}", r.worker, r.z, r.games);
+    }
     let mut files = args.records.open(false)?;
     if !files.is_empty() {
         let (rows, skipped) = store.readable_games(Some(t.id))?;

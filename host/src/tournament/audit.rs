@@ -1,10 +1,14 @@
 //! An audit of a store: every stored game (or a tournament's) replayed
 //! through its variant's rules (see [`crate::record::replay::verify_record`]),
 //! so that results written by workers with store rights are proved before
-//! they are trusted.
+//! they are trusted; and each worker's results held against the others'
+//! ([`worker_residuals`]).
+
+use arbiter_api::Outcome;
 
 use crate::plugin::Registry;
 use crate::record::replay::{verify_record, ReplayError};
+use crate::stats::residuals::{residuals, Observation, Residual};
 use crate::store::{Store, StoreError};
 
 /// A stored game that does not hold up.
@@ -49,4 +53,28 @@ pub fn audit(registry: &Registry, store: &Store, tournament: Option<i64>) -> Res
         })
         .collect();
     Ok((games.len(), refuted))
+}
+
+/// Each queue worker's residual in `tournament` (see
+/// [`crate::stats::residuals`]): workers known by the name before the
+/// first `:` of their holder (a remote worker's token name, or a machine's
+/// host name), games compared within their pairing (variant and players in
+/// their seats); games without a result or a worker are left out.
+pub fn worker_residuals(store: &Store, tournament: i64) -> Result<Vec<Residual>, StoreError> {
+    let observations: Vec<Observation> = store
+        .games(Some(tournament))?
+        .into_iter()
+        .filter_map(|g| {
+            let score = match g.record.result.outcome {
+                Outcome::Win(0) => 1.0,
+                Outcome::Win(_) => 0.0,
+                Outcome::Draw => 0.5,
+                _ => return None,
+            };
+            let worker = g.worker?.split(':').next()?.to_string();
+            let pairing = format!("{}|{}", g.record.variant, g.record.players.join("|"));
+            Some(Observation { pairing, worker, score })
+        })
+        .collect();
+    Ok(residuals(&observations))
 }

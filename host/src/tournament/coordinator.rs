@@ -109,7 +109,13 @@ pub struct Coordinator {
     /// given back since. A lease that runs out meanwhile is seen at most
     /// that much later.
     idle: Mutex<HashMap<Option<i64>, (std::time::Instant, QueueState)>>,
+    /// Per tournament, when its workers' residuals were last computed, and
+    /// the workers they flagged (with their z).
+    flagged: Mutex<HashMap<i64, (std::time::Instant, HashMap<String, (f64, usize)>)>>,
 }
+
+/// How often a tournament's workers' residuals are computed again.
+const RESIDUALS_EVERY: Duration = Duration::from_secs(10);
 
 /// How long an idle slot's answer is given again without a look at the store.
 const IDLE_ANSWER: Duration = Duration::from_millis(50);
@@ -125,6 +131,7 @@ impl Coordinator {
             planned: Mutex::default(),
             refused: Mutex::default(),
             idle: Mutex::default(),
+            flagged: Mutex::default(),
         }
     }
 
@@ -153,6 +160,29 @@ impl Coordinator {
         Ok(self.planned.lock_or_recover().entry(id).or_insert(tournament).clone())
     }
 
+    /// Why `worker`'s results in tournament `t` are held, if they are: its
+    /// residual against the other workers' results is past the bound
+    /// ([`crate::stats::residuals`]), computed again every
+    /// [`RESIDUALS_EVERY`].
+    fn held(&self, worker: &str, t: i64) -> Result<Option<String>> {
+        let fresh = self.flagged.lock_or_recover().get(&t).is_some_and(|(at, _)| at.elapsed() < RESIDUALS_EVERY);
+        if !fresh {
+            let flagged = super::audit::worker_residuals(&self.store, t)?
+                .into_iter()
+                .filter(|r| r.flagged())
+                .map(|r| (r.worker, (r.z, r.games)))
+                .collect();
+            self.flagged.lock_or_recover().insert(t, (std::time::Instant::now(), flagged));
+        }
+        let flagged = self.flagged.lock_or_recover();
+        Ok(flagged.get(&t).and_then(|(_, f)| f.get(worker)).map(|(z, games)| {
+            format!(
+                "worker {worker}'s results in tournament {t} are held: they drift from the other workers' (residual \
+                 z = {z:+.2} over {games} games); its admin may look at `arbiter results {t}`"
+            )
+        }))
+    }
+
     /// Whether `worker` had game `key` refused.
     fn refused_before(&self, worker: &str, key: GameKey) -> bool {
         let refused = self.refused.lock_or_recover();
@@ -179,6 +209,10 @@ impl Coordinator {
             self.idle.lock_or_recover().insert(request.tournament, (std::time::Instant::now(), state));
             return Ok(idle(state));
         };
+        if let Some(why) = self.held(worker, t)? {
+            self.store.release_claims(&claims)?;
+            return Err(RequestError::Forbidden(why));
+        }
         let tournament = self.tournament(t)?;
         // A game this worker sent a refused result for is another's to play.
         let (theirs, mine): (Vec<Claim>, Vec<Claim>) =
@@ -358,6 +392,9 @@ impl Coordinator {
             ));
         }
         let claim = Claim { game: entry.game.clone(), holder: holder.to_string() };
+        if let Some(why) = self.held(worker, key.tournament)? {
+            return Ok(Check::Refused(why, Some(claim)));
+        }
         let tournament = self.tournament(key.tournament)?;
         Ok(match self.verify(&tournament, &entry, game) {
             Ok(()) => Check::Fresh(entry),
@@ -688,6 +725,41 @@ mod tests {
         assert_eq!(other.games.iter().map(|g| g.key.index).collect::<Vec<_>>(), [0, 1, 2, 3, 4, 5]);
         let verdicts = upload(&c, "w2", &other.holder, other.games.iter().map(|g| honest(&c, g)).collect());
         assert!(verdicts.iter().all(|v| *v == Verdict::Stored), "{verdicts:?}");
+    }
+
+    #[test]
+    fn a_worker_whose_results_drift_from_the_others_is_held() {
+        let store = Arc::new(temp_store("coordinator-drift"));
+        let players = [("a", "random:seed=1"), ("b", "random:seed=2")];
+        let definition = definition("name = \"drift\"\nformat = \"round-robin\"\nrounds = 60", &players, &["race"]);
+        let t = store.add_tournament("drift", &serde_json::to_string(&definition).unwrap()).unwrap();
+        let registry = Arc::new(Registry::of([race(arbiter_fixture::Fault::None)]));
+        enqueue_pending(&store, &planned(&registry, &store, t).unwrap()).unwrap();
+        let c = Coordinator::new(registry, store.clone(), Duration::from_secs(60));
+        // Three workers whose first movers score half; one whose never win
+        // (results stored as a worker with store rights would).
+        for (worker, n) in [("w1", 25), ("w2", 25), ("w3", 25), ("bad", 25)] {
+            let claims = store.claim(&format!("{worker}:h#0"), Duration::from_secs(60), Some(t), &[], n).unwrap();
+            let played: Vec<_> = claims
+                .iter()
+                .enumerate()
+                .map(|(i, claim)| {
+                    let mut r = crate::referee::fixtures::record(&[0, 1]);
+                    r.variant = "race".into();
+                    r.players = claim.game.seats.iter().map(|&s| players[s].0.to_string()).collect();
+                    let win = if worker == "bad" { 1 } else { (i % 2) as u32 };
+                    r.result.outcome = Outcome::Win(win);
+                    (claim, r, crate::tournament::queue::event_of(&claim.game))
+                })
+                .collect();
+            let rows: Vec<_> = played.iter().map(|(c, r, e)| (*c, r, e)).collect();
+            store.complete_claims(&rows, None).unwrap();
+        }
+        let bad = c.claim("bad", &ClaimRequest { slot: "h:9#0".into(), tournament: Some(t), skip: vec![], most: 1 });
+        let why = bad.err().unwrap().to_string();
+        assert!(why.contains("worker bad's results in tournament") && why.contains("are held"), "{why}");
+        let fine = c.claim("w1", &ClaimRequest { slot: "h:1#0".into(), tournament: Some(t), skip: vec![], most: 1 });
+        assert_eq!(fine.unwrap().games.len(), 1, "the others play on");
     }
 
     #[test]
