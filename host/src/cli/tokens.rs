@@ -29,6 +29,9 @@ enum TokensAction {
     Issue {
         /// The worker's name (letters, digits, '.', '_', '-'): stored games name it.
         name: String,
+        /// Days the token is accepted (until revoked if not given).
+        #[arg(long, value_name = "DAYS", value_parser = clap::value_parser!(u32).range(1..=36_500))]
+        days: Option<u32>,
     },
     /// Revoke worker NAME's token: its requests are refused from now on.
     Revoke {
@@ -42,7 +45,10 @@ enum TokensAction {
 pub(super) fn run(args: &TokensArgs) -> Result<()> {
     let store = Store::open(&args.db)?;
     match &args.action {
-        TokensAction::Issue { name } => say!("{}", issue_token(&store, name)?),
+        TokensAction::Issue { name, days } => {
+            let valid = days.map(|d| std::time::Duration::from_secs(u64::from(d) * 86_400));
+            say!("{}", issue_token(&store, name, valid)?)
+        }
         TokensAction::Revoke { name } => {
             if !store.revoke_worker_token(name)? {
                 bail!("worker '{name}' has no token in force in {}", store.location());
@@ -53,7 +59,12 @@ pub(super) fn run(args: &TokensArgs) -> Result<()> {
             let refusals = store.refusals(None)?;
             for t in store.worker_tokens()? {
                 let refused = refusals.iter().filter(|r| r.worker == t.name).count();
-                let state = if t.revoked_ms.is_some() { "revoked" } else { "in force" };
+                let now = crate::tournament::worker::unix_now() as i64 * 1000;
+                let state = match (t.revoked_ms, t.expires_ms) {
+                    (Some(_), _) => "revoked",
+                    (None, Some(e)) if e <= now => "expired",
+                    _ => "in force",
+                };
                 say!(
                     "{:<24} {state:<9} issued {}  {refused} uploads refused",
                     t.name,

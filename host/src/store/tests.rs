@@ -95,6 +95,8 @@ on_both_backends!(
     a_live_game_shows_its_latest_frame_until_it_is_stored,
     a_copy_renumbers_tournaments_and_refuses_a_store_in_use,
     a_plugin_file_is_kept_once_by_its_hash_and_copied,
+    a_queue_entry_names_its_holder_and_who_stored_it,
+    worker_tokens_are_kept_by_hash_revoked_once_and_refusals_listed,
 );
 
 /// A tournament game's event: `index` in tournament `id`, paired with its
@@ -407,4 +409,44 @@ fn a_plugin_file_is_kept_once_by_its_hash_and_copied(store: &Store, _at: &Path) 
     let to = Store::open(&sqlite_path(&format!("plugin-copy-{}", store.location().len()))).unwrap();
     store.copy_into(&to).unwrap();
     assert_eq!(to.plugin_file("ab12").unwrap(), Some(("arbiter_x.wasm".to_string(), bytes)));
+}
+
+fn a_queue_entry_names_its_holder_and_who_stored_it(store: &Store, _at: &Path) {
+    let t = store.add_tournament("t", "{}").unwrap();
+    queue(store, t, &[0, 1]);
+    assert_eq!(store.queue_entry(t, 5).unwrap(), None);
+    let claims = store.claim("lab:h:1#0", MINUTE, Some(t), &[], 1).unwrap();
+    let entry = store.queue_entry(t, 0).unwrap().unwrap();
+    assert_eq!((entry.holder.as_deref(), entry.stored, entry.stored_by), (Some("lab:h:1#0"), false, None));
+    assert_eq!(entry.game, claims[0].game, "the job as queued");
+    store.complete_claims(&[(&claims[0], &ended(Outcome::Draw), &slot(t, 0, vec![0, 1]))], None).unwrap();
+    let entry = store.queue_entry(t, 0).unwrap().unwrap();
+    assert!(entry.stored && entry.stored_by.as_deref() == Some("lab:h:1#0"));
+    assert_eq!(store.queue_entry(t, 1).unwrap().unwrap().holder, None);
+}
+
+fn worker_tokens_are_kept_by_hash_revoked_once_and_refusals_listed(store: &Store, _at: &Path) {
+    assert!(store.add_worker_token("lab-1", "aa", None).unwrap());
+    assert!(!store.add_worker_token("lab-1", "bb", None).unwrap(), "one token a name");
+    assert!(store.add_worker_token("lab-2", "cc", Some(Duration::from_secs(60))).unwrap());
+    let lab1 = store.worker_token("aa").unwrap().unwrap();
+    assert_eq!((lab1.name.as_str(), lab1.revoked_ms, lab1.expires_ms), ("lab-1", None, None));
+    let lab2 = store.worker_token("cc").unwrap().unwrap();
+    assert_eq!(lab2.expires_ms, Some(lab2.issued_ms + 60_000));
+    assert_eq!(store.worker_token("bb").unwrap(), None);
+    assert!(store.revoke_worker_token("lab-1").unwrap());
+    assert!(!store.revoke_worker_token("lab-1").unwrap());
+    assert!(store.worker_token("aa").unwrap().unwrap().revoked_ms.is_some());
+    assert_eq!(store.worker_tokens().unwrap().iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["lab-1", "lab-2"]);
+    let refusal = |t: i64, index: u32| super::Refusal {
+        worker: "lab-1".into(),
+        tournament: t,
+        index,
+        reason: "move 3: illegal".into(),
+        at_ms: 5,
+    };
+    store.add_refusal(&refusal(1, 4)).unwrap();
+    store.add_refusal(&refusal(2, 0)).unwrap();
+    assert_eq!(store.refusals(Some(1)).unwrap(), [refusal(1, 4)]);
+    assert_eq!(store.refusals(None).unwrap().len(), 2);
 }

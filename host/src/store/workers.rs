@@ -12,6 +12,8 @@ pub struct WorkerToken {
     pub name: String,
     /// When it was issued, ms since the epoch.
     pub issued_ms: i64,
+    /// When it stops being accepted, if it does.
+    pub expires_ms: Option<i64>,
     /// When it was revoked, if it was.
     pub revoked_ms: Option<i64>,
 }
@@ -34,7 +36,7 @@ pub struct Refusal {
 /// What a store backend does for remote workers.
 pub(super) trait WorkerBackend {
     /// Adds a token; false if `name` has one already (revoked or not).
-    fn add_worker_token(&self, name: &str, sha256: &str, now_ms: i64) -> Result<bool, StoreFailure>;
+    fn add_worker_token(&self, token: &WorkerToken, sha256: &str) -> Result<bool, StoreFailure>;
     /// The token whose hash is `sha256`.
     fn worker_token(&self, sha256: &str) -> Result<Option<WorkerToken>, StoreFailure>;
     /// Marks `name`'s token revoked; false if there is none not yet revoked.
@@ -48,9 +50,18 @@ pub(super) trait WorkerBackend {
 }
 
 impl Store {
-    /// Keeps a new worker's token by its hash; false if the name is taken.
-    pub fn add_worker_token(&self, name: &str, sha256: &str) -> Result<bool, StoreError> {
-        self.backend.add_worker_token(name, sha256, now_ms()).map_err(|e| self.err(e))
+    /// Keeps a new worker's token by its hash, valid for `valid` (or until
+    /// revoked); false if the name is taken.
+    pub fn add_worker_token(
+        &self,
+        name: &str,
+        sha256: &str,
+        valid: Option<std::time::Duration>,
+    ) -> Result<bool, StoreError> {
+        let issued_ms = now_ms();
+        let expires_ms = valid.map(|v| issued_ms.saturating_add(v.as_millis().min(i64::MAX as u128) as i64));
+        let token = WorkerToken { name: name.to_string(), issued_ms, expires_ms, revoked_ms: None };
+        self.backend.add_worker_token(&token, sha256).map_err(|e| self.err(e))
     }
 
     /// The worker a token's hash belongs to, revoked or not.

@@ -66,9 +66,10 @@ impl From<crate::store::StoreError> for RequestError {
     }
 }
 
-/// A fresh token for worker `name`, kept in `store` as its sha256: the
-/// token itself is shown once, to the admin who issues it.
-pub fn issue_token(store: &Store, name: &str) -> Result<String> {
+/// A fresh token for worker `name`, valid for `valid` (or until revoked),
+/// kept in `store` as its sha256: the token itself is shown once, to the
+/// admin who issues it.
+pub fn issue_token(store: &Store, name: &str, valid: Option<Duration>) -> Result<String> {
     if name.is_empty() || name.len() > 64 || !name.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c)) {
         return Err(TournamentError::Refused(format!(
             "worker name '{}': use 1 to 64 letters, digits, '.', '_' or '-'",
@@ -77,12 +78,17 @@ pub fn issue_token(store: &Store, name: &str) -> Result<String> {
     }
     let bytes: [u8; 32] = rand::random();
     let token = format!("arbw_{}", bytes.iter().map(|b| format!("{b:02x}")).collect::<String>());
-    if !store.add_worker_token(name, &token_hash(&token))? {
+    if !store.add_worker_token(name, &token_hash(&token), valid)? {
         return Err(TournamentError::Refused(format!(
             "worker '{name}' has a token already (revoke it or pick another name)"
         )));
     }
     Ok(token)
+}
+
+/// Milliseconds since the Unix epoch.
+fn now_ms() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
 }
 
 /// The sha256 (hex) a token is kept under.
@@ -140,8 +146,13 @@ impl Coordinator {
         let token = bearer
             .ok_or_else(|| RequestError::Unauthorized("no worker token (send 'Authorization: Bearer TOKEN')".into()))?;
         match self.store.worker_token(&token_hash(token))? {
-            Some(t) if t.revoked_ms.is_none() => Ok(t.name),
-            Some(t) => Err(RequestError::Unauthorized(format!("the token of worker '{}' is revoked", t.name))),
+            Some(t) if t.revoked_ms.is_some() => {
+                Err(RequestError::Unauthorized(format!("the token of worker '{}' is revoked", t.name)))
+            }
+            Some(t) if t.expires_ms.is_some_and(|e| e <= now_ms()) => {
+                Err(RequestError::Unauthorized(format!("the token of worker '{}' has expired", t.name)))
+            }
+            Some(t) => Ok(t.name),
             None => Err(RequestError::Unauthorized("unknown worker token".into())),
         }
     }
@@ -325,7 +336,7 @@ impl Coordinator {
                         tournament: game.key.tournament,
                         index: game.key.index,
                         reason: why.clone(),
-                        at_ms: crate::tournament::worker::unix_now() as i64 * 1000,
+                        at_ms: now_ms(),
                     })?;
                     if let Some(map) = self.refused.lock_or_recover().get_mut(&game.key.tournament) {
                         map.entry(game.key.index).or_default().insert(worker.to_string());
@@ -628,13 +639,13 @@ mod tests {
     #[test]
     fn a_token_is_shown_once_kept_as_its_hash_and_refused_once_revoked() {
         let (c, store, _) = coordinator("tokens");
-        let token = issue_token(&store, "w1").unwrap();
+        let token = issue_token(&store, "w1", None).unwrap();
         assert!(token.starts_with("arbw_") && token.len() == 69, "{token}");
         assert_eq!(c.authenticate(Some(&token)).unwrap(), "w1");
         let kept = serde_json::to_string(&store.worker_tokens().unwrap()).unwrap();
         assert!(!kept.contains(&token[5..]), "the store keeps no token: {kept}");
-        assert!(issue_token(&store, "w1").unwrap_err().to_string().contains("has a token already"));
-        assert!(issue_token(&store, "w:1").unwrap_err().to_string().contains("letters, digits"));
+        assert!(issue_token(&store, "w1", None).unwrap_err().to_string().contains("has a token already"));
+        assert!(issue_token(&store, "w:1", None).unwrap_err().to_string().contains("letters, digits"));
         let unknown = c.authenticate(Some("arbw_00")).unwrap_err();
         assert!(matches!(unknown, RequestError::Unauthorized(ref m) if m == "unknown worker token"), "{unknown}");
         assert!(matches!(c.authenticate(None), Err(RequestError::Unauthorized(_))));
@@ -642,6 +653,10 @@ mod tests {
         let revoked = c.authenticate(Some(&token)).unwrap_err().to_string();
         assert_eq!(revoked, "the token of worker 'w1' is revoked");
         assert!(!store.revoke_worker_token("w1").unwrap(), "revoked once");
+        let brief = issue_token(&store, "brief", Some(Duration::from_millis(1))).unwrap();
+        std::thread::sleep(Duration::from_millis(5));
+        let expired = c.authenticate(Some(&brief)).unwrap_err().to_string();
+        assert_eq!(expired, "the token of worker 'brief' has expired");
     }
 
     #[test]

@@ -421,7 +421,7 @@ fn worker_request(path: &str, token: Option<&str>, body: String) -> Request<Body
 #[tokio::test]
 async fn the_worker_api_answers_a_token_in_force_and_refuses_the_rest_in_one_line() {
     let (app, store) = app("worker-api", Reveal::Finished, 4);
-    let token = crate::tournament::coordinator::issue_token(&store, "w1").unwrap();
+    let token = crate::tournament::coordinator::issue_token(&store, "w1", None).unwrap();
     let claim = json!({"slot": "h:1#0", "most": 4}).to_string();
     let (status, body) = send(&app, worker_request("/api/worker/claim", Some(&token), claim.clone())).await;
     assert_eq!(status, StatusCode::OK, "{body}");

@@ -188,6 +188,7 @@ const MIGRATIONS: [(&str, &str); 8] = [
              name       TEXT PRIMARY KEY,
              sha256     TEXT NOT NULL UNIQUE,
              issued_ms  BIGINT NOT NULL,
+             expires_ms BIGINT,
              revoked_ms BIGINT
          );
          CREATE TABLE refused_uploads (

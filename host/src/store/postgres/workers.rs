@@ -5,15 +5,16 @@ use crate::store::workers::{Refusal, WorkerBackend, WorkerToken};
 use crate::store::StoreFailure;
 
 fn token(r: &postgres::Row) -> WorkerToken {
-    WorkerToken { name: r.get(0), issued_ms: r.get(1), revoked_ms: r.get(2) }
+    WorkerToken { name: r.get(0), issued_ms: r.get(1), revoked_ms: r.get(2), expires_ms: r.get(3) }
 }
 
 impl WorkerBackend for Postgres {
-    fn add_worker_token(&self, name: &str, sha256: &str, now_ms: i64) -> Result<bool, StoreFailure> {
+    fn add_worker_token(&self, t: &WorkerToken, sha256: &str) -> Result<bool, StoreFailure> {
         let added = self.with(|client| {
             client.execute(
-                "INSERT INTO worker_tokens (name, sha256, issued_ms) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
-                &[&name, &sha256, &now_ms],
+                "INSERT INTO worker_tokens (name, sha256, issued_ms, expires_ms) VALUES ($1, $2, $3, $4)
+                 ON CONFLICT DO NOTHING",
+                &[&t.name, &sha256, &t.issued_ms, &t.expires_ms],
             )
         })?;
         Ok(added == 1)
@@ -21,7 +22,10 @@ impl WorkerBackend for Postgres {
 
     fn worker_token(&self, sha256: &str) -> Result<Option<WorkerToken>, StoreFailure> {
         let row = self.with(|client| {
-            client.query_opt("SELECT name, issued_ms, revoked_ms FROM worker_tokens WHERE sha256 = $1", &[&sha256])
+            client.query_opt(
+                "SELECT name, issued_ms, revoked_ms, expires_ms FROM worker_tokens WHERE sha256 = $1",
+                &[&sha256],
+            )
         })?;
         Ok(row.as_ref().map(token))
     }
@@ -37,8 +41,9 @@ impl WorkerBackend for Postgres {
     }
 
     fn worker_tokens(&self) -> Result<Vec<WorkerToken>, StoreFailure> {
-        let rows = self
-            .with(|client| client.query("SELECT name, issued_ms, revoked_ms FROM worker_tokens ORDER BY name", &[]))?;
+        let rows = self.with(|client| {
+            client.query("SELECT name, issued_ms, revoked_ms, expires_ms FROM worker_tokens ORDER BY name", &[])
+        })?;
         Ok(rows.iter().map(token).collect())
     }
 

@@ -182,6 +182,7 @@ CREATE TABLE worker_tokens (
     name       TEXT PRIMARY KEY,
     sha256     TEXT NOT NULL UNIQUE,
     issued_ms  INTEGER NOT NULL,
+    expires_ms INTEGER,
     revoked_ms INTEGER
 );
 CREATE TABLE refused_uploads (

@@ -8,15 +8,16 @@ use crate::store::StoreFailure;
 use crate::sync::LockExt;
 
 fn token(r: &rusqlite::Row<'_>) -> rusqlite::Result<WorkerToken> {
-    Ok(WorkerToken { name: r.get(0)?, issued_ms: r.get(1)?, revoked_ms: r.get(2)? })
+    Ok(WorkerToken { name: r.get(0)?, issued_ms: r.get(1)?, revoked_ms: r.get(2)?, expires_ms: r.get(3)? })
 }
 
 impl WorkerBackend for Sqlite {
-    fn add_worker_token(&self, name: &str, sha256: &str, now_ms: i64) -> Result<bool, StoreFailure> {
+    fn add_worker_token(&self, t: &WorkerToken, sha256: &str) -> Result<bool, StoreFailure> {
         let conn = self.conn.lock_or_recover();
         let added = conn.execute(
-            "INSERT INTO worker_tokens (name, sha256, issued_ms) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
-            params![name, sha256, now_ms],
+            "INSERT INTO worker_tokens (name, sha256, issued_ms, expires_ms) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT DO NOTHING",
+            params![t.name, sha256, t.issued_ms, t.expires_ms],
         )?;
         Ok(added == 1)
     }
@@ -25,7 +26,7 @@ impl WorkerBackend for Sqlite {
         let conn = self.conn.lock_or_recover();
         Ok(conn
             .query_row(
-                "SELECT name, issued_ms, revoked_ms FROM worker_tokens WHERE sha256 = ?1",
+                "SELECT name, issued_ms, revoked_ms, expires_ms FROM worker_tokens WHERE sha256 = ?1",
                 params![sha256],
                 token,
             )
@@ -43,7 +44,8 @@ impl WorkerBackend for Sqlite {
 
     fn worker_tokens(&self) -> Result<Vec<WorkerToken>, StoreFailure> {
         let conn = self.conn.lock_or_recover();
-        let mut stmt = conn.prepare("SELECT name, issued_ms, revoked_ms FROM worker_tokens ORDER BY name")?;
+        let mut stmt =
+            conn.prepare("SELECT name, issued_ms, revoked_ms, expires_ms FROM worker_tokens ORDER BY name")?;
         let rows = stmt.query_map([], token)?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
