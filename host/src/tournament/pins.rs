@@ -73,15 +73,16 @@ pub fn keep_sandboxed(store: &Store, variants: &[VariantHandle], pins: &BTreeMap
 }
 
 /// The WebAssembly plugins `pins` name that `registry` lacks or holds
-/// another build of, fetched by `fetch` (from the store, or a coordinator)
-/// into `folder` (a file each, under its sha256, checked against it before
-/// it is written); the files, for the search path. A pin `fetch` finds no
+/// another build of, fetched by `fetch` from `source` (the store, the
+/// coordinator) into `folder` (a file each, under its sha256, checked
+/// against it before it is written); the files, for the search path. A pin `fetch` finds no
 /// file for is left to the refusal a worker gives for a missing or
 /// different plugin.
 pub fn fetch_sandboxed(
     registry: &Registry,
     pins: &BTreeMap<String, PluginPin>,
     folder: &Path,
+    source: &str,
     fetch: impl Fn(&str) -> Result<Option<Vec<u8>>>,
 ) -> Result<Vec<PathBuf>> {
     use sha2::Digest;
@@ -98,7 +99,7 @@ pub fn fetch_sandboxed(
             let sha256 = format!("{:x}", sha2::Sha256::digest(&bytes));
             if sha256 != pin.sha256 {
                 return Err(TournamentError::Refused(format!(
-                    "variant {variant}: the fetched copy of {} has sha256 {sha256}, not the pinned {}",
+                    "variant {variant}: {source}'s copy of {} has sha256 {sha256}, not the pinned {}",
                     pin.file, pin.sha256
                 )));
             }

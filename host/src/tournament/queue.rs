@@ -113,7 +113,7 @@ pub fn fetch_plugins(
     for id in ids {
         let view = TournamentView::load(store, Some(id))?;
         let fetch = |sha256: &str| Ok(store.plugin_file(sha256)?.map(|(_, bytes)| bytes));
-        for file in super::pins::fetch_sandboxed(registry, &view.definition.plugins, folder, fetch)? {
+        for file in super::pins::fetch_sandboxed(registry, &view.definition.plugins, folder, "the store", fetch)? {
             if !files.contains(&file) {
                 files.push(file);
             }

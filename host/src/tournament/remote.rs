@@ -505,7 +505,7 @@ pub fn fetch_plugins(
     let pins = patiently(&AtomicBool::new(false), false, || client.pins())?;
     let mut files = Vec::new();
     for (_, pins) in pins.tournaments.iter().filter(|(t, _)| tournament.is_none_or(|only| only == **t)) {
-        let fetched = super::pins::fetch_sandboxed(registry, &pins.plugins, folder, |sha256| {
+        let fetched = super::pins::fetch_sandboxed(registry, &pins.plugins, folder, "the coordinator", |sha256| {
             match client.get(&format!("plugins/{sha256}")) {
                 Ok(bytes) => Ok(Some(bytes)),
                 Err(CallError::Refused { status: 404, .. }) => Ok(None),
