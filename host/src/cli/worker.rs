@@ -93,17 +93,8 @@ pub(super) fn run(registry: &Registry, args: &WorkerArgs, plugin_dirs: &[PathBuf
     // WebAssembly plugins the tournaments are pinned to and this machine
     // lacks come from the store, first on the search path.
     let fetched = queue::fetch_plugins(registry, &store, args.tournament, &arbiter_api::host::wasm::fetch_dir())?;
-    let reloaded;
-    let (registry, plugin_dirs) = if fetched.is_empty() {
-        (registry, plugin_dirs.to_vec())
-    } else {
-        for file in &fetched {
-            say!("fetched from the store: {}", file.display());
-        }
-        let dirs: Vec<PathBuf> = fetched.into_iter().chain(plugin_dirs.iter().cloned()).collect();
-        reloaded = Registry::load(&SearchPath::resolve(&dirs));
-        (&reloaded, dirs)
-    };
+    let (reloaded, plugin_dirs) = with_fetched(fetched, plugin_dirs, "the store")?;
+    let registry = reloaded.as_ref().unwrap_or(registry);
     let mut workers = queue_workers(
         args.concurrency as usize,
         args.tournament,
@@ -117,6 +108,24 @@ pub(super) fn run(registry: &Registry, args: &WorkerArgs, plugin_dirs: &[PathBuf
     let report = queue::run_queue_workers(registry, &store, &workers, &stop, &on_game)?;
     say!("{} games stored, {} discarded as already stored by another worker", report.stored, report.duplicates);
     Ok(())
+}
+
+/// The plugins fetched from `source` put first on the search path: the
+/// registry loaded again with them (none if nothing was fetched) and the
+/// folders the worker processes are given.
+fn with_fetched(
+    fetched: Vec<PathBuf>,
+    plugin_dirs: &[PathBuf],
+    source: &str,
+) -> Result<(Option<Registry>, Vec<PathBuf>)> {
+    if fetched.is_empty() {
+        return Ok((None, plugin_dirs.to_vec()));
+    }
+    for file in &fetched {
+        say!("fetched from {source}: {}", file.display());
+    }
+    let dirs: Vec<PathBuf> = fetched.into_iter().chain(plugin_dirs.iter().cloned()).collect();
+    Ok((Some(Registry::load(&SearchPath::resolve(&dirs))), dirs))
 }
 
 /// Prints one stored game.
@@ -137,17 +146,8 @@ fn remote(registry: &Registry, args: &WorkerArgs, server: &str, token: &str, plu
     // WebAssembly plugins the tournaments are pinned to and this machine
     // lacks come from the coordinator, first on the search path.
     let fetched = remote::fetch_plugins(registry, &client, args.tournament, &arbiter_api::host::wasm::fetch_dir())?;
-    let reloaded;
-    let (registry, plugin_dirs) = if fetched.is_empty() {
-        (registry, plugin_dirs.to_vec())
-    } else {
-        for file in &fetched {
-            say!("fetched from the coordinator: {}", file.display());
-        }
-        let dirs: Vec<PathBuf> = fetched.into_iter().chain(plugin_dirs.iter().cloned()).collect();
-        reloaded = Registry::load(&SearchPath::resolve(&dirs));
-        (&reloaded, dirs)
-    };
+    let (reloaded, plugin_dirs) = with_fetched(fetched, plugin_dirs, "the coordinator")?;
+    let registry = reloaded.as_ref().unwrap_or(registry);
     let local = queue_workers(1, None, None, &[]);
     let workers = RemoteWorkers {
         server: server.to_string(),

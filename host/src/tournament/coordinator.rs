@@ -22,7 +22,7 @@ use arbiter_api::Outcome;
 use super::driver::Tournament;
 use super::error::{Result, TournamentError};
 use super::pins::PluginPin;
-use super::queue::{enqueue_pending, event_of, planned};
+use super::queue::{enqueue_pending, event_of, planned, unfinished};
 use super::view::TournamentView;
 use super::wire::{
     ClaimRequest, ClaimResponse, ClaimedGame, GameKey, Held, PinsResponse, QueueState, TournamentPins, Upload,
@@ -117,8 +117,11 @@ pub struct Coordinator {
     idle: Mutex<HashMap<Option<i64>, (std::time::Instant, QueueState)>>,
     /// Per tournament, when its workers' residuals were last computed, and
     /// the workers they flagged (with their z).
-    flagged: Mutex<HashMap<i64, (std::time::Instant, HashMap<String, (f64, usize)>)>>,
+    flagged: Mutex<HashMap<i64, (std::time::Instant, Flagged)>>,
 }
+
+/// The flagged workers of a tournament: each one's residual z and games compared.
+type Flagged = HashMap<String, (f64, usize)>;
 
 /// How often a tournament's workers' residuals are computed again.
 const RESIDUALS_EVERY: Duration = Duration::from_secs(10);
@@ -247,13 +250,7 @@ impl Coordinator {
         let open: Vec<i64> = match only {
             Some(t) if finished(t)? => return Ok(QueueState::Finished),
             Some(t) => vec![t],
-            None => self
-                .store
-                .tournament_list()?
-                .into_iter()
-                .filter(|(t, _)| t.finished_at.is_none() && !skip.contains(&t.id))
-                .map(|(t, _)| t.id)
-                .collect(),
+            None => unfinished(&self.store, skip)?,
         };
         let mut in_flight = false;
         for &t in &open {

@@ -75,9 +75,9 @@ pub fn keep_sandboxed(store: &Store, variants: &[VariantHandle], pins: &BTreeMap
 /// The WebAssembly plugins `pins` name that `registry` lacks or holds
 /// another build of, fetched by `fetch` from `source` (the store, the
 /// coordinator) into `folder` (a file each, under its sha256, checked
-/// against it before it is written); the files, for the search path. A pin `fetch` finds no
-/// file for is left to the refusal a worker gives for a missing or
-/// different plugin.
+/// against it before it is written); the files, for the search path. A
+/// pin `fetch` finds no file for is left to the refusal a worker gives for
+/// a missing or different plugin.
 pub fn fetch_sandboxed(
     registry: &Registry,
     pins: &BTreeMap<String, PluginPin>,

@@ -406,12 +406,7 @@ fn lull(registry: &Registry, store: &Store, cfg: &QueueWorkers, skip: &[i64]) ->
     let open: Vec<i64> = match cfg.tournament {
         Some(t) if store.tournament(Some(t))?.is_some_and(|t| t.finished_at.is_some()) => return Ok(Lull::Finished),
         Some(t) => vec![t],
-        None => store
-            .tournament_list()?
-            .into_iter()
-            .filter(|(t, _)| t.finished_at.is_none() && !skip.contains(&t.id))
-            .map(|(t, _)| t.id)
-            .collect(),
+        None => unfinished(store, skip)?,
     };
     let mut in_flight = false;
     for &t in &open {
@@ -426,6 +421,16 @@ fn lull(registry: &Registry, store: &Store, cfg: &QueueWorkers, skip: &[i64]) ->
         Some(t) if store.tournament(Some(t))?.is_some_and(|t| t.finished_at.is_some()) => Ok(Lull::Finished),
         _ => Ok(Lull::Empty),
     }
+}
+
+/// The tournaments of `store` not yet finished, but those of `skip`.
+pub(super) fn unfinished(store: &Store, skip: &[i64]) -> Result<Vec<i64>> {
+    Ok(store
+        .tournament_list()?
+        .into_iter()
+        .filter(|(t, _)| t.finished_at.is_none() && !skip.contains(&t.id))
+        .map(|(t, _)| t.id)
+        .collect())
 }
 
 /// How long a worker keeps trying a store it cannot reach (a server
