@@ -42,6 +42,19 @@ pub struct ServeArgs {
     /// Seconds a remote worker's claim lasts without a heartbeat.
     #[arg(long, value_name = "SECS", default_value_t = crate::tournament::queue::DEFAULT_LEASE.as_secs(), value_parser = clap::value_parser!(u64).range(1..=86_400))]
     worker_lease: u64,
+    /// The fraction (0 to 1) of remote workers' games with deterministic
+    /// players (seeded built-in players, engines at a node limit, no clock)
+    /// that a second worker plays again, to compare the two games.
+    #[arg(long, value_name = "FRACTION", default_value_t = 0.05, value_parser = fraction)]
+    double_check: f64,
+}
+
+/// A number from 0 to 1.
+fn fraction(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(f) if (0.0..=1.0).contains(&f) => Ok(f),
+        _ => Err(format!("'{text}' is not a fraction from 0 to 1")),
+    }
 }
 
 pub(super) fn run(registry: Registry, args: &ServeArgs) -> Result<()> {
@@ -54,6 +67,7 @@ pub(super) fn run(registry: Registry, args: &ServeArgs) -> Result<()> {
         max_games: args.max_games as usize,
         tls: args.tls_cert.clone().zip(args.tls_key.clone()),
         worker_lease: std::time::Duration::from_secs(args.worker_lease),
+        double_check: args.double_check,
     };
     let scheme = if config.tls.is_some() { "https" } else { "http" };
     Ok(web::serve(registry, config, |addr, store| say_or_quit!("arbiter serve: {scheme}://{addr}/ (store {store})"))?)

@@ -83,7 +83,7 @@ pub const FORGET_TALLIES: &str = "DROP TABLE tallies; DROP TABLE pair_tallies; D
     DROP INDEX game_queue_open; DROP INDEX IF EXISTS games_by_tournament;
     ALTER TABLE games ADD COLUMN moves TEXT NOT NULL DEFAULT '[]';
     ALTER TABLE games ADD COLUMN pgn TEXT NOT NULL DEFAULT ''; DROP TABLE IF EXISTS plugin_files;
-    DROP TABLE IF EXISTS worker_tokens; DROP TABLE IF EXISTS refused_uploads;
+    DROP TABLE IF EXISTS worker_tokens; DROP TABLE IF EXISTS refused_uploads; DROP TABLE IF EXISTS game_checks;
     PRAGMA user_version = 4;";
 
 /// What standings read of a tournament: its games and pairs, counted.

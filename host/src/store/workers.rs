@@ -33,6 +33,22 @@ pub struct Refusal {
     pub at_ms: i64,
 }
 
+/// A stored game queued to be played again by another worker and compared
+/// (its players are deterministic, so the two games must be equal).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameCheck {
+    /// The worker whose game is stored.
+    pub first_worker: String,
+    /// The stored game's digest (its moves and result).
+    pub digest: String,
+    /// Who holds the check now (or held it last).
+    pub claimed_by: Option<String>,
+    /// The worker that played it again, once it has.
+    pub second_worker: Option<String>,
+    /// Whether the two games agreed, once compared.
+    pub agreed: Option<bool>,
+}
+
 /// What a store backend does for remote workers.
 pub(super) trait WorkerBackend {
     /// Adds a token; false if `name` has one already (revoked or not).
@@ -47,6 +63,22 @@ pub(super) trait WorkerBackend {
     fn add_refusal(&self, refusal: &Refusal) -> Result<(), StoreFailure>;
     /// The refusals of `tournament` (every one if `None`), oldest first.
     fn refusals(&self, tournament: Option<i64>) -> Result<Vec<Refusal>, StoreFailure>;
+    /// Queues a check of game `index` of `tournament` (once).
+    fn add_check(&self, tournament: i64, index: u32, first_worker: &str, digest: &str) -> Result<(), StoreFailure>;
+    /// Claims one unsettled check of a game `worker` did not play (of
+    /// `only`, if given) for `holder` until `until_ms`.
+    fn claim_check(
+        &self,
+        holder: &str,
+        worker: &str,
+        only: Option<i64>,
+        until_ms: i64,
+        now_ms: i64,
+    ) -> Result<Option<(i64, u32)>, StoreFailure>;
+    /// The check of game `index` of `tournament`.
+    fn check(&self, tournament: i64, index: u32) -> Result<Option<GameCheck>, StoreFailure>;
+    /// Records a check's outcome.
+    fn settle_check(&self, tournament: i64, index: u32, second_worker: &str, agreed: bool) -> Result<(), StoreFailure>;
 }
 
 impl Store {
@@ -82,6 +114,42 @@ impl Store {
     /// Keeps a refused upload.
     pub fn add_refusal(&self, refusal: &Refusal) -> Result<(), StoreError> {
         self.backend.add_refusal(refusal).map_err(|e| self.err(e))
+    }
+
+    /// Queues game `index` of `tournament`, stored from `first_worker`'s
+    /// upload with `digest`, to be played again by another worker.
+    pub fn add_check(&self, tournament: i64, index: u32, first_worker: &str, digest: &str) -> Result<(), StoreError> {
+        self.backend.add_check(tournament, index, first_worker, digest).map_err(|e| self.err(e))
+    }
+
+    /// Claims a check for `holder`, of a game `worker` did not play, for
+    /// `lease`: the game's tournament and index.
+    pub fn claim_check(
+        &self,
+        holder: &str,
+        worker: &str,
+        only: Option<i64>,
+        lease: std::time::Duration,
+    ) -> Result<Option<(i64, u32)>, StoreError> {
+        let now = now_ms();
+        let until = now + lease.as_millis() as i64;
+        self.backend.claim_check(holder, worker, only, until, now).map_err(|e| self.err(e))
+    }
+
+    /// The check of game `index` of `tournament`, if one was queued.
+    pub fn check(&self, tournament: i64, index: u32) -> Result<Option<GameCheck>, StoreError> {
+        self.backend.check(tournament, index).map_err(|e| self.err(e))
+    }
+
+    /// Records that `second_worker`'s game agreed (or not) with the stored one.
+    pub fn settle_check(
+        &self,
+        tournament: i64,
+        index: u32,
+        second_worker: &str,
+        agreed: bool,
+    ) -> Result<(), StoreError> {
+        self.backend.settle_check(tournament, index, second_worker, agreed).map_err(|e| self.err(e))
     }
 
     /// The refused uploads of `tournament` (or of every tournament), oldest first.

@@ -118,7 +118,13 @@ pub struct Coordinator {
     /// Per tournament, when its workers' residuals were last computed, and
     /// the workers they flagged (with their z).
     flagged: Mutex<HashMap<i64, (std::time::Instant, Flagged)>>,
+    /// The fraction of stored games with deterministic players that a
+    /// second worker plays again, to compare.
+    double_check: f64,
 }
+
+/// How many leases a check lasts (heartbeats renew queue claims only).
+const CHECK_LEASES: u32 = 4;
 
 /// The flagged workers of a tournament: each one's residual z and games compared.
 type Flagged = HashMap<String, (f64, usize)>;
@@ -141,7 +147,15 @@ impl Coordinator {
             refused: Mutex::default(),
             idle: Mutex::default(),
             flagged: Mutex::default(),
+            double_check: 0.0,
         }
+    }
+
+    /// The coordinator, having `fraction` of the stored games whose players
+    /// are deterministic played again by another worker and compared.
+    pub fn with_double_check(mut self, fraction: f64) -> Coordinator {
+        self.double_check = fraction.clamp(0.0, 1.0);
+        self
     }
 
     /// The worker a request's bearer token names, if the token is in force.
@@ -213,6 +227,16 @@ impl Coordinator {
         let most = request.most.clamp(1, MOST_PER_CLAIM);
         let lease_ms = self.lease.as_millis() as u64;
         let idle = |queue| ClaimResponse { holder: holder.clone(), lease_ms, games: Vec::new(), pins: None, queue };
+        if let Some(check) = self.claim_check(worker, &holder, request.tournament)? {
+            let (game, pins) = check;
+            return Ok(ClaimResponse {
+                holder,
+                lease_ms,
+                games: vec![game],
+                pins: Some(pins),
+                queue: QueueState::Claimed,
+            });
+        }
         let recent = self.idle.lock_or_recover().get(&request.tournament).copied();
         if let Some((_, state)) = recent.filter(|(at, _)| at.elapsed() < IDLE_ANSWER && request.skip.is_empty()) {
             return Ok(idle(state));
@@ -229,8 +253,9 @@ impl Coordinator {
         }
         let tournament = self.tournament(t)?;
         // A game this worker sent a refused result for is another's to play.
-        let (theirs, mine): (Vec<Claim>, Vec<Claim>) =
-            claims.drain(..).partition(|c| self.refused_before(worker, GameKey { tournament: t, index: c.game.index }));
+        let (theirs, mine): (Vec<Claim>, Vec<Claim>) = claims
+            .drain(..)
+            .partition(|c| self.refused_before(worker, GameKey { tournament: t, index: c.game.index, check: false }));
         if !theirs.is_empty() {
             self.store.release_claims(&theirs)?;
         }
@@ -239,6 +264,31 @@ impl Coordinator {
         let games: Vec<ClaimedGame> = mine.into_iter().map(|c| ClaimedGame::from(c.game)).collect();
         let queue = if games.is_empty() { QueueState::InFlight } else { QueueState::Claimed };
         Ok(ClaimResponse { holder, lease_ms, games, pins: Some(pins), queue })
+    }
+
+    /// A stored game for `worker` to play again, if one waits for a second
+    /// worker (of tournament `only`, if given).
+    fn claim_check(
+        &self,
+        worker: &str,
+        holder: &str,
+        only: Option<i64>,
+    ) -> Result<Option<(ClaimedGame, TournamentPins)>, RequestError> {
+        if self.double_check <= 0.0 {
+            return Ok(None);
+        }
+        let Some((t, index)) = self.store.claim_check(holder, worker, only, self.lease * CHECK_LEASES)? else {
+            return Ok(None);
+        };
+        if let Some(why) = self.held(worker, t)? {
+            return Err(RequestError::Forbidden(why));
+        }
+        let Some(entry) = self.store.queue_entry(t, index)? else { return Ok(None) };
+        let definition = &self.tournament(t)?.definition;
+        let pins = TournamentPins { plugins: definition.plugins.clone(), engines: definition.engines.clone() };
+        let mut game = ClaimedGame::from(entry.game);
+        game.key.check = true;
+        Ok(Some((game, pins)))
     }
 
     /// What a slot with nothing to claim is told; a tournament whose queue
@@ -320,7 +370,7 @@ impl Coordinator {
                     accepted.push((i, Claim { game: entry.game, holder: upload.holder.clone() }, event));
                     tournaments.insert(game.key.tournament);
                 }
-                Check::Resent => {}
+                Check::Resent | Check::Compared => {}
                 Check::Duplicate => verdicts[i] = Verdict::Duplicate,
                 Check::Refused(why, claim) => {
                     tracing::warn!(
@@ -355,9 +405,11 @@ impl Coordinator {
                 .collect();
             let rows: Vec<_> = batch.iter().map(|(_, c, r, e)| (*c, *r, *e)).collect();
             let stored = self.store.complete_claims(&rows, tournament.stop_rule())?;
-            for ((i, ..), id) in batch.iter().zip(&stored.ids) {
+            for ((i, claim, record, _), id) in batch.iter().zip(&stored.ids) {
                 if id.is_none() {
                     verdicts[*i] = Verdict::Duplicate;
+                } else if self.to_check(&claim.game) {
+                    self.store.add_check(t, claim.game.index, worker, &digest(record))?;
                 }
             }
             // Games become known with results only in systems that wait
@@ -378,6 +430,9 @@ impl Coordinator {
     /// What to do with one uploaded game.
     fn check(&self, worker: &str, holder: &str, game: &UploadedGame) -> Result<Check, RequestError> {
         let key = game.key;
+        if key.check {
+            return self.compare(worker, holder, game);
+        }
         let Some(entry) = self.store.queue_entry(key.tournament, key.index)? else {
             return Ok(Check::Refused(
                 format!("no game {} in tournament {}'s queue", key.index + 1, key.tournament),
@@ -408,6 +463,68 @@ impl Coordinator {
             Ok(()) => Check::Fresh(entry),
             Err(why) => Check::Refused(why, Some(claim)),
         })
+    }
+
+    /// A check played again: verified as any upload, then compared with the
+    /// stored game. A disagreement refuses this game and is kept against
+    /// the first worker's too (which of the two is wrong, the games alone
+    /// cannot tell; both workers' counts show in `arbiter tokens list`).
+    fn compare(&self, worker: &str, holder: &str, game: &UploadedGame) -> Result<Check, RequestError> {
+        let (t, index) = (game.key.tournament, game.key.index);
+        let Some(check) = self.store.check(t, index)? else {
+            return Ok(Check::Refused(format!("game {} of tournament {t} is not to be played again", index + 1), None));
+        };
+        if check.agreed.is_some() {
+            let mine = check.second_worker.as_deref() == Some(worker);
+            return Ok(if mine { Check::Resent } else { Check::Duplicate });
+        }
+        if check.claimed_by.as_deref() != Some(holder) || !holder.starts_with(&format!("{worker}:")) {
+            let why = format!("the check of game {} of tournament {t} is not claimed by {holder}", index + 1);
+            return Ok(Check::Refused(why, None));
+        }
+        let Some(entry) = self.store.queue_entry(t, index)? else {
+            return Ok(Check::Refused(format!("no game {} in tournament {t}'s queue", index + 1), None));
+        };
+        let tournament = self.tournament(t)?;
+        if let Err(why) = self.verify(&tournament, &entry, game) {
+            return Ok(Check::Refused(why, None));
+        }
+        let agreed = digest(&game.record) == check.digest;
+        self.store.settle_check(t, index, worker, agreed)?;
+        if agreed {
+            return Ok(Check::Compared);
+        }
+        let first = &check.first_worker;
+        tracing::warn!("game {} of tournament {t}: workers {first} and {worker} played it differently", index + 1);
+        self.store.add_refusal(&Refusal {
+            worker: first.clone(),
+            tournament: t,
+            index,
+            reason: format!("played again by worker {worker}, whose game differs (its players are deterministic)"),
+            at_ms: now_ms(),
+        })?;
+        Ok(Check::Refused(
+            format!(
+                "game {} of tournament {t} differs from the one worker {first} played (its players are \
+                 deterministic: the two must be equal)",
+                index + 1
+            ),
+            None,
+        ))
+    }
+
+    /// Whether a stored game of `queued` is to be played again by another
+    /// worker: its players are deterministic, and the game is among the
+    /// `double_check` fraction (chosen by a hash of its place, so the same
+    /// games are chosen on every run).
+    fn to_check(&self, queued: &crate::store::QueuedGame) -> bool {
+        use sha2::Digest;
+        if self.double_check <= 0.0 {
+            return false;
+        }
+        let hash = sha2::Sha256::digest(format!("check {} {}", queued.tournament, queued.index));
+        let draw = u64::from_le_bytes(hash[..8].try_into().expect("eight bytes")) as f64 / u64::MAX as f64;
+        draw < self.double_check && serde_json::from_str::<Job>(&queued.job).is_ok_and(|job| deterministic(&job))
     }
 
     /// Why `game` is not a true result of `entry`'s job, if it is not.
@@ -455,6 +572,9 @@ enum Check {
     Duplicate,
     /// Refused: why, and the claim to give back.
     Refused(String, Option<Claim>),
+    /// A check, played again and compared (equal or not: a disagreement
+    /// is kept as a refusal of both workers' games).
+    Compared,
 }
 
 /// Whether the builds a game was played with are the tournament's.
@@ -548,6 +668,37 @@ pub fn check_against_job(registry: &Registry, job: &Job, record: &GameRecord) ->
         return Err(format!("played on after ply {n}, where the job's adjudication ends the game"));
     }
     Ok(())
+}
+
+/// What two plays of one deterministic game must share: the moves and the
+/// result, as a sha256.
+fn digest(record: &GameRecord) -> String {
+    use sha2::Digest;
+    let mut hash = sha2::Sha256::new();
+    for ply in &record.plies {
+        hash.update(ply.mv.to_le_bytes());
+    }
+    hash.update(format!("{:?} {}", record.result.outcome, record.result.termination.kind()));
+    format!("{:x}", hash.finalize())
+}
+
+/// Whether every seat of `job` plays the same game again given the same
+/// seed: a seeded built-in player (random, or MCTS by iterations) on no
+/// clock, or an engine at a node limit on no clock. Anything that reads a
+/// clock may play otherwise on another machine.
+pub fn deterministic(job: &Job) -> bool {
+    job.seats.iter().all(|seat| {
+        let untimed = matches!(seat.tc.limit, crate::clock::Limit::Infinite);
+        match crate::players::PlayerSpec::parse(&seat.spec) {
+            Ok(spec) if spec.is_engine() => untimed && seat.tc.nodes.is_some(),
+            Ok(spec) => match spec.kind() {
+                "random" => true,
+                "mcts" => untimed && !seat.spec.contains("movetime"),
+                _ => false,
+            },
+            Err(_) => false,
+        }
+    })
 }
 
 /// Whether the flag of `loser` can have fallen in `record`: the time its
@@ -772,6 +923,84 @@ mod tests {
         assert!(why.contains("worker bad's results in tournament") && why.contains("are held"), "{why}");
         let fine = c.claim("w1", &ClaimRequest { slot: "h:1#0".into(), tournament: Some(t), skip: vec![], most: 1 });
         assert_eq!(fine.unwrap().games.len(), 1, "the others play on");
+    }
+
+    #[test]
+    fn a_deterministic_game_is_played_again_by_another_worker_and_compared() {
+        let store = Arc::new(temp_store("coordinator-checks"));
+        let players = [("a", "random:seed=1"), ("b", "random:seed=2")];
+        let head = "name = \"checks\"\nformat = \"round-robin\"\nrounds = 2\ntc = \"inf\"";
+        let t = store
+            .add_tournament("checks", &serde_json::to_string(&definition(head, &players, &["race"])).unwrap())
+            .unwrap();
+        let registry = Arc::new(Registry::of([race(arbiter_fixture::Fault::None)]));
+        enqueue_pending(&store, &planned(&registry, &store, t).unwrap()).unwrap();
+        let c = Coordinator::new(registry, store.clone(), Duration::from_secs(60)).with_double_check(1.0);
+        let first = claim(&c, "w1", 4);
+        assert_eq!(first.games.len(), 4);
+        let games: Vec<UploadedGame> = first.games.iter().map(|g| honest(&c, g)).collect();
+        assert!(upload(&c, "w1", &first.holder, games).iter().all(|v| *v == Verdict::Stored));
+        assert!(store.check(t, 0).unwrap().is_some(), "every game is checked at fraction 1");
+        assert_eq!(claim(&c, "w1", 4).games.len(), 0, "w1 never checks its own games");
+        // w2 plays game 1 again, honestly: the two agree.
+        let again = claim(&c, "w2", 4);
+        assert_eq!(again.games.len(), 1, "a check at a time");
+        let key = again.games[0].key;
+        assert!(key.check && key.index == 0, "{key:?}");
+        let verdicts = upload(&c, "w2", &again.holder, vec![honest(&c, &again.games[0])]);
+        assert_eq!(verdicts, [Verdict::Stored]);
+        assert_eq!(store.check(t, 0).unwrap().unwrap().agreed, Some(true));
+        assert_eq!(store.games(Some(t)).unwrap().len(), 4, "a check is not stored again");
+        // w3 plays the next one with another seed: legal, but not the game.
+        let other = claim(&c, "w3", 4);
+        let mut job: Job = serde_json::from_str(&other.games[0].job).unwrap();
+        job.seed += 1;
+        let mut forged = honest(&c, &other.games[0]);
+        forged.record = play_in_process(&c.registry, &job);
+        let verdicts = upload(&c, "w3", &other.holder, vec![forged]);
+        assert!(
+            matches!(&verdicts[0], Verdict::Refused(m) if m.contains("differs from the one worker w1 played")),
+            "{verdicts:?}"
+        );
+        assert_eq!(store.check(t, 1).unwrap().unwrap().agreed, Some(false));
+        let against: Vec<String> = store.refusals(Some(t)).unwrap().into_iter().map(|r| r.worker).collect();
+        assert_eq!(against, ["w1", "w3"], "a refusal kept against each of the two games");
+    }
+
+    #[test]
+    fn only_games_that_replay_alike_are_checked() {
+        use crate::tournament::worker::JobSeat;
+        let seat = |spec: &str, tc: &str| JobSeat {
+            name: "x".into(),
+            spec: spec.into(),
+            tc: crate::clock::TimeControl::parse(tc).unwrap(),
+        };
+        let job = |seats| Job {
+            variant: "race".into(),
+            options: Default::default(),
+            position: None,
+            seats,
+            seed: 1,
+            margin_ms: 100,
+            max_plies: None,
+            claim_draws: false,
+            adjudication: Default::default(),
+            grace_ms: 1000,
+            live: false,
+            journal: None,
+        };
+        use super::deterministic;
+        assert!(deterministic(&job(vec![seat("random", "10+0"), seat("mcts:iterations=20", "inf")])));
+        assert!(
+            !deterministic(&job(vec![seat("random", "inf"), seat("mcts:iterations=20", "10+0")])),
+            "mcts on a clock"
+        );
+        assert!(!deterministic(&job(vec![seat("random", "inf"), seat("mcts:movetime=0.1", "inf")])));
+        assert!(deterministic(&job(vec![seat("random", "inf"), seat("uci:stockfish", "inf,nodes=1000")])));
+        assert!(
+            !deterministic(&job(vec![seat("random", "inf"), seat("uci:stockfish", "inf")])),
+            "an engine on no limit"
+        );
     }
 
     #[test]

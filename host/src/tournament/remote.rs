@@ -392,8 +392,8 @@ impl Slot<'_> {
                 }
             });
             let mut played = Vec::with_capacity(games.len());
-            for game in &games {
-                match self.play(game) {
+            for (game, key) in games.iter().zip(&held_ref.games) {
+                match self.play(game, *key) {
                     Ok(p) => played.push(p),
                     Err(e) => {
                         eprintln!("worker {}: game {} of tournament {t}: {e}", self.name, game.index + 1);
@@ -439,7 +439,7 @@ impl Slot<'_> {
     }
 
     /// Plays one claimed game: its upload, and its event.
-    fn play(&mut self, queued: &QueuedGame) -> Result<(UploadedGame, EventInfo)> {
+    fn play(&mut self, queued: &QueuedGame, key: GameKey) -> Result<(UploadedGame, EventInfo)> {
         let (job, entrants, game, event) = playable(self.registry, queued)?;
         let record = self.handle.play(&entrants, &game, &job, None)?;
         let plugin = game.variant.plugin();
@@ -447,7 +447,6 @@ impl Slot<'_> {
             plugins: BTreeMap::from([(job.variant.clone(), PluginPin::of(&plugin.path, &plugin.api_version)?)]),
             engines: engine_pins(&entrants)?,
         };
-        let key = GameKey { tournament: queued.tournament, index: queued.index };
         Ok((UploadedGame { key, record, pins }, event))
     }
 

@@ -33,6 +33,10 @@ pub struct GameKey {
     pub tournament: i64,
     /// Its index in the tournament's schedule.
     pub index: u32,
+    /// A game stored already, given to a second worker to play again and
+    /// compare (its players are deterministic); not stored again.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub check: bool,
 }
 
 /// A worker slot asks for games.
@@ -167,7 +171,7 @@ pub struct PinsResponse {
 impl From<QueuedGame> for ClaimedGame {
     fn from(g: QueuedGame) -> ClaimedGame {
         ClaimedGame {
-            key: GameKey { tournament: g.tournament, index: g.index },
+            key: GameKey { tournament: g.tournament, index: g.index, check: false },
             event: g.event,
             round: g.round,
             pair: g.pair,

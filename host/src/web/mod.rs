@@ -61,6 +61,9 @@ pub struct ServeConfig {
     pub tls: Option<(PathBuf, PathBuf)>,
     /// How long a remote worker's claim lasts without a heartbeat.
     pub worker_lease: std::time::Duration,
+    /// The fraction of stored games with deterministic players that a
+    /// second remote worker plays again, to compare.
+    pub double_check: f64,
 }
 
 /// What every request handler shares.
@@ -151,7 +154,8 @@ pub fn serve(registry: Registry, config: ServeConfig, ready: impl FnOnce(SocketA
         let listener = tokio::net::TcpListener::bind(config.bind).await.map_err(system(&listening))?;
         ready(listener.local_addr().map_err(system(&listening))?, store.location());
         let registry = Arc::new(registry);
-        let coordinator = Coordinator::new(registry.clone(), store.clone(), config.worker_lease);
+        let coordinator = Coordinator::new(registry.clone(), store.clone(), config.worker_lease)
+            .with_double_check(config.double_check);
         let app = Arc::new(App { registry, store, config, changes, sessions: play::Sessions::default(), coordinator });
         match tls {
             Some(tls) => {

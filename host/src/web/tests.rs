@@ -32,6 +32,7 @@ fn app(name: &str, reveal: Reveal, max_games: usize) -> (Arc<App>, Arc<Store>) {
         max_games,
         tls: None,
         worker_lease: std::time::Duration::from_secs(30),
+        double_check: 0.0,
     };
     let registry = Arc::new(Registry::of([race(Fault::None), secret()]));
     let app = App {

@@ -181,8 +181,8 @@ const MIGRATIONS: [(&str, &str); 8] = [
         "CREATE TABLE plugin_files (sha256 TEXT PRIMARY KEY, name TEXT NOT NULL, bytes BYTEA NOT NULL);",
     ),
     (
-        // Remote workers: their tokens by hash (never the token), and the
-        // uploads the coordinator refused.
+        // Remote workers: their tokens by hash (never the token), the
+        // uploads the coordinator refused, and the games played twice.
         "V8__remote_workers",
         "CREATE TABLE worker_tokens (
              name       TEXT PRIMARY KEY,
@@ -199,7 +199,18 @@ const MIGRATIONS: [(&str, &str); 8] = [
              reason        TEXT NOT NULL,
              at_ms         BIGINT NOT NULL
          );
-         CREATE INDEX refused_uploads_by_game ON refused_uploads (tournament_id, game_index);",
+         CREATE INDEX refused_uploads_by_game ON refused_uploads (tournament_id, game_index);
+         CREATE TABLE game_checks (
+             tournament_id BIGINT NOT NULL,
+             game_index    INTEGER NOT NULL,
+             first_worker  TEXT NOT NULL,
+             digest        TEXT NOT NULL,
+             claimed_by    TEXT,
+             lease_until   BIGINT,
+             second_worker TEXT,
+             agreed        BOOLEAN,
+             PRIMARY KEY (tournament_id, game_index)
+         );",
     ),
 ];
 

@@ -1,7 +1,7 @@
 //! Remote workers' tokens and refused uploads, in PostgreSQL.
 
 use super::Postgres;
-use crate::store::workers::{Refusal, WorkerBackend, WorkerToken};
+use crate::store::workers::{GameCheck, Refusal, WorkerBackend, WorkerToken};
 use crate::store::StoreFailure;
 
 fn token(r: &postgres::Row) -> WorkerToken {
@@ -77,5 +77,68 @@ impl WorkerBackend for Postgres {
                 at_ms: r.get(4),
             })
             .collect())
+    }
+
+    fn add_check(&self, tournament: i64, index: u32, first_worker: &str, digest: &str) -> Result<(), StoreFailure> {
+        self.with(|client| {
+            client
+                .execute(
+                    "INSERT INTO game_checks (tournament_id, game_index, first_worker, digest) VALUES ($1, $2, $3, $4)
+                     ON CONFLICT DO NOTHING",
+                    &[&tournament, &(index as i32), &first_worker, &digest],
+                )
+                .map(drop)
+        })
+    }
+
+    fn claim_check(
+        &self,
+        holder: &str,
+        worker: &str,
+        only: Option<i64>,
+        until_ms: i64,
+        now_ms: i64,
+    ) -> Result<Option<(i64, u32)>, StoreFailure> {
+        let row = self.with(|client| {
+            client.query_opt(
+                "UPDATE game_checks c SET claimed_by = $1, lease_until = $2
+                 FROM (SELECT tournament_id, game_index FROM game_checks
+                       WHERE agreed IS NULL AND first_worker <> $3 AND (claimed_by IS NULL OR lease_until < $4)
+                         AND ($5::BIGINT IS NULL OR tournament_id = $5)
+                       ORDER BY tournament_id, game_index LIMIT 1 FOR UPDATE SKIP LOCKED) f
+                 WHERE c.tournament_id = f.tournament_id AND c.game_index = f.game_index
+                 RETURNING c.tournament_id, c.game_index",
+                &[&holder, &until_ms, &worker, &now_ms, &only],
+            )
+        })?;
+        Ok(row.map(|r| (r.get(0), r.get::<_, i32>(1) as u32)))
+    }
+
+    fn check(&self, tournament: i64, index: u32) -> Result<Option<GameCheck>, StoreFailure> {
+        let row = self.with(|client| {
+            client.query_opt(
+                "SELECT first_worker, digest, claimed_by, second_worker, agreed FROM game_checks
+                 WHERE tournament_id = $1 AND game_index = $2",
+                &[&tournament, &(index as i32)],
+            )
+        })?;
+        Ok(row.map(|r| GameCheck {
+            first_worker: r.get(0),
+            digest: r.get(1),
+            claimed_by: r.get(2),
+            second_worker: r.get(3),
+            agreed: r.get(4),
+        }))
+    }
+
+    fn settle_check(&self, tournament: i64, index: u32, second_worker: &str, agreed: bool) -> Result<(), StoreFailure> {
+        self.with(|client| {
+            client
+                .execute(
+                    "UPDATE game_checks SET second_worker = $3, agreed = $4 WHERE tournament_id = $1 AND game_index = $2",
+                    &[&tournament, &(index as i32), &second_worker, &agreed],
+                )
+                .map(drop)
+        })
     }
 }

@@ -175,8 +175,8 @@ fn migration_steps() -> Vec<M<'static>> {
     ]
 }
 
-/// Remote workers' tokens (the sha256 of each, never the token) and the
-/// uploads the coordinator refused.
+/// Remote workers' tokens (the sha256 of each, never the token), the
+/// uploads the coordinator refused, and the games it has played twice.
 const WORKERS_V1: &str = "
 CREATE TABLE worker_tokens (
     name       TEXT PRIMARY KEY,
@@ -194,6 +194,17 @@ CREATE TABLE refused_uploads (
     at_ms         INTEGER NOT NULL
 );
 CREATE INDEX refused_uploads_by_game ON refused_uploads (tournament_id, game_index);
+CREATE TABLE game_checks (
+    tournament_id INTEGER NOT NULL,
+    game_index    INTEGER NOT NULL,
+    first_worker  TEXT NOT NULL,
+    digest        TEXT NOT NULL,
+    claimed_by    TEXT,
+    lease_until   INTEGER,
+    second_worker TEXT,
+    agreed        INTEGER,
+    PRIMARY KEY (tournament_id, game_index)
+);
 ";
 
 /// Counts the games stored before the store kept tallies.

@@ -3,7 +3,7 @@
 use rusqlite::{params, OptionalExtension};
 
 use super::Sqlite;
-use crate::store::workers::{Refusal, WorkerBackend, WorkerToken};
+use crate::store::workers::{GameCheck, Refusal, WorkerBackend, WorkerToken};
 use crate::store::StoreFailure;
 use crate::sync::LockExt;
 
@@ -75,5 +75,74 @@ impl WorkerBackend for Sqlite {
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    fn add_check(&self, tournament: i64, index: u32, first_worker: &str, digest: &str) -> Result<(), StoreFailure> {
+        let conn = self.conn.lock_or_recover();
+        conn.execute(
+            "INSERT INTO game_checks (tournament_id, game_index, first_worker, digest) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT DO NOTHING",
+            params![tournament, index, first_worker, digest],
+        )?;
+        Ok(())
+    }
+
+    fn claim_check(
+        &self,
+        holder: &str,
+        worker: &str,
+        only: Option<i64>,
+        until_ms: i64,
+        now_ms: i64,
+    ) -> Result<Option<(i64, u32)>, StoreFailure> {
+        let mut conn = self.conn.lock_or_recover();
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let found: Option<(i64, u32)> = tx
+            .query_row(
+                "SELECT tournament_id, game_index FROM game_checks
+                 WHERE agreed IS NULL AND first_worker <> ?1 AND (claimed_by IS NULL OR lease_until < ?2)
+                   AND (?3 IS NULL OR tournament_id = ?3)
+                 ORDER BY tournament_id, game_index LIMIT 1",
+                params![worker, now_ms, only],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        if let Some((t, i)) = found {
+            tx.execute(
+                "UPDATE game_checks SET claimed_by = ?3, lease_until = ?4 WHERE tournament_id = ?1 AND game_index = ?2",
+                params![t, i, holder, until_ms],
+            )?;
+        }
+        tx.commit()?;
+        Ok(found)
+    }
+
+    fn check(&self, tournament: i64, index: u32) -> Result<Option<GameCheck>, StoreFailure> {
+        let conn = self.conn.lock_or_recover();
+        Ok(conn
+            .query_row(
+                "SELECT first_worker, digest, claimed_by, second_worker, agreed FROM game_checks
+                 WHERE tournament_id = ?1 AND game_index = ?2",
+                params![tournament, index],
+                |r| {
+                    Ok(GameCheck {
+                        first_worker: r.get(0)?,
+                        digest: r.get(1)?,
+                        claimed_by: r.get(2)?,
+                        second_worker: r.get(3)?,
+                        agreed: r.get(4)?,
+                    })
+                },
+            )
+            .optional()?)
+    }
+
+    fn settle_check(&self, tournament: i64, index: u32, second_worker: &str, agreed: bool) -> Result<(), StoreFailure> {
+        let conn = self.conn.lock_or_recover();
+        conn.execute(
+            "UPDATE game_checks SET second_worker = ?3, agreed = ?4 WHERE tournament_id = ?1 AND game_index = ?2",
+            params![tournament, index, second_worker, agreed],
+        )?;
+        Ok(())
     }
 }
