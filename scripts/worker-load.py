@@ -85,7 +85,7 @@ class Connection:
 
 async def load(args, records):
     stats = {"claims": [], "claimed_at": [], "uploads": [], "heartbeats": [], "errors": [],
-             "verdicts": {"stored": 0, "duplicate": 0, "refused": 0}}
+             "verdicts": {"stored": 0, "duplicate": 0, "agrees": 0, "refused": 0}}
     pins = (await Connection(args).call("GET", "pins"))[0]["tournaments"][str(args.tournament)]
     pins = json.dumps({"plugins": pins["plugins"], "engines": {}})
     connections = [Connection(args) for _ in range(args.workers)]
@@ -95,7 +95,8 @@ async def load(args, records):
     verdicts, claims, uploads = stats["verdicts"], stats["claims"], stats["uploads"]
     ms = lambda v: f"{v * 1000:.1f} ms"
     print(f"workers {args.workers}, games {verdicts['stored']} stored, {verdicts['duplicate']} duplicates, "
-          f"{verdicts['refused']} refused, in {elapsed:.1f} s: {verdicts['stored'] / elapsed:.1f} games/s")
+          f"{verdicts['agrees']} played twice and equal, {verdicts['refused']} refused, in {elapsed:.1f} s: "
+          f"{verdicts['stored'] / elapsed:.1f} games/s")
     print(f"claims {len(claims)}: p50 {ms(percentile(claims, 50))}, p99 {ms(percentile(claims, 99))}, "
           f"max {ms(max(claims))}")
     # Past the first two seconds, when every worker connects and claims.

@@ -227,7 +227,10 @@ impl Coordinator {
         let most = request.most.clamp(1, MOST_PER_CLAIM);
         let lease_ms = self.lease.as_millis() as u64;
         let idle = |queue| ClaimResponse { holder: holder.clone(), lease_ms, games: Vec::new(), pins: None, queue };
-        if let Some(check) = self.claim_check(worker, &holder, request.tournament)? {
+        // Checks go first, to workers that refuse no tournament (a check has
+        // no claim to give back: it waits out its lease).
+        let check = if request.skip.is_empty() { self.claim_check(worker, &holder, request.tournament)? } else { None };
+        if let Some(check) = check {
             let (game, pins) = check;
             return Ok(ClaimResponse {
                 holder,
@@ -370,7 +373,8 @@ impl Coordinator {
                     accepted.push((i, Claim { game: entry.game, holder: upload.holder.clone() }, event));
                     tournaments.insert(game.key.tournament);
                 }
-                Check::Resent | Check::Compared => {}
+                Check::Resent => {}
+                Check::Compared => verdicts[i] = Verdict::Agrees,
                 Check::Duplicate => verdicts[i] = Verdict::Duplicate,
                 Check::Refused(why, claim) => {
                     tracing::warn!(
@@ -474,9 +478,13 @@ impl Coordinator {
         let Some(check) = self.store.check(t, index)? else {
             return Ok(Check::Refused(format!("game {} of tournament {t} is not to be played again", index + 1), None));
         };
-        if check.agreed.is_some() {
+        if let Some(agreed) = check.agreed {
             let mine = check.second_worker.as_deref() == Some(worker);
-            return Ok(if mine { Check::Resent } else { Check::Duplicate });
+            return Ok(match (mine, agreed) {
+                (true, true) => Check::Compared,
+                (true, false) => Check::Refused("a resend of a game that differed".into(), None),
+                (false, _) => Check::Duplicate,
+            });
         }
         if check.claimed_by.as_deref() != Some(holder) || !holder.starts_with(&format!("{worker}:")) {
             let why = format!("the check of game {} of tournament {t} is not claimed by {holder}", index + 1);
@@ -572,8 +580,7 @@ enum Check {
     Duplicate,
     /// Refused: why, and the claim to give back.
     Refused(String, Option<Claim>),
-    /// A check, played again and compared (equal or not: a disagreement
-    /// is kept as a refusal of both workers' games).
+    /// A check, played again, equal to the stored game.
     Compared,
 }
 
@@ -948,7 +955,7 @@ mod tests {
         let key = again.games[0].key;
         assert!(key.check && key.index == 0, "{key:?}");
         let verdicts = upload(&c, "w2", &again.holder, vec![honest(&c, &again.games[0])]);
-        assert_eq!(verdicts, [Verdict::Stored]);
+        assert_eq!(verdicts, [Verdict::Agrees]);
         assert_eq!(store.check(t, 0).unwrap().unwrap().agreed, Some(true));
         assert_eq!(store.games(Some(t)).unwrap().len(), 4, "a check is not stored again");
         // w3 plays the next one with another seed: legal, but not the game.

@@ -423,6 +423,9 @@ impl Slot<'_> {
                     report.stored += 1;
                     on_game(&game.record, event);
                 }
+                Verdict::Agrees => {
+                    eprintln!("game {} of tournament {t}: played again, equal to the stored game", game.key.index + 1)
+                }
                 Verdict::Duplicate => {
                     report.duplicates += 1;
                     eprintln!(

@@ -156,6 +156,8 @@ pub enum Verdict {
     Stored,
     /// Another worker's result was stored first; this one is discarded.
     Duplicate,
+    /// A game played again ([`GameKey::check`]) that equals the stored one.
+    Agrees,
     /// Refused: why. The game goes back to the queue for another worker.
     Refused(String),
 }
