@@ -121,6 +121,10 @@ pub struct Coordinator {
     /// The fraction of stored games with deterministic players that a
     /// second worker plays again, to compare.
     double_check: f64,
+    /// When a look for a check found none for a worker: for a second after
+    /// it (unless a check is queued meanwhile) that worker's claims skip the
+    /// look.
+    no_check_since: Mutex<HashMap<String, std::time::Instant>>,
 }
 
 /// How many leases a check lasts (heartbeats renew queue claims only).
@@ -129,8 +133,14 @@ const CHECK_LEASES: u32 = 4;
 /// The flagged workers of a tournament: each one's residual z and games compared.
 type Flagged = HashMap<String, (f64, usize)>;
 
+/// An instant older than any interval here (or now, on a clock too young).
+fn long_ago() -> std::time::Instant {
+    let now = std::time::Instant::now();
+    now.checked_sub(RESIDUALS_EVERY).unwrap_or(now)
+}
+
 /// How often a tournament's workers' residuals are computed again.
-const RESIDUALS_EVERY: Duration = Duration::from_secs(10);
+const RESIDUALS_EVERY: Duration = Duration::from_secs(60);
 
 /// How long an idle slot's answer is given again without a look at the store.
 const IDLE_ANSWER: Duration = Duration::from_millis(50);
@@ -148,6 +158,7 @@ impl Coordinator {
             idle: Mutex::default(),
             flagged: Mutex::default(),
             double_check: 0.0,
+            no_check_since: Mutex::default(),
         }
     }
 
@@ -193,8 +204,19 @@ impl Coordinator {
     /// ([`crate::stats::residuals`]), computed again every
     /// [`RESIDUALS_EVERY`].
     fn held(&self, worker: &str, t: i64) -> Result<Option<String>> {
-        let fresh = self.flagged.lock_or_recover().get(&t).is_some_and(|(at, _)| at.elapsed() < RESIDUALS_EVERY);
-        if !fresh {
+        // One request computes them again; the others meanwhile go on with
+        // the last ones (every request that found them stale computing them
+        // at once held a thousand workers up by seconds).
+        let stale = {
+            let mut flagged = self.flagged.lock_or_recover();
+            let entry = flagged.entry(t).or_insert_with(|| (long_ago(), HashMap::new()));
+            let stale = entry.0.elapsed() >= RESIDUALS_EVERY;
+            if stale {
+                entry.0 = std::time::Instant::now();
+            }
+            stale
+        };
+        if stale {
             let flagged = super::audit::worker_residuals(&self.store, t)?
                 .into_iter()
                 .filter(|r| r.flagged())
@@ -277,10 +299,13 @@ impl Coordinator {
         holder: &str,
         only: Option<i64>,
     ) -> Result<Option<(ClaimedGame, TournamentPins)>, RequestError> {
-        if self.double_check <= 0.0 {
+        let recently =
+            self.no_check_since.lock_or_recover().get(worker).is_some_and(|at| at.elapsed() < Duration::from_secs(1));
+        if self.double_check <= 0.0 || recently {
             return Ok(None);
         }
         let Some((t, index)) = self.store.claim_check(holder, worker, only, self.lease * CHECK_LEASES)? else {
+            self.no_check_since.lock_or_recover().insert(worker.to_string(), std::time::Instant::now());
             return Ok(None);
         };
         if let Some(why) = self.held(worker, t)? {
@@ -414,6 +439,7 @@ impl Coordinator {
                     verdicts[*i] = Verdict::Duplicate;
                 } else if self.to_check(&claim.game) {
                     self.store.add_check(t, claim.game.index, worker, &digest(record))?;
+                    self.no_check_since.lock_or_recover().clear();
                 }
             }
             // Games become known with results only in systems that wait
