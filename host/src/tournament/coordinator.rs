@@ -1000,19 +1000,19 @@ mod tests {
         assert_eq!(against, ["w1", "w3"], "a refusal kept against each of the two games");
     }
 
-    #[test]
-    fn only_games_that_replay_alike_are_checked() {
-        use crate::tournament::worker::JobSeat;
-        let seat = |spec: &str, tc: &str| JobSeat {
-            name: "x".into(),
-            spec: spec.into(),
+    /// A job of the race between `seats` (spec, time control), with a
+    /// 100 ms margin and no adjudication.
+    fn job(seats: &[(&str, &str)]) -> Job {
+        let seat = |(i, (spec, tc)): (usize, &(&str, &str))| crate::tournament::worker::JobSeat {
+            name: ["a", "b"][i.min(1)].into(),
+            spec: spec.to_string(),
             tc: crate::clock::TimeControl::parse(tc).unwrap(),
         };
-        let job = |seats| Job {
+        Job {
             variant: "race".into(),
             options: Default::default(),
             position: None,
-            seats,
+            seats: seats.iter().enumerate().map(seat).collect(),
             seed: 1,
             margin_ms: 100,
             max_plies: None,
@@ -1021,43 +1021,22 @@ mod tests {
             grace_ms: 1000,
             live: false,
             journal: None,
-        };
+        }
+    }
+
+    #[test]
+    fn only_games_that_replay_alike_are_checked() {
         use super::deterministic;
-        assert!(deterministic(&job(vec![seat("random", "10+0"), seat("mcts:iterations=20", "inf")])));
-        assert!(
-            !deterministic(&job(vec![seat("random", "inf"), seat("mcts:iterations=20", "10+0")])),
-            "mcts on a clock"
-        );
-        assert!(!deterministic(&job(vec![seat("random", "inf"), seat("mcts:movetime=0.1", "inf")])));
-        assert!(deterministic(&job(vec![seat("random", "inf"), seat("uci:stockfish", "inf,nodes=1000")])));
-        assert!(
-            !deterministic(&job(vec![seat("random", "inf"), seat("uci:stockfish", "inf")])),
-            "an engine on no limit"
-        );
+        assert!(deterministic(&job(&[("random", "10+0"), ("mcts:iterations=20", "inf")])));
+        assert!(!deterministic(&job(&[("random", "inf"), ("mcts:iterations=20", "10+0")])), "mcts on a clock");
+        assert!(!deterministic(&job(&[("random", "inf"), ("mcts:movetime=0.1", "inf")])));
+        assert!(deterministic(&job(&[("random", "inf"), ("uci:stockfish", "inf,nodes=1000")])));
+        assert!(!deterministic(&job(&[("random", "inf"), ("uci:stockfish", "inf")])), "an engine on no limit");
     }
 
     #[test]
     fn a_flag_falls_only_when_the_clock_was_spent_within_the_game_s_time() {
-        let tc = crate::clock::TimeControl::parse("10+0").unwrap();
-        let seat = |name: &str| crate::tournament::worker::JobSeat {
-            name: name.into(),
-            spec: "random".into(),
-            tc: tc.clone(),
-        };
-        let job = Job {
-            variant: "race".into(),
-            options: Default::default(),
-            position: None,
-            seats: vec![seat("a"), seat("b")],
-            seed: 1,
-            margin_ms: 100,
-            max_plies: None,
-            claim_draws: false,
-            adjudication: Default::default(),
-            grace_ms: 1000,
-            live: false,
-            journal: None,
-        };
+        let job = job(&[("random", "10+0"), ("random", "10+0")]);
         let mut r = crate::referee::fixtures::record(&[0, 1, 0]);
         for (p, clock) in r.plies.iter_mut().zip([9_000, 9_500, 8_000]) {
             (p.used_us, p.clock_ms) = (1_000_000, Some(clock));
