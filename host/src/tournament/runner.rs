@@ -39,13 +39,18 @@ pub fn run_games(
     let next = AtomicUsize::new(0);
     let hung = Mutex::new(None);
     let shared: Arc<[Entrant]> = entrants.into();
-    // A rendezvous: a runner hands over its game before it takes the next,
-    // so that a stop decided on storing one game (an SPRT's verdict) finds at
-    // most one game more in flight per runner.
+    // A rendezvous: a runner hands over its game and waits until `on_game`
+    // is done with it before it takes the next, so that a stop decided on
+    // storing one game (an SPRT's verdict, a store that failed) starts no
+    // other game: only those already in flight on other runners finish.
     let (tx, rx) = mpsc::sync_channel(0);
+    let hand_over = |tx: &mpsc::SyncSender<_>, i: usize, result| {
+        let (done, handled) = mpsc::sync_channel::<()>(1);
+        tx.send((i, result, done)).is_ok() && handled.recv().is_ok()
+    };
     std::thread::scope(|scope| {
         for runner in 0..config.concurrency.max(1).min(schedule.len().max(1)) {
-            let (tx, next, hung, shared) = (tx.clone(), &next, &hung, shared.clone());
+            let (tx, next, hung, shared, hand_over) = (tx.clone(), &next, &hung, shared.clone(), &hand_over);
             scope.spawn(move || {
                 // Before its game thread or worker process exists, so that they inherit it.
                 if config.affinity {
@@ -82,7 +87,7 @@ pub fn run_games(
                                 // game, then stop the run.
                                 *hung.lock_or_recover() = Some(i);
                                 config.stop.store(true, Ordering::SeqCst);
-                                let _ = tx.send((i, Ok(*record)));
+                                hand_over(&tx, i, Ok(*record));
                                 break;
                             }
                         },
@@ -91,15 +96,16 @@ pub fn run_games(
                         r.players = game.seats.iter().map(|&e| entrants[e].name.clone()).collect();
                         r
                     });
-                    if tx.send((i, result)).is_err() {
+                    if !hand_over(&tx, i, result) {
                         break;
                     }
                 }
             });
         }
         drop(tx);
-        for (i, result) in rx {
+        for (i, result, done) in rx {
             on_game(i, result);
+            let _ = done.send(());
         }
     });
     RunReport { hung_in_process: hung.into_inner().unwrap_or_else(|e| e.into_inner()) }
