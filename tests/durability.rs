@@ -37,7 +37,7 @@ impl Drop for Mount {
 #[test]
 fn a_full_store_stops_new_games_but_every_finished_game_reaches_the_other_records() {
     let dir = temp_dir("full-disk");
-    let Some(mount) = Mount::tmpfs(&dir.join("small"), "160k") else {
+    let Some(mount) = Mount::tmpfs(&dir.join("small"), "256k") else {
         eprintln!("skipped: cannot mount a tmpfs here (not root)");
         return;
     };

@@ -204,7 +204,9 @@ fn every_line_of_the_readme_tour_does_what_its_comment_says() {
                     }),
                     "{line}: {pgn}"
                 );
-                assert!(dir.join("arbiter.db").exists(), "{line}: the store");
+                let store = arbiter::store::Store::open(&dir.join("arbiter.db")).unwrap();
+                assert_eq!(store.games(None).unwrap().len(), 4, "{line}: the store");
+                assert_eq!(store.tournament_list().unwrap().len(), 1, "{line}: a match is a tournament");
                 0
             }
             ["--log", "engines.log", ..] => {
@@ -218,27 +220,28 @@ fn every_line_of_the_readme_tour_does_what_its_comment_says() {
                 ["games queued; workers on any machine play them"].map(says).len()
             }
             ["tournament", "--player", ..] => {
-                says("Tournament 1 ");
+                // The stored match before it is tournament 1.
+                says("Tournament 2 ");
                 assert_eq!(games, 6, "{line}: three Swiss rounds of one pairing, two games each");
                 0
             }
-            ["tournament", "--resume", "1"] => ["Standings"].map(says).len(),
-            ["results"] => ["Tournament 1 ", "6 games, finished", "Crosstable"].map(says).len(),
+            ["tournament", "--resume", "2"] => ["Standings"].map(says).len(),
+            ["results"] => ["Tournament 2 ", "6 games, finished", "Crosstable"].map(says).len(),
             ["store", "copy", ..] => ["tournaments and ", " games copied from "].map(says).len(),
             ["worker", ..] => ["games stored, 0 discarded"].map(says).len(),
             ["results", "--db", ..] => ["Standings", "Worker host "].map(says).len(),
-            ["results", "1", "--out", ..] => {
-                let finals = std::fs::read_to_string(dir.join("t1.epd")).unwrap();
+            ["results", "2", "--out", ..] => {
+                let finals = std::fs::read_to_string(dir.join("t2.epd")).unwrap();
                 assert_eq!(finals.lines().count(), 6, "{line}");
                 0
             }
-            ["results", "1", ..] => {
-                let pgn = std::fs::read_to_string(dir.join("t1.pgn")).unwrap();
-                let jsonl = std::fs::read_to_string(dir.join("t1.jsonl")).unwrap();
+            ["results", "2", ..] => {
+                let pgn = std::fs::read_to_string(dir.join("t2.pgn")).unwrap();
+                let jsonl = std::fs::read_to_string(dir.join("t2.jsonl")).unwrap();
                 assert_eq!((pgn.matches("[Event ").count(), jsonl.lines().count()), (6, 6), "{line}");
                 0
             }
-            ["ratings", ..] => ["chess: 6 games in 3 pairs", " 1500.0 ", "first mover's advantage "].map(says).len(),
+            ["ratings", ..] => ["chess: 10 games in 5 pairs", " 1500.0 ", "first mover's advantage "].map(says).len(),
             ["sprt", ..] => ["H1 accepted after "].map(says).len(),
             ["check", "uci:stockfish"] => ["PASS  a mate in one is played", ", 0 failed"].map(says).len(),
             ["check", ..] => ["Verdict: "].map(says).len(),

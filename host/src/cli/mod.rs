@@ -27,6 +27,7 @@ use clap::{Args, Parser, Subcommand};
 use serde_json::{Map, Value};
 
 use crate::plugin::{Registry, SearchPath};
+use crate::tournament::config::TournamentConfig;
 
 /// arbiter: referee games of any installed board-game variant.
 #[derive(Parser, Debug)]
@@ -120,6 +121,14 @@ pub struct ColourArgs {
     pub reverse: bool,
 }
 
+impl ColourArgs {
+    /// Sets the colours asked for in a tournament's definition.
+    pub fn apply_to(&self, cfg: &mut TournamentConfig) {
+        cfg.noswap |= self.noswap;
+        cfg.reverse |= self.reverse;
+    }
+}
+
 /// Score adjudication, as cutechess-cli and fastchess take it.
 #[derive(Args, Debug, Clone, Default)]
 pub struct AdjudicationArgs {
@@ -152,15 +161,20 @@ pub struct AdjudicationArgs {
 }
 
 impl AdjudicationArgs {
-    /// The rules given.
-    pub fn to_adjudication(&self) -> Result<crate::referee::Adjudication> {
-        use crate::referee::adjudication::{DrawRule, ResignRule};
-        Ok(crate::referee::Adjudication {
-            resign: self.resign.as_deref().map(ResignRule::parse).transpose()?,
-            draw: self.draw.as_deref().map(DrawRule::parse).transpose()?,
-            plugin: self.plugin_adjudication,
-            tablebases: self.tablebases()?,
-        })
+    /// Sets the rules given in a tournament's definition (those not given
+    /// stay as the definition has them).
+    pub fn apply_to(&self, cfg: &mut TournamentConfig) -> Result<()> {
+        if self.resign.is_some() {
+            cfg.resign = self.resign.clone();
+        }
+        if self.draw.is_some() {
+            cfg.draw = self.draw.clone();
+        }
+        cfg.plugin_adjudication |= self.plugin_adjudication;
+        if let Some(tb) = self.tablebases()? {
+            cfg.tablebases = Some(tb);
+        }
+        Ok(())
     }
 
     /// The tablebases given with `--tb`, checked.
@@ -225,7 +239,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Play(args) => play::run(&registry, &args),
         Command::Check(args) => check::run(&registry, &args, &cli.plugin_dirs),
         Command::NewVariant(args) => new_variant::run(&args),
-        Command::Match(args) => matches::run(&registry, &args),
+        Command::Match(args) => matches::run(&registry, &args, &cli.plugin_dirs),
         Command::Replay(args) => replay::run(&registry, &args),
         Command::Tournament(args) => tournament::run(&registry, &args, &cli.plugin_dirs),
         Command::Results(args) => results::run(&args),

@@ -85,9 +85,15 @@ pub fn result(record: &crate::model::GameRecord) -> String {
     format!("{} {{{}}}", record.result.pgn(), record.result.termination)
 }
 
+/// A tournament game's number as the lines write it: its place in the
+/// schedule, from 1 (0 for a game of no tournament).
+pub fn game_number(event: &crate::record::EventInfo) -> u32 {
+    event.tournament.as_ref().map_or(0, |t| t.index + 1)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{players, result, write_to, PrintError};
+    use super::{game_number, players, result, write_to, PrintError};
 
     /// A reader that went away, or a disk that is full.
     struct Failing(std::io::ErrorKind);
@@ -119,5 +125,9 @@ mod tests {
         r.result.termination = crate::verdict::Termination::Resignation;
         assert_eq!(players(&r), "a vs b");
         assert_eq!(result(&r), "0-1 {resignation}");
+        let mut event = crate::record::EventInfo { event: "e".into(), round: 1, tournament: None };
+        assert_eq!(game_number(&event), 0);
+        event.tournament = Some(crate::record::TournamentSlot { id: 3, index: 4, pair: Some(4), seats: vec![0, 1] });
+        assert_eq!(game_number(&event), 5, "counted from 1");
     }
 }

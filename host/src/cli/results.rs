@@ -43,7 +43,7 @@ pub(super) fn run(args: &ResultsArgs) -> Result<()> {
     say!();
     say_text!("{}", standings::render(&t.names(), &t.definition.variants, &games, &byes));
     if let Some(tally) = t.sprt_tally(&store)? {
-        let p = tally.pentanomial.counts;
+        let p = tally.counted.pentanomial.counts;
         let test = &t.definition.config.players[0].spec;
         say!(
             "SPRT pairs [{}, {}, {}, {}, {}]: {}",

@@ -16,7 +16,7 @@ use crate::record::files::RecordFiles;
 use crate::record::EventInfo;
 use crate::stats::report::{head_to_head, SprtLine};
 use crate::stats::sprt::{Model, Sprt, Verdict};
-use crate::store::{SlotResult, Store};
+use crate::store::{SlotResult, Store, StoreError};
 use crate::tournament::config::{OpeningConfig, PlayerConfig, TournamentConfig};
 use crate::tournament::driver::{Progress, RunEnd, Tournament};
 use crate::tournament::sprt_match::SprtTally;
@@ -127,16 +127,10 @@ fn definition(args: &SprtArgs) -> Result<TournamentConfig> {
     cfg.seed = args.seed;
     cfg.max_plies = args.max_plies;
     cfg.margin_ms = args.margin;
-    cfg.resign = args.adjudication.resign.clone();
-    cfg.draw = args.adjudication.draw.clone();
     cfg.in_process = args.in_process;
-    cfg.noswap = args.colours.noswap;
-    cfg.affinity |= args.affinity;
-    cfg.plugin_adjudication |= args.adjudication.plugin_adjudication;
-    if let Some(tb) = args.adjudication.tablebases()? {
-        cfg.tablebases = Some(tb);
-    }
-    cfg.reverse = args.colours.reverse;
+    cfg.affinity = args.affinity;
+    args.adjudication.apply_to(&mut cfg)?;
+    args.colours.apply_to(&mut cfg);
     if let Some(file) = &args.openings {
         let file = file.display().to_string();
         cfg.openings.insert(
@@ -172,29 +166,36 @@ impl Progress for Lines {
         }
         say_or_quit!("{}", game_line(&self.tally, record));
         if self.every > 0
-            && self.tally.games.is_multiple_of(self.every)
+            && self.tally.counted.games.is_multiple_of(self.every)
             && !self.tally.decided()
             && self.tally.after_decision == 0
         {
             say_or_quit!("{}", (self.report)(&self.tally));
         }
     }
+
+    fn game_not_stored(&mut self, record: &GameRecord, event: &EventInfo, error: &StoreError) {
+        for e in self.files.append(record, event) {
+            eprintln!("warning: {e}");
+        }
+        eprintln!("game {}: not stored: {error}", super::out::game_number(event));
+    }
 }
 
 /// One game and where the test stands after it.
 fn game_line(t: &SprtTally, record: &GameRecord) -> String {
-    let p = t.pentanomial.counts;
+    let p = t.counted.pentanomial.counts;
     let game = if t.after_decision > 0 {
         format!("Game after the decision ({} of them)", t.after_decision)
     } else {
-        format!("Game {}", t.games)
+        format!("Game {}", t.counted.games)
     };
     format!(
         "{game}: {}  score {}-{}-{}  pairs [{}, {}, {}, {}, {}]  LLR {:.2}",
         super::out::result(record),
-        t.score.wins,
-        t.score.losses,
-        t.score.draws,
+        t.counted.score.wins,
+        t.counted.score.losses,
+        t.counted.score.draws,
         p[0],
         p[1],
         p[2],
@@ -213,10 +214,15 @@ pub(super) fn verdict_line(t: &SprtTally, test: &str) -> String {
     };
     match t.verdict {
         Verdict::AcceptH1 => {
-            format!("H1 accepted after {} games: {test} is stronger (LLR {:.2} >= {upper:.2}){late}", t.games, t.llr)
+            format!(
+                "H1 accepted after {} games: {test} is stronger (LLR {:.2} >= {upper:.2}){late}",
+                t.counted.games, t.llr
+            )
         }
-        Verdict::AcceptH0 => format!("H0 accepted after {} games (LLR {:.2} <= {lower:.2}){late}", t.games, t.llr),
-        Verdict::Continue => format!("no decision after {} games (LLR {:.2})", t.games, t.llr),
+        Verdict::AcceptH0 => {
+            format!("H0 accepted after {} games (LLR {:.2} <= {lower:.2}){late}", t.counted.games, t.llr)
+        }
+        Verdict::Continue => format!("no decision after {} games (LLR {:.2})", t.counted.games, t.llr),
     }
 }
 
@@ -242,8 +248,8 @@ pub(super) fn run(registry: &Registry, args: &SprtArgs, plugin_dirs: &[PathBuf])
     let (elo0, elo1) = (args.elo0, args.elo1);
     let report = move |t: &SprtTally| {
         let sprt = SprtLine { llr: t.llr, bounds: t.sprt.bounds(), elo: (elo0, elo1) };
-        let pairs = t.sprt.pentanomial.then_some(&t.pentanomial);
-        head_to_head(&names[0], &names[1], &about, &t.score, pairs, Some(sprt))
+        let pairs = t.sprt.pentanomial.then_some(&t.counted.pentanomial);
+        head_to_head(&names[0], &names[1], &about, &t.counted.score, pairs, Some(sprt))
     };
     if let Some(n) = args.local_workers {
         super::tournament::run_queued(registry, &store, &tournament, n, &args.records, plugin_dirs)?;
@@ -272,7 +278,7 @@ pub(super) fn run(registry: &Registry, args: &SprtArgs, plugin_dirs: &[PathBuf])
     }
     let tally = tournament.sprt_tally(&store)?.expect("an SPRT tournament");
     say!();
-    say!("{}", super::matches::summary(&tally.score));
+    say!("{}", super::matches::summary(&tally.counted.score));
     say!("{}", report(&tally));
     say!("{}", verdict_line(&tally, &args.p1));
     Ok(())

@@ -16,7 +16,7 @@ use crate::model::GameRecord;
 use crate::plugin::Registry;
 use crate::record::files::RecordFiles;
 use crate::record::EventInfo;
-use crate::store::Store;
+use crate::store::{Store, StoreError};
 use crate::sync::LockExt;
 use crate::tournament::config::{Format, OpeningConfig, OpeningOrder, PlayerConfig, TournamentConfig};
 use crate::tournament::driver::{Progress, RunEnd, Tournament};
@@ -140,12 +140,6 @@ fn definition(args: &TournamentArgs) -> Result<TournamentConfig> {
     if args.max_plies.is_some() {
         cfg.max_plies = args.max_plies;
     }
-    if args.adjudication.resign.is_some() {
-        cfg.resign = args.adjudication.resign.clone();
-    }
-    if args.adjudication.draw.is_some() {
-        cfg.draw = args.adjudication.draw.clone();
-    }
     if let Some(w) = args.watchdog {
         cfg.watchdog_secs = w;
     }
@@ -153,14 +147,10 @@ fn definition(args: &TournamentArgs) -> Result<TournamentConfig> {
         cfg.margin_ms = m;
     }
     cfg.in_process |= args.in_process;
-    cfg.noswap |= args.colours.noswap;
     cfg.affinity |= args.affinity;
-    cfg.plugin_adjudication |= args.adjudication.plugin_adjudication;
-    if let Some(tb) = args.adjudication.tablebases()? {
-        cfg.tablebases = Some(tb);
-    }
-    cfg.reverse |= args.colours.reverse;
     cfg.fair_openings |= args.fair_openings;
+    args.adjudication.apply_to(&mut cfg)?;
+    args.colours.apply_to(&mut cfg);
     for o in &args.openings {
         let (variant, file) = o.split_once('=').with_context(|| format!("--openings '{o}' must be VARIANT=FILE"))?;
         let order = if args.random_openings { OpeningOrder::Random } else { OpeningOrder::Sequential };
@@ -213,6 +203,11 @@ impl Progress for Bar {
                 });
             }
         }
+    }
+
+    fn game_not_stored(&mut self, record: &GameRecord, event: &EventInfo, error: &StoreError) {
+        self.write_records(record, event);
+        self.bar.suspend(|| eprintln!("game {}: not stored: {error}", super::out::game_number(event)));
     }
 }
 
@@ -302,7 +297,7 @@ pub(super) fn run_queued(
         }
         say_or_quit!(
             "Game {} ({}): {}: {}",
-            event.tournament.as_ref().map_or(0, |t| t.index + 1),
+            super::out::game_number(event),
             record.variant,
             super::out::players(record),
             super::out::result(record)

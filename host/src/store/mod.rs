@@ -144,6 +144,12 @@ impl Store {
         }
     }
 
+    /// A store held in memory, gone with the process (`match --no-db`):
+    /// such a run goes through the store as any other, and keeps nothing.
+    pub fn in_memory() -> Result<Store, StoreError> {
+        Self::open(Path::new(":memory:"))
+    }
+
     /// Where the store is, for messages (a URL without its password).
     pub fn location(&self) -> &str {
         &self.location

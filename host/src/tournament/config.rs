@@ -178,6 +178,10 @@ pub struct TournamentConfig {
     /// Opening files by variant id.
     #[serde(default)]
     pub openings: BTreeMap<String, OpeningConfig>,
+    /// One start position by variant id, for every game of a variant
+    /// without an opening file (`arbiter match --position`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub start: BTreeMap<String, String>,
     /// Variant options by variant id.
     #[serde(default)]
     pub options: BTreeMap<String, serde_json::Map<String, serde_json::Value>>,
@@ -277,6 +281,9 @@ impl TournamentConfig {
                 self.rounds, self.games_per_pairing
             ));
         }
+        if let Some(id) = self.start.keys().find(|id| self.openings.contains_key(*id)) {
+            return bad(format!("variant '{id}' has both a start position and an opening file: give one"));
+        }
         if self.variants.is_empty() {
             return bad("no variants listed (use [\"all\"] for every installed one)".into());
         }
@@ -351,6 +358,10 @@ mod tests {
             (format!("variants = []\n{TWO}"), "no variants listed"),
             (format!("resign = \"movecount=0\"\n{TWO}"), "resign"),
             (format!("draw = \"nonsense=3\"\n{TWO}"), "draw"),
+            (
+                format!("[start]\nchess = \"x\"\n[openings.chess]\nfile = \"o.epd\"\n{TWO}"),
+                "variant 'chess' has both a start position and an opening file",
+            ),
         ] {
             let e = refusal(&text);
             assert!(e.starts_with("tournament config: ") && e.contains(says), "{says}: {e}");

@@ -21,7 +21,7 @@ use crate::model::GameRecord;
 use crate::players::PlayerSpec;
 use crate::plugin::Registry;
 use crate::record::{EventInfo, TournamentSlot};
-use crate::store::{StopRule, Store};
+use crate::store::{StopRule, Store, StoreError};
 
 /// A tournament ready to run: its view, with the players and variants that
 /// play it.
@@ -64,6 +64,10 @@ pub enum RunEnd {
 pub trait Progress {
     /// A game was committed; `done` of about `total` games are in the store.
     fn game_done(&mut self, tournament: &Tournament, record: &GameRecord, event: &EventInfo, done: usize, total: usize);
+    /// A game finished but the store could not take it: no new game starts,
+    /// and the run ends with `error`; the game is handed over all the same,
+    /// for the other records (no finished game is lost).
+    fn game_not_stored(&mut self, record: &GameRecord, event: &EventInfo, error: &StoreError);
 }
 
 /// The definition's entrants, their specs parsed once (their engine
@@ -89,10 +93,19 @@ fn check_programs(entrants: &[Entrant]) -> Result<()> {
     Ok(())
 }
 
+/// The positions `variant`'s games start from, in order: its opening
+/// file's, or its one start position, each checked by the plugin; none for
+/// the variant's own start.
 fn load_openings(variant: &VariantHandle, cfg: &TournamentConfig) -> Result<Vec<String>> {
     let id = &variant.info().id;
-    let Some(oc) = cfg.openings.get(id) else { return Ok(Vec::new()) };
     let options = cfg.options.get(id).cloned().unwrap_or_default();
+    if let Some(position) = cfg.start.get(id) {
+        variant
+            .from_position(position, &options)
+            .map_err(|e| TournamentError::Refused(format!("the start position for {id}: {e}")))?;
+        return Ok(vec![position.clone()]);
+    }
+    let Some(oc) = cfg.openings.get(id) else { return Ok(Vec::new()) };
     let shuffle = (oc.order == OpeningOrder::Random).then_some(cfg.seed);
     Ok(super::openings::load(variant, std::path::Path::new(&oc.file), &options, shuffle, oc.plies, oc.start)?)
 }
@@ -124,10 +137,10 @@ impl Tournament {
             }
             openings.insert(id.clone(), load_openings(v, &config)?);
         }
-        for id in config.openings.keys().chain(config.options.keys()) {
+        for id in config.openings.keys().chain(config.options.keys()).chain(config.start.keys()) {
             if !ids.contains(id) {
                 return Err(TournamentError::Refused(format!(
-                    "openings or options given for variant '{id}', which the tournament does not play"
+                    "openings, options or a start given for variant '{id}', which the tournament does not play"
                 )));
             }
         }
@@ -337,6 +350,9 @@ impl Tournament {
                         progress.game_done(self, &record, &events[i], done, total.max(done));
                     }
                     Err(e) => {
+                        // It would fail again: no new game starts.
+                        stop.store(true, Ordering::SeqCst);
+                        progress.game_not_stored(&record, &events[i], &e);
                         failure.get_or_insert(e.into());
                     }
                 }
@@ -356,5 +372,104 @@ impl Tournament {
                 return Ok(RunEnd::Interrupted);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+
+    use arbiter_fixture::Fault;
+
+    use super::{Progress, RunEnd, Tournament};
+    use crate::model::GameRecord;
+    use crate::plugin::Registry;
+    use crate::record::EventInfo;
+    use crate::store::{Store, StoreError};
+    use crate::testing::race;
+    use crate::tournament::config::TournamentConfig;
+    use crate::tournament::view::{StoredDefinition, TournamentView};
+    use crate::tournament::Isolation;
+
+    /// Keeps what it is told, and sets `stop` after `stop_after` games.
+    #[derive(Default)]
+    struct Kept {
+        games: Vec<(u32, String)>,
+        stop_after: Option<usize>,
+        stop: Arc<AtomicBool>,
+    }
+
+    impl Progress for Kept {
+        fn game_done(&mut self, _: &Tournament, record: &GameRecord, event: &EventInfo, done: usize, _: usize) {
+            let index = event.tournament.as_ref().unwrap().index;
+            self.games.push((index, record.players.join(" vs ")));
+            if self.stop_after == Some(done) {
+                self.stop.store(true, Ordering::SeqCst);
+            }
+        }
+
+        fn game_not_stored(&mut self, _: &GameRecord, _: &EventInfo, error: &StoreError) {
+            panic!("not stored: {error}");
+        }
+    }
+
+    fn two_players(extra: &str) -> TournamentConfig {
+        let text = format!(
+            "variants = [\"race\"]\ngames_per_pairing = 4\nin_process = true\n{extra}\n\
+             [[players]]\nname = \"a\"\nspec = \"random\"\n[[players]]\nname = \"b\"\nspec = \"random:seed=2\"\n"
+        );
+        TournamentConfig::from_toml("t.toml", &text).unwrap()
+    }
+
+    /// `cfg` stored as `create` stores it, its openings as given (a variant
+    /// linked into the tests has no file to pin).
+    fn stored(registry: &Registry, store: &Store, config: TournamentConfig, openings: Vec<String>) -> Tournament {
+        let definition = StoredDefinition {
+            config,
+            variants: vec!["race".into()],
+            openings: [("race".to_string(), openings)].into(),
+            plugins: Default::default(),
+            engines: Default::default(),
+        };
+        let id = store.add_tournament("t", &serde_json::to_string(&definition).unwrap()).unwrap();
+        Tournament::planned(registry, TournamentView { id, definition }).unwrap()
+    }
+
+    #[test]
+    fn a_run_stopped_after_a_game_starts_no_other_and_its_resume_plays_exactly_the_rest() {
+        let registry = Registry::of([race(Fault::None)]);
+        let store = Store::in_memory().unwrap();
+        let t = stored(&registry, &store, two_players(""), Vec::new());
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut first = Kept { stop_after: Some(1), stop: stop.clone(), ..Default::default() };
+        assert_eq!(t.run(&store, Isolation::InProcess, stop, &mut first).unwrap(), RunEnd::Interrupted);
+        assert_eq!(first.games, [(0, "a vs b".to_string())], "one runner: nothing starts after the stop");
+        assert_eq!(store.tournament_results(t.id).unwrap().len(), 1);
+        let again = Tournament::resume(&registry, &store, Some(t.id)).unwrap();
+        let mut rest = Kept::default();
+        let end = again.run(&store, Isolation::InProcess, Arc::default(), &mut rest).unwrap();
+        assert_eq!(end, RunEnd::Finished);
+        let played: Vec<u32> = rest.games.iter().map(|g| g.0).collect();
+        assert_eq!(played, [1, 2, 3], "the stored game is not played again");
+        assert_eq!(rest.games[0].1, "b vs a", "colours swapped in the pair's second game");
+        assert!(store.tournament_list().unwrap()[0].0.finished_at.is_some());
+    }
+
+    #[test]
+    fn a_start_position_is_checked_by_the_plugin_and_every_game_starts_there() {
+        let registry = Registry::of([race(Fault::None)]);
+        let v = registry.get("race").unwrap();
+        let bad = super::load_openings(v, &two_players("[start]\nrace = \"x y\"")).unwrap_err();
+        assert!(bad.to_string().contains("the start position for race: "), "{bad}");
+        let config = two_players("[start]\nrace = \"5 0\"");
+        let openings = super::load_openings(v, &config).unwrap();
+        assert_eq!(openings, ["5 0"]);
+        let store = Store::in_memory().unwrap();
+        let t = stored(&registry, &store, config, openings);
+        t.run(&store, Isolation::InProcess, Arc::default(), &mut Kept::default()).unwrap();
+        let games = store.games(None).unwrap();
+        assert_eq!(games.len(), 4);
+        assert!(games.iter().all(|g| g.record.start_position == "5 0"), "{}", games[0].record.start_position);
     }
 }

@@ -11,12 +11,10 @@
 //! the decision in store order and do not change it: [`SprtTally`] counts
 //! them apart.
 
-use std::collections::HashMap;
-
 use std::sync::Mutex;
 
-use crate::stats::sprt::{Pentanomial, Sprt, Verdict};
-use crate::stats::Score;
+use super::duel::PairTally;
+use crate::stats::sprt::{Sprt, Verdict};
 use crate::store::{RuleCheck, SlotResult, StopRule};
 use crate::sync::LockExt;
 
@@ -65,35 +63,20 @@ impl StopRule for SprtRule {
 pub struct SprtTally {
     /// The test.
     pub sprt: Sprt,
-    /// Games counted (up to and including the one that decided).
-    pub games: u32,
-    /// The first player's plain score over them.
-    pub score: Score,
-    /// Complete pairs, from the first player's side.
-    pub pentanomial: Pentanomial,
+    /// The games counted (up to and including the one that decided).
+    pub counted: PairTally,
     /// The log-likelihood ratio.
     pub llr: f64,
     /// The verdict so far.
     pub verdict: Verdict,
     /// Games stored after the decision (in flight when it was taken).
     pub after_decision: u32,
-    /// Halves of pairs waiting for their other game, by pair id.
-    halves: HashMap<u32, Option<f64>>,
 }
 
 impl SprtTally {
     /// An SPRT before any game.
     pub fn new(sprt: Sprt) -> SprtTally {
-        SprtTally {
-            sprt,
-            games: 0,
-            score: Score::default(),
-            pentanomial: Pentanomial::default(),
-            llr: 0.0,
-            verdict: Verdict::Continue,
-            after_decision: 0,
-            halves: HashMap::new(),
-        }
+        SprtTally { sprt, counted: PairTally::default(), llr: 0.0, verdict: Verdict::Continue, after_decision: 0 }
     }
 
     /// The tally over `results` in the order they were stored.
@@ -117,72 +100,18 @@ impl SprtTally {
             self.after_decision += 1;
             return;
         }
-        let points = first_points(game);
-        if let Some(p) = points {
-            self.score.add(p);
-        }
-        self.games += 1;
-        let pair = game.pair.unwrap_or(game.index);
-        match (self.halves.remove(&pair), points) {
-            (Some(Some(other)), Some(p)) => self.pentanomial.add_pair(other, p),
-            (Some(_), _) => {}
-            (None, p) => {
-                self.halves.insert(pair, p);
-            }
-        }
+        self.counted.add(game);
         // A pentanomial test moves when a pair completes, a trinomial one
         // with every game.
-        self.llr = self.sprt.llr(&self.score, &self.pentanomial);
+        self.llr = self.sprt.llr(&self.counted.score, &self.counted.pentanomial);
         self.verdict = self.sprt.verdict(self.llr);
     }
-}
-
-/// Entrant 0's points in a stored game; `None` for a game without a result.
-fn first_points(game: &SlotResult) -> Option<f64> {
-    if game.result == "*" {
-        return None;
-    }
-    Some(match game.winner {
-        None => 0.5,
-        Some(w) if game.seats.get(w as usize) == Some(&0) => 1.0,
-        Some(_) => 0.0,
-    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn game(index: u32, first_is_white: bool, result: &str) -> SlotResult {
-        let winner = match result {
-            "1-0" => Some(0),
-            "0-1" => Some(1),
-            _ => None,
-        };
-        SlotResult {
-            index,
-            pair: Some(index - index % 2),
-            seats: if first_is_white { vec![0, 1] } else { vec![1, 0] },
-            variant: "chess".into(),
-            result: result.into(),
-            winner,
-        }
-    }
-
-    #[test]
-    fn pairs_count_once_both_halves_are_stored_in_any_order_and_a_void_game_voids_its_pair() {
-        let sprt = Sprt::new(0.0, 200.0, 0.05, 0.05).unwrap();
-        let games = [
-            game(1, false, "0-1"), // the first player wins with black...
-            game(0, true, "1-0"),  // ...and with white: a 2-point pair
-            game(2, true, "*"),
-            game(3, false, "1/2-1/2"),
-        ];
-        let t = SprtTally::over(sprt, &games);
-        assert_eq!(t.games, 4);
-        assert_eq!((t.score.wins, t.score.draws, t.score.losses), (2, 1, 0));
-        assert_eq!(t.pentanomial.counts, [0, 0, 0, 0, 1]);
-    }
+    use crate::tournament::duel::tests::game;
 
     #[test]
     fn games_stored_after_the_decision_are_counted_apart() {
@@ -193,9 +122,9 @@ mod tests {
         }
         let t = SprtTally::over(sprt, &games);
         assert_eq!(t.verdict, Verdict::AcceptH1);
-        assert_eq!(t.games + t.after_decision, 200);
-        assert!(t.games < 200 && t.games.is_multiple_of(2), "{}", t.games);
-        assert_eq!(t.pentanomial.pairs() * 2, t.games);
+        assert_eq!(t.counted.games + t.after_decision, 200);
+        assert!(t.counted.games < 200 && t.counted.games.is_multiple_of(2), "{}", t.counted.games);
+        assert_eq!(t.counted.pentanomial.pairs() * 2, t.counted.games);
     }
 
     #[test]
@@ -214,15 +143,18 @@ mod tests {
         let whole = SprtTally::over(sprt, &all.iter().map(|(_, g)| g.clone()).collect::<Vec<_>>());
         let counted = rule.counted.lock_or_recover().1.clone();
         assert_eq!(rule.counted_through(), 69);
-        assert_eq!((counted.games, counted.score, counted.pentanomial), (whole.games, whole.score, whole.pentanomial));
+        assert_eq!(
+            (counted.counted.games, counted.counted.score, counted.counted.pentanomial),
+            (whole.counted.games, whole.counted.score, whole.counted.pentanomial)
+        );
         // A check whose transaction rolled back keeps nothing.
         let extra = (70, game(60, true, "1-0"));
         drop(rule.check(vec![extra.clone()]));
         assert_eq!(rule.counted_through(), 69);
         // Games another store counted meanwhile are not counted twice.
         (rule.check(vec![extra.clone()]).keep)();
-        let before = rule.counted.lock_or_recover().1.games;
+        let before = rule.counted.lock_or_recover().1.counted.games;
         (rule.check(vec![extra]).keep)();
-        assert_eq!(rule.counted.lock_or_recover().1.games, before);
+        assert_eq!(rule.counted.lock_or_recover().1.counted.games, before);
     }
 }
