@@ -312,3 +312,65 @@ fn stop_on_interrupt(after: &'static str) -> std::sync::Arc<std::sync::atomic::A
     });
     stop
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{AdjudicationArgs, ColourArgs, OptionArgs, RecordArgs};
+    use crate::tournament::config::TournamentConfig;
+
+    #[test]
+    fn option_values_are_json_when_they_parse_as_json_and_text_otherwise() {
+        let given = OptionArgs {
+            options: ["chess960=true", "start_number= 7", "name=Bob", "list=[1,2]"].map(String::from).to_vec(),
+        };
+        let map = given.to_map().unwrap();
+        assert_eq!(map["chess960"], serde_json::json!(true));
+        assert_eq!(map["start_number"], serde_json::json!(7));
+        assert_eq!(map["name"], serde_json::json!("Bob"));
+        assert_eq!(map["list"], serde_json::json!([1, 2]));
+        let bad = OptionArgs { options: vec!["chess960".into()] }.to_map().unwrap_err();
+        assert_eq!(bad.to_string(), "--option 'chess960' must have the form name=value");
+    }
+
+    #[test]
+    fn record_files_are_named_by_flag_or_by_format_and_an_unknown_format_is_refused() {
+        let args = RecordArgs {
+            pgn: Some("a.pgn".into()),
+            epdout: Some("f.epd".into()),
+            out: vec!["jsonl=b.jsonl".into()],
+            ..Default::default()
+        };
+        let outputs: Vec<(String, String)> =
+            args.outputs().unwrap().into_iter().map(|(n, p)| (n, p.display().to_string())).collect();
+        let names: Vec<(&str, &str)> = outputs.iter().map(|(n, p)| (n.as_str(), p.as_str())).collect();
+        assert_eq!(names, [("pgn", "a.pgn"), ("epd", "f.epd"), ("jsonl", "b.jsonl")]);
+        let e = RecordArgs { out: vec!["b.jsonl".into()], ..Default::default() }.outputs().unwrap_err();
+        assert_eq!(e.to_string(), "--out 'b.jsonl' must be FORMAT=FILE");
+        let e = RecordArgs { out: vec!["xml=b.xml".into()], ..Default::default() }.outputs().unwrap_err();
+        assert!(e.to_string().starts_with("--out 'xml=b.xml': unknown record format 'xml'"), "{e}");
+    }
+
+    #[test]
+    fn adjudication_and_colour_flags_set_a_definition_and_leave_what_they_do_not_name() {
+        let tables = concat!(env!("CARGO_MANIFEST_DIR"), "/../plugins/chess/rules/tests/syzygy").to_string();
+        let mut cfg: TournamentConfig =
+            toml::from_str("players = []\ndraw = \"movenumber=40,movecount=8,score=10\"").unwrap();
+        let flags = AdjudicationArgs {
+            resign: Some("movecount=3,score=600".into()),
+            plugin_adjudication: true,
+            tb: Some(tables.clone()),
+            tb_adjudicate: "win-loss".into(),
+            ..Default::default()
+        };
+        flags.apply_to(&mut cfg).unwrap();
+        assert_eq!(cfg.resign.as_deref(), Some("movecount=3,score=600"));
+        assert_eq!(cfg.draw.as_deref(), Some("movenumber=40,movecount=8,score=10"), "kept: no --draw given");
+        assert!(cfg.plugin_adjudication);
+        let tb = cfg.tablebases.clone().unwrap();
+        assert_eq!((tb.path.as_str(), tb.results.as_str()), (tables.as_str(), "win-loss"));
+        let bad = AdjudicationArgs { tb: Some(tables), tb_adjudicate: "some".into(), ..Default::default() };
+        assert!(bad.apply_to(&mut cfg).unwrap_err().to_string().starts_with("--tb: "));
+        ColourArgs { noswap: false, reverse: true }.apply_to(&mut cfg);
+        assert!(cfg.reverse && !cfg.noswap);
+    }
+}

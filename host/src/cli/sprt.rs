@@ -283,3 +283,62 @@ pub(super) fn run(registry: &Registry, args: &SprtArgs, plugin_dirs: &[PathBuf])
     say!("{}", verdict_line(&tally, &args.p1));
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::{definition, game_line, verdict_line, SprtArgs};
+    use crate::stats::sprt::{Sprt, Verdict};
+    use crate::tournament::duel::tests::game;
+    use crate::tournament::sprt_match::SprtTally;
+
+    #[derive(Parser)]
+    struct Line {
+        #[command(flatten)]
+        args: SprtArgs,
+    }
+
+    fn args(line: &str) -> SprtArgs {
+        Line::try_parse_from(format!("sprt {line}").split_whitespace()).unwrap().args
+    }
+
+    #[test]
+    fn an_sprt_is_a_round_robin_of_colour_swapped_pairs_with_its_test_as_the_stopping_rule() {
+        let cfg =
+            definition(&args("chess --p1 new --p2 old --elo0 -1 --elo1 4 --max-games 1000 --concurrency 4")).unwrap();
+        let names: Vec<&str> = cfg.players.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["new (test)", "old (base)"]);
+        assert_eq!((cfg.rounds, cfg.games_per_pairing, cfg.concurrency), (500, 2, 4));
+        let sprt = cfg.sprt.unwrap();
+        assert_eq!((sprt.elo0, sprt.elo1, sprt.pentanomial), (-1.0, 4.0, true));
+        let e = definition(&args("chess --p1 a --p2 b --noswap")).unwrap_err();
+        assert!(e.to_string().contains("use --trinomial"), "{e}");
+        assert!(!definition(&args("chess --p1 a --p2 b --noswap --trinomial")).unwrap().sprt.unwrap().pentanomial);
+        let e = definition(&args("chess --p1 a --p2 b --elo0 5 --elo1 0")).unwrap_err();
+        assert!(!e.to_string().is_empty());
+    }
+
+    #[test]
+    fn the_lines_say_where_the_test_stands_and_what_it_decided() {
+        let sprt = Sprt::new(0.0, 200.0, 0.05, 0.05).unwrap();
+        let mut t = SprtTally::new(sprt);
+        let mut record = crate::referee::fixtures::record(&[0, 1]);
+        record.result.outcome = arbiter_api::Outcome::Win(0);
+        record.result.termination = crate::verdict::Termination::Resignation;
+        t.add(&game(0, true, "1-0"));
+        assert!(
+            game_line(&t, &record).starts_with("Game 1: 1-0 {resignation}  score 1-0-0  pairs [0, 0, 0, 0, 0]  LLR ")
+        );
+        assert!(verdict_line(&t, "new").starts_with("no decision after 1 games (LLR "));
+        let mut i = 1;
+        while t.verdict == Verdict::Continue {
+            t.add(&game(i, i % 2 == 0, if i % 2 == 0 { "1-0" } else { "0-1" }));
+            i += 1;
+        }
+        assert!(verdict_line(&t, "new").starts_with(&format!("H1 accepted after {} games: new is stronger", i)));
+        t.add(&game(i, true, "0-1"));
+        assert!(game_line(&t, &record).starts_with("Game after the decision (1 of them)"));
+        assert!(verdict_line(&t, "new").ends_with("; 1 games in flight then were stored and not counted"));
+    }
+}

@@ -307,3 +307,66 @@ pub(super) fn run_queued(
     say!("{} games played here ({} discarded as already stored elsewhere)", report.stored, report.duplicates);
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::{definition, TournamentArgs};
+    use crate::tournament::config::{Format, OpeningOrder};
+
+    #[derive(Parser)]
+    struct Line {
+        #[command(flatten)]
+        args: TournamentArgs,
+    }
+
+    fn args(line: &str) -> TournamentArgs {
+        Line::try_parse_from(format!("tournament {line}").split_whitespace()).unwrap().args
+    }
+
+    #[test]
+    fn flags_alone_define_a_tournament_and_override_a_toml_file() {
+        let cfg = definition(&args(
+            "--player sf=uci:stockfish --player r=random --variant chess --variant shogi --format swiss --rounds 3 \
+             --games-per-pairing 4 --tc 5+0.05 --seed 7 --name Cup --openings chess=o.epd --random-openings \
+             --opening-plies 6 --noswap --resign movecount=3,score=600 --margin 80",
+        ))
+        .unwrap();
+        let players: Vec<(&str, &str)> = cfg.players.iter().map(|p| (p.name.as_str(), p.spec.as_str())).collect();
+        assert_eq!(players, [("sf", "uci:stockfish"), ("r", "random")]);
+        assert_eq!(
+            (cfg.variants.clone(), cfg.format, cfg.rounds, cfg.games_per_pairing),
+            (vec!["chess".to_string(), "shogi".to_string()], Format::named("swiss").unwrap(), 3, 4)
+        );
+        assert_eq!((cfg.tc.as_deref(), cfg.seed, cfg.name.as_str(), cfg.margin_ms), (Some("5+0.05"), 7, "Cup", 80));
+        let o = &cfg.openings["chess"];
+        assert_eq!((o.file.as_str(), o.order, o.plies), ("o.epd", OpeningOrder::Random, Some(6)));
+        assert!(cfg.noswap && !cfg.reverse && cfg.resign.as_deref() == Some("movecount=3,score=600"));
+
+        let dir = crate::testing::temp_folder("cli-tournament-toml");
+        let toml = dir.join("t.toml");
+        let two = "[[players]]\nname = \"a\"\nspec = \"random\"\n[[players]]\nname = \"b\"\nspec = \"mcts\"\n";
+        std::fs::write(&toml, format!("rounds = 2\nseed = 5\n{two}")).unwrap();
+        let line = format!("--config {} --player c=mcts --seed 9", toml.display());
+        let cfg = definition(&args(&line)).unwrap();
+        assert_eq!(
+            (cfg.rounds, cfg.seed, cfg.players.len()),
+            (2, 9, 3),
+            "the file's rounds, the flag's seed, one more player"
+        );
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn a_malformed_flag_is_named() {
+        let e = definition(&args("--player sf --player r=random")).unwrap_err();
+        assert_eq!(e.to_string(), "--player 'sf' must be NAME=SPEC");
+        let e = definition(&args("--player a=random --player b=random --openings o.epd")).unwrap_err();
+        assert_eq!(e.to_string(), "--openings 'o.epd' must be VARIANT=FILE");
+        let e = definition(&args("--player a=random")).unwrap_err();
+        assert!(e.to_string().contains("needs at least 2 players, has 1"), "{e}");
+        let e = definition(&args("--config /no/such.toml")).unwrap_err();
+        assert!(e.to_string().starts_with("cannot read /no/such.toml"), "{e}");
+    }
+}

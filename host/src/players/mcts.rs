@@ -236,3 +236,81 @@ impl KindSpec for MctsConfig {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{MctsConfig, MctsPlayer};
+    use crate::referee::{play_game, StartFrom};
+    use crate::seat::Player;
+    use crate::testing::{game_config, options, race, secret, Scripted};
+
+    fn pairs(text: &str) -> Vec<(String, String)> {
+        text.split(',').map(|p| p.split_once('=').unwrap()).map(|(k, v)| (k.into(), v.into())).collect()
+    }
+
+    #[test]
+    fn settings_are_read_by_name_and_a_bad_one_is_named() {
+        let cfg = MctsConfig::from_pairs(&pairs("iterations=50,seed=3,playout=10,c=1.4,movetime=0.25")).unwrap();
+        assert_eq!(
+            cfg,
+            MctsConfig { iterations: 50, movetime_ms: Some(250), seed: 3, playout_plies: 10, exploration: 1.4 }
+        );
+        for (bad, says) in [
+            ("iterations=0", "iterations"),
+            ("movetime=-1", "movetime"),
+            ("depth=3", "mcts takes iterations, movetime, seed, playout, c"),
+        ] {
+            let e = MctsConfig::from_pairs(&pairs(bad)).unwrap_err().to_string();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
+    }
+
+    /// The first move `mcts` (seat 1, to move) plays in race from `position`.
+    fn first_move(position: &str, seed: u64) -> String {
+        let v = race(arbiter_fixture::Fault::None);
+        let cfg = MctsConfig { iterations: 300, seed, ..MctsConfig::default() };
+        let mut players: Vec<Box<dyn Player>> =
+            vec![Box::new(Scripted::new(vec![])), Box::new(MctsPlayer::new(cfg, 1))];
+        let record = play_game(
+            &v,
+            &options(&v, serde_json::json!({})),
+            StartFrom::Position(position),
+            &mut players,
+            &game_config(),
+        )
+        .unwrap();
+        record.plies[0].text.clone()
+    }
+
+    #[test]
+    fn it_finds_the_winning_move_of_the_race_whatever_its_seed() {
+        // Whoever leaves a total of 1, 4 or 7 wins the race to ten (+1 or +2 a move).
+        for seed in 1..4 {
+            assert_eq!(first_move("8 3", seed), "+2", "the move that reaches ten");
+            assert_eq!(first_move("5 3", seed), "+2", "the move that leaves seven");
+            assert_eq!(first_move("3 3", seed), "+1", "the move that leaves four");
+        }
+    }
+
+    #[test]
+    fn on_a_hidden_game_it_plays_legal_moves_to_the_end_from_its_own_view() {
+        let v = secret();
+        let cfg = MctsConfig { iterations: 40, ..MctsConfig::default() };
+        let mut players: Vec<Box<dyn Player>> =
+            vec![Box::new(MctsPlayer::new(cfg.clone(), 1)), Box::new(MctsPlayer::new(cfg, 2))];
+        let record = play_game(
+            &v,
+            &options(&v, serde_json::json!({"secrets": "3 7"})),
+            StartFrom::Standard,
+            &mut players,
+            &game_config(),
+        )
+        .unwrap();
+        assert!(
+            matches!(record.result.outcome, arbiter_api::Outcome::Win(_) | arbiter_api::Outcome::Draw),
+            "{:?}",
+            record.result
+        );
+        assert!(!record.plies.is_empty());
+    }
+}

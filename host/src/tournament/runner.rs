@@ -252,3 +252,85 @@ fn play_one(
     }
     result
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::Ordering;
+    use std::time::Duration;
+
+    use arbiter_fixture::Fault;
+
+    use super::run_games;
+    use crate::players::PlayerSpec;
+    use crate::testing::race;
+    use crate::tournament::{Entrant, Isolation, RunConfig, ScheduledGame};
+
+    fn entrant(name: &str, spec: &str) -> Entrant {
+        Entrant { name: name.into(), spec: PlayerSpec::parse(spec).unwrap(), spec_text: spec.into(), tc: None }
+    }
+
+    fn config(concurrency: usize) -> RunConfig {
+        RunConfig {
+            concurrency,
+            margin_ms: 1000,
+            max_plies: None,
+            claim_draws: true,
+            adjudication: Default::default(),
+            watchdog: Duration::from_secs(30),
+            isolation: Isolation::InProcess,
+            stop: Default::default(),
+            affinity: false,
+        }
+    }
+
+    fn schedule(positions: &[Option<&str>]) -> Vec<ScheduledGame> {
+        let v = race(Fault::None);
+        (0..positions.len())
+            .map(|i| ScheduledGame {
+                round: 1,
+                variant: v.clone(),
+                options: Default::default(),
+                seats: if i % 2 == 0 { vec![0, 1] } else { vec![1, 0] },
+                position: positions[i].map(str::to_string),
+                seed: i as u64,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_game_is_reported_once_under_its_entrants_names_and_a_bad_start_as_its_own_error() {
+        let entrants = [entrant("a", "random"), entrant("b", "random:seed=2")];
+        let games = schedule(&[None, None, Some("not a position"), None, None, Some("7 0")]);
+        let mut seen = Vec::new();
+        let report = run_games(&entrants, &games, &config(3), None, |i, result| seen.push((i, result)));
+        assert_eq!(report.hung_in_process, None);
+        seen.sort_by_key(|(i, _)| *i);
+        assert_eq!(seen.iter().map(|(i, _)| *i).collect::<Vec<_>>(), [0, 1, 2, 3, 4, 5]);
+        for (i, result) in &seen {
+            match (i, result) {
+                (2, r) => assert!(r.is_err(), "a bad start fails its game alone"),
+                (i, Ok(r)) => {
+                    let names = if i % 2 == 0 { ["a", "b"] } else { ["b", "a"] };
+                    assert_eq!(r.players, names, "game {i}: the entrants' names in turn order");
+                }
+                (i, Err(e)) => panic!("game {i}: {e}"),
+            }
+        }
+        assert_eq!(seen[5].1.as_ref().unwrap().start_position, "7 0");
+    }
+
+    #[test]
+    fn a_stop_set_while_a_game_is_handled_starts_no_other() {
+        let entrants = [entrant("a", "random"), entrant("b", "random")];
+        let games = schedule(&[None; 6]);
+        let run = config(1);
+        let mut handled = 0;
+        run_games(&entrants, &games, &run, None, |_, _| {
+            handled += 1;
+            // Slow handling (a store that takes its time) must not let the runner race ahead.
+            std::thread::sleep(Duration::from_millis(20));
+            run.stop.store(true, Ordering::SeqCst);
+        });
+        assert_eq!(handled, 1);
+    }
+}
