@@ -350,7 +350,8 @@ impl Tournament {
                         progress.game_done(self, &record, &events[i], done, total.max(done));
                     }
                     Err(e) => {
-                        // It would fail again: no new game starts.
+                        // It would fail again: no new game starts (one a runner
+                        // already took may still finish, and is handed over too).
                         stop.store(true, Ordering::SeqCst);
                         progress.game_not_stored(&record, &events[i], &e);
                         failure.get_or_insert(e.into());
@@ -437,22 +438,26 @@ mod tests {
     }
 
     #[test]
-    fn a_run_stopped_after_a_game_starts_no_other_and_its_resume_plays_exactly_the_rest() {
+    fn a_run_stopped_after_a_game_and_resumed_plays_every_game_exactly_once() {
         let registry = Registry::of([race(Fault::None)]);
         let store = Store::in_memory().unwrap();
         let t = stored(&registry, &store, two_players(""), Vec::new());
         let stop = Arc::new(AtomicBool::new(false));
         let mut first = Kept { stop_after: Some(1), stop: stop.clone(), ..Default::default() };
         assert_eq!(t.run(&store, Isolation::InProcess, stop, &mut first).unwrap(), RunEnd::Interrupted);
-        assert_eq!(first.games, [(0, "a vs b".to_string())], "one runner: nothing starts after the stop");
-        assert_eq!(store.tournament_results(t.id).unwrap().len(), 1);
+        // One runner: the game in flight when the stop came may finish, no other.
+        assert!((1..=2).contains(&first.games.len()), "{:?}", first.games);
+        assert_eq!(first.games[0], (0, "a vs b".to_string()));
+        assert_eq!(store.tournament_results(t.id).unwrap().len(), first.games.len());
         let again = Tournament::resume(&registry, &store, Some(t.id)).unwrap();
         let mut rest = Kept::default();
         let end = again.run(&store, Isolation::InProcess, Arc::default(), &mut rest).unwrap();
         assert_eq!(end, RunEnd::Finished);
-        let played: Vec<u32> = rest.games.iter().map(|g| g.0).collect();
-        assert_eq!(played, [1, 2, 3], "the stored game is not played again");
-        assert_eq!(rest.games[0].1, "b vs a", "colours swapped in the pair's second game");
+        let mut played: Vec<u32> = first.games.iter().chain(&rest.games).map(|g| g.0).collect();
+        played.sort();
+        assert_eq!(played, [0, 1, 2, 3], "a stored game is not played again");
+        let second = first.games.iter().chain(&rest.games).find(|g| g.0 == 1).unwrap();
+        assert_eq!(second.1, "b vs a", "colours swapped in the pair's second game");
         assert!(store.tournament_list().unwrap()[0].0.finished_at.is_some());
     }
 

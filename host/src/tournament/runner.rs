@@ -39,18 +39,13 @@ pub fn run_games(
     let next = AtomicUsize::new(0);
     let hung = Mutex::new(None);
     let shared: Arc<[Entrant]> = entrants.into();
-    // A rendezvous: a runner hands over its game and waits until `on_game`
-    // is done with it before it takes the next, so that a stop decided on
-    // storing one game (an SPRT's verdict, a store that failed) starts no
-    // other game: only those already in flight on other runners finish.
+    // A rendezvous: a runner hands over its game before it takes the next,
+    // so that a stop decided on storing one game (an SPRT's verdict) finds at
+    // most one game more in flight per runner.
     let (tx, rx) = mpsc::sync_channel(0);
-    let hand_over = |tx: &mpsc::SyncSender<_>, i: usize, result| {
-        let (done, handled) = mpsc::sync_channel::<()>(1);
-        tx.send((i, result, done)).is_ok() && handled.recv().is_ok()
-    };
     std::thread::scope(|scope| {
         for runner in 0..config.concurrency.max(1).min(schedule.len().max(1)) {
-            let (tx, next, hung, shared, hand_over) = (tx.clone(), &next, &hung, shared.clone(), &hand_over);
+            let (tx, next, hung, shared) = (tx.clone(), &next, &hung, shared.clone());
             scope.spawn(move || {
                 // Before its game thread or worker process exists, so that they inherit it.
                 if config.affinity {
@@ -87,7 +82,7 @@ pub fn run_games(
                                 // game, then stop the run.
                                 *hung.lock_or_recover() = Some(i);
                                 config.stop.store(true, Ordering::SeqCst);
-                                hand_over(&tx, i, Ok(*record));
+                                let _ = tx.send((i, Ok(*record)));
                                 break;
                             }
                         },
@@ -96,16 +91,15 @@ pub fn run_games(
                         r.players = game.seats.iter().map(|&e| entrants[e].name.clone()).collect();
                         r
                     });
-                    if !hand_over(&tx, i, result) {
+                    if tx.send((i, result)).is_err() {
                         break;
                     }
                 }
             });
         }
         drop(tx);
-        for (i, result, done) in rx {
+        for (i, result) in rx {
             on_game(i, result);
-            let _ = done.send(());
         }
     });
     RunReport { hung_in_process: hung.into_inner().unwrap_or_else(|e| e.into_inner()) }
@@ -320,17 +314,17 @@ mod tests {
     }
 
     #[test]
-    fn a_stop_set_while_a_game_is_handled_starts_no_other() {
+    fn a_stop_set_while_a_game_is_handled_lets_at_most_the_runner_s_next_game_finish() {
         let entrants = [entrant("a", "random"), entrant("b", "random")];
         let games = schedule(&[None; 6]);
         let run = config(1);
         let mut handled = 0;
         run_games(&entrants, &games, &run, None, |_, _| {
             handled += 1;
-            // Slow handling (a store that takes its time) must not let the runner race ahead.
+            // Slow handling (a store that takes its time) lets the runner start one more game, no more.
             std::thread::sleep(Duration::from_millis(20));
             run.stop.store(true, Ordering::SeqCst);
         });
-        assert_eq!(handled, 1);
+        assert!((1..=2).contains(&handled), "{handled} games handled");
     }
 }
