@@ -79,6 +79,7 @@ fn random_games_through_the_referee_end_with_a_reason() {
         max_plies: None,
         claim_draws: false,
         adjudication: Default::default(),
+        pin_seats: false,
     };
     for seed in 0..20 {
         let mut players = [seed, seed + 100].map(|s| PlayerSpec::parse(&format!("random:seed={s}")).unwrap().create(0));

@@ -506,3 +506,63 @@ fn an_engine_option_of_the_wrong_type_or_with_a_newline_is_refused_before_any_ga
         assert!(!run.stdout.contains("Game "), "no game started: {}", run.stdout);
     }
 }
+
+#[test]
+fn a_pondering_engine_is_told_ponderhit_or_stop_and_its_hits_are_recorded() {
+    let dir = temp_dir("ponder");
+    let (db, pgn, log) = (dir.join("p.db"), dir.join("p.pgn"), dir.join("engines.log"));
+    let sf = stockfish();
+    let ponders = format!("uci:{sf},ponder=on");
+    let run = arbiter(&[
+        "--log",
+        log.to_str().unwrap(),
+        "match",
+        "chess",
+        "--p1",
+        &ponders,
+        "--p2",
+        &format!("uci:{sf}"),
+        "--games",
+        "2",
+        "--tc",
+        "2+0.05",
+        "--affinity",
+        "--db",
+        db.to_str().unwrap(),
+        "--pgn",
+        pgn.to_str().unwrap(),
+    ]);
+    assert!(run.ok, "{}", run.stderr);
+    assert!(!run.stdout.contains("time forfeit"), "clocks stay exact: {}", run.stdout);
+    assert!(run.stdout.contains(&format!("Ponder hits: {ponders} ")), "{}", run.stdout);
+    // The engine log, per engine process: each `go ponder` ends in
+    // `ponderhit` or `stop` before that engine is asked anything else.
+    let text = std::fs::read_to_string(&log).unwrap();
+    let mut open: std::collections::HashMap<&str, bool> = Default::default();
+    let (mut ponders_sent, mut settled) = (0, 0);
+    for line in text.lines().filter(|l| l.contains("] > ")) {
+        let (who, sent) = line.split_once("] > ").unwrap();
+        let pondering = open.entry(who).or_default();
+        if sent.starts_with("go ponder") {
+            assert!(!*pondering, "a second ponder search before the first ended: {line}");
+            *pondering = true;
+            ponders_sent += 1;
+        } else if sent == "ponderhit" || sent == "stop" {
+            *pondering = false;
+            settled += 1;
+        } else {
+            assert!(!*pondering, "told something while pondering: {line}");
+        }
+    }
+    assert!(ponders_sent > 10 && settled == ponders_sent, "{ponders_sent} ponders, {settled} settled");
+    assert!(text.contains("> setoption name Ponder value true"), "the engine is told it will ponder");
+    assert!(text.contains("> ponderhit"), "Stockfish's expected reply is played at least once");
+    // The records: the games are legal, and the PGN counts the pondering side's hits.
+    let games = python_chess(&pgn);
+    assert_eq!(games.len(), 2);
+    assert!(games.iter().all(|g| g["legal"] == true), "{games:?}");
+    let written = std::fs::read_to_string(&pgn).unwrap();
+    let tags: Vec<&str> = written.lines().filter(|l| l.contains("PonderHits")).collect();
+    assert_eq!(tags.len(), 2, "{tags:?}");
+    assert!(tags[0].starts_with("[WhitePonderHits ") && tags[1].starts_with("[BlackPonderHits "), "{tags:?}");
+}

@@ -28,6 +28,7 @@ fn main() {
         max_plies: None,
         claim_draws: true,
         adjudication: Default::default(),
+        pin_seats: false,
     };
     let mut records = Vec::new();
     let t0 = Instant::now();

@@ -201,6 +201,11 @@ impl Lines {
 }
 
 impl ChildProcess {
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Starts `command` (split on whitespace; the first word is the program),
     /// its stderr discarded.
     pub fn start(command: &str, limits: Limits) -> Result<ChildProcess, ProcessError> {
@@ -550,33 +555,72 @@ fn log_engine_line(command: &str, pid: u32, direction: char, line: &str) {
     }
 }
 
-/// Pins the calling thread to one of the CPUs this process may use, the
-/// `slot`-th (wrapping), as fastchess's `-use-affinity` does: threads and
-/// processes it starts afterwards (a game's thread, a worker process, the
-/// engines) inherit the pin, so concurrent games do not share a core.
-/// Returns the CPU.
+/// Pins the calling thread to `width` of the CPUs this process may use,
+/// the `slot`-th group of `width` (wrapping), as fastchess's
+/// `-use-affinity` does: threads and processes it starts afterwards (a
+/// game's thread, a worker process, the engines) inherit the pin, so
+/// concurrent games do not share a core. Returns the CPUs.
 #[cfg(target_os = "linux")]
-pub fn pin_thread_to_cpu(slot: usize) -> Result<usize, AffinityError> {
+pub fn pin_thread_to_cpus(slot: usize, width: usize) -> Result<Vec<usize>, AffinityError> {
+    let cpus = allowed_cpus()?;
+    if cpus.is_empty() {
+        return Err(AffinityError::NoCpu);
+    }
+    let chosen: Vec<usize> = (0..width.max(1)).map(|k| cpus[(slot * width.max(1) + k) % cpus.len()]).collect();
     // SAFETY: cpu_set_t is plain data; the calls only read and write it.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        chosen.iter().for_each(|&c| libc::CPU_SET(c, &mut set));
+        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+            return Err(AffinityError::Os("sched_setaffinity", std::io::Error::last_os_error()));
+        }
+    }
+    Ok(chosen)
+}
+
+/// The CPUs the calling thread may run on, in order.
+#[cfg(target_os = "linux")]
+pub fn allowed_cpus() -> Result<Vec<usize>, AffinityError> {
+    // SAFETY: cpu_set_t is plain data; the call only writes it.
     unsafe {
         let mut allowed: libc::cpu_set_t = std::mem::zeroed();
         if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut allowed) != 0 {
             return Err(AffinityError::Os("sched_getaffinity", std::io::Error::last_os_error()));
         }
-        let cpus: Vec<usize> = (0..libc::CPU_SETSIZE as usize).filter(|&c| libc::CPU_ISSET(c, &allowed)).collect();
-        let Some(&cpu) = cpus.get(slot % cpus.len().max(1)) else { return Err(AffinityError::NoCpu) };
+        Ok((0..libc::CPU_SETSIZE as usize).filter(|&c| libc::CPU_ISSET(c, &allowed)).collect())
+    }
+}
+
+/// Pins process `pid` (its main thread; threads it starts later inherit
+/// the pin) to `cpu`.
+#[cfg(target_os = "linux")]
+pub fn pin_process_to_cpu(pid: u32, cpu: usize) -> Result<(), AffinityError> {
+    // SAFETY: cpu_set_t is plain data; the call only reads it.
+    unsafe {
         let mut one: libc::cpu_set_t = std::mem::zeroed();
         libc::CPU_SET(cpu, &mut one);
-        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &one) != 0 {
+        if libc::sched_setaffinity(pid as libc::pid_t, std::mem::size_of::<libc::cpu_set_t>(), &one) != 0 {
             return Err(AffinityError::Os("sched_setaffinity", std::io::Error::last_os_error()));
         }
-        Ok(cpu)
     }
+    Ok(())
 }
 
 /// CPU affinity where the OS has none to set: refused.
 #[cfg(not(target_os = "linux"))]
-pub fn pin_thread_to_cpu(_slot: usize) -> Result<usize, AffinityError> {
+pub fn pin_thread_to_cpus(_slot: usize, _width: usize) -> Result<Vec<usize>, AffinityError> {
+    Err(AffinityError::Unsupported)
+}
+
+/// CPU affinity where the OS has none to set: refused.
+#[cfg(not(target_os = "linux"))]
+pub fn allowed_cpus() -> Result<Vec<usize>, AffinityError> {
+    Err(AffinityError::Unsupported)
+}
+
+/// CPU affinity where the OS has none to set: refused.
+#[cfg(not(target_os = "linux"))]
+pub fn pin_process_to_cpu(_pid: u32, _cpu: usize) -> Result<(), AffinityError> {
     Err(AffinityError::Unsupported)
 }
 
@@ -602,6 +646,29 @@ pub fn deadline_after(ms: u64) -> Instant {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_thread_is_pinned_to_a_group_of_cpus_and_a_process_to_one() {
+        let all = allowed_cpus().unwrap();
+        assert!(!all.is_empty());
+        std::thread::spawn(move || {
+            let two = pin_thread_to_cpus(0, 2).unwrap();
+            assert_eq!(two.len(), 2);
+            let mut now = allowed_cpus().unwrap();
+            now.dedup();
+            assert_eq!(now.len(), all.len().min(2), "{now:?} of {all:?}");
+            let mut child = std::process::Command::new("sleep").arg("5").spawn().unwrap();
+            pin_process_to_cpu(child.id(), two[1]).unwrap();
+            let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap();
+            let _ = child.kill();
+            let _ = child.wait();
+            let line = status.lines().find(|l| l.starts_with("Cpus_allowed_list:")).unwrap();
+            assert_eq!(line.split_whitespace().nth(1), Some(two[1].to_string().as_str()), "{line}");
+        })
+        .join()
+        .unwrap();
+    }
 
     #[test]
     fn lines_are_cut_as_they_come_and_capped() {

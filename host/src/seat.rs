@@ -160,12 +160,24 @@ pub struct Reply {
     pub seldepth: Option<u32>,
     /// Its principal variation, in its protocol's move notation, if reported.
     pub pv: Option<String>,
+    /// Whether it had pondered on the move the opponent then played (a
+    /// ponder hit) or on another (a miss); `None` if it did not ponder.
+    pub ponder_hit: Option<bool>,
 }
 
 impl Reply {
     /// An answer, nothing reported.
     pub fn answer(answer: Answer) -> Reply {
-        Reply { answer, reported_ms: None, score: None, depth: None, nodes: None, seldepth: None, pv: None }
+        Reply {
+            answer,
+            reported_ms: None,
+            score: None,
+            depth: None,
+            nodes: None,
+            seldepth: None,
+            pv: None,
+            ponder_hit: None,
+        }
     }
 
     /// A plain move id, nothing reported.
@@ -257,6 +269,13 @@ pub trait Player: Send {
 
     /// A new game starts; `start` is what this player may see of it.
     fn new_game(&mut self, _start: &Start<'_>) -> Result<(), PlayerError> {
+        Ok(())
+    }
+
+    /// Pins the player's engine process, if it has one, to `cpu` (with
+    /// `--affinity` and a pondering engine, each seat's engine gets a CPU
+    /// of its own, so that one pondering never slows the other).
+    fn pin_to_cpu(&mut self, _cpu: usize) -> Result<(), crate::process::AffinityError> {
         Ok(())
     }
 

@@ -37,6 +37,7 @@ pub(crate) fn game_config() -> crate::referee::GameConfig {
         max_plies: None,
         claim_draws: true,
         adjudication: Default::default(),
+        pin_seats: false,
     }
 }
 

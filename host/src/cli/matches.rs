@@ -301,6 +301,9 @@ pub(super) fn run(registry: &Registry, args: &MatchArgs, plugin_dirs: &[PathBuf]
     }
     say!();
     say!("{}", summary(&tally.score));
+    if let Some(line) = super::out::ponder_hits(&tournament.ponder_hits(&store)?) {
+        say!("{line}");
+    }
     if args.rating_interval > 0 {
         say!("{}", report(&tally));
     }

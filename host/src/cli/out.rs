@@ -85,6 +85,19 @@ pub fn result(record: &crate::model::GameRecord) -> String {
     format!("{} {{{}}}", record.result.pgn(), record.result.termination)
 }
 
+/// Each pondering entrant's ponder-hit rate, `Ponder hits: sf 61.0%
+/// (122/200), ...`; `None` when no entrant ponders.
+pub fn ponder_hits(counts: &[(String, u64, u64)]) -> Option<String> {
+    let each: Vec<String> = counts
+        .iter()
+        .map(|(name, hits, of)| match of {
+            0 => format!("{name} none yet"),
+            _ => format!("{name} {:.1}% ({hits}/{of})", *hits as f64 * 100.0 / *of as f64),
+        })
+        .collect();
+    (!each.is_empty()).then(|| format!("Ponder hits: {}", each.join(", ")))
+}
+
 /// A tournament game's number as the lines write it: its place in the
 /// schedule, from 1 (0 for a game of no tournament).
 pub fn game_number(event: &crate::record::EventInfo) -> u32 {
@@ -93,7 +106,7 @@ pub fn game_number(event: &crate::record::EventInfo) -> u32 {
 
 #[cfg(test)]
 mod tests {
-    use super::{game_number, players, result, write_to, PrintError};
+    use super::{game_number, players, ponder_hits, result, write_to, PrintError};
 
     /// A reader that went away, or a disk that is full.
     struct Failing(std::io::ErrorKind);
@@ -129,5 +142,12 @@ mod tests {
         assert_eq!(game_number(&event), 0);
         event.tournament = Some(crate::record::TournamentSlot { id: 3, index: 4, pair: Some(4), seats: vec![0, 1] });
         assert_eq!(game_number(&event), 5, "counted from 1");
+    }
+
+    #[test]
+    fn ponder_hits_are_a_rate_with_its_counts_and_no_line_without_a_pondering_engine() {
+        assert_eq!(ponder_hits(&[]), None);
+        let counts = [("sf".to_string(), 61, 100), ("new".to_string(), 0, 0)];
+        assert_eq!(ponder_hits(&counts).unwrap(), "Ponder hits: sf 61.0% (61/100), new none yet");
     }
 }

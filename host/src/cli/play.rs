@@ -66,6 +66,7 @@ pub(super) fn run(registry: &Registry, args: &PlayArgs) -> Result<()> {
         max_plies: args.game.max_plies,
         claim_draws: true,
         adjudication: Default::default(),
+        pin_seats: false,
     };
     let start = match &args.game.position {
         Some(text) => StartFrom::Position(text),

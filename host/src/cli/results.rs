@@ -42,6 +42,9 @@ pub(super) fn run(args: &ResultsArgs) -> Result<()> {
     }
     say!();
     say_text!("{}", standings::render(&t.names(), &t.definition.variants, &games, &byes));
+    if let Some(line) = super::out::ponder_hits(&t.ponder_hits(&store)?) {
+        say!("{line}");
+    }
     if let Some(tally) = t.sprt_tally(&store)? {
         let p = tally.counted.pentanomial.counts;
         let test = &t.definition.config.players[0].spec;

@@ -42,6 +42,10 @@ pub struct PlyRecord {
     /// (UCI's `e2e4`), if reported.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pv: Option<String>,
+    /// Whether the mover had pondered on the opponent's move just played (a
+    /// ponder hit) or on another (a miss); `None` if it did not ponder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ponder_hit: Option<bool>,
 }
 
 /// A finished game: everything the records need. This one shape crosses the

@@ -79,6 +79,10 @@ fn clock_json(t: TurnTime) -> Value {
 }
 
 impl Player for JsonEngine {
+    fn pin_to_cpu(&mut self, cpu: usize) -> Result<(), crate::process::AffinityError> {
+        self.engine.pin(cpu)
+    }
+
     fn name(&self) -> String {
         self.name.clone()
     }

@@ -87,6 +87,10 @@ fn call(state: &arbiter_api::host::Game, method: &str, args: serde_json::Value) 
 }
 
 impl Player for HubPlayer {
+    fn pin_to_cpu(&mut self, cpu: usize) -> Result<(), crate::process::AffinityError> {
+        self.engine.pin(cpu)
+    }
+
     fn name(&self) -> String {
         self.name.clone()
     }

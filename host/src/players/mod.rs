@@ -49,6 +49,14 @@ impl EngineSlot {
         }
     }
 
+    /// Pins the running process, if any, to `cpu`.
+    pub fn pin(&self, cpu: usize) -> Result<(), crate::process::AffinityError> {
+        match &self.process {
+            Some(p) => crate::process::pin_process_to_cpu(p.pid(), cpu),
+            None => Ok(()),
+        }
+    }
+
     /// The name the engine said it has, if it has said one.
     pub fn reported_name(&self) -> Option<String> {
         self.reported.clone()
@@ -175,6 +183,11 @@ pub trait KindSpec: std::fmt::Debug + Send + Sync {
     fn is_person(&self) -> bool {
         false
     }
+    /// Whether the player thinks on its opponent's time (a UCI engine with
+    /// `ponder=on`).
+    fn ponders(&self) -> bool {
+        false
+    }
 }
 
 /// The spec of a kind that is only an engine program and its settings
@@ -295,6 +308,11 @@ impl PlayerSpec {
     /// Whether a person plays, at this terminal.
     pub fn is_person(&self) -> bool {
         self.spec.is_person()
+    }
+
+    /// Whether the player thinks on its opponent's time.
+    pub fn ponders(&self) -> bool {
+        self.spec.ponders()
     }
 
     /// Checks that an engine's program can be found, so that a typo fails

@@ -5,6 +5,12 @@
 //! `info ... score` and `time` are kept for adjudication and host latency.
 //! Moves reach the engine in UCI notation through the chess plugin's
 //! `uci_move` call. A process that dies or hangs is restarted for the next game.
+//!
+//! With `ponder=on` the engine thinks on the opponent's time: after each
+//! `bestmove X ponder Y` it is sent the position after `Y` and `go ponder`;
+//! when the opponent plays `Y` it is told `ponderhit` (its clock runs from
+//! then, as every move's does: from the moment it is asked), else `stop`,
+//! and is asked afresh. Each move records whether its ponder hit.
 
 use super::{
     handshake, refuses_hidden, Answer, EngineSettings, EngineSlot, KindSpec, MoveWait, OptionValueError, Player,
@@ -21,6 +27,8 @@ pub struct UciConfig {
     pub engine: EngineSettings,
     /// `setoption` pairs sent after the handshake.
     pub options: Vec<(String, String)>,
+    /// Think on the opponent's time (`ponder=on`).
+    pub ponder: bool,
 }
 
 impl UciConfig {
@@ -32,19 +40,31 @@ impl UciConfig {
         if command.is_empty() {
             return Err(SettingError::NoCommand { kind: KIND.name, example: KIND.example });
         }
-        let (mut engine, mut options) = (EngineSettings::of(command), Vec::new());
+        let (mut engine, mut options, mut ponder) = (EngineSettings::of(command), Vec::new(), false);
         for kv in parts {
             let (k, v) = kv
                 .split_once('=')
                 .map(|(k, v)| (k.trim(), v.trim()))
                 .ok_or_else(|| SettingError::NotNameValue(kv.into()))?;
-            if let Some(option) = k.strip_prefix("option.") {
+            if k == "ponder" {
+                ponder = match v {
+                    "on" => true,
+                    "off" => false,
+                    _ => {
+                        return Err(SettingError::BadValue {
+                            name: k.into(),
+                            value: v.into(),
+                            expected: "must be on or off",
+                        })
+                    }
+                };
+            } else if let Some(option) = k.strip_prefix("option.") {
                 options.push((option.to_string(), v.to_string()));
             } else if !engine.set(k, v)? {
                 options.push((k.to_string(), v.to_string()));
             }
         }
-        Ok(UciConfig { engine, options })
+        Ok(UciConfig { engine, options, ponder })
     }
 }
 
@@ -67,6 +87,8 @@ pub struct UciPlayer {
     chess960: bool,
     /// The `UCI_Variant` the engine was last told (Fairy-Stockfish's name).
     variant: Option<String>,
+    /// The opponent's move the engine is pondering on (`go ponder` sent).
+    pondering: Option<String>,
 }
 
 impl UciPlayer {
@@ -81,6 +103,7 @@ impl UciPlayer {
             moves: Vec::new(),
             chess960: false,
             variant: None,
+            pondering: None,
         }
     }
 
@@ -97,6 +120,11 @@ impl UciPlayer {
     fn start(cfg: &UciConfig) -> Result<(ChildProcess, Option<String>), PlayerError> {
         let mut p = cfg.engine.start()?;
         let (name, declared) = Self::handshake(&mut p, cfg)?;
+        // UCI's way of telling an engine it will be asked to ponder (unless set by hand).
+        let ponder_set = cfg.options.iter().any(|(k, _)| k.eq_ignore_ascii_case("Ponder"));
+        if cfg.ponder && !ponder_set && declared.iter().any(|o| o.name.eq_ignore_ascii_case("Ponder")) {
+            p.send("setoption name Ponder value true")?;
+        }
         for (k, v) in &cfg.options {
             match declared.iter().find(|o| o.name.eq_ignore_ascii_case(k)) {
                 Some(option) => {
@@ -246,6 +274,10 @@ impl DeclaredOption {
 }
 
 impl Player for UciPlayer {
+    fn pin_to_cpu(&mut self, cpu: usize) -> Result<(), crate::process::AffinityError> {
+        self.engine.pin(cpu)
+    }
+
     fn name(&self) -> String {
         self.name.clone()
     }
@@ -255,6 +287,7 @@ impl Player for UciPlayer {
     }
 
     fn new_game(&mut self, start: &Start<'_>) -> Result<(), PlayerError> {
+        self.stop_ponder();
         let state = super::whole_position(start, "UCI")?;
         self.start_fen = state.position_text();
         self.moves.clear();
@@ -293,40 +326,21 @@ impl Player for UciPlayer {
     }
 
     fn choose(&mut self, turn: &Turn<'_>) -> Result<Reply, PlayerError> {
-        let me = turn.player();
-        let mut go = String::from("go");
-        let (white, black) = (turn.clock(0), turn.clock(1));
-        let tc = turn.time_control();
-        if let Some(mt) = turn.clock(me).movetime_ms {
-            go.push_str(&format!(" movetime {mt}"));
-        } else if let (Some(w), Some(b)) = (white.remaining_ms, black.remaining_ms) {
-            go.push_str(&format!(" wtime {w} btime {b} winc {} binc {}", white.increment_ms, black.increment_ms));
-            if let Some(m) = turn.clock(me).moves_to_go {
-                go.push_str(&format!(" movestogo {m}"));
-            }
-        }
-        if let Some(n) = tc.nodes {
-            go.push_str(&format!(" nodes {n}"));
-        }
-        if let Some(d) = tc.depth {
-            go.push_str(&format!(" depth {d}"));
-        }
-        // No limit at all: search until told to stop, at the hang limit.
-        let infinite = go == "go";
-        if infinite {
-            go.push_str(" infinite");
-        }
-        let position = if self.moves.is_empty() {
-            format!("position fen {}", self.start_fen)
-        } else {
-            format!("position fen {} moves {}", self.start_fen, self.moves.join(" "))
-        };
+        let asked = std::time::Instant::now();
         let wait = MoveWait::of(turn);
-        let (mut search, mut reported) = (Search::default(), None);
+        let limits = Limits::of(turn);
+        let ponder_hit = self.settle_ponder()?;
+        let position = position_command(&self.start_fen, &self.moves);
+        let go = limits.go(None);
+        let infinite = go == "go infinite";
+        let mut search = Search::default();
         let best = self.with_engine(|p| {
-            p.send(&position)?;
-            p.send(&go)?;
-            let mut read = |line: &str| read_search_line(line, &mut search, &mut reported);
+            // After a ponder hit the engine is searching this very position already.
+            if ponder_hit != Some(true) {
+                p.send(&position)?;
+                p.send(&go)?;
+            }
+            let mut read = |line: &str| read_search_line(line, &mut search);
             match p.recv_until(Some(wait.deadline), &mut read) {
                 Err(ProcessError::Timeout) if infinite => {
                     p.send("stop")?;
@@ -335,19 +349,157 @@ impl Player for UciPlayer {
                 r => r.map_err(|e| wait.blame(e.into())),
             }
         })?;
+        // Pondering needs a search that ends by itself once told `ponderhit`.
+        if let (true, false, Some(expected)) = (self.cfg.ponder, infinite, search.ponder.take()) {
+            self.start_ponder(&best, expected, &limits, asked.elapsed().as_millis() as u64);
+        }
         Ok(Reply {
-            reported_ms: reported,
+            reported_ms: search.reported_ms,
             score: search.score,
             depth: search.depth,
             nodes: search.nodes,
             seldepth: search.seldepth,
             pv: search.pv,
+            ponder_hit,
             ..Reply::answer(Answer::Text(best))
         })
     }
 
     fn game_over(&mut self, _result: &GameResult, _me: u32) {
+        self.stop_ponder();
         self.moves.clear();
+    }
+}
+
+impl UciPlayer {
+    /// Ends a ponder search before the engine is asked to move: `ponderhit`
+    /// if the opponent played the move it pondered on (the search goes on,
+    /// now on the clock), else `stop` and its `bestmove` read and dropped.
+    /// Whether it was a hit; `None` if the engine was not pondering.
+    fn settle_ponder(&mut self) -> Result<Option<bool>, PlayerError> {
+        let Some(expected) = self.pondering.take() else { return Ok(None) };
+        if self.moves.last() == Some(&expected) {
+            self.with_engine(|p| Ok(p.send("ponderhit")?))?;
+            return Ok(Some(true));
+        }
+        self.with_engine(|p| {
+            p.send("stop")?;
+            let mut ignored = Search::default();
+            p.recv_until(Some(deadline_after(STOP_GRACE_MS)), |l| read_search_line(l, &mut ignored))?;
+            Ok(())
+        })?;
+        Ok(Some(false))
+    }
+
+    /// Starts the engine thinking on `expected`, the opponent's reply to
+    /// `best`: the position after both, and `go ponder` with the clocks as
+    /// they will stand (this engine's less the `used_ms` it just took, plus
+    /// its increment). An engine that cannot be told just does not ponder.
+    fn start_ponder(&mut self, best: &str, expected: String, limits: &Limits, used_ms: u64) {
+        let mut line = self.moves.clone();
+        line.extend([best.to_string(), expected.clone()]);
+        let position = position_command(&self.start_fen, &line);
+        let go = limits.go(Some(used_ms)).replacen("go", "go ponder", 1);
+        match self.with_engine(|p| {
+            p.send(&position)?;
+            Ok(p.send(&go)?)
+        }) {
+            Ok(()) => self.pondering = Some(expected),
+            Err(e) => tracing::warn!("engine '{}': not pondering: {e}", self.name),
+        }
+    }
+
+    /// Stops a ponder search the game made pointless (it ended, or a new one
+    /// starts), reading its `bestmove` so the engine is ready for the next.
+    fn stop_ponder(&mut self) {
+        if self.pondering.take().is_none() {
+            return;
+        }
+        let stopped = self.with_engine(|p| {
+            p.send("stop")?;
+            let mut ignored = Search::default();
+            p.recv_until(Some(deadline_after(STOP_GRACE_MS)), |l| read_search_line(l, &mut ignored))?;
+            Ok(())
+        });
+        if let Err(e) = stopped {
+            tracing::warn!("engine '{}': did not stop pondering: {e}", self.name);
+        }
+    }
+}
+
+/// `position fen START [moves ...]`.
+fn position_command(start_fen: &str, moves: &[String]) -> String {
+    if moves.is_empty() {
+        format!("position fen {start_fen}")
+    } else {
+        format!("position fen {start_fen} moves {}", moves.join(" "))
+    }
+}
+
+/// What limits a search: the clocks, a fixed time, nodes or depth, as a
+/// turn gives them.
+struct Limits {
+    /// The mover (0 White, 1 Black).
+    me: u32,
+    /// Both clocks' remaining time and increment, if both run.
+    clocks: Option<[(u64, u64); 2]>,
+    /// Moves to the next time control, for the mover.
+    moves_to_go: Option<u32>,
+    /// A fixed time for the move.
+    movetime_ms: Option<u64>,
+    /// A node limit.
+    nodes: Option<u64>,
+    /// A depth limit.
+    depth: Option<u32>,
+}
+
+impl Limits {
+    fn of(turn: &Turn<'_>) -> Limits {
+        let (me, white, black) = (turn.player(), turn.clock(0), turn.clock(1));
+        let clocks = match (white.remaining_ms, black.remaining_ms) {
+            (Some(w), Some(b)) => Some([(w, white.increment_ms), (b, black.increment_ms)]),
+            _ => None,
+        };
+        let tc = turn.time_control();
+        Limits {
+            me,
+            clocks,
+            moves_to_go: turn.clock(me).moves_to_go,
+            movetime_ms: turn.clock(me).movetime_ms,
+            nodes: tc.nodes,
+            depth: tc.depth,
+        }
+    }
+
+    /// The `go` command; with `used_ms`, for the mover's next move (its
+    /// clock less that time, plus its increment): `go infinite` when
+    /// nothing limits the search.
+    fn go(&self, used_ms: Option<u64>) -> String {
+        let mut go = String::from("go");
+        if let Some(mt) = self.movetime_ms {
+            go.push_str(&format!(" movetime {mt}"));
+        } else if let Some(mut clocks) = self.clocks {
+            if let Some(used) = used_ms {
+                let (left, inc) = clocks[self.me as usize % 2];
+                clocks[self.me as usize % 2] = (left.saturating_sub(used) + inc, inc);
+            }
+            let [(w, winc), (b, binc)] = clocks;
+            go.push_str(&format!(" wtime {w} btime {b} winc {winc} binc {binc}"));
+            if let Some(m) = self.moves_to_go {
+                go.push_str(&format!(" movestogo {m}"));
+            }
+        }
+        if let Some(n) = self.nodes {
+            go.push_str(&format!(" nodes {n}"));
+        }
+        if let Some(d) = self.depth {
+            go.push_str(&format!(" depth {d}"));
+        }
+        if go == "go" {
+            // No limit at all: search until told to stop, at the hang limit.
+            go.push_str(" infinite");
+        }
+        go
     }
 }
 
@@ -364,13 +516,18 @@ struct Search {
     seldepth: Option<u32>,
     /// The principal variation.
     pv: Option<String>,
+    /// The time the engine says it took, in ms.
+    reported_ms: Option<u64>,
+    /// The opponent's move it expects (`bestmove ... ponder MOVE`).
+    ponder: Option<String>,
 }
 
 /// Reads one line of an engine's search: `info` updates the score, depth,
 /// selective depth, nodes, pv and the time it reports (`info string` is
-/// free text, read for nothing); `bestmove` gives the move.
-fn read_search_line(line: &str, search: &mut Search, reported: &mut Option<u64>) -> Option<String> {
-    let score = &mut search.score;
+/// free text, read for nothing); `bestmove` gives the move (and notes the
+/// move it would ponder on).
+fn read_search_line(line: &str, search: &mut Search) -> Option<String> {
+    let (score, reported) = (&mut search.score, &mut search.reported_ms);
     let w: Vec<&str> = line.split_whitespace().collect();
     match w.first() {
         Some(&"info") => {
@@ -400,7 +557,13 @@ fn read_search_line(line: &str, search: &mut Search, reported: &mut Option<u64>)
             }
             None
         }
-        Some(&"bestmove") => Some(w.get(1).unwrap_or(&"").to_string()),
+        Some(&"bestmove") => {
+            search.ponder = match (w.get(2), w.get(3)) {
+                (Some(&"ponder"), Some(m)) => Some(m.to_string()),
+                _ => None,
+            };
+            Some(w.get(1).unwrap_or(&"").to_string())
+        }
         _ => None,
     }
 }
@@ -416,6 +579,10 @@ pub const KIND: PlayerKind = PlayerKind {
 impl KindSpec for UciConfig {
     fn create(&self, _game_seed: u64) -> Box<dyn Player> {
         Box::new(UciPlayer::new(self.clone()))
+    }
+
+    fn ponders(&self) -> bool {
+        self.ponder
     }
 
     fn settings(&self) -> Option<&EngineSettings> {
@@ -472,8 +639,8 @@ mod tests {
 
     #[test]
     fn a_search_s_info_lines_keep_the_last_score_depth_nodes_and_pv_and_bestmove_ends_it() {
-        let (mut search, mut reported) = (super::Search::default(), None);
-        let mut read = |line: &str| super::read_search_line(line, &mut search, &mut reported);
+        let mut search = super::Search::default();
+        let mut read = |line: &str| super::read_search_line(line, &mut search);
         assert_eq!(read("info depth 1 seldepth 2 score cp 31 nodes 20 time 3 pv e2e4"), None);
         assert_eq!(
             read("info depth 12 seldepth 17 score cp -15 upperbound nodes 90210 nps 1 time 41 pv d2d4 g8f6 c2c4"),
@@ -486,12 +653,46 @@ mod tests {
             (search.score, search.depth, search.seldepth, search.nodes),
             (Some(-15), Some(12), Some(17), Some(90210))
         );
-        assert_eq!((search.pv.as_deref(), reported), (Some("d2d4 g8f6 c2c4"), Some(41)));
-        let (mut mate, mut reported) = (super::Search::default(), None);
-        super::read_search_line("info depth 9 score mate 3 pv a1a8", &mut mate, &mut reported);
+        assert_eq!((search.pv.as_deref(), search.reported_ms), (Some("d2d4 g8f6 c2c4"), Some(41)));
+        assert_eq!(search.ponder.as_deref(), Some("g8f6"), "the move to ponder on");
+        let mut mate = super::Search::default();
+        super::read_search_line("info depth 9 score mate 3 pv a1a8", &mut mate);
         assert_eq!(mate.score, Some(29997));
-        super::read_search_line("info depth 9 score mate -2 pv a1a8", &mut mate, &mut reported);
+        super::read_search_line("info depth 9 score mate -2 pv a1a8", &mut mate);
         assert_eq!(mate.score, Some(-29998));
-        assert_eq!(super::read_search_line("bestmove", &mut mate, &mut reported).as_deref(), Some(""));
+        assert_eq!(super::read_search_line("bestmove", &mut mate).as_deref(), Some(""));
+        assert_eq!(mate.ponder, None);
+    }
+
+    #[test]
+    fn ponder_is_a_setting_on_or_off_and_not_an_option() {
+        let cfg = UciConfig::parse("stockfish,ponder=on,Hash=16").unwrap();
+        assert!(cfg.ponder);
+        assert_eq!(cfg.options, [("Hash".to_string(), "16".to_string())]);
+        assert!(!UciConfig::parse("stockfish,ponder=off").unwrap().ponder);
+        assert!(!UciConfig::parse("stockfish").unwrap().ponder);
+        let e = UciConfig::parse("stockfish,ponder=yes").unwrap_err().to_string();
+        assert!(e.contains("ponder") && e.contains("must be on or off"), "{e}");
+        let raw = UciConfig::parse("stockfish,option.Ponder=true").unwrap();
+        assert_eq!((raw.ponder, raw.options[0].0.as_str()), (false, "Ponder"), "the UCI option itself, by hand");
+    }
+
+    #[test]
+    fn a_ponder_search_is_told_the_clocks_as_they_will_stand_after_the_move() {
+        let limits = Limits {
+            me: 1,
+            clocks: Some([(60_000, 1_000), (30_000, 500)]),
+            moves_to_go: None,
+            movetime_ms: None,
+            nodes: Some(5000),
+            depth: None,
+        };
+        assert_eq!(limits.go(None), "go wtime 60000 btime 30000 winc 1000 binc 500 nodes 5000");
+        // Black took 2 s and earns its increment.
+        assert_eq!(limits.go(Some(2_000)), "go wtime 60000 btime 28500 winc 1000 binc 500 nodes 5000");
+        let fixed = Limits { clocks: None, movetime_ms: Some(100), nodes: None, ..limits };
+        assert_eq!(fixed.go(Some(50)), "go movetime 100");
+        let none = Limits { movetime_ms: None, ..fixed };
+        assert_eq!(none.go(None), "go infinite", "nothing limits the search");
     }
 }

@@ -200,6 +200,10 @@ impl Thinking {
 }
 
 impl Player for XboardPlayer {
+    fn pin_to_cpu(&mut self, cpu: usize) -> Result<(), crate::process::AffinityError> {
+        self.engine.pin(cpu)
+    }
+
     fn name(&self) -> String {
         self.name.clone()
     }

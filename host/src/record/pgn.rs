@@ -2,7 +2,8 @@
 //! (an engine's own name, where the event named it otherwise), `Variant`, `FEN`/`SetUp` when
 //! the game did not start from the variant's start, `TimeControl`,
 //! `Termination` (the PGN standard's category) with the precise reason as the
-//! last comment, `PlyCount`, and `[%clk]`/`[%emt]` after every move (with
+//! last comment, `PlyCount`, `WhitePonderHits`/`BlackPonderHits` for an
+//! engine that pondered (`hits/ponders`), and `[%clk]`/`[%emt]` after every move (with
 //! `[%eval]` when the mover reported a score, and before them the mover's
 //! own score, depth and time as cutechess-cli and fastchess write them,
 //! with fastchess's nodes, selective depth, nps, latency and pv when known:
@@ -117,6 +118,8 @@ pub const WRITER_TAGS: &[&str] = &[
     "PlyCount",
     "Plugin",
     "VariantOptions",
+    "WhitePonderHits",
+    "BlackPonderHits",
 ];
 
 /// Writes one game as PGN.
@@ -166,6 +169,13 @@ pub fn write_game(record: &GameRecord, event: &EventInfo) -> String {
     tag("Termination", record.result.termination.pgn_category());
     tag("PlyCount", &plies.len().to_string());
     tag("Plugin", &record.plugin);
+    // An engine that pondered: its hits of the moves it pondered on (`7/10`).
+    for (i, side) in [(0, "WhitePonderHits"), (1, "BlackPonderHits")] {
+        let pondered: Vec<bool> = plies.iter().filter(|p| p.player == i).filter_map(|p| p.ponder_hit).collect();
+        if !pondered.is_empty() {
+            tag(side, &format!("{}/{}", pondered.iter().filter(|&&hit| hit).count(), pondered.len()));
+        }
+    }
     if !record.options.is_empty() {
         tag("VariantOptions", &serde_json::Value::Object(record.options.clone()).to_string());
     }

@@ -179,3 +179,23 @@ fn a_stored_record_holds_when_replayed_and_each_forgery_is_named() {
         Ok(())
     );
 }
+
+#[test]
+fn an_engine_that_pondered_has_its_hits_in_the_pgn_tags_and_each_ply_in_json_lines() {
+    let mut r = record(&[0, 1, 0, 1, 0]);
+    for (ply, hit) in r.plies.iter_mut().zip([None, Some(true), Some(true), Some(false), Some(false)]) {
+        ply.ponder_hit = hit;
+    }
+    let pgn = super::pgn::write_game(&r, &event());
+    assert!(pgn.contains("[WhitePonderHits \"1/2\"]") && pgn.contains("[BlackPonderHits \"1/2\"]"), "{pgn}");
+    r.plies.iter_mut().filter(|p| p.player == 1).for_each(|p| p.ponder_hit = None);
+    let pgn = super::pgn::write_game(&r, &event());
+    assert!(!pgn.contains("BlackPonderHits"), "no tag for an engine that did not ponder: {pgn}");
+    let line = format("jsonl").unwrap().write(&r, &event());
+    let back: serde_json::Value = serde_json::from_str(&line).unwrap();
+    let hits: Vec<&serde_json::Value> = back["plies"].as_array().unwrap().iter().map(|p| &p["ponder_hit"]).collect();
+    assert_eq!(
+        hits,
+        [&serde_json::Value::Null, &serde_json::Value::Null, &true.into(), &serde_json::Value::Null, &false.into()]
+    );
+}

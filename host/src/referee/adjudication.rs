@@ -311,6 +311,7 @@ mod tests {
                 nodes: None,
                 seldepth: None,
                 pv: None,
+                ponder_hit: None,
             })
             .collect()
     }

@@ -34,6 +34,23 @@ pub struct GameConfig {
     pub claim_draws: bool,
     /// Score adjudication (resign and draw rules), from engines' scores.
     pub adjudication: Adjudication,
+    /// Pin each seat's engine to a CPU of its own among those this thread
+    /// may use (`--affinity` with a pondering engine).
+    pub pin_seats: bool,
+}
+
+/// Pins seat `i`'s engine to the `i`-th CPU this thread may use, when it
+/// may use more than one; a failure is logged, and the game goes on.
+fn pin_seats(players: &mut [Box<dyn Player>]) {
+    let cpus = crate::process::allowed_cpus().unwrap_or_default();
+    if cpus.len() < 2 {
+        return;
+    }
+    for (i, p) in players.iter_mut().enumerate() {
+        if let Err(e) = p.pin_to_cpu(cpus[i % cpus.len()]) {
+            tracing::warn!("seat {i}: its engine not pinned to CPU {}: {e}", cpus[i % cpus.len()]);
+        }
+    }
 }
 
 /// Where a game starts.
@@ -263,6 +280,9 @@ impl<'a, 'w> Referee<'a, 'w> {
                 return self.failed(i as u32, e, None);
             }
         }
+        if self.config.pin_seats {
+            pin_seats(players);
+        }
         self.show(players.len(), None);
         let mut moves = MoveBuf::new();
         loop {
@@ -368,6 +388,7 @@ impl<'a, 'w> Referee<'a, 'w> {
             nodes: said.nodes,
             seldepth: said.seldepth,
             pv: said.pv.clone(),
+            ponder_hit: said.ponder_hit,
         });
         if let (Some(watch), Some(ply)) = (self.watch.as_mut(), self.plies.last()) {
             watch.ply(ply);
@@ -524,6 +545,7 @@ pub(crate) mod fixtures {
                 nodes: (i % 3 == 0).then_some(1000 * i as u64),
                 seldepth: (i % 3 == 0).then_some(i as u32 + 14),
                 pv: (i == 3).then(|| "e2e4 e7e5".to_string()),
+                ponder_hit: (i == 2).then_some(true),
             })
             .collect();
         GameRecord {

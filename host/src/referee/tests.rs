@@ -19,6 +19,7 @@ pub(crate) fn config(tc: &str) -> GameConfig {
         max_plies: None,
         claim_draws: true,
         adjudication: Adjudication::default(),
+        pin_seats: false,
     }
 }
 
@@ -236,4 +237,45 @@ fn a_plugin_that_offers_adjudication_ends_the_game_when_asked_and_only_then() {
     let mut players: Vec<Box<dyn Player>> = scripted().into_iter().map(|p| Box::new(p) as Box<dyn Player>).collect();
     let r = play_game(&secret, &options(&secret, json!({})), StartFrom::Standard, &mut players, &ask).unwrap();
     assert!(!matches!(r.result.termination, Termination::Adjudication(_)), "{:?}", r.result);
+}
+
+/// A scripted player that notes the CPU it is pinned to.
+struct Pinned(Scripted, std::sync::Arc<std::sync::Mutex<Option<usize>>>);
+
+impl Player for Pinned {
+    fn name(&self) -> String {
+        self.0.name()
+    }
+    fn choose(&mut self, turn: &Turn<'_>) -> Result<Reply, PlayerError> {
+        self.0.choose(turn)
+    }
+    fn pin_to_cpu(&mut self, cpu: usize) -> Result<(), crate::process::AffinityError> {
+        *self.1.lock().unwrap() = Some(cpu);
+        Ok(())
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn with_seats_pinned_each_seat_s_engine_gets_a_cpu_of_its_own() {
+    if crate::process::allowed_cpus().unwrap().len() < 2 {
+        eprintln!("skipped: one CPU");
+        return;
+    }
+    std::thread::spawn(|| {
+        let cpus = crate::process::pin_thread_to_cpus(0, 2).unwrap();
+        let v = race(Fault::None);
+        for pin_seats in [true, false] {
+            let pins = [Default::default(), Default::default()];
+            let mut players: Vec<Box<dyn Player>> =
+                pins.iter().map(|p| Box::new(Pinned(Scripted::new(vec![]), std::sync::Arc::clone(p))) as _).collect();
+            let cfg = GameConfig { pin_seats, ..config("inf") };
+            play_game(&v, &options(&v, json!({})), StartFrom::Standard, &mut players, &cfg).unwrap();
+            let got: Vec<Option<usize>> = pins.iter().map(|p| *p.lock().unwrap()).collect();
+            let want = if pin_seats { vec![Some(cpus[0]), Some(cpus[1])] } else { vec![None, None] };
+            assert_eq!(got, want);
+        }
+    })
+    .join()
+    .unwrap();
 }

@@ -1021,6 +1021,7 @@ mod tests {
             grace_ms: 1000,
             live: false,
             journal: None,
+            pin_seats: false,
         }
     }
 

@@ -194,6 +194,7 @@ fn decode(b: &[u8]) -> Option<PlyRecord> {
         nodes: None,
         seldepth: None,
         pv: None,
+        ponder_hit: None,
     })
 }
 
@@ -214,6 +215,7 @@ mod tests {
             nodes: None,
             seldepth: None,
             pv: None,
+            ponder_hit: None,
         }
     }
 

@@ -115,6 +115,9 @@ impl Player for Paced {
         Pulse::lock(&self.pulse).beat(Duration::ZERO);
         r
     }
+    fn pin_to_cpu(&mut self, cpu: usize) -> Result<(), crate::process::AffinityError> {
+        self.inner.pin_to_cpu(cpu)
+    }
     fn notify(&mut self, seen: &Seen<'_>) {
         self.inner.notify(seen);
     }

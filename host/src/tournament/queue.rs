@@ -280,7 +280,7 @@ pub fn run_queue_workers(
             scope.spawn(move || {
                 // Before its worker process exists, so that it inherits the pin.
                 if cfg.affinity {
-                    if let Err(e) = crate::process::pin_thread_to_cpu(slot) {
+                    if let Err(e) = crate::process::pin_thread_to_cpus(slot, 1) {
                         tracing::warn!("slot {slot}: no CPU affinity: {e}");
                     }
                 }

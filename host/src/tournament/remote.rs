@@ -265,7 +265,7 @@ pub fn run_remote_workers(
             let (client, report, failure, skip) = (&client, &report, &failure, &skip);
             scope.spawn(move || {
                 if cfg.affinity {
-                    if let Err(e) = crate::process::pin_thread_to_cpu(slot) {
+                    if let Err(e) = crate::process::pin_thread_to_cpus(slot, 1) {
                         tracing::warn!("slot {slot}: no CPU affinity: {e}");
                     }
                 }

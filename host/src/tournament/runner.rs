@@ -47,10 +47,12 @@ pub fn run_games(
         for runner in 0..config.concurrency.max(1).min(schedule.len().max(1)) {
             let (tx, next, hung, shared) = (tx.clone(), &next, &hung, shared.clone());
             scope.spawn(move || {
-                // Before its game thread or worker process exists, so that they inherit it.
+                // Before its game thread or worker process exists, so that
+                // they inherit it; two CPUs where an engine ponders, one a seat.
                 if config.affinity {
-                    match crate::process::pin_thread_to_cpu(runner) {
-                        Ok(cpu) => tracing::info!("runner {runner} pinned to CPU {cpu}"),
+                    let width = if shared.iter().any(|e| e.spec.ponders()) { 2 } else { 1 };
+                    match crate::process::pin_thread_to_cpus(runner, width) {
+                        Ok(cpus) => tracing::info!("runner {runner} pinned to CPU {cpus:?}"),
                         Err(e) => tracing::warn!("runner {runner}: no CPU affinity: {e}"),
                     }
                 }
@@ -103,6 +105,12 @@ pub fn run_games(
         }
     });
     RunReport { hung_in_process: hung.into_inner().unwrap_or_else(|e| e.into_inner()) }
+}
+
+/// Whether `game`'s engines each get a CPU of their own: with `--affinity`,
+/// when one of them ponders.
+pub(crate) fn pins_seats(entrants: &[Entrant], game: &ScheduledGame, config: &RunConfig) -> bool {
+    config.affinity && game.seats.iter().any(|&e| entrants[e].spec.ponders())
 }
 
 /// Where one runner thread plays its games.
@@ -177,6 +185,7 @@ impl GameThread {
             max_plies: config.max_plies,
             claim_draws: config.claim_draws,
             adjudication: config.adjudication.clone(),
+            pin_seats: pins_seats(entrants, game, config),
         };
         let job = ThreadJob { game: game.clone(), config: game_config, live: live.is_some() };
         if self.jobs.send(job).is_err() {

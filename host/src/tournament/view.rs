@@ -104,6 +104,31 @@ impl TournamentView {
         cfg.format.pairing(cfg.players.len(), cfg.rounds).expected_pairings() * per_pairing
     }
 
+    /// Each pondering entrant's ponder hits and ponders over the stored
+    /// games, by name (empty, without reading a game, when no entrant
+    /// ponders).
+    pub fn ponder_hits(&self, store: &Store) -> Result<Vec<(String, u64, u64)>> {
+        let ponders = |spec: &str| crate::players::PlayerSpec::parse(spec).is_ok_and(|s| s.ponders());
+        let names: Vec<&str> =
+            self.definition.config.players.iter().filter(|p| ponders(&p.spec)).map(|p| p.name.as_str()).collect();
+        if names.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut counts: Vec<(String, u64, u64)> = names.iter().map(|n| (n.to_string(), 0, 0)).collect();
+        for game in store.games(Some(self.id))? {
+            for ply in &game.record.plies {
+                let (Some(hit), Some(name)) = (ply.ponder_hit, game.record.players.get(ply.player as usize)) else {
+                    continue;
+                };
+                if let Some(c) = counts.iter_mut().find(|c| &c.0 == name) {
+                    c.1 += hit as u64;
+                    c.2 += 1;
+                }
+            }
+        }
+        Ok(counts)
+    }
+
     /// An SPRT tournament's tally over its games as stored (`None` for
     /// other tournaments).
     pub fn sprt_tally(&self, store: &Store) -> Result<Option<SprtTally>> {

@@ -78,6 +78,10 @@ pub struct Job {
     pub live: bool,
     /// The ply journal to write, and this game's number in it.
     pub journal: Option<(PathBuf, u64)>,
+    /// Pin each seat's engine to a CPU of its own among those the worker
+    /// may use (`--affinity` with a pondering engine).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pin_seats: bool,
 }
 
 impl Job {
@@ -104,6 +108,7 @@ impl Job {
             grace_ms: config.watchdog.as_millis() as u64,
             live,
             journal: None,
+            pin_seats: super::runner::pins_seats(entrants, game, config),
         }
     }
 }
@@ -349,6 +354,7 @@ fn play_job(
         max_plies: job.max_plies,
         claim_draws: job.claim_draws,
         adjudication: job.adjudication,
+        pin_seats: job.pin_seats,
     };
     let start = job.position.as_deref().map(StartFrom::Position).unwrap_or(StartFrom::Standard);
     let sink = |frame: &SeenFrame| {
@@ -432,6 +438,7 @@ mod tests {
             grace_ms: 30_000,
             live: false,
             journal: Some((PathBuf::from("/tmp/j"), 3)),
+            pin_seats: true,
         };
         let line = serde_json::to_string(&job).unwrap();
         assert!(line.contains(r#""tc":"40/60+0.5""#), "{line}");

@@ -387,6 +387,7 @@ fn start_game(app: &Shared, req: StartRequest) -> Result<Json<Value>, ApiError> 
         max_plies: None,
         claim_draws: true,
         adjudication: Default::default(),
+        pin_seats: false,
     };
     let running = &app.sessions.running;
     if running.fetch_add(1, Ordering::SeqCst) >= app.config.max_games {
