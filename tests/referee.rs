@@ -525,7 +525,7 @@ fn a_pondering_engine_is_told_ponderhit_or_stop_and_its_hits_are_recorded() {
         "--games",
         "2",
         "--tc",
-        "2+0.05",
+        "1+0.02",
         "--affinity",
         "--db",
         db.to_str().unwrap(),
