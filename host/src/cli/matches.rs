@@ -321,19 +321,12 @@ pub fn summary(score: &Score) -> String {
 
 #[cfg(test)]
 mod tests {
-    use clap::Parser;
-
     use super::{definition, MatchArgs};
+    use crate::cli::parse_line;
     use crate::tournament::schedule::plan;
 
-    #[derive(Parser)]
-    struct Line {
-        #[command(flatten)]
-        args: MatchArgs,
-    }
-
     fn args(line: &str) -> MatchArgs {
-        Line::try_parse_from(format!("match {line}").split_whitespace()).unwrap().args
+        parse_line(line).unwrap()
     }
 
     /// Each game's (first-mover entrant, opening index, seed) in the match `line` defines.
@@ -377,8 +370,7 @@ mod tests {
         assert_eq!(named.players.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(), ["x", "y"]);
         let e = definition(&args("chess --p1 random --p2 random --resign movecount=0")).unwrap_err();
         assert!(e.to_string().contains("resign"), "{e}");
-        assert!(Line::try_parse_from(["match", "chess", "--p1", "a", "--p2", "b", "--games", "100001"]).is_err());
-        assert!(Line::try_parse_from(["match", "chess", "--p1", "a", "--p2", "b", "--no-db", "--local-workers", "2"])
-            .is_err());
+        assert!(parse_line::<MatchArgs>("chess --p1 a --p2 b --games 100001").is_err());
+        assert!(parse_line::<MatchArgs>("chess --p1 a --p2 b --no-db --local-workers 2").is_err());
     }
 }

@@ -313,6 +313,15 @@ fn stop_on_interrupt(after: &'static str) -> std::sync::Arc<std::sync::atomic::A
     stop
 }
 
+/// `line` read as a subcommand's arguments `A`, as the command line reads
+/// them (for the subcommands' tests).
+#[cfg(test)]
+fn parse_line<A: clap::Args + clap::FromArgMatches>(line: &str) -> Result<A, clap::Error> {
+    let command = A::augment_args(clap::Command::new("arbiter"));
+    let matches = command.try_get_matches_from(std::iter::once("arbiter").chain(line.split_whitespace()))?;
+    A::from_arg_matches(&matches)
+}
+
 #[cfg(test)]
 mod tests {
     use super::{AdjudicationArgs, ColourArgs, OptionArgs, RecordArgs};

@@ -286,21 +286,14 @@ pub(super) fn run(registry: &Registry, args: &SprtArgs, plugin_dirs: &[PathBuf])
 
 #[cfg(test)]
 mod tests {
-    use clap::Parser;
-
     use super::{definition, game_line, verdict_line, SprtArgs};
+    use crate::cli::parse_line;
     use crate::stats::sprt::{Sprt, Verdict};
     use crate::tournament::duel::tests::game;
     use crate::tournament::sprt_match::SprtTally;
 
-    #[derive(Parser)]
-    struct Line {
-        #[command(flatten)]
-        args: SprtArgs,
-    }
-
     fn args(line: &str) -> SprtArgs {
-        Line::try_parse_from(format!("sprt {line}").split_whitespace()).unwrap().args
+        parse_line(line).unwrap()
     }
 
     #[test]

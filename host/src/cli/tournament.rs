@@ -310,19 +310,12 @@ pub(super) fn run_queued(
 
 #[cfg(test)]
 mod tests {
-    use clap::Parser;
-
     use super::{definition, TournamentArgs};
+    use crate::cli::parse_line;
     use crate::tournament::config::{Format, OpeningOrder};
 
-    #[derive(Parser)]
-    struct Line {
-        #[command(flatten)]
-        args: TournamentArgs,
-    }
-
     fn args(line: &str) -> TournamentArgs {
-        Line::try_parse_from(format!("tournament {line}").split_whitespace()).unwrap().args
+        parse_line(line).unwrap()
     }
 
     #[test]
