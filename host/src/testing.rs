@@ -50,9 +50,9 @@ pub(crate) fn temp_folder(name: &str) -> std::path::PathBuf {
     dir
 }
 
-/// A new SQLite store in a new folder.
-pub(crate) fn temp_store(name: &str) -> crate::store::Store {
-    crate::store::Store::open(&temp_folder(name).join("games.db")).unwrap()
+/// A new SQLite store, in memory: nothing is left behind.
+pub(crate) fn temp_store() -> crate::store::Store {
+    crate::store::Store::in_memory().unwrap()
 }
 
 /// A tournament definition as `arbiter tournament` stores it: the TOML

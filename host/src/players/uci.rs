@@ -695,4 +695,76 @@ mod tests {
         let none = Limits { movetime_ms: None, ..fixed };
         assert_eq!(none.go(None), "go infinite", "nothing limits the search");
     }
+
+    /// A UCI engine in a few lines of shell for the fixture's race: it
+    /// always answers `+1` and expects `expected`, and logs what it is sent.
+    #[cfg(unix)]
+    fn fake_engine(name: &str, expected: &str) -> (UciPlayer, std::path::PathBuf) {
+        let dir = crate::testing::temp_folder(name);
+        let (script, log) = (dir.join("engine.sh"), dir.join("sent.log"));
+        let body = format!(
+            "while read -r line; do echo \"$line\" >> {log}; case \"$line\" in\n\
+             uci) echo 'id name fake'; echo 'option name Ponder type check default false'; echo uciok;;\n\
+             isready) echo readyok;;\n\
+             'go ponder'*) ;;\n\
+             go*|ponderhit) echo 'info depth 1 score cp 5'; echo 'bestmove +1 ponder {expected}';;\n\
+             stop) echo 'bestmove +2';;\n\
+             quit) exit 0;;\n\
+             esac; done\n",
+            log = log.display()
+        );
+        std::fs::write(&script, body).unwrap();
+        let cfg = UciConfig::parse(&format!("sh {},ponder=on", script.display())).unwrap();
+        (UciPlayer::new(cfg), log)
+    }
+
+    /// A race game between `engine` (first) and a player of the first legal move (`+1`).
+    #[cfg(unix)]
+    fn race_against(engine: UciPlayer) -> crate::model::GameRecord {
+        let v = crate::testing::race(arbiter_fixture::Fault::None);
+        let mut players: Vec<Box<dyn Player>> = vec![Box::new(engine), Box::new(crate::testing::Scripted::new(vec![]))];
+        let options = crate::testing::options(&v, serde_json::json!({}));
+        let config = crate::testing::game_config();
+        crate::referee::play_game(&v, &options, crate::referee::StartFrom::Standard, &mut players, &config).unwrap()
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_ponder_on_the_move_played_is_a_hit_and_the_engine_is_told_ponderhit() {
+        let (engine, log) = fake_engine("uci-ponder-hit", "+1");
+        let record = race_against(engine);
+        let mine: Vec<Option<bool>> = record.plies.iter().filter(|p| p.player == 0).map(|p| p.ponder_hit).collect();
+        assert_eq!(mine[0], None, "nothing to ponder on before the first move");
+        assert!(mine.len() > 2 && mine[1..].iter().all(|h| *h == Some(true)), "{mine:?}");
+        let sent = std::fs::read_to_string(log).unwrap();
+        assert!(sent.contains("setoption name Ponder value true"), "{sent}");
+        let ponders = sent.lines().filter(|l| l.starts_with("go ponder")).count();
+        assert_eq!(sent.matches("ponderhit").count(), mine.len() - 1, "{sent}");
+        // The last ponder search, cut short by the end of the game, is stopped.
+        assert_eq!(ponders, mine.len() - 1 + sent.matches("stop").count(), "{sent}");
+        assert!(sent.contains("go ponder wtime "), "with the clocks: {sent}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_ponder_on_another_move_is_a_miss_stopped_before_the_engine_is_asked_afresh() {
+        let (engine, log) = fake_engine("uci-ponder-miss", "+2");
+        let record = race_against(engine);
+        let mine: Vec<Option<bool>> = record.plies.iter().filter(|p| p.player == 0).map(|p| p.ponder_hit).collect();
+        assert!(mine.len() > 2 && mine[1..].iter().all(|h| *h == Some(false)), "{mine:?}");
+        let sent = std::fs::read_to_string(log).unwrap();
+        assert!(!sent.contains("ponderhit"), "{sent}");
+        // Each miss: stop, then the position and a plain go.
+        let lines: Vec<&str> = sent.lines().collect();
+        for (i, _) in lines.iter().enumerate().filter(|(_, l)| **l == "stop") {
+            if let Some(next) = lines.get(i + 2) {
+                assert!(
+                    lines[i + 1].starts_with("position ") && next.starts_with("go wtime"),
+                    "{:?}",
+                    &lines[i..i + 3]
+                );
+            }
+        }
+        assert!(record.plies.iter().all(|p| p.text == "+1"), "the stopped search's move is never played");
+    }
 }

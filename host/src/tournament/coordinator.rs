@@ -788,7 +788,7 @@ mod tests {
     /// A coordinator over a store holding a queued round robin of the
     /// fixture's race between three seeded players, its plugin pinned.
     fn coordinator(name: &str) -> (Coordinator, Arc<Store>, i64) {
-        let store = Arc::new(temp_store(&format!("coordinator-{name}")));
+        let store = Arc::new(temp_store());
         let players = [("a", "random:seed=1"), ("b", "random:seed=2"), ("c", "random:seed=3")];
         let mut definition = definition("name = \"remote\"\nformat = \"round-robin\"\nrounds = 2", &players, &["race"]);
         let pin = PluginPin { file: "libarbiter_race.so".into(), sha256: PIN.into(), api_version: "0.1.0".into() };
@@ -925,7 +925,7 @@ mod tests {
 
     #[test]
     fn a_worker_whose_results_drift_from_the_others_is_held() {
-        let store = Arc::new(temp_store("coordinator-drift"));
+        let store = Arc::new(temp_store());
         let players = [("a", "random:seed=1"), ("b", "random:seed=2")];
         let definition = definition("name = \"drift\"\nformat = \"round-robin\"\nrounds = 60", &players, &["race"]);
         let t = store.add_tournament("drift", &serde_json::to_string(&definition).unwrap()).unwrap();
@@ -960,7 +960,7 @@ mod tests {
 
     #[test]
     fn a_deterministic_game_is_played_again_by_another_worker_and_compared() {
-        let store = Arc::new(temp_store("coordinator-checks"));
+        let store = Arc::new(temp_store());
         let players = [("a", "random:seed=1"), ("b", "random:seed=2")];
         let head = "name = \"checks\"\nformat = \"round-robin\"\nrounds = 2\ntc = \"inf\"";
         let t = store

@@ -98,15 +98,11 @@ fn unix_now() -> i64 {
 #[cfg(test)]
 mod tests {
     use super::{host_name, is_stale, unix_now, PreviousRun, RunLease, STALE_AFTER_SECS};
-    use crate::store::{Lease, Store};
-
-    fn store(name: &str) -> Store {
-        crate::testing::temp_store(&format!("lease-{name}"))
-    }
+    use crate::store::Lease;
 
     #[test]
     fn a_second_run_is_refused_with_the_holder_and_a_dropped_lease_is_given_up() {
-        let store = store("runs");
+        let store = crate::testing::temp_store();
         let t = store.add_tournament("t", "{}").unwrap();
         let (first, previous) = RunLease::take(&store, t, false).unwrap();
         assert_eq!(previous, PreviousRun::Clean);
@@ -132,7 +128,7 @@ mod tests {
         assert!(!is_stale(&elsewhere(1)));
         assert!(is_stale(&elsewhere(STALE_AFTER_SECS + 5)));
         // A dead holder's lease is taken over and says how that run ended.
-        let store = store("dead");
+        let store = crate::testing::temp_store();
         let t = store.add_tournament("t", "{}").unwrap();
         store.take_lease(t, &here(i32::MAX as i64), |_| false).unwrap().unwrap();
         let (_lease, previous) = RunLease::take(&store, t, false).unwrap();

@@ -645,7 +645,7 @@ mod tests {
     /// A store holding one tournament of the fixture's race between
     /// `players` (name, spec), as `format`.
     fn stored(name: &str, format: &str, players: &[(&str, &str)]) -> (Registry, Store, i64) {
-        let store = temp_store(&format!("queue-{name}"));
+        let store = temp_store();
         let head = format!("name = \"{name}\"\nformat = \"{format}\"\nrounds = 2");
         let definition = definition(&head, players, &["race"]);
         let id = store.add_tournament(name, &serde_json::to_string(&definition).unwrap()).unwrap();

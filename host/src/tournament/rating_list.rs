@@ -211,7 +211,7 @@ mod tests {
 
     #[test]
     fn players_are_known_by_name_across_tournaments_and_pairs_stay_together() {
-        let store = temp_store("rating-list");
+        let store = temp_store();
         let add = |players: &[(&str, &str)]| {
             let d = definition("name = \"t\"\nformat = \"round-robin\"", players, &["race"]);
             store.add_tournament("t", &serde_json::to_string(&d).unwrap()).unwrap()

@@ -140,11 +140,6 @@ impl TournamentView {
 #[cfg(test)]
 mod tests {
     use super::{StoredDefinition, TournamentView};
-    use crate::store::Store;
-
-    fn store(name: &str) -> Store {
-        crate::testing::temp_store(&format!("view-{name}"))
-    }
 
     /// A definition of `format` between `players` random players, two rounds.
     fn definition(format: &str, players: usize, variants: &[&str]) -> StoredDefinition {
@@ -155,7 +150,7 @@ mod tests {
 
     #[test]
     fn a_stored_tournament_reads_back_with_its_names_and_expected_games() {
-        let store = store("read");
+        let store = crate::testing::temp_store();
         let d = definition("round-robin", 3, &["chess", "xiangqi"]);
         let id = store.add_tournament("t", &serde_json::to_string(&d).unwrap()).unwrap();
         let view = TournamentView::load(&store, None).unwrap();
@@ -171,7 +166,7 @@ mod tests {
 
     #[test]
     fn a_missing_or_damaged_definition_is_an_error_naming_the_tournament() {
-        let store = store("damaged");
+        let store = crate::testing::temp_store();
         let e = TournamentView::load(&store, Some(7)).err().unwrap().to_string();
         assert_eq!(e, "no tournament 7 in the store");
         let id = store.add_tournament("t", "{\"config\": 3}").unwrap();
@@ -186,7 +181,7 @@ mod tests {
 
     #[test]
     fn a_swiss_field_of_odd_size_gives_a_bye_worth_each_game_of_the_round() {
-        let store = store("byes");
+        let store = crate::testing::temp_store();
         let d = definition("swiss", 3, &["chess"]);
         let id = store.add_tournament("t", &serde_json::to_string(&d).unwrap()).unwrap();
         let view = TournamentView::load(&store, Some(id)).unwrap();
