@@ -64,7 +64,8 @@ pub enum RunEnd {
 pub trait Progress {
     /// A game was committed; `done` of about `total` games are in the store.
     fn game_done(&mut self, tournament: &Tournament, record: &GameRecord, event: &EventInfo, done: usize, total: usize);
-    /// A game finished but the store could not take it: no new game starts,
+    /// A game finished but the store could not take it: no new game starts
+    /// (those in flight finish, and come here too if they cannot be stored),
     /// and the run ends with `error`; the game is handed over all the same,
     /// for the other records (no finished game is lost).
     fn game_not_stored(&mut self, record: &GameRecord, event: &EventInfo, error: &StoreError);
