@@ -382,12 +382,7 @@ impl UciPlayer {
             self.with_engine(|p| Ok(p.send("ponderhit")?))?;
             return Ok(Some(true));
         }
-        self.with_engine(|p| {
-            p.send("stop")?;
-            let mut ignored = Search::default();
-            p.recv_until(Some(deadline_after(STOP_GRACE_MS)), |l| read_search_line(l, &mut ignored))?;
-            Ok(())
-        })?;
+        self.with_engine(stop_search)?;
         Ok(Some(false))
     }
 
@@ -415,16 +410,18 @@ impl UciPlayer {
         if self.pondering.take().is_none() {
             return;
         }
-        let stopped = self.with_engine(|p| {
-            p.send("stop")?;
-            let mut ignored = Search::default();
-            p.recv_until(Some(deadline_after(STOP_GRACE_MS)), |l| read_search_line(l, &mut ignored))?;
-            Ok(())
-        });
-        if let Err(e) = stopped {
+        if let Err(e) = self.with_engine(stop_search) {
             tracing::warn!("engine '{}': did not stop pondering: {e}", self.name);
         }
     }
+}
+
+/// Ends a search with `stop`, its `bestmove` read and dropped.
+fn stop_search(p: &mut ChildProcess) -> Result<(), PlayerError> {
+    p.send("stop")?;
+    let mut ignored = Search::default();
+    p.recv_until(Some(deadline_after(STOP_GRACE_MS)), |l| read_search_line(l, &mut ignored))?;
+    Ok(())
 }
 
 /// `position fen START [moves ...]`.

@@ -189,4 +189,29 @@ mod tests {
         assert_eq!(tallies.games(), 0);
         assert_eq!(byes.iter().sum::<f64>(), 2.0, "one bye in round one, worth its two games: {byes:?}");
     }
+
+    #[test]
+    fn ponder_hits_are_counted_per_pondering_entrant_in_either_seat_and_not_read_without_one() {
+        use crate::record::{EventInfo, TournamentSlot};
+        let store = crate::testing::temp_store();
+        let d = crate::testing::definition("", &[("sf", "uci:stockfish,ponder=on"), ("r", "random")], &["race"]);
+        let id = store.add_tournament("t", &serde_json::to_string(&d).unwrap()).unwrap();
+        // Game 0: sf first, pondered twice, one hit; game 1: sf second, one miss.
+        for (index, names, hits) in [
+            (0, ["sf", "r"], [None, None, Some(true), None, Some(false)]),
+            (1, ["r", "sf"], [None, Some(false), None, None, None]),
+        ] {
+            let mut r = crate::referee::fixtures::record(&[0, 1, 0, 1, 0]);
+            r.players = names.map(String::from).to_vec();
+            r.plies.iter_mut().zip(hits).for_each(|(p, h)| p.ponder_hit = h);
+            let seats = if index == 0 { vec![0, 1] } else { vec![1, 0] };
+            let slot = TournamentSlot { id, index, pair: Some(0), seats };
+            store.add_game(&r, &EventInfo { event: "t".into(), round: 1, tournament: Some(slot) }).unwrap();
+        }
+        let view = TournamentView::load(&store, Some(id)).unwrap();
+        assert_eq!(view.ponder_hits(&store).unwrap(), [("sf".to_string(), 1, 3)]);
+        let quiet = crate::testing::definition("", &[("a", "uci:stockfish"), ("r", "random")], &["race"]);
+        let id = store.add_tournament("q", &serde_json::to_string(&quiet).unwrap()).unwrap();
+        assert!(TournamentView::load(&store, Some(id)).unwrap().ponder_hits(&store).unwrap().is_empty());
+    }
 }
