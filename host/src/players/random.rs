@@ -60,3 +60,34 @@ fn parse(rest: &str) -> Result<Box<dyn KindSpec>, SettingError> {
     }
     Ok(Box::new(RandomSpec { seed }))
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::players::PlayerSpec;
+    use crate::referee::{play_game, StartFrom};
+    use crate::seat::Player;
+    use crate::testing::{game_config, options, race};
+
+    /// The moves of a race between two random players of `specs`, in game `seed`.
+    fn game(specs: [&str; 2], seed: u64) -> Vec<String> {
+        let v = race(arbiter_fixture::Fault::None);
+        let mut players: Vec<Box<dyn Player>> =
+            specs.iter().map(|s| PlayerSpec::parse(s).unwrap().create(seed)).collect();
+        let record =
+            play_game(&v, &options(&v, serde_json::json!({})), StartFrom::Standard, &mut players, &game_config())
+                .unwrap();
+        record.plies.into_iter().map(|p| p.text).collect()
+    }
+
+    #[test]
+    fn a_seed_replays_its_game_and_other_seeds_or_games_play_others() {
+        let specs = ["random:seed=3", "random:seed=4"];
+        assert_eq!(game(specs, 1), game(specs, 1), "the same seeds, the same game");
+        let others: std::collections::HashSet<Vec<String>> = (1..12).map(|g| game(specs, g)).collect();
+        assert!(others.len() > 3, "each game of a match its own moves: {others:?}");
+        let e = PlayerSpec::parse("random:seed=x").unwrap_err().to_string();
+        assert!(e.contains("seed") && e.contains("is not a number"), "{e}");
+        let e = PlayerSpec::parse("random:depth=3").unwrap_err().to_string();
+        assert!(e.contains("random takes seed"), "{e}");
+    }
+}

@@ -370,4 +370,59 @@ mod tests {
         assert_eq!(t.depth, Some(9), "other lines change nothing");
         assert_eq!(level_base(90_500), "1:30");
     }
+
+    /// A race game between an xboard engine of a few shell lines (first;
+    /// it always plays `+1` after a thinking line) and a player of the
+    /// first legal move; what the engine was sent.
+    #[cfg(unix)]
+    #[test]
+    fn an_xboard_engine_is_set_up_told_the_moves_and_clocks_and_its_thinking_kept() {
+        use crate::seat::Player;
+        let dir = crate::testing::temp_folder("xboard-fake");
+        let (script, log) = (dir.join("engine.sh"), dir.join("sent.log"));
+        let body = format!(
+            "while read -r line; do echo \"$line\" >> {log}; case \"$line\" in\n\
+             'protover 2') echo 'feature setboard=1 ping=1 usermove=1 myname=\"fake 1.0\" done=1';;\n\
+             ping*) echo \"pong ${{line#ping }}\";;\n\
+             go) echo '3 25 1 100 +1'; echo 'move +1';;\n\
+             quit) exit 0;;\n\
+             esac; done\n",
+            log = log.display()
+        );
+        std::fs::write(&script, body).unwrap();
+        let engine = XboardPlayer::new(EngineSettings::parse(&format!("sh {}", script.display())).unwrap());
+        let v = crate::testing::race(arbiter_fixture::Fault::None);
+        let mut players: Vec<Box<dyn Player>> = vec![Box::new(engine), Box::new(crate::testing::Scripted::new(vec![]))];
+        let options = crate::testing::options(&v, serde_json::json!({}));
+        let start = crate::referee::StartFrom::Standard;
+        let record =
+            crate::referee::play_game(&v, &options, start, &mut players, &crate::testing::game_config()).unwrap();
+        assert!(matches!(record.result.outcome, arbiter_api::Outcome::Win(_)), "{:?}", record.result);
+        assert_eq!(record.engines.first().map(String::as_str), Some("fake 1.0"), "its myname");
+        let mine: Vec<_> = record.plies.iter().filter(|p| p.player == 0).collect();
+        assert!(mine
+            .iter()
+            .all(|p| (p.score, p.depth, p.nodes, p.reported_ms) == (Some(25), Some(3), Some(100), Some(10))));
+        let sent = std::fs::read_to_string(log).unwrap();
+        let lines: Vec<&str> = sent.lines().collect();
+        for expected in [
+            "xboard",
+            "protover 2",
+            "accepted setboard",
+            "accepted usermove",
+            "new",
+            "force",
+            "post",
+            "easy",
+            "setboard 0 0",
+        ] {
+            assert!(lines.contains(&expected), "{expected}: {sent}");
+        }
+        assert!(lines.contains(&"level 0 1:00 1"), "the time control: {sent}");
+        // Before each of its moves after the first: the opponent's move, the clocks in centiseconds, go.
+        let go = lines.iter().enumerate().filter(|(_, l)| **l == "go").map(|(i, _)| i).nth(1).unwrap();
+        assert_eq!(lines[go - 4..go - 2], ["force", "usermove +1"], "{sent}");
+        assert!(lines[go - 2].starts_with("time 60") || lines[go - 2].starts_with("time 61"), "{sent}");
+        assert!(lines[go - 1].starts_with("otim 60") || lines[go - 1].starts_with("otim 61"), "{sent}");
+    }
 }
