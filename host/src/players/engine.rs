@@ -197,3 +197,82 @@ pub const KIND: PlayerKind = PlayerKind {
         Ok(Box::new(ProgramSpec { settings, make: |s| Box::new(JsonEngine::new(s)), whole_positions: false }))
     },
 };
+
+// Shell engines: Unix only.
+#[cfg(test)]
+#[cfg(unix)]
+mod tests {
+    use arbiter_api::Outcome;
+
+    use super::JsonEngine;
+    use crate::players::EngineSettings;
+    use crate::referee::{play_game, StartFrom, Termination};
+    use crate::seat::Player;
+    use crate::testing::{game_config, options, race, temp_folder, Scripted};
+
+    /// A race between a JSON-lines engine of a few shell lines, answering
+    /// `go` with `answer` (first), and a player of the first legal move;
+    /// the record and what the engine was sent (`to_the_end`: once it has
+    /// read `game_over`).
+    fn race_against(name: &str, answer: &str, to_the_end: bool) -> (crate::model::GameRecord, String) {
+        let dir = temp_folder(name);
+        let (script, log) = (dir.join("engine.sh"), dir.join("sent.log"));
+        let body = format!(
+            "while read -r line; do printf '%s\\n' \"$line\" >> {log}; case \"$line\" in\n\
+             *'\"hello\"'*) echo '{{\"type\":\"ready\",\"name\":\"fake 2\"}}';;\n\
+             *'\"go\"'*) echo '{{\"type\":\"log\",\"message\":\"thinking\"}}'; echo '{answer}';;\n\
+             esac; done\n",
+            log = log.display()
+        );
+        std::fs::write(&script, body).unwrap();
+        let engine = JsonEngine::new(EngineSettings::parse(&format!("sh {}", script.display())).unwrap());
+        let v = race(arbiter_fixture::Fault::None);
+        let mut players: Vec<Box<dyn Player>> = vec![Box::new(engine), Box::new(Scripted::new(vec![]))];
+        let opts = options(&v, serde_json::json!({}));
+        let record = play_game(&v, &opts, StartFrom::Standard, &mut players, &game_config()).unwrap();
+        // The engine logs `game_over` as it reads it, after the game.
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        let mut sent = std::fs::read_to_string(&log).unwrap_or_default();
+        while to_the_end && std::time::Instant::now() < until && !sent.contains("game_over") {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            sent = std::fs::read_to_string(&log).unwrap_or_default();
+        }
+        (record, sent)
+    }
+
+    #[test]
+    fn an_engine_is_told_the_game_each_move_and_the_end_and_its_move_score_and_time_are_kept() {
+        let (record, sent) = race_against("json-engine", r#"{"type":"move","move":"+2","score":7,"time_ms":3}"#, true);
+        assert_eq!(record.engines.first().map(String::as_str), Some("fake 2"));
+        let mine: Vec<_> = record.plies.iter().filter(|p| p.player == 0).collect();
+        assert!(mine.iter().all(|p| (p.text.as_str(), p.score, p.reported_ms) == ("+2", Some(7), Some(3))));
+        let kinds: Vec<String> = sent
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["type"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(kinds.first().map(String::as_str), Some("hello"));
+        assert_eq!(kinds[1], "new_game");
+        assert_eq!(kinds.iter().filter(|k| *k == "moved").count(), record.plies.len(), "every move, its own included");
+        assert_eq!(kinds.iter().filter(|k| *k == "go").count(), mine.len());
+        assert_eq!(kinds.last().map(String::as_str), Some("game_over"));
+        let go: serde_json::Value = serde_json::from_str(sent.lines().find(|l| l.contains("\"go\"")).unwrap()).unwrap();
+        assert_eq!(go["legal_moves"], serde_json::json!([{"id": 1, "text": "+1"}, {"id": 2, "text": "+2"}]));
+        assert_eq!(go["clock"]["remaining_ms"], 60_000);
+    }
+
+    #[test]
+    fn an_answer_that_is_not_json_or_not_a_move_loses_as_a_protocol_error() {
+        for (name, answer, says) in [
+            ("json-engine-text", "e2e4", "not JSON: e2e4"),
+            ("json-engine-kind", r#"{"type":"ready"}"#, "expected a move"),
+            ("json-engine-empty", r#"{"type":"move"}"#, "a move needs"),
+        ] {
+            let (record, _) = race_against(name, answer, false);
+            assert_eq!(record.result.outcome, Outcome::Win(1), "{name}");
+            match &record.result.termination {
+                Termination::EngineProtocol(why) => assert!(why.contains(says), "{name}: {why}"),
+                other => panic!("{name}: {other:?}"),
+            }
+        }
+    }
+}
