@@ -41,6 +41,15 @@ pub(crate) fn game_config() -> crate::referee::GameConfig {
     }
 }
 
+/// A race (the fixture's, in process, from its start) between `first`
+/// and a player of the first legal move, as the referee records it.
+pub(crate) fn race_against(first: Box<dyn Player>) -> crate::model::GameRecord {
+    let v = race(Fault::None);
+    let mut players: Vec<Box<dyn Player>> = vec![first, Box::new(Scripted::new(vec![]))];
+    let start = crate::referee::StartFrom::Standard;
+    crate::referee::play_game(&v, &options(&v, serde_json::json!({})), start, &mut players, &game_config()).unwrap()
+}
+
 /// A new, empty folder for one test, named after it, in the system's
 /// temporary directory.
 pub(crate) fn temp_folder(name: &str) -> std::path::PathBuf {

@@ -214,7 +214,7 @@ mod tests {
     /// `go` with `answer` (first), and a player of the first legal move;
     /// the record and what the engine was sent (`to_the_end`: once it has
     /// read `game_over`).
-    fn race_against(name: &str, answer: &str, to_the_end: bool) -> (crate::model::GameRecord, String) {
+    fn engine_game(name: &str, answer: &str, to_the_end: bool) -> (crate::model::GameRecord, String) {
         let dir = temp_folder(name);
         let (script, log) = (dir.join("engine.sh"), dir.join("sent.log"));
         let body = format!(
@@ -227,6 +227,7 @@ mod tests {
         std::fs::write(&script, body).unwrap();
         let engine = JsonEngine::new(EngineSettings::parse(&format!("sh {}", script.display())).unwrap());
         let v = race(arbiter_fixture::Fault::None);
+        // The engine is kept until it has read the game's end.
         let mut players: Vec<Box<dyn Player>> = vec![Box::new(engine), Box::new(Scripted::new(vec![]))];
         let opts = options(&v, serde_json::json!({}));
         let record = play_game(&v, &opts, StartFrom::Standard, &mut players, &game_config()).unwrap();
@@ -242,7 +243,7 @@ mod tests {
 
     #[test]
     fn an_engine_is_told_the_game_each_move_and_the_end_and_its_move_score_and_time_are_kept() {
-        let (record, sent) = race_against("json-engine", r#"{"type":"move","move":"+2","score":7,"time_ms":3}"#, true);
+        let (record, sent) = engine_game("json-engine", r#"{"type":"move","move":"+2","score":7,"time_ms":3}"#, true);
         assert_eq!(record.engines.first().map(String::as_str), Some("fake 2"));
         let mine: Vec<_> = record.plies.iter().filter(|p| p.player == 0).collect();
         assert!(mine.iter().all(|p| (p.text.as_str(), p.score, p.reported_ms) == ("+2", Some(7), Some(3))));
@@ -267,7 +268,7 @@ mod tests {
             ("json-engine-kind", r#"{"type":"ready"}"#, "expected a move"),
             ("json-engine-empty", r#"{"type":"move"}"#, "a move needs"),
         ] {
-            let (record, _) = race_against(name, answer, false);
+            let (record, _) = engine_game(name, answer, false);
             assert_eq!(record.result.outcome, Outcome::Win(1), "{name}");
             match &record.result.termination {
                 Termination::EngineProtocol(why) => assert!(why.contains(says), "{name}: {why}"),

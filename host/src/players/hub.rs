@@ -187,17 +187,12 @@ pub const KIND: PlayerKind = PlayerKind {
 mod tests {
     use super::{field, HubPlayer};
     use crate::players::EngineSettings;
-    use crate::referee::{play_game, StartFrom, Termination};
-    use crate::seat::Player;
-    use crate::testing::{game_config, options, race, Scripted};
+    use crate::referee::Termination;
 
     #[test]
     fn a_variant_with_no_hub_position_is_refused_before_the_engine_starts() {
-        let v = race(arbiter_fixture::Fault::None);
         let engine = HubPlayer::new(EngineSettings::parse("/no/such/hub-engine").unwrap());
-        let mut players: Vec<Box<dyn Player>> = vec![Box::new(engine), Box::new(Scripted::new(vec![]))];
-        let opts = options(&v, serde_json::json!({}));
-        let record = play_game(&v, &opts, StartFrom::Standard, &mut players, &game_config()).unwrap();
+        let record = crate::testing::race_against(Box::new(engine));
         match record.result.termination {
             Termination::EngineProtocol(why) => assert_eq!(why, "variant race has no Hub position (hub_position)"),
             other => panic!("{other:?}"),

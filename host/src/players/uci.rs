@@ -715,21 +715,11 @@ mod tests {
         (UciPlayer::new(cfg), log)
     }
 
-    /// A race game between `engine` (first) and a player of the first legal move (`+1`).
-    #[cfg(unix)]
-    fn race_against(engine: UciPlayer) -> crate::model::GameRecord {
-        let v = crate::testing::race(arbiter_fixture::Fault::None);
-        let mut players: Vec<Box<dyn Player>> = vec![Box::new(engine), Box::new(crate::testing::Scripted::new(vec![]))];
-        let options = crate::testing::options(&v, serde_json::json!({}));
-        let config = crate::testing::game_config();
-        crate::referee::play_game(&v, &options, crate::referee::StartFrom::Standard, &mut players, &config).unwrap()
-    }
-
     #[cfg(unix)]
     #[test]
     fn a_ponder_on_the_move_played_is_a_hit_and_the_engine_is_told_ponderhit() {
         let (engine, log) = fake_engine("uci-ponder-hit", "+1");
-        let record = race_against(engine);
+        let record = crate::testing::race_against(Box::new(engine));
         let mine: Vec<Option<bool>> = record.plies.iter().filter(|p| p.player == 0).map(|p| p.ponder_hit).collect();
         assert_eq!(mine[0], None, "nothing to ponder on before the first move");
         assert!(mine.len() > 2 && mine[1..].iter().all(|h| *h == Some(true)), "{mine:?}");
@@ -746,7 +736,7 @@ mod tests {
     #[test]
     fn a_ponder_on_another_move_is_a_miss_stopped_before_the_engine_is_asked_afresh() {
         let (engine, log) = fake_engine("uci-ponder-miss", "+2");
-        let record = race_against(engine);
+        let record = crate::testing::race_against(Box::new(engine));
         let mine: Vec<Option<bool>> = record.plies.iter().filter(|p| p.player == 0).map(|p| p.ponder_hit).collect();
         assert!(mine.len() > 2 && mine[1..].iter().all(|h| *h == Some(false)), "{mine:?}");
         let sent = std::fs::read_to_string(log).unwrap();

@@ -377,7 +377,6 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn an_xboard_engine_is_set_up_told_the_moves_and_clocks_and_its_thinking_kept() {
-        use crate::seat::Player;
         let dir = crate::testing::temp_folder("xboard-fake");
         let (script, log) = (dir.join("engine.sh"), dir.join("sent.log"));
         let body = format!(
@@ -391,12 +390,7 @@ mod tests {
         );
         std::fs::write(&script, body).unwrap();
         let engine = XboardPlayer::new(EngineSettings::parse(&format!("sh {}", script.display())).unwrap());
-        let v = crate::testing::race(arbiter_fixture::Fault::None);
-        let mut players: Vec<Box<dyn Player>> = vec![Box::new(engine), Box::new(crate::testing::Scripted::new(vec![]))];
-        let options = crate::testing::options(&v, serde_json::json!({}));
-        let start = crate::referee::StartFrom::Standard;
-        let record =
-            crate::referee::play_game(&v, &options, start, &mut players, &crate::testing::game_config()).unwrap();
+        let record = crate::testing::race_against(Box::new(engine));
         assert!(matches!(record.result.outcome, arbiter_api::Outcome::Win(_)), "{:?}", record.result);
         assert_eq!(record.engines.first().map(String::as_str), Some("fake 1.0"), "its myname");
         let mine: Vec<_> = record.plies.iter().filter(|p| p.player == 0).collect();
