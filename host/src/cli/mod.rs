@@ -18,6 +18,7 @@ mod sprt;
 mod store;
 mod tokens;
 mod tournament;
+mod tune;
 mod worker;
 
 use std::path::PathBuf;
@@ -83,6 +84,8 @@ pub enum Command {
     Ratings(ratings::RatingsArgs),
     /// Two players until the SPRT (normalized Elo, pentanomial) decides.
     Sprt(sprt::SprtArgs),
+    /// Tune a player's parameters by SPSA (fishtest's and OpenBench's algorithm).
+    Tune(tune::TuneArgs),
     /// A web view: live tournaments, the game viewer, play in the browser.
     Serve(serve::ServeArgs),
     /// Play the games queued in a shared store (PostgreSQL) or by a coordinator (--server), on any machine.
@@ -245,6 +248,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Results(args) => results::run(&args),
         Command::Ratings(args) => ratings::run(&args),
         Command::Sprt(args) => sprt::run(&registry, &args, &cli.plugin_dirs),
+        Command::Tune(args) => tune::run(&registry, &args, &cli.plugin_dirs),
         Command::Serve(args) => serve::run(registry, &args),
         Command::Worker(args) => worker::run(&registry, &args, &cli.plugin_dirs),
         Command::Store(args) => store::run(&args),

@@ -58,6 +58,10 @@ pub(super) fn run(args: &ResultsArgs) -> Result<()> {
             super::sprt::verdict_line(&tally, test)
         );
     }
+    if let Some(state) = t.tune_state(&store)? {
+        say!();
+        say_text!("{}", super::tune::render(&state));
+    }
     let (waiting, playing) = store.queue_counts(t.id)?;
     if waiting + playing > 0 {
         say!("Queue: {waiting} games waiting, {playing} being played by workers");

@@ -6,7 +6,7 @@
 use serde_json::{json, Value};
 
 use super::{
-    handshake, Answer, EngineSettings, EngineSlot, MoveWait, Player, PlayerError, PlayerKind, ProgramSpec, Reply,
+    handshake, Answer, EngineSettings, EngineSlot, KindSpec, MoveWait, Player, PlayerError, PlayerKind, Reply,
 };
 use crate::clock::TurnTime;
 use crate::process::{deadline_after, ChildProcess};
@@ -23,6 +23,8 @@ const HANDSHAKE_MS: u64 = 10_000;
 /// An engine speaking the JSON-lines protocol.
 pub struct JsonEngine {
     settings: EngineSettings,
+    /// `option.NAME=VALUE` settings, told with `hello`.
+    options: Vec<(String, String)>,
     engine: EngineSlot,
     name: String,
     /// A failure met while telling the engine about a move, reported when it
@@ -31,18 +33,28 @@ pub struct JsonEngine {
 }
 
 impl JsonEngine {
-    /// A player for the engine `settings` start; the process starts with the first game.
-    pub fn new(settings: EngineSettings) -> Self {
+    /// A player for the engine `settings` start, told `options` with
+    /// `hello`; the process starts with the first game.
+    pub fn new(settings: EngineSettings, options: Vec<(String, String)>) -> Self {
         // The last word: `python3 my_engine.py` is my_engine.py.
         let words = settings.command.split_whitespace();
         let name = words.last().and_then(|w| w.rsplit('/').next()).unwrap_or("engine").to_string();
-        JsonEngine { engine: EngineSlot::new(settings.restart), settings, name, failed: None }
+        JsonEngine { engine: EngineSlot::new(settings.restart), settings, options, name, failed: None }
     }
 
-    /// Starts the engine: `hello` until `ready`.
-    fn start(settings: &EngineSettings) -> Result<(ChildProcess, Option<String>), PlayerError> {
+    /// Starts the engine: `hello` (with the options, if any) until `ready`.
+    fn start(
+        settings: &EngineSettings,
+        options: &[(String, String)],
+    ) -> Result<(ChildProcess, Option<String>), PlayerError> {
         let mut p = settings.start()?;
-        p.send(&json!({"type": "hello", "protocol": PROTOCOL}).to_string())?;
+        let mut hello = json!({"type": "hello", "protocol": PROTOCOL});
+        if !options.is_empty() {
+            let map: serde_json::Map<String, Value> =
+                options.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
+            hello["options"] = Value::Object(map);
+        }
+        p.send(&hello.to_string())?;
         let ready = p
             .recv_until(Some(deadline_after(settings.handshake_ms(HANDSHAKE_MS))), |l| {
                 serde_json::from_str::<Value>(l).ok().filter(|v| v["type"] == "ready")
@@ -61,7 +73,7 @@ impl JsonEngine {
         if !start && !self.engine.running() {
             return Ok(None);
         }
-        self.engine.talk(|| Self::start(&self.settings), &mut self.name, talk).map(Some)
+        self.engine.talk(|| Self::start(&self.settings, &self.options), &mut self.name, talk).map(Some)
     }
 
     fn send(&mut self, start: bool, msg: Value) -> Result<(), PlayerError> {
@@ -187,16 +199,41 @@ impl Player for JsonEngine {
     }
 }
 
-/// `engine:CMD[,setting=value...]`.
+/// `engine:CMD[,setting=value...][,option.NAME=VALUE...]`.
 pub const KIND: PlayerKind = PlayerKind {
     name: "engine",
     example: "engine:./my-engine",
     runs_a_program: true,
     parse: |rest| {
-        let settings = EngineSettings::parse(rest)?;
-        Ok(Box::new(ProgramSpec { settings, make: |s| Box::new(JsonEngine::new(s)), whole_positions: false }))
+        let mut kept = Vec::new();
+        let mut options = Vec::new();
+        for part in rest.split(',') {
+            match part.trim().strip_prefix("option.").and_then(|kv| kv.split_once('=')) {
+                Some((k, v)) if !kept.is_empty() => options.push((k.trim().to_string(), v.trim().to_string())),
+                _ => kept.push(part),
+            }
+        }
+        let settings = EngineSettings::parse(&kept.join(","))?;
+        Ok(Box::new(JsonEngineSpec { settings, options }))
     },
 };
+
+/// A JSON-lines engine's spec: its process settings and its options.
+#[derive(Debug)]
+struct JsonEngineSpec {
+    settings: EngineSettings,
+    options: Vec<(String, String)>,
+}
+
+impl KindSpec for JsonEngineSpec {
+    fn create(&self, _game_seed: u64) -> Box<dyn Player> {
+        Box::new(JsonEngine::new(self.settings.clone(), self.options.clone()))
+    }
+
+    fn settings(&self) -> Option<&EngineSettings> {
+        Some(&self.settings)
+    }
+}
 
 // Shell engines: Unix only.
 #[cfg(test)]
@@ -204,8 +241,7 @@ pub const KIND: PlayerKind = PlayerKind {
 mod tests {
     use arbiter_api::Outcome;
 
-    use super::JsonEngine;
-    use crate::players::EngineSettings;
+    use crate::players::PlayerSpec;
     use crate::referee::{play_game, StartFrom, Termination};
     use crate::seat::Player;
     use crate::testing::{game_config, options, race, temp_folder, Scripted};
@@ -214,7 +250,7 @@ mod tests {
     /// `go` with `answer` (first), and a player of the first legal move;
     /// the record and what the engine was sent (`to_the_end`: once it has
     /// read `game_over`).
-    fn engine_game(name: &str, answer: &str, to_the_end: bool) -> (crate::model::GameRecord, String) {
+    fn engine_game(name: &str, answer: &str, to_the_end: bool, tail: &str) -> (crate::model::GameRecord, String) {
         let dir = temp_folder(name);
         let (script, log) = (dir.join("engine.sh"), dir.join("sent.log"));
         let body = format!(
@@ -225,10 +261,10 @@ mod tests {
             log = log.display()
         );
         std::fs::write(&script, body).unwrap();
-        let engine = JsonEngine::new(EngineSettings::parse(&format!("sh {}", script.display())).unwrap());
+        let engine = PlayerSpec::parse(&format!("engine:sh {}{tail}", script.display())).unwrap().create(0);
         let v = race(arbiter_fixture::Fault::None);
         // The engine is kept until it has read the game's end.
-        let mut players: Vec<Box<dyn Player>> = vec![Box::new(engine), Box::new(Scripted::new(vec![]))];
+        let mut players: Vec<Box<dyn Player>> = vec![engine, Box::new(Scripted::new(vec![]))];
         let opts = options(&v, serde_json::json!({}));
         let record = play_game(&v, &opts, StartFrom::Standard, &mut players, &game_config()).unwrap();
         // The engine logs `game_over` as it reads it, after the game.
@@ -243,7 +279,8 @@ mod tests {
 
     #[test]
     fn an_engine_is_told_the_game_each_move_and_the_end_and_its_move_score_and_time_are_kept() {
-        let (record, sent) = engine_game("json-engine", r#"{"type":"move","move":"+2","score":7,"time_ms":3}"#, true);
+        let (record, sent) =
+            engine_game("json-engine", r#"{"type":"move","move":"+2","score":7,"time_ms":3}"#, true, "");
         assert_eq!(record.engines.first().map(String::as_str), Some("fake 2"));
         let mine: Vec<_> = record.plies.iter().filter(|p| p.player == 0).collect();
         assert!(mine.iter().all(|p| (p.text.as_str(), p.score, p.reported_ms) == ("+2", Some(7), Some(3))));
@@ -268,12 +305,25 @@ mod tests {
             ("json-engine-kind", r#"{"type":"ready"}"#, "expected a move"),
             ("json-engine-empty", r#"{"type":"move"}"#, "a move needs"),
         ] {
-            let (record, _) = engine_game(name, answer, false);
+            let (record, _) = engine_game(name, answer, false, "");
             assert_eq!(record.result.outcome, Outcome::Win(1), "{name}");
             match &record.result.termination {
                 Termination::EngineProtocol(why) => assert!(why.contains(says), "{name}: {why}"),
                 other => panic!("{name}: {other:?}"),
             }
         }
+    }
+
+    #[test]
+    fn option_settings_are_told_with_hello_and_the_rest_still_start_the_engine() {
+        let answer = r#"{"type":"move","move":"+1"}"#;
+        let (_, sent) = engine_game("json-engine-options", answer, true, ",restart=on,option.Depth=3,option.Bias=0.25");
+        let hello: serde_json::Value = serde_json::from_str(sent.lines().next().unwrap()).unwrap();
+        assert_eq!(hello["options"], serde_json::json!({"Depth": "3", "Bias": "0.25"}));
+        let (_, plain) = engine_game("json-engine-no-options", answer, true, "");
+        let hello: serde_json::Value = serde_json::from_str(plain.lines().next().unwrap()).unwrap();
+        assert!(hello.get("options").is_none(), "{hello}");
+        let e = PlayerSpec::parse("engine:./e,option.X=1,colour=red").unwrap_err().to_string();
+        assert!(e.contains("unknown engine setting 'colour'"), "{e}");
     }
 }

@@ -280,6 +280,21 @@ impl PlayerSpec {
         Ok(PlayerSpec { kind, text: spec.trim().to_string(), spec: parsed.into() })
     }
 
+    /// The spec written with `settings` added: as options of an engine
+    /// (`uci:sf,option.Hash=16`), as settings of a built-in player
+    /// (`mcts:iterations=50,c=0.9`). Parse the result to check it.
+    pub fn with_settings(&self, settings: &[(String, String)]) -> String {
+        let prefix = if self.kind.runs_a_program { "option." } else { "" };
+        let mut text = self.text.trim_end_matches(':').to_string();
+        let mut first = !text.contains(':');
+        for (name, value) in settings {
+            text.push(if first { ':' } else { ',' });
+            first = false;
+            text.push_str(&format!("{prefix}{name}={value}"));
+        }
+        text
+    }
+
     /// The kind of player (`random`, `uci`...).
     pub fn kind(&self) -> &'static str {
         self.kind.name

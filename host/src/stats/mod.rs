@@ -11,5 +11,6 @@ pub mod report;
 pub mod residuals;
 pub mod score;
 pub mod sprt;
+pub mod spsa;
 
 pub use score::{elo_from_score, Score};

@@ -189,6 +189,11 @@ pub struct TournamentConfig {
     /// stop when this SPRT decides (`arbiter sprt` is such a tournament).
     #[serde(default)]
     pub sprt: Option<crate::stats::sprt::Sprt>,
+    /// SPSA tuning (`arbiter tune`): the two players are one player at two
+    /// points, each round a colour-swapped pair played at values perturbed
+    /// around the parameters' current estimate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tune: Option<crate::stats::spsa::Spsa>,
 }
 
 fn one_usize() -> usize {
@@ -302,6 +307,24 @@ impl TournamentConfig {
             {
                 return bad(
                     "an SPRT is a round-robin of 2 players in one variant, 2 games per pairing (a colour-swapped pair)"
+                        .into(),
+                );
+            }
+        }
+        if let Some(tune) = &self.tune {
+            tune.validate().map_err(|e| ConfigError::Invalid(format!("tune: {e}")))?;
+            if self.players.len() != 2
+                || self.players[0].spec != self.players[1].spec
+                || self.format != Format::default()
+                || self.games_per_pairing != 2
+                || self.noswap
+                || self.sprt.is_some()
+                || self.variants.len() != 1
+                || self.variants[0] == "all"
+            {
+                return bad(
+                    "a tune is one player seated twice (2 players of one spec) in one variant, a round-robin of \
+                     colour-swapped pairs (2 games per pairing), without an SPRT"
                         .into(),
                 );
             }

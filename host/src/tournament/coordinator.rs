@@ -443,10 +443,10 @@ impl Coordinator {
                 }
             }
             // Games become known with results only in systems that wait
-            // for them (the next Swiss or knockout round); the end of a
-            // tournament is seen by the first idle slot to ask.
-            let cfg = &tournament.definition.config;
-            if cfg.format.pairing(cfg.players.len(), cfg.rounds).waits_for_results() {
+            // for them (the next Swiss or knockout round, a tune's next
+            // pairs); the end of a tournament is seen by the first idle
+            // slot to ask.
+            if tournament.plans_as_results_come() {
                 enqueue_pending(&self.store, &tournament)?;
             }
         }

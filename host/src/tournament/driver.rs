@@ -15,13 +15,14 @@ use super::games::{Entrant, Isolation, RunConfig, ScheduledGame};
 use super::lease::{PreviousRun, RunLease};
 use super::runner::run_games;
 use super::sprt_match::SprtRule;
+use super::tune::{Batch, TunePoint, TuneState};
 use super::view::{StoredDefinition, TournamentView};
 use crate::clock::TimeControl;
 use crate::model::GameRecord;
 use crate::players::PlayerSpec;
 use crate::plugin::Registry;
 use crate::record::{EventInfo, TournamentSlot};
-use crate::store::{StopRule, Store, StoreError};
+use crate::store::{SlotResult, StopRule, Store, StoreError};
 
 /// A tournament ready to run: its view, with the players and variants that
 /// play it.
@@ -69,6 +70,8 @@ pub trait Progress {
     /// and the run ends with `error`; the game is handed over all the same,
     /// for the other records (no finished game is lost).
     fn game_not_stored(&mut self, record: &GameRecord, event: &EventInfo, error: &StoreError);
+    /// A tune's pair finished (both its games stored): the estimate moved.
+    fn pair_done(&mut self, _state: &TuneState, _point: &TunePoint) {}
 }
 
 /// The definition's entrants, their specs parsed once (their engine
@@ -148,7 +151,10 @@ impl Tournament {
         let entrants = entrants(&config)?;
         check_programs(&entrants)?;
         for e in &entrants {
-            e.spec.check_options(&e.spec_text)?;
+            match &config.tune {
+                Some(spsa) => super::tune::check_player(spsa, e)?,
+                None => e.spec.check_options(&e.spec_text)?,
+            }
             for id in &ids {
                 e.spec.can_play(&e.spec_text, registry.get(id)?.info())?;
             }
@@ -253,6 +259,17 @@ impl Tournament {
             .collect())
     }
 
+    /// What to play (or queue) now: the pending games with the entrants
+    /// their seats index (a tune's pairs at their values, as many as play
+    /// at once), and whether every game is stored.
+    pub fn batch(&self, store: &Store) -> Result<Batch> {
+        if self.definition.config.tune.is_some() {
+            return super::tune::batch(self, store);
+        }
+        let games = self.pending(store)?;
+        Ok(Batch { all_stored: games.is_empty(), entrants: self.entrants.clone(), games, tune: None })
+    }
+
     /// The rule that ends the tournament before its schedule does, checked
     /// as each game is stored: an SPRT's decision.
     pub fn stop_rule(&self) -> Option<&dyn StopRule> {
@@ -309,12 +326,18 @@ impl Tournament {
     ) -> Result<RunEnd> {
         loop {
             let total = self.expected_games();
-            let pending = self.pending(store)?;
-            if pending.is_empty() {
+            let Batch { entrants, games, mut tune, all_stored } = self.batch(store)?;
+            if all_stored {
                 store.finish_tournament(self.id)?;
                 return Ok(RunEnd::Finished);
             }
-            let (schedule, events): (Vec<ScheduledGame>, Vec<EventInfo>) = pending.into_iter().unzip();
+            if games.is_empty() {
+                return Err(TournamentError::Refused(format!(
+                    "tournament {}: no game can be played until games queued for workers are stored",
+                    self.id
+                )));
+            }
+            let (schedule, events): (Vec<ScheduledGame>, Vec<EventInfo>) = games.into_iter().unzip();
             let slot = |i: usize| events[i].tournament.as_ref().expect("tournament games have slots");
             let mut done = store.tournament_results(self.id)?.len();
             let mut failure = None;
@@ -328,7 +351,7 @@ impl Tournament {
                     tracing::warn!("live view of game {}: {e}", s.index);
                 }
             };
-            let report = run_games(&self.entrants, &schedule, run_config, Some(&live), |i, result| {
+            let report = run_games(&entrants, &schedule, run_config, Some(&live), |i, result| {
                 let record = match result {
                     Ok(r) => r,
                     Err(e) => {
@@ -349,6 +372,11 @@ impl Tournament {
                         }
                         done += 1;
                         progress.game_done(self, &record, &events[i], done, total.max(done));
+                        if let (Some(state), Some(slot)) = (tune.as_mut(), SlotResult::of(&record, &events[i])) {
+                            if let Some(point) = state.add(&slot).cloned() {
+                                progress.pair_done(state, &point);
+                            }
+                        }
                     }
                     Err(e) => {
                         // It would fail again: no new game starts (one a runner

@@ -27,6 +27,7 @@ pub mod runner;
 pub mod schedule;
 pub mod sprt_match;
 pub mod standings;
+pub mod tune;
 pub mod view;
 pub mod wire;
 pub mod worker;

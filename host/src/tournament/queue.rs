@@ -133,19 +133,20 @@ pub fn planned(registry: &Registry, store: &Store, id: i64) -> Result<Tournament
 /// every game is stored. Returns how many games were added.
 pub fn enqueue_pending(store: &Store, tournament: &Tournament) -> Result<usize> {
     let id = tournament.id;
-    let pending = tournament.pending(store)?;
-    if pending.is_empty() {
+    let batch = tournament.batch(store)?;
+    if batch.all_stored {
         store.finish_tournament(id)?;
         return Ok(0);
     }
     let config = tournament.run_config(Default::default(), super::Isolation::InProcess);
     let queued: HashSet<u32> = store.queued_indices(id)?.into_iter().collect();
-    let games: Vec<QueuedGame> = pending
+    let games: Vec<QueuedGame> = batch
+        .games
         .iter()
         .filter(|(_, event)| event.tournament.as_ref().is_some_and(|slot| !queued.contains(&slot.index)))
         .map(|(game, event)| {
             let slot = event.tournament.clone().expect("a tournament game has a slot");
-            let job = Job::new(&tournament.entrants, game, &config, false);
+            let job = Job::new(&batch.entrants, game, &config, false);
             QueuedGame {
                 tournament: id,
                 index: slot.index,
@@ -619,13 +620,9 @@ fn store_batch(
         }
     }
     // Games become known with results only in systems that wait for them
-    // (the next Swiss or knockout round): plan again then. The end of a
+    // (the next Swiss or knockout round, a tune's next pairs): plan again then. The end of a
     // tournament is noticed by the worker that finds its queue empty.
-    let waits = {
-        let cfg = &tournament.definition.config;
-        cfg.format.pairing(cfg.players.len(), cfg.rounds).waits_for_results()
-    };
-    if waits {
+    if tournament.plans_as_results_come() {
         patiently(&AtomicBool::new(false), || enqueue_pending(store, &tournament))?;
     }
     Ok(done)

@@ -129,6 +129,21 @@ impl TournamentView {
         Ok(counts)
     }
 
+    /// Whether games become known only as results come in (the next Swiss
+    /// or knockout round, a tune's next pairs): plan again after storing.
+    pub fn plans_as_results_come(&self) -> bool {
+        let cfg = &self.definition.config;
+        cfg.tune.is_some() || cfg.format.pairing(cfg.players.len(), cfg.rounds).waits_for_results()
+    }
+
+    /// A tune's state over its games as stored (`None` for other tournaments).
+    pub fn tune_state(&self, store: &Store) -> Result<Option<super::tune::TuneState>> {
+        if self.definition.config.tune.is_none() {
+            return Ok(None);
+        }
+        Ok(super::tune::TuneState::over(self, &store.tournament_results(self.id)?))
+    }
+
     /// An SPRT tournament's tally over its games as stored (`None` for
     /// other tournaments).
     pub fn sprt_tally(&self, store: &Store) -> Result<Option<SprtTally>> {
