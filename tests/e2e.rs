@@ -19,5 +19,6 @@ mod referee;
 mod remote;
 mod tour;
 mod tournament;
+mod tune;
 mod wasm;
 mod web;
