@@ -243,6 +243,7 @@ fn every_line_of_the_readme_tour_does_what_its_comment_says() {
             }
             ["ratings", ..] => ["chess: 10 games in 5 pairs", " 1500.0 ", "first mover's advantage "].map(says).len(),
             ["sprt", ..] => ["H1 accepted after "].map(says).len(),
+            ["tune", ..] => ["Pair 6 of 6 ", "Tuned after 6 of 6 pairs: c=", "c (float, start 0.7"].map(says).len(),
             ["check", "uci:stockfish"] => ["PASS  a mate in one is played", ", 0 failed"].map(says).len(),
             ["check", ..] => ["Verdict: "].map(says).len(),
             ["new-variant", ..] => {

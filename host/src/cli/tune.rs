@@ -139,8 +139,8 @@ fn definition(args: &TuneArgs) -> Result<TournamentConfig> {
     spsa.gamma = args.gamma;
     spsa.in_flight = args.in_flight.unwrap_or(args.concurrency.div_ceil(2));
     let mut cfg: TournamentConfig = toml::from_str("players = []").expect("defaults parse");
-    cfg.name = format!("SPSA {player}");
     let short = player.rsplit('/').next().unwrap_or(player);
+    cfg.name = format!("SPSA {short}");
     cfg.players = vec![
         PlayerConfig { name: format!("{short} (+)"), spec: player.clone(), tc: None },
         PlayerConfig { name: format!("{short} (-)"), spec: player.clone(), tc: None },
@@ -221,7 +221,7 @@ pub(super) fn run(registry: &Registry, args: &TuneArgs, plugin_dirs: &[PathBuf])
         spsa.params.len(),
         state.iterations(),
         spsa.in_flight,
-        spsa.a_ratio * state.iterations() as f64,
+        setting_text(crate::stats::spsa::ParamKind::Float, spsa.a_ratio * state.iterations() as f64),
         spsa.alpha,
         spsa.gamma,
         tournament.id,

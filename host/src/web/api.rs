@@ -82,9 +82,23 @@ pub(super) async fn tournament(State(app): State<Shared>, Path(id): Path<i64>) -
             "expected": expected.max(played),
             "queue": queue_json(&app, id)?,
             "tables": tables,
+            "tune": t.tune_state(&app.store)?.map(|state| tune_json(&state)),
         })))
     })
     .await
+}
+
+/// A tune's parameters and the estimate after each finished pair (each
+/// parameter's path, for the plot).
+fn tune_json(state: &crate::tournament::tune::TuneState) -> Value {
+    json!({
+        "iterations": state.iterations(),
+        "in_flight": state.spsa().in_flight,
+        "params": state.spsa().params,
+        "start": state.start,
+        "theta": state.theta(),
+        "points": state.points,
+    })
 }
 
 /// A tournament's queue on a shared store: games waiting, being played,

@@ -207,6 +207,37 @@ async fn a_tournament_shows_its_standings_and_its_games_in_progress() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_tune_shows_each_parameter_s_path_pair_by_pair() {
+    let (app, store) = app("tune", Reveal::Finished, 4);
+    let head =
+        "name = \"spsa\"\nrounds = 10\nvariants = [\"race\"]\n[tune]\nparams = [{ name = \"c\", type = \"float\", \
+                start = 1.0, min = 0.0, max = 4.0, c_end = 0.2, r_end = 0.05 }]";
+    let definition = definition(head, &[("m (+)", "mcts"), ("m (-)", "mcts")], &["race"]);
+    let t = store.add_tournament("spsa", &serde_json::to_string(&definition).unwrap()).unwrap();
+    let (_, before) = get(&app, &format!("/api/tournaments/{t}")).await;
+    assert_eq!(before["tune"]["points"], json!([]));
+    assert_eq!(before["tune"]["theta"], json!([1.0]));
+    for (index, seats) in [(0, vec![0, 1]), (1, vec![1, 0])] {
+        let slot = TournamentSlot { id: t, index, pair: Some(0), seats };
+        store_played_game(
+            &store,
+            &race(Fault::None),
+            json!({}),
+            &EventInfo { event: "spsa".into(), round: 1, tournament: Some(slot) },
+        );
+    }
+    let (status, after) = get(&app, &format!("/api/tournaments/{t}")).await;
+    assert_eq!(status, StatusCode::OK, "{after}");
+    let tune = &after["tune"];
+    assert_eq!((tune["iterations"].clone(), tune["params"][0]["name"].clone()), (json!(10), json!("c")));
+    assert_eq!(tune["points"].as_array().map(Vec::len), Some(1), "{tune}");
+    assert_eq!(tune["points"][0]["k"], 1);
+    assert_eq!(tune["points"][0]["theta"], tune["theta"]);
+    let (_, plain) = get(&app, "/api/tournaments/999").await;
+    assert!(plain.get("tune").is_none());
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_person_plays_a_whole_game_in_the_browser_and_it_is_stored() {
     let (app, store) = app("play", Reveal::Finished, 4);
     let (status, started) =

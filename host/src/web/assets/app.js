@@ -355,6 +355,7 @@ async function tournamentPage(id) {
         `Queue: ${t.queue.waiting} waiting, ${t.queue.playing} being played`,
         t.queue.workers.map((w) => ` · ${w.host}: ${w.games} games, ${w.per_minute.toFixed(1)}/min`)) : null,
       liveBox,
+      t.tune ? tunePlots(t.tune) : null,
       t.tables.map((table) => [el("h2", {}, `Standings: ${table.title}`), standingsTable(table),
         table.unfinished ? el("p", { class: "muted" }, `${table.unfinished} games without a result`) : null,
         el("h2", {}, `Crosstable: ${table.title}`), crossTable(table, t.players)]),
@@ -364,6 +365,34 @@ async function tournamentPage(id) {
   };
   await refresh();
   onStoreChange(refresh);
+}
+
+// A tune (SPSA): each parameter's estimate after every finished pair, its
+// start dashed.
+function tunePlots(tune) {
+  const fmt = (p, v) => (p.type === "int" ? String(Math.round(v)) : String(+v.toFixed(4)));
+  const W = 560, H = 150, L = 56, B = 22;
+  return el("div", { id: "tune" },
+    el("h2", {}, `SPSA: ${tune.points.length} of ${tune.iterations} pairs`),
+    el("p", {}, tune.params.map((p, i) => `${p.name} = ${fmt(p, tune.theta[i])}`).join(", ")),
+    tune.params.map((p, i) => {
+      const path = [tune.start[i], ...tune.points.map((pt) => pt.theta[i])];
+      let lo = Math.min(...path), hi = Math.max(...path);
+      if (hi - lo < 1e-9) { lo -= 1; hi += 1; }
+      const x = (k) => L + (k * (W - L - 8)) / Math.max(1, path.length - 1);
+      const y = (v) => 8 + ((hi - v) * (H - B - 16)) / (hi - lo);
+      const line = path.map((v, k) => `${k ? "L" : "M"}${x(k).toFixed(1)},${y(v).toFixed(1)}`).join(" ");
+      return el("figure", { class: "tune-plot", "data-param": p.name },
+        svg("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H },
+          svg("line", { x1: L, y1: y(tune.start[i]), x2: W - 8, y2: y(tune.start[i]), stroke: "#9aa0ad", "stroke-dasharray": "4 4" }),
+          svg("path", { d: line, fill: "none", stroke: "#2f6fd6", "stroke-width": 1.6 }),
+          svg("line", { x1: L, y1: 8, x2: L, y2: H - B, stroke: "#6b7385" }),
+          svg("line", { x1: L, y1: H - B, x2: W - 8, y2: H - B, stroke: "#6b7385" }),
+          svg("text", { x: L - 4, y: 14, "text-anchor": "end", "font-size": 11, fill: "#6b7385" }, fmt({}, hi)),
+          svg("text", { x: L - 4, y: H - B, "text-anchor": "end", "font-size": 11, fill: "#6b7385" }, fmt({}, lo)),
+          svg("text", { x: W - 8, y: H - 6, "text-anchor": "end", "font-size": 11, fill: "#6b7385" }, `${path.length - 1} pairs`)),
+        el("figcaption", {}, `${p.name} (${p.type}, ${p.min} to ${p.max}, start ${p.start})`));
+    }));
 }
 
 function gamesTable(games) {
