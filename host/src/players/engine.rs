@@ -6,7 +6,7 @@
 use serde_json::{json, Value};
 
 use super::{
-    handshake, Answer, EngineSettings, EngineSlot, KindSpec, MoveWait, Player, PlayerError, PlayerKind, Reply,
+    handshake, Answer, EngineSettings, EngineSlot, MoveWait, Player, PlayerError, PlayerKind, ProgramSpec, Reply,
 };
 use crate::clock::TurnTime;
 use crate::process::{deadline_after, ChildProcess};
@@ -204,36 +204,8 @@ pub const KIND: PlayerKind = PlayerKind {
     name: "engine",
     example: "engine:./my-engine",
     runs_a_program: true,
-    parse: |rest| {
-        let mut kept = Vec::new();
-        let mut options = Vec::new();
-        for part in rest.split(',') {
-            match part.trim().strip_prefix("option.").and_then(|kv| kv.split_once('=')) {
-                Some((k, v)) if !kept.is_empty() => options.push((k.trim().to_string(), v.trim().to_string())),
-                _ => kept.push(part),
-            }
-        }
-        let settings = EngineSettings::parse(&kept.join(","))?;
-        Ok(Box::new(JsonEngineSpec { settings, options }))
-    },
+    parse: |rest| Ok(Box::new(ProgramSpec::parse(rest, |s, o| Box::new(JsonEngine::new(s, o)), false)?)),
 };
-
-/// A JSON-lines engine's spec: its process settings and its options.
-#[derive(Debug)]
-struct JsonEngineSpec {
-    settings: EngineSettings,
-    options: Vec<(String, String)>,
-}
-
-impl KindSpec for JsonEngineSpec {
-    fn create(&self, _game_seed: u64) -> Box<dyn Player> {
-        Box::new(JsonEngine::new(self.settings.clone(), self.options.clone()))
-    }
-
-    fn settings(&self) -> Option<&EngineSettings> {
-        Some(&self.settings)
-    }
-}
 
 // Shell engines: Unix only.
 #[cfg(test)]

@@ -24,6 +24,8 @@ const STOP_GRACE_MS: u64 = 1_000;
 /// A Hub engine.
 pub struct HubPlayer {
     settings: EngineSettings,
+    /// Parameters set before `init` (`set-param`).
+    params: Vec<(String, String)>,
     engine: EngineSlot,
     name: String,
     start: String,
@@ -31,19 +33,25 @@ pub struct HubPlayer {
 }
 
 impl HubPlayer {
-    /// A player for the engine `settings` start; the process starts with the first game.
-    pub fn new(settings: EngineSettings) -> Self {
+    /// A player for the engine `settings` start, its `params` set before
+    /// `init`; the process starts with the first game.
+    pub fn new(settings: EngineSettings, params: Vec<(String, String)>) -> Self {
         HubPlayer {
             name: settings.program_name(),
             engine: EngineSlot::new(settings.restart),
             settings,
+            params,
             start: String::new(),
             moves: Vec::new(),
         }
     }
 
-    /// Starts the engine: `hub` until `wait`, then `init` until `ready`.
-    fn start(settings: &EngineSettings) -> Result<(ChildProcess, Option<String>), PlayerError> {
+    /// Starts the engine: `hub` until `wait`, its parameters, then `init`
+    /// until `ready`.
+    fn start(
+        settings: &EngineSettings,
+        params: &[(String, String)],
+    ) -> Result<(ChildProcess, Option<String>), PlayerError> {
         let mut p = settings.start()?;
         let handshake_ms = settings.handshake_ms(HANDSHAKE_MS);
         p.send("hub")?;
@@ -55,6 +63,9 @@ impl HubPlayer {
             (l.trim() == "wait").then_some(())
         })
         .map_err(|e| handshake(e, "wait"))?;
+        for (name, value) in params {
+            p.send(&format!("set-param name={} value={}", hub_value(name), hub_value(value)))?;
+        }
         p.send("init")?;
         p.recv_until(Some(deadline_after(handshake_ms)), |l| (l.trim() == "ready").then_some(()))
             .map_err(|e| handshake(e, "ready"))?;
@@ -66,7 +77,16 @@ impl HubPlayer {
         &mut self,
         talk: impl FnOnce(&mut ChildProcess) -> Result<T, PlayerError>,
     ) -> Result<T, PlayerError> {
-        self.engine.talk(|| Self::start(&self.settings), &mut self.name, talk)
+        self.engine.talk(|| Self::start(&self.settings, &self.params), &mut self.name, talk)
+    }
+}
+
+/// A value as a Hub line carries it: quoted if it holds a space.
+fn hub_value(value: &str) -> String {
+    if value.contains(' ') {
+        format!("\"{value}\"")
+    } else {
+        value.to_string()
     }
 }
 
@@ -177,10 +197,7 @@ pub const KIND: PlayerKind = PlayerKind {
     name: "hub",
     example: "hub:dame hub",
     runs_a_program: true,
-    parse: |rest| {
-        let settings = EngineSettings::parse(rest)?;
-        Ok(Box::new(ProgramSpec { settings, make: |s| Box::new(HubPlayer::new(s)), whole_positions: true }))
-    },
+    parse: |rest| Ok(Box::new(ProgramSpec::parse(rest, |s, o| Box::new(HubPlayer::new(s, o)), true)?)),
 };
 
 #[cfg(test)]
@@ -191,7 +208,7 @@ mod tests {
 
     #[test]
     fn a_variant_with_no_hub_position_is_refused_before_the_engine_starts() {
-        let engine = HubPlayer::new(EngineSettings::parse("/no/such/hub-engine").unwrap());
+        let engine = HubPlayer::new(EngineSettings::parse("/no/such/hub-engine").unwrap(), Vec::new());
         let record = crate::testing::race_against(Box::new(engine));
         match record.result.termination {
             Termination::EngineProtocol(why) => assert_eq!(why, "variant race has no Hub position (hub_position)"),

@@ -190,21 +190,44 @@ pub trait KindSpec: std::fmt::Debug + Send + Sync {
     }
 }
 
-/// The spec of a kind that is only an engine program and its settings
-/// (xboard, hub, engine).
+/// The spec of a kind that is only an engine program, its settings and
+/// its options (xboard, hub, engine).
 #[derive(Debug)]
 pub(crate) struct ProgramSpec {
     /// Its process settings.
     pub(crate) settings: EngineSettings,
-    /// Its player, for the settings.
-    pub(crate) make: fn(EngineSettings) -> Box<dyn Player>,
+    /// `option.NAME=VALUE` settings, told the engine as its protocol sets
+    /// options (xboard `option`, Hub `set-param`, JSON-lines `hello`).
+    pub(crate) options: Vec<(String, String)>,
+    /// Its player, for the settings and options.
+    pub(crate) make: fn(EngineSettings, Vec<(String, String)>) -> Box<dyn Player>,
     /// Whether it is told whole positions (so refuses hidden information).
     pub(crate) whole_positions: bool,
 }
 
+impl ProgramSpec {
+    /// Reads `CMD[,setting=value...][,option.NAME=VALUE...]`.
+    pub(crate) fn parse(
+        rest: &str,
+        make: fn(EngineSettings, Vec<(String, String)>) -> Box<dyn Player>,
+        whole_positions: bool,
+    ) -> Result<ProgramSpec, SettingError> {
+        let mut kept = Vec::new();
+        let mut options = Vec::new();
+        for part in rest.split(',') {
+            match part.trim().strip_prefix("option.").and_then(|kv| kv.split_once('=')) {
+                Some((k, v)) if !kept.is_empty() => options.push((k.trim().to_string(), v.trim().to_string())),
+                _ => kept.push(part),
+            }
+        }
+        let settings = EngineSettings::parse(&kept.join(","))?;
+        Ok(ProgramSpec { settings, options, make, whole_positions })
+    }
+}
+
 impl KindSpec for ProgramSpec {
     fn create(&self, _game_seed: u64) -> Box<dyn Player> {
-        (self.make)(self.settings.clone())
+        (self.make)(self.settings.clone(), self.options.clone())
     }
 
     fn settings(&self) -> Option<&EngineSettings> {

@@ -41,6 +41,8 @@ struct Features {
 /// An xboard engine.
 pub struct XboardPlayer {
     settings: EngineSettings,
+    /// Options sent after the features (`option NAME=VALUE`).
+    options: Vec<(String, String)>,
     engine: EngineSlot,
     name: String,
     features: Features,
@@ -53,12 +55,14 @@ pub struct XboardPlayer {
 }
 
 impl XboardPlayer {
-    /// A player for the engine `settings` start; the process starts with the first game.
-    pub fn new(settings: EngineSettings) -> Self {
+    /// A player for the engine `settings` start, told `options` after its
+    /// features; the process starts with the first game.
+    pub fn new(settings: EngineSettings, options: Vec<(String, String)>) -> Self {
         XboardPlayer {
             name: settings.program_name(),
             engine: EngineSlot::new(settings.restart),
             settings,
+            options,
             features: Features::default(),
             unseen: Vec::new(),
             own: None,
@@ -71,11 +75,11 @@ impl XboardPlayer {
         &mut self,
         talk: impl FnOnce(&mut ChildProcess, &Features) -> Result<T, PlayerError>,
     ) -> Result<T, PlayerError> {
-        let settings = self.settings.clone();
+        let (settings, options) = (self.settings.clone(), self.options.clone());
         let features = std::cell::RefCell::new(self.features.clone());
         let out = self.engine.talk(
             || {
-                let (p, name, f) = Self::start(&settings)?;
+                let (p, name, f) = Self::start(&settings, &options)?;
                 *features.borrow_mut() = f;
                 Ok((p, name))
             },
@@ -86,9 +90,12 @@ impl XboardPlayer {
         out
     }
 
-    /// Starts the engine: `xboard`, `protover 2`, and every feature
-    /// answered until `done=1`.
-    fn start(settings: &EngineSettings) -> Result<(ChildProcess, Option<String>, Features), PlayerError> {
+    /// Starts the engine: `xboard`, `protover 2`, every feature answered
+    /// until `done=1`, then the options.
+    fn start(
+        settings: &EngineSettings,
+        options: &[(String, String)],
+    ) -> Result<(ChildProcess, Option<String>, Features), PlayerError> {
         let mut p = settings.start()?;
         p.send("xboard")?;
         p.send("protover 2")?;
@@ -117,6 +124,9 @@ impl XboardPlayer {
         recv_nudged(&mut p, deadline, true, &mut read).map_err(|e| handshake(e, "feature done=1"))?;
         for a in answers {
             p.send(&a)?;
+        }
+        for (k, v) in options {
+            p.send(&format!("option {k}={v}"))?;
         }
         Ok((p, name, features))
     }
@@ -340,10 +350,7 @@ pub const KIND: PlayerKind = PlayerKind {
     name: "xboard",
     example: "xboard:gnuchess --xboard",
     runs_a_program: true,
-    parse: |rest| {
-        let settings = EngineSettings::parse(rest)?;
-        Ok(Box::new(ProgramSpec { settings, make: |s| Box::new(XboardPlayer::new(s)), whole_positions: true }))
-    },
+    parse: |rest| Ok(Box::new(ProgramSpec::parse(rest, |s, o| Box::new(XboardPlayer::new(s, o)), true)?)),
 };
 
 #[cfg(test)]
@@ -389,8 +396,9 @@ mod tests {
             log = log.display()
         );
         std::fs::write(&script, body).unwrap();
-        let engine = XboardPlayer::new(EngineSettings::parse(&format!("sh {}", script.display())).unwrap());
-        let record = crate::testing::race_against(Box::new(engine));
+        let spec = format!("xboard:sh {},option.Depth=7", script.display());
+        let engine = crate::players::PlayerSpec::parse(&spec).unwrap().create(0);
+        let record = crate::testing::race_against(engine);
         assert!(matches!(record.result.outcome, arbiter_api::Outcome::Win(_)), "{:?}", record.result);
         assert_eq!(record.engines.first().map(String::as_str), Some("fake 1.0"), "its myname");
         let mine: Vec<_> = record.plies.iter().filter(|p| p.player == 0).collect();
@@ -404,6 +412,7 @@ mod tests {
             "protover 2",
             "accepted setboard",
             "accepted usermove",
+            "option Depth=7",
             "new",
             "force",
             "post",
