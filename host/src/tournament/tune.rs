@@ -215,10 +215,22 @@ pub fn check_player(spsa: &Spsa, entrant: &Entrant) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::TuneState;
-    use crate::store::SlotResult;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+
+    use arbiter_fixture::Fault;
+
+    use super::{TunePoint, TuneState};
+    use crate::model::GameRecord;
+    use crate::plugin::Registry;
+    use crate::record::EventInfo;
+    use crate::store::{SlotResult, StoreError};
+    use crate::testing::{definition, played, race, temp_store};
     use crate::tournament::config::TournamentConfig;
+    use crate::tournament::driver::{Progress, RunEnd, Tournament};
+    use crate::tournament::queue::enqueue_pending;
     use crate::tournament::view::{StoredDefinition, TournamentView};
+    use crate::tournament::Isolation;
 
     fn view(in_flight: u32) -> TournamentView {
         let text = format!(
@@ -293,5 +305,94 @@ mod tests {
         let iterations: Vec<i64> = sides.iter().map(|s| s[1].1.parse().unwrap()).collect();
         assert!(iterations.iter().all(|i| (10..=90).contains(i)), "{iterations:?}");
         assert_eq!(state.describe(&[1.25, 40.4]), "c=1.25, iterations=40");
+    }
+
+    /// A tune of seeded MCTS players on the fixture's race, stored.
+    fn stored_tune(store: &crate::store::Store, iterations: u32, in_flight: u32) -> Tournament {
+        let registry = Registry::of([race(Fault::None)]);
+        let head = format!(
+            "variants = [\"race\"]\nrounds = {iterations}\nin_process = true\nconcurrency = 2\n[tune]\n\
+             in_flight = {in_flight}\nparams = [{{ name = \"c\", type = \"float\", start = 1.0, min = 0.0, max = 4.0, \
+             c_end = 0.3, r_end = 0.2 }}]"
+        );
+        let spec = "mcts:iterations=6";
+        let definition = definition(&head, &[("m (+)", spec), ("m (-)", spec)], &["race"]);
+        let id = store.add_tournament("t", &serde_json::to_string(&definition).unwrap()).unwrap();
+        Tournament::planned(&registry, TournamentView { id, definition }).unwrap()
+    }
+
+    /// Hears of each pair, and stops the run after `stop_after` pairs.
+    #[derive(Default)]
+    struct Pairs {
+        points: Vec<TunePoint>,
+        stop_after: Option<usize>,
+        stop: Arc<AtomicBool>,
+    }
+
+    impl Progress for Pairs {
+        fn game_done(&mut self, _: &Tournament, _: &GameRecord, _: &EventInfo, _: usize, _: usize) {}
+        fn game_not_stored(&mut self, _: &GameRecord, _: &EventInfo, error: &StoreError) {
+            panic!("not stored: {error}");
+        }
+        fn pair_done(&mut self, _: &TuneState, point: &TunePoint) {
+            self.points.push(point.clone());
+            if self.stop_after == Some(self.points.len()) {
+                self.stop.store(true, Ordering::SeqCst);
+            }
+        }
+    }
+
+    #[test]
+    fn a_tune_runs_pair_by_pair_and_one_stopped_and_resumed_ends_as_an_unbroken_one() {
+        let whole = temp_store();
+        let t = stored_tune(&whole, 8, 1);
+        let mut heard = Pairs::default();
+        assert_eq!(t.run(&whole, Isolation::InProcess, Arc::default(), &mut heard).unwrap(), RunEnd::Finished);
+        assert_eq!(heard.points.len(), 8, "a pair_done a pair");
+        assert_eq!(whole.games(Some(t.id)).unwrap().len(), 16);
+        let state = t.tune_state(&whole).unwrap().unwrap();
+        assert_eq!(state.points, heard.points, "the stored games give the state the run told of");
+        let names: Vec<String> = whole.games(Some(t.id)).unwrap()[0].record.players.clone();
+        assert!(names.iter().all(|n| n == "m (+)" || n == "m (-)"), "entrants' names in the records: {names:?}");
+
+        let broken = temp_store();
+        let t = stored_tune(&broken, 8, 1);
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut first = Pairs { stop_after: Some(3), stop: stop.clone(), ..Default::default() };
+        assert_eq!(t.run(&broken, Isolation::InProcess, stop, &mut first).unwrap(), RunEnd::Interrupted);
+        let mut rest = Pairs::default();
+        assert_eq!(t.run(&broken, Isolation::InProcess, Arc::default(), &mut rest).unwrap(), RunEnd::Finished);
+        assert_eq!(t.tune_state(&broken).unwrap().unwrap().points, state.points, "seeded players: the same path");
+        let moves = |s: &crate::store::Store| -> Vec<Vec<u64>> {
+            let mut games = s.games(Some(1)).unwrap();
+            games.sort_by_key(|g| g.slot.as_ref().unwrap().index);
+            games.iter().map(|g| g.record.plies.iter().map(|p| p.mv).collect()).collect()
+        };
+        assert_eq!(moves(&broken), moves(&whole), "the same games, move for move");
+    }
+
+    #[test]
+    fn the_queue_holds_in_flight_pairs_and_each_stored_pair_lets_in_the_next() {
+        let store = temp_store();
+        let t = stored_tune(&store, 6, 2);
+        assert_eq!(enqueue_pending(&store, &t).unwrap(), 4, "two pairs at once");
+        assert_eq!(enqueue_pending(&store, &t).unwrap(), 0, "queued once");
+        let queued: Vec<crate::tournament::worker::Job> = store
+            .claim("w", std::time::Duration::from_secs(30), Some(t.id), &[], 8)
+            .unwrap()
+            .iter()
+            .map(|c| serde_json::from_str(&c.game.job).unwrap())
+            .collect();
+        let specs: Vec<&str> = queued.iter().flat_map(|j| j.seats.iter().map(|s| s.spec.as_str())).collect();
+        assert!(specs.iter().all(|s| s.starts_with("mcts:iterations=6,c=")), "{specs:?}");
+        assert_ne!(specs[0], specs[1], "the two sides play apart");
+        for index in [0, 1] {
+            let seats = if index == 0 { vec![0, 1] } else { vec![1, 0] };
+            let slot = crate::record::TournamentSlot { id: t.id, index, pair: Some(0), seats };
+            let event = EventInfo { event: "t".into(), round: 1, tournament: Some(slot) };
+            store.add_game(&played(&race(Fault::None), serde_json::json!({})), &event).unwrap();
+        }
+        assert_eq!(enqueue_pending(&store, &t).unwrap(), 2, "pair 3 once pair 1 is in");
+        assert!(store.tournament(Some(t.id)).unwrap().unwrap().finished_at.is_none(), "not finished while pairs wait");
     }
 }
