@@ -314,7 +314,9 @@ fn plot(path: &[f64], width: usize, height: usize) -> Vec<String> {
         })
         .collect();
     lines.push(format!("{} +{}", " ".repeat(10), "-".repeat(columns.len())));
-    lines.push(format!("{} 0 pairs{:>w$}", " ".repeat(10), path.len() - 1, w = columns.len().saturating_sub(7)));
+    let last = format!("{} pairs", path.len() - 1);
+    let gap = columns.len().saturating_sub(1 + last.len()).max(2);
+    lines.push(format!("{}  0{}{last}", " ".repeat(10), " ".repeat(gap)));
     lines
 }
 
@@ -430,7 +432,8 @@ mod tests {
         assert!(lines[0].trim_start().starts_with("11.9 |"), "{:?}", lines[0]);
         assert!(lines[3].trim_start().starts_with("0.05 |*"), "{:?}", lines[3]);
         assert!(lines[0].ends_with('*'), "rising: the last column on the top row");
-        assert!(lines[5].ends_with("120"), "{:?}", lines[5]);
+        assert!(lines[5].trim_start().starts_with("0 ") && lines[5].ends_with("120 pairs"), "{:?}", lines[5]);
+        assert!(plot(&[1.0, 2.0], 60, 4)[5].ends_with("0  1 pairs"), "a short path still reads");
         assert!(plot(&[], 60, 4).is_empty());
         assert_eq!(plot(&[3.0], 60, 4).len(), 6, "one point: no span, still drawn");
     }
