@@ -10,7 +10,12 @@ verifies and stores real games. It ends when the coordinator says the
 tournament is finished, and prints games stored per second and the claim
 and upload latencies.
 
-Usage: scripts/worker-load.py --server https://127.0.0.1:8443 --token TOKEN
+Each simulated worker holds a token of its own from --tokens FILE (one a
+line, as `arbiter tokens issue` prints them; worker n takes line n, wrapping),
+so the coordinator sees as many workers as there are tokens; --token gives
+them all one.
+
+Usage: scripts/worker-load.py --server https://127.0.0.1:8443 --tokens tokens.txt
            --ca-cert ca.pem --records one.db --workers 1000 [--game-seconds 2]
 """
 
@@ -34,7 +39,9 @@ def percentile(values, p):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--server", required=True)
-    ap.add_argument("--token", required=True)
+    who = ap.add_mutually_exclusive_group(required=True)
+    who.add_argument("--token", help="one token for every simulated worker")
+    who.add_argument("--tokens", help="a file of tokens, one a line: one for each worker")
     ap.add_argument("--ca-cert")
     ap.add_argument("--records", required=True, help="an SQLite store holding the same tournament, played")
     ap.add_argument("--workers", type=int, default=1000)
@@ -42,6 +49,13 @@ def main():
     ap.add_argument("--tournament", type=int, default=1)
     args = ap.parse_args()
 
+    if args.tokens:
+        with open(args.tokens) as f:
+            args.token_list = [line.strip() for line in f if line.strip()]
+        if not args.token_list:
+            ap.error(f"{args.tokens}: no tokens")
+    else:
+        args.token_list = [args.token]
     db = sqlite3.connect(args.records)
     records = {index: text for index, text in db.execute("SELECT game_index, record FROM games")}
     asyncio.run(load(args, records))
@@ -50,10 +64,10 @@ def main():
 class Connection:
     """One keep-alive HTTP/1.1 connection (TLS for https), as a worker holds."""
 
-    def __init__(self, args):
+    def __init__(self, args, n=0):
         self.url = urllib.parse.urlparse(args.server)
         self.context = ssl.create_default_context(cafile=args.ca_cert) if self.url.scheme == "https" else None
-        self.auth = "Bearer " + args.token
+        self.auth = "Bearer " + args.token_list[n % len(args.token_list)]
         self.reader = self.writer = None
 
     async def call(self, method, path, body=b""):
@@ -88,7 +102,7 @@ async def load(args, records):
              "verdicts": {"stored": 0, "duplicate": 0, "agrees": 0, "refused": 0}}
     pins = (await Connection(args).call("GET", "pins"))[0]["tournaments"][str(args.tournament)]
     pins = json.dumps({"plugins": pins["plugins"], "engines": {}})
-    connections = [Connection(args) for _ in range(args.workers)]
+    connections = [Connection(args, n) for n in range(args.workers)]
     t0 = time.perf_counter()
     await asyncio.gather(*(worker(args, n, c, records, pins, stats) for n, c in enumerate(connections)))
     elapsed = time.perf_counter() - t0
