@@ -402,6 +402,23 @@ mod tests {
     }
 
     #[test]
+    fn schedule_constants_and_pairs_in_flight_come_from_flags_and_resume_takes_no_definition() {
+        let cfg = definition(&args(
+            "race --player mcts --param c,float,1,0,4,0.2,0.05 --in-flight 3 --a-ratio 0.2 --alpha 0.7 --gamma 0.2",
+        ))
+        .unwrap();
+        let spsa = cfg.tune.unwrap();
+        assert_eq!((spsa.in_flight, spsa.a_ratio, spsa.alpha, spsa.gamma), (3, 0.2, 0.7, 0.2));
+        assert!(parse_line::<TuneArgs>("--resume 4").is_ok());
+        assert!(
+            parse_line::<TuneArgs>("race --player mcts --resume 4").is_err(),
+            "a resumed tune keeps its definition"
+        );
+        assert!(parse_line::<TuneArgs>("race").is_err(), "a new tune needs its player");
+        assert!(parse_line::<TuneArgs>("race --player mcts --iterations 0").is_err());
+    }
+
+    #[test]
     fn parameters_come_from_a_file_of_lines_or_of_toml_and_bad_ones_are_named() {
         let dir = crate::testing::temp_folder("cli-tune-params");
         let (lines, table) = (dir.join("p.txt"), dir.join("p.toml"));

@@ -192,7 +192,7 @@ impl Player for HubPlayer {
     }
 }
 
-/// `hub:CMD[,setting=value...]`.
+/// `hub:CMD[,setting=value...][,option.NAME=VALUE...]`.
 pub const KIND: PlayerKind = PlayerKind {
     name: "hub",
     example: "hub:dame hub",
@@ -224,5 +224,29 @@ mod tests {
         assert_eq!(field(line, "author").as_deref(), Some("Fabien Letouzey"));
         assert_eq!(field(line, "country"), None);
         assert_eq!(field("done move=32-28 ponder=19-23", "move").as_deref(), Some("32-28"));
+    }
+
+    /// A Hub engine of a few shell lines is started with two parameters:
+    /// each is set after `wait` and before `init`, a value with a space quoted.
+    #[cfg(unix)]
+    #[test]
+    fn parameters_are_set_between_the_greeting_and_init() {
+        let dir = crate::testing::temp_folder("hub-params");
+        let (script, log) = (dir.join("engine.sh"), dir.join("sent.log"));
+        let body = format!(
+            "while read -r line; do printf '%s\\n' \"$line\" >> {log}; case \"$line\" in\n\
+             hub) printf '%s\\n' 'id name=fake' 'param name=level value=1 type=int' wait;;\n\
+             init) echo ready;;\n\
+             esac; done\n",
+            log = log.display()
+        );
+        std::fs::write(&script, body).unwrap();
+        let settings = EngineSettings::parse(&format!("sh {}", script.display())).unwrap();
+        let params = vec![("level".to_string(), "4".to_string()), ("book".to_string(), "my book".to_string())];
+        let (_engine, name) = HubPlayer::start(&settings, &params).unwrap();
+        assert_eq!(name.as_deref(), Some("fake"));
+        let sent = std::fs::read_to_string(&log).unwrap();
+        let lines: Vec<&str> = sent.lines().collect();
+        assert_eq!(lines, ["hub", "set-param name=level value=4", "set-param name=book value=\"my book\"", "init"]);
     }
 }

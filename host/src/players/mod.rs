@@ -442,6 +442,43 @@ mod tests {
         assert!(e.contains("offers no sample_world"), "{e}");
     }
 
+    #[test]
+    fn settings_are_written_into_a_spec_as_options_of_an_engine_or_settings_of_a_built_in_player() {
+        let set = [("c".to_string(), "0.9".to_string()), ("playout".to_string(), "12".to_string())];
+        for (spec, written) in [
+            ("mcts", "mcts:c=0.9,playout=12"),
+            ("mcts:", "mcts:c=0.9,playout=12"),
+            ("mcts:iterations=5", "mcts:iterations=5,c=0.9,playout=12"),
+            ("uci:sf,Hash=16", "uci:sf,Hash=16,option.c=0.9,option.playout=12"),
+            ("engine:./e", "engine:./e,option.c=0.9,option.playout=12"),
+        ] {
+            let text = PlayerSpec::parse(spec).unwrap().with_settings(&set);
+            assert_eq!(text, written);
+            assert!(PlayerSpec::parse(&text).is_ok(), "{text} reads back");
+        }
+        assert_eq!(PlayerSpec::parse("random").unwrap().with_settings(&[]), "random", "nothing to add");
+        let e = PlayerSpec::parse("random").unwrap().with_settings(&set);
+        assert!(
+            PlayerSpec::parse(&e).unwrap_err().to_string().contains("unknown setting 'c'"),
+            "a player without them"
+        );
+    }
+
+    #[test]
+    fn engine_options_follow_the_command_and_settings_and_a_comma_in_the_command_is_kept() {
+        for spec in
+            ["xboard:gnuchess -x,option.Depth=3", "hub:dame hub,restart=on,option.level=4", "engine:./e,option.A=1"]
+        {
+            let parsed = PlayerSpec::parse(spec).unwrap();
+            assert!(parsed.is_engine(), "{spec}");
+            assert!(!parsed.command().unwrap().contains("option"), "{spec}: {:?}", parsed.command());
+        }
+        let parsed = PlayerSpec::parse("engine:./e --list a,b").unwrap();
+        assert_eq!(parsed.command(), Some("./e --list a,b"), "a tail that is not settings is the command's");
+        let e = PlayerSpec::parse("hub:dame hub,option.level=4,colour=red").unwrap_err().to_string();
+        assert!(e.contains("unknown engine setting 'colour'"), "{e}");
+    }
+
     /// One game of the fixture's race between two specs, as `game_seed` seats them.
     fn race_between(first: &str, second: &str, game_seed: u64) -> crate::model::GameRecord {
         let variant = crate::testing::race(arbiter_fixture::Fault::None);

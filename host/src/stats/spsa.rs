@@ -404,4 +404,29 @@ mod tests {
         assert_eq!(setting_text(ParamKind::Float, -0.0000001), "0");
         assert_eq!(setting_text(ParamKind::Float, 1.0 / 3.0), "0.333333");
     }
+
+    #[test]
+    fn against_an_oracle_where_the_closer_side_wins_the_estimate_reaches_the_optimum() {
+        // Both parameters 50 units from their optimum; the side closer to
+        // it wins both games of the pair, a tie draws.
+        let spsa = Spsa::new(vec![
+            param("I", ParamKind::Int, 10.0, 0.0, 100.0, 4.0, 0.1),
+            param("F", ParamKind::Float, 0.9, 0.0, 1.0, 0.04, 0.1),
+        ]);
+        let optimum = [60.0, 0.4];
+        let distance = |v: &[f64]| ((v[0] - optimum[0]) / 100.0).powi(2) + (v[1] - optimum[1]).powi(2);
+        let n = 300;
+        let mut theta = spsa.start();
+        for k in 1..=n {
+            let step = spsa.step(k, n, 5);
+            let (plus, minus) = (spsa.values(&theta, &step, 1.0, 5), spsa.values(&theta, &step, -1.0, 5));
+            let result = match distance(&plus).partial_cmp(&distance(&minus)).unwrap() {
+                std::cmp::Ordering::Less => 2.0,
+                std::cmp::Ordering::Greater => -2.0,
+                std::cmp::Ordering::Equal => 0.0,
+            };
+            spsa.update(&mut theta, &step, result);
+        }
+        assert!((theta[0] - 60.0).abs() < 6.0 && (theta[1] - 0.4).abs() < 0.06, "ended at {theta:?}");
+    }
 }

@@ -97,6 +97,7 @@ on_both_backends!(
     a_plugin_file_is_kept_once_by_its_hash_and_copied,
     a_queue_entry_names_its_holder_and_who_stored_it,
     worker_tokens_are_kept_by_hash_revoked_once_and_refusals_listed,
+    a_tournament_s_results_come_in_the_order_they_were_stored,
 );
 
 /// A tournament game's event: `index` in tournament `id`, paired with its
@@ -449,4 +450,21 @@ fn worker_tokens_are_kept_by_hash_revoked_once_and_refusals_listed(store: &Store
     store.add_refusal(&refusal(2, 0)).unwrap();
     assert_eq!(store.refusals(Some(1)).unwrap(), [refusal(1, 4)]);
     assert_eq!(store.refusals(None).unwrap().len(), 2);
+}
+
+/// A tune's state is its games replayed in store order (`tournament::tune`),
+/// whatever order the schedule gives them, one by one or in a worker's batch.
+fn a_tournament_s_results_come_in_the_order_they_were_stored(store: &Store, _at: &Path) {
+    let t = store.add_tournament("t", "{}").unwrap();
+    for index in [5, 0] {
+        store.add_game(&ended(Outcome::Win(0)), &slot(t, index, vec![0, 1])).unwrap();
+    }
+    queue(store, t, &[1, 3]);
+    let claims = store.claim("h:1#0", MINUTE, Some(t), &[], 2).unwrap();
+    let (r, e3, e1) = (ended(Outcome::Draw), slot(t, 3, vec![1, 0]), slot(t, 1, vec![1, 0]));
+    let by_index = |i: u32| claims.iter().find(|c| c.game.index == i).unwrap();
+    store.complete_claims(&[(by_index(3), &r, &e3), (by_index(1), &r, &e1)], None).unwrap();
+    store.add_game(&ended(Outcome::Win(1)), &slot(t, 2, vec![0, 1])).unwrap();
+    let order: Vec<u32> = store.tournament_results(t).unwrap().iter().map(|g| g.index).collect();
+    assert_eq!(order, [5, 0, 3, 1, 2]);
 }

@@ -410,4 +410,29 @@ mod tests {
         ));
         assert!(e.starts_with("tournament config: "), "{e}");
     }
+
+    #[test]
+    fn a_tune_is_one_spec_seated_twice_in_one_variant_playing_pairs() {
+        let tune =
+            "[tune]\nparams = [{ name = \"c\", type = \"float\", start = 1.0, min = 0.0, max = 4.0, c_end = 0.2, \
+                    r_end = 0.05 }]\n";
+        let same = "[[players]]\nname = \"a\"\nspec = \"mcts\"\n[[players]]\nname = \"b\"\nspec = \"mcts\"\n";
+        let c = parsed(&format!("variants = [\"chess\"]\n{same}{tune}")).unwrap();
+        let spsa = c.tune.unwrap();
+        assert_eq!((spsa.in_flight, spsa.a_ratio, spsa.params.len()), (1, 0.1, 1), "the defaults");
+        for (head, players, says) in [
+            ("variants = [\"chess\"]", TWO, "a tune is one player seated twice"),
+            ("variants = [\"all\"]", same, "a tune is one player seated twice"),
+            ("variants = [\"chess\"]\ngames_per_pairing = 4", same, "a tune is one player seated twice"),
+            ("variants = [\"chess\"]\nnoswap = true", same, "a tune is one player seated twice"),
+        ] {
+            let e = refusal(&format!("{head}\n{players}{tune}"));
+            assert!(e.contains(says), "{head}: {e}");
+        }
+        let e = refusal(&format!("variants = [\"chess\"]\n{same}{}", tune.replace("start = 1.0", "start = 5.0")));
+        assert!(e.starts_with("tournament config: tune: parameter c: start 5 must lie within"), "{e}");
+        let e =
+            refusal(&format!("variants = [\"chess\"]\n{same}{}", tune.replace("[tune]\n", "[tune]\nin_flight = 0\n")));
+        assert!(e.contains("in_flight 0 must be from 1 to 1024"), "{e}");
+    }
 }

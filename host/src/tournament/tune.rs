@@ -395,4 +395,55 @@ mod tests {
         assert_eq!(enqueue_pending(&store, &t).unwrap(), 2, "pair 3 once pair 1 is in");
         assert!(store.tournament(Some(t.id)).unwrap().unwrap().finished_at.is_none(), "not finished while pairs wait");
     }
+
+    #[test]
+    fn the_other_game_of_a_half_stored_pair_plays_at_the_values_its_first_game_had() {
+        let store = temp_store();
+        let t = stored_tune(&store, 6, 2);
+        let specs = |b: &super::Batch, index: u32| -> Vec<String> {
+            let (game, _) = b.games.iter().find(|(_, e)| e.tournament.as_ref().unwrap().index == index).unwrap();
+            game.seats.iter().map(|&e| b.entrants[e].spec_text.clone()).collect()
+        };
+        let before = super::batch(&t, &store).unwrap();
+        assert_eq!(before.games.len(), 4, "two pairs at once");
+        let pair_two = specs(&before, 3);
+        // Pair 1 stored whole, pair 2 half: pair 2's other game, then pair 3.
+        for (index, seats) in [(0, vec![0, 1]), (1, vec![1, 0]), (2, vec![0, 1])] {
+            let slot = crate::record::TournamentSlot { id: t.id, index, pair: Some(index - index % 2), seats };
+            let event = EventInfo { event: "t".into(), round: index / 2 + 1, tournament: Some(slot) };
+            store.add_game(&played(&race(Fault::None), serde_json::json!({})), &event).unwrap();
+        }
+        let after = super::batch(&t, &store).unwrap();
+        let indices: Vec<u32> = after.games.iter().map(|(_, e)| e.tournament.as_ref().unwrap().index).collect();
+        assert_eq!(indices, [3, 4, 5]);
+        assert_eq!(specs(&after, 3), pair_two, "planned again, the same values");
+        assert!(!after.all_stored);
+    }
+
+    #[test]
+    fn a_tune_whose_every_pair_is_stored_is_finished_by_the_queue() {
+        let store = temp_store();
+        let t = stored_tune(&store, 1, 1);
+        assert_eq!(enqueue_pending(&store, &t).unwrap(), 2);
+        for (index, seats) in [(0, vec![0, 1]), (1, vec![1, 0])] {
+            let slot = crate::record::TournamentSlot { id: t.id, index, pair: Some(0), seats };
+            let event = EventInfo { event: "t".into(), round: 1, tournament: Some(slot) };
+            store.add_game(&played(&race(Fault::None), serde_json::json!({})), &event).unwrap();
+        }
+        assert_eq!(enqueue_pending(&store, &t).unwrap(), 0);
+        assert!(store.tournament(Some(t.id)).unwrap().unwrap().finished_at.is_some());
+        assert_eq!(t.tune_state(&store).unwrap().unwrap().points.len(), 1);
+    }
+
+    #[test]
+    fn a_player_that_does_not_take_a_parameter_is_refused_before_anything_is_stored() {
+        let registry = Registry::of([race(Fault::None)]);
+        let store = temp_store();
+        let head = "variants = [\"race\"]\n[tune]\nparams = [{ name = \"depth\", type = \"int\", start = 3, min = 1, \
+                    max = 9, c_end = 1, r_end = 0.1 }]";
+        let config = definition(head, &[("m (+)", "mcts"), ("m (-)", "mcts")], &["race"]).config;
+        let e = Tournament::create(&registry, &store, config).err().unwrap().to_string();
+        assert!(e.contains("mcts takes iterations, movetime, seed, playout, c"), "{e}");
+        assert!(store.tournament_list().unwrap().is_empty(), "nothing stored");
+    }
 }

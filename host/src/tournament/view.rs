@@ -180,6 +180,26 @@ mod tests {
     }
 
     #[test]
+    fn systems_that_plan_as_results_come_are_swiss_knockout_and_tunes() {
+        let store = crate::testing::temp_store();
+        let plans = |format: &str| TournamentView { id: 1, definition: definition(format, 4, &["chess"]) };
+        let waits: Vec<bool> =
+            ["round-robin", "gauntlet", "swiss", "knockout"].iter().map(|f| plans(f).plans_as_results_come()).collect();
+        assert_eq!(waits, [false, false, true, true]);
+        assert!(plans("round-robin").tune_state(&store).unwrap().is_none(), "not a tune");
+        let tune = crate::testing::definition(
+            "variants = [\"race\"]\n[tune]\nparams = [{ name = \"c\", type = \"float\", start = 1.0, min = 0.0, max = 4.0, \
+             c_end = 0.2, r_end = 0.05 }]",
+            &[("a", "mcts"), ("b", "mcts")],
+            &["race"],
+        );
+        let id = store.add_tournament("t", &serde_json::to_string(&tune).unwrap()).unwrap();
+        let view = TournamentView::load(&store, Some(id)).unwrap();
+        assert!(view.plans_as_results_come(), "a tune plans its next pairs from results");
+        assert_eq!(view.tune_state(&store).unwrap().unwrap().theta(), [1.0]);
+    }
+
+    #[test]
     fn a_missing_or_damaged_definition_is_an_error_naming_the_tournament() {
         let store = crate::testing::temp_store();
         let e = TournamentView::load(&store, Some(7)).err().unwrap().to_string();
