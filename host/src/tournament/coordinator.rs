@@ -121,11 +121,32 @@ pub struct Coordinator {
     /// The fraction of stored games with deterministic players that a
     /// second worker plays again, to compare.
     double_check: f64,
-    /// When a look for a check found none for a worker: for a second after
-    /// it (unless a check is queued meanwhile) that worker's claims skip the
-    /// look.
-    no_check_since: Mutex<HashMap<String, std::time::Instant>>,
+    /// Whether a check may wait for a worker: claims look for one only then.
+    checks: Mutex<CheckHint>,
 }
+
+/// What the coordinator knows of the checks waiting for a second worker
+/// without asking the store: each queued check is found by one claim's look
+/// (a thousand workers do not each look for it), a worker that found none
+/// while some wait (they were its own) does not look again until another is
+/// queued, and when none is known to wait the store is asked at most once
+/// every [`CHECK_LOOK_EVERY`] (a check whose player died is claimable again
+/// when its lease runs out; the coordinator may have restarted).
+struct CheckHint {
+    /// Checks queued and not yet found.
+    waiting: u64,
+    /// When the store was last asked.
+    looked: std::time::Instant,
+    /// Workers whose look found none since a check was last queued.
+    blind: HashSet<String>,
+}
+
+/// The most workers that may find no check while some are counted waiting
+/// before the count is taken to be wrong (it is set to none).
+const BLIND_WORKERS: usize = 8;
+
+/// How often the store is asked for checks when none is known to wait.
+const CHECK_LOOK_EVERY: Duration = Duration::from_secs(1);
 
 /// How many leases a check lasts (heartbeats renew queue claims only).
 const CHECK_LEASES: u32 = 4;
@@ -158,7 +179,7 @@ impl Coordinator {
             idle: Mutex::default(),
             flagged: Mutex::default(),
             double_check: 0.0,
-            no_check_since: Mutex::default(),
+            checks: Mutex::new(CheckHint { waiting: 0, looked: long_ago(), blind: HashSet::new() }),
         }
     }
 
@@ -299,15 +320,28 @@ impl Coordinator {
         holder: &str,
         only: Option<i64>,
     ) -> Result<Option<(ClaimedGame, TournamentPins)>, RequestError> {
-        let recently =
-            self.no_check_since.lock_or_recover().get(worker).is_some_and(|at| at.elapsed() < Duration::from_secs(1));
-        if self.double_check <= 0.0 || recently {
+        if self.double_check <= 0.0 {
             return Ok(None);
         }
-        let Some((t, index)) = self.store.claim_check(holder, worker, only, self.lease * CHECK_LEASES)? else {
-            self.no_check_since.lock_or_recover().insert(worker.to_string(), std::time::Instant::now());
-            return Ok(None);
-        };
+        {
+            let mut hint = self.checks.lock_or_recover();
+            let recent = hint.looked.elapsed() < CHECK_LOOK_EVERY;
+            if recent && (hint.waiting == 0 || hint.blind.contains(worker)) {
+                return Ok(None);
+            }
+            hint.looked = std::time::Instant::now();
+        }
+        let found = self.store.claim_check(holder, worker, only, self.lease * CHECK_LEASES)?;
+        {
+            let mut hint = self.checks.lock_or_recover();
+            if found.is_some() {
+                hint.waiting = hint.waiting.saturating_sub(1);
+            } else if hint.blind.insert(worker.to_string()) && hint.blind.len() > BLIND_WORKERS {
+                hint.waiting = 0;
+                hint.blind.clear();
+            }
+        }
+        let Some((t, index)) = found else { return Ok(None) };
         if let Some(why) = self.held(worker, t)? {
             return Err(RequestError::Forbidden(why));
         }
@@ -439,7 +473,9 @@ impl Coordinator {
                     verdicts[*i] = Verdict::Duplicate;
                 } else if self.to_check(&claim.game) {
                     self.store.add_check(t, claim.game.index, worker, &digest(record))?;
-                    self.no_check_since.lock_or_recover().clear();
+                    let mut hint = self.checks.lock_or_recover();
+                    hint.waiting += 1;
+                    hint.blind.clear();
                 }
             }
             // Games become known with results only in systems that wait
