@@ -187,6 +187,8 @@ pub(super) trait GameBackend {
 
     fn tournament_results(&self, tournament: i64) -> Result<Vec<SlotResult>, StoreFailure>;
 
+    fn worker_games(&self, tournament: i64) -> Result<Vec<(GameSummary, String)>, StoreFailure>;
+
     fn tallies(&self, tournament: i64) -> Result<Tallies, StoreFailure>;
 
     fn game_list(&self, filter: &GameFilter, limit: u32, offset: u32) -> Result<(Vec<GameSummary>, u64), StoreFailure>;
@@ -330,6 +332,14 @@ impl Store {
     /// stored.
     pub fn tournament_results(&self, tournament: i64) -> Result<Vec<SlotResult>, StoreError> {
         self.backend.tournament_results(tournament).map_err(|e| self.err(e))
+    }
+
+    /// The games of `tournament` that queue workers played, as listings show
+    /// them, each with its worker (`host:pid#slot`, or a remote worker's
+    /// `name:slot`), in store order; no record is read (the residuals
+    /// computed from them every minute read a few columns a game).
+    pub fn worker_games(&self, tournament: i64) -> Result<Vec<(GameSummary, String)>, StoreError> {
+        self.backend.worker_games(tournament).map_err(|e| self.err(e))
     }
 
     /// A page of games, newest first, matching `filter`, with the number of

@@ -98,6 +98,7 @@ on_both_backends!(
     a_queue_entry_names_its_holder_and_who_stored_it,
     worker_tokens_are_kept_by_hash_revoked_once_and_refusals_listed,
     a_tournament_s_results_come_in_the_order_they_were_stored,
+    the_games_workers_played_are_listed_with_their_workers,
 );
 
 /// A tournament game's event: `index` in tournament `id`, paired with its
@@ -467,4 +468,22 @@ fn a_tournament_s_results_come_in_the_order_they_were_stored(store: &Store, _at:
     store.add_game(&ended(Outcome::Win(1)), &slot(t, 2, vec![0, 1])).unwrap();
     let order: Vec<u32> = store.tournament_results(t).unwrap().iter().map(|g| g.index).collect();
     assert_eq!(order, [5, 0, 3, 1, 2]);
+}
+
+fn the_games_workers_played_are_listed_with_their_workers(store: &Store, _at: &Path) {
+    let t = store.add_tournament("t", "{}").unwrap();
+    store.add_game(&ended(Outcome::Win(0)), &slot(t, 0, vec![0, 1])).unwrap();
+    queue(store, t, &[1, 2]);
+    let claims = store.claim("lab-2:h#0", MINUTE, Some(t), &[], 2).unwrap();
+    let (won, drawn) = (ended(Outcome::Win(1)), ended(Outcome::Draw));
+    let (e1, e2) = (slot(t, 1, vec![1, 0]), slot(t, 2, vec![0, 1]));
+    store.complete_claims(&[(&claims[0], &won, &e1), (&claims[1], &drawn, &e2)], None).unwrap();
+    let listed: Vec<(Option<u32>, String, String)> =
+        store.worker_games(t).unwrap().into_iter().map(|(g, w)| (g.winner, g.result, w)).collect();
+    assert_eq!(
+        listed,
+        [(Some(1), "0-1".to_string(), "lab-2:h#0".to_string()), (None, "1/2-1/2".into(), "lab-2:h#0".into())],
+        "the workers' games only, in store order"
+    );
+    assert!(store.worker_games(t + 1).unwrap().is_empty());
 }

@@ -4,8 +4,6 @@
 //! they are trusted; and each worker's results held against the others'
 //! ([`worker_residuals`]).
 
-use arbiter_api::Outcome;
-
 use crate::plugin::Registry;
 use crate::record::replay::{verify_record, ReplayError};
 use crate::stats::residuals::{residuals, Observation, Residual};
@@ -62,17 +60,17 @@ pub fn audit(registry: &Registry, store: &Store, tournament: Option<i64>) -> Res
 /// their seats); games without a result or a worker are left out.
 pub fn worker_residuals(store: &Store, tournament: i64) -> Result<Vec<Residual>, StoreError> {
     let observations: Vec<Observation> = store
-        .games(Some(tournament))?
+        .worker_games(tournament)?
         .into_iter()
-        .filter_map(|g| {
-            let score = match g.record.result.outcome {
-                Outcome::Win(0) => 1.0,
-                Outcome::Win(_) => 0.0,
-                Outcome::Draw => 0.5,
+        .filter_map(|(g, worker)| {
+            let score = match (g.winner, g.result.as_str()) {
+                (Some(0), _) => 1.0,
+                (Some(_), _) => 0.0,
+                (None, "1/2-1/2") => 0.5,
                 _ => return None,
             };
-            let worker = g.worker?.split(':').next()?.to_string();
-            let pairing = format!("{}|{}", g.record.variant, g.record.players.join("|"));
+            let worker = worker.split(':').next()?.to_string();
+            let pairing = format!("{}|{}", g.variant, g.players.join("|"));
             Some(Observation { pairing, worker, score })
         })
         .collect();

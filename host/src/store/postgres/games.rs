@@ -389,6 +389,18 @@ impl GameBackend for Postgres {
         self.with(|client| results(client, tournament))
     }
 
+    fn worker_games(&self, tournament: i64) -> Result<Vec<(GameSummary, String)>, StoreFailure> {
+        let rows = self.with(|client| {
+            client.query(
+                &format!(
+                    "SELECT {SUMMARY}, worker FROM games WHERE tournament_id = $1 AND worker IS NOT NULL ORDER BY id"
+                ),
+                &[&tournament],
+            )
+        })?;
+        Ok(rows.iter().map(|r| (summary_row(r).into_summary(), r.get(12))).collect())
+    }
+
     fn tallies(&self, tournament: i64) -> Result<Tallies, StoreFailure> {
         self.with(|client| {
             let games = client

@@ -197,6 +197,15 @@ impl GameBackend for Sqlite {
         Ok(results(&self.conn.lock_or_recover(), tournament)?)
     }
 
+    fn worker_games(&self, tournament: i64) -> Result<Vec<(GameSummary, String)>, StoreFailure> {
+        let conn = self.conn.lock_or_recover();
+        let mut stmt = conn.prepare_cached(&format!(
+            "SELECT {SUMMARY_COLUMNS}, worker FROM games WHERE tournament_id = ?1 AND worker IS NOT NULL ORDER BY id"
+        ))?;
+        let rows = stmt.query_map(params![tournament], |r| Ok((summary_row(r)?.into_summary(), r.get(12)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     fn tallies(&self, tournament: i64) -> Result<Tallies, StoreFailure> {
         let conn = self.conn.lock_or_recover();
         let games = conn
