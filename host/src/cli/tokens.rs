@@ -40,6 +40,15 @@ enum TokensAction {
     },
     /// Every token issued, and the uploads each worker had refused.
     List,
+    /// The uploads held back from worker NAME (its results drift from the
+    /// other workers'): each game listed, its records written to the files asked for.
+    Held {
+        /// The worker's name.
+        name: String,
+        /// Files to write the held games to (each emptied first).
+        #[command(flatten)]
+        records: super::RecordArgs,
+    },
 }
 
 pub(super) fn run(args: &TokensArgs) -> Result<()> {
@@ -73,6 +82,36 @@ pub(super) fn run(args: &TokensArgs) -> Result<()> {
             }
             for r in &refusals {
                 say!("refused: worker {} tournament {} game {}: {}", r.worker, r.tournament, r.index + 1, r.reason);
+            }
+        }
+        TokensAction::Held { name, records } => {
+            let held = store.held_uploads(name)?;
+            let mut files = records.open(false)?;
+            let mut unreadable = 0;
+            for (r, record) in &held {
+                let event = crate::record::EventInfo { event: format!("held from {name}"), round: 0, tournament: None };
+                match record {
+                    Ok(record) => {
+                        say!(
+                            "held: tournament {} game {}: {}: {}",
+                            r.tournament,
+                            r.index + 1,
+                            super::out::players(record),
+                            super::out::result(record)
+                        );
+                        if let Some(e) = files.append(record, &event).into_iter().next() {
+                            bail!("{e}");
+                        }
+                    }
+                    Err(why) => {
+                        unreadable += 1;
+                        eprintln!("skipped: {why}");
+                    }
+                }
+            }
+            say!("{} uploads held back from worker '{name}'", held.len());
+            if !files.is_empty() {
+                say!("{} games written to the {}", held.len() - unreadable, files.describe().join(", "));
             }
         }
     }

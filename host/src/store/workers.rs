@@ -4,6 +4,7 @@
 //! another worker and a worker's refusals can be counted.
 
 use super::{now_ms, Store, StoreError, StoreFailure};
+use crate::model::GameRecord;
 
 /// A worker's token as the store keeps it (never the token itself).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -59,8 +60,10 @@ pub(super) trait WorkerBackend {
     fn revoke_worker_token(&self, name: &str, now_ms: i64) -> Result<bool, StoreFailure>;
     /// Every token, by name.
     fn worker_tokens(&self) -> Result<Vec<WorkerToken>, StoreFailure>;
-    /// Keeps a refusal.
-    fn add_refusal(&self, refusal: &Refusal) -> Result<(), StoreFailure>;
+    /// Keeps a refusal, with the refused game's record (JSON) if it is held.
+    fn add_refusal(&self, refusal: &Refusal, held: Option<&str>) -> Result<(), StoreFailure>;
+    /// The records held back from `worker`'s uploads, oldest first.
+    fn held_records(&self, worker: &str) -> Result<Vec<(Refusal, String)>, StoreFailure>;
     /// The refusals of `tournament` (every one if `None`), oldest first.
     fn refusals(&self, tournament: Option<i64>) -> Result<Vec<Refusal>, StoreFailure>;
     /// Queues a check of game `index` of `tournament` (once).
@@ -113,7 +116,30 @@ impl Store {
 
     /// Keeps a refused upload.
     pub fn add_refusal(&self, refusal: &Refusal) -> Result<(), StoreError> {
-        self.backend.add_refusal(refusal).map_err(|e| self.err(e))
+        self.backend.add_refusal(refusal, None).map_err(|e| self.err(e))
+    }
+
+    /// Keeps the upload of a worker whose results are held (its residual
+    /// drifts from the other workers'): refused like any refusal (the game
+    /// is played again elsewhere), its record kept for the worker's admin.
+    pub fn hold_upload(&self, refusal: &Refusal, record: &GameRecord) -> Result<(), StoreError> {
+        let json = serde_json::to_string(record).expect("a record serialises");
+        self.backend.add_refusal(refusal, Some(&json)).map_err(|e| self.err(e))
+    }
+
+    /// The uploads held back from `worker`, each with its game's record,
+    /// oldest first; a record that no longer reads is named as an error.
+    pub fn held_uploads(&self, worker: &str) -> Result<Vec<(Refusal, Result<GameRecord, String>)>, StoreError> {
+        let rows = self.backend.held_records(worker).map_err(|e| self.err(e))?;
+        Ok(rows
+            .into_iter()
+            .map(|(r, json)| {
+                let record = serde_json::from_str(&json).map_err(|e| {
+                    format!("the held record of game {} of tournament {}: {e}", r.index + 1, r.tournament)
+                });
+                (r, record)
+            })
+            .collect())
     }
 
     /// Queues game `index` of `tournament`, stored from `first_worker`'s

@@ -249,7 +249,8 @@ impl Coordinator {
         Ok(flagged.get(&t).and_then(|(_, f)| f.get(worker)).map(|(z, games)| {
             format!(
                 "worker {worker}'s results in tournament {t} are held: they drift from the other workers' (residual \
-                 z = {z:+.2} over {games} games); its admin may look at `arbiter results {t}`"
+                 z = {z:+.2} over {games} games); its admin may look at `arbiter results {t}` and `arbiter tokens \
+                 held {worker}`"
             )
         }))
     }
@@ -426,7 +427,24 @@ impl Coordinator {
         let mut accepted: Vec<(usize, Claim, crate::record::EventInfo)> = Vec::new();
         let mut tournaments = HashSet::new();
         for (i, game) in upload.games.iter().enumerate() {
-            match self.check(worker, &upload.holder, game)? {
+            let check = self.check(worker, &upload.holder, game)?;
+            // A worker whose results drift is held: its games are verified
+            // but not counted; each is played again elsewhere, its record
+            // kept for the worker's admin (`arbiter tokens held NAME`).
+            if let Check::Fresh(entry) = &check {
+                if let Some(why) = self.held(worker, game.key.tournament)? {
+                    tracing::warn!(
+                        "worker {worker}: game {} of tournament {t}: {why}",
+                        game.key.index + 1,
+                        t = game.key.tournament
+                    );
+                    self.store.hold_upload(&self.refusal(worker, game, &why), &game.record)?;
+                    self.forget(worker, game.key, Claim { game: entry.game.clone(), holder: upload.holder.clone() })?;
+                    verdicts[i] = Verdict::Refused(why);
+                    continue;
+                }
+            }
+            match check {
                 Check::Fresh(entry) => {
                     let event = event_of(&entry.game);
                     accepted.push((i, Claim { game: entry.game, holder: upload.holder.clone() }, event));
@@ -441,18 +459,11 @@ impl Coordinator {
                         game.key.index + 1,
                         game.key.tournament
                     );
-                    self.store.add_refusal(&Refusal {
-                        worker: worker.to_string(),
-                        tournament: game.key.tournament,
-                        index: game.key.index,
-                        reason: why.clone(),
-                        at_ms: now_ms(),
-                    })?;
-                    if let Some(map) = self.refused.lock_or_recover().get_mut(&game.key.tournament) {
-                        map.entry(game.key.index).or_default().insert(worker.to_string());
-                    }
+                    self.store.add_refusal(&self.refusal(worker, game, &why))?;
                     if let Some(claim) = claim {
-                        self.store.release_claims(&[claim])?;
+                        self.forget(worker, game.key, claim)?;
+                    } else if let Some(map) = self.refused.lock_or_recover().get_mut(&game.key.tournament) {
+                        map.entry(game.key.index).or_default().insert(worker.to_string());
                     }
                     verdicts[i] = Verdict::Refused(why);
                 }
@@ -493,6 +504,27 @@ impl Coordinator {
         Ok(UploadResponse { verdicts })
     }
 
+    /// Gives a refused game's `claim` back to the queue, for a worker other
+    /// than `worker` to play.
+    fn forget(&self, worker: &str, key: GameKey, claim: Claim) -> Result<(), RequestError> {
+        if let Some(map) = self.refused.lock_or_recover().get_mut(&key.tournament) {
+            map.entry(key.index).or_default().insert(worker.to_string());
+        }
+        self.store.release_claims(&[claim])?;
+        Ok(())
+    }
+
+    /// The refusal of `game`, uploaded by `worker`, for `why`.
+    fn refusal(&self, worker: &str, game: &UploadedGame, why: &str) -> Refusal {
+        Refusal {
+            worker: worker.to_string(),
+            tournament: game.key.tournament,
+            index: game.key.index,
+            reason: why.to_string(),
+            at_ms: now_ms(),
+        }
+    }
+
     /// What to do with one uploaded game.
     fn check(&self, worker: &str, holder: &str, game: &UploadedGame) -> Result<Check, RequestError> {
         let key = game.key;
@@ -521,9 +553,6 @@ impl Coordinator {
             ));
         }
         let claim = Claim { game: entry.game.clone(), holder: holder.to_string() };
-        if let Some(why) = self.held(worker, key.tournament)? {
-            return Ok(Check::Refused(why, Some(claim)));
-        }
         let tournament = self.tournament(key.tournament)?;
         Ok(match self.verify(&tournament, &entry, game) {
             Ok(()) => Check::Fresh(entry),
@@ -968,6 +997,9 @@ mod tests {
         let registry = Arc::new(Registry::of([race(arbiter_fixture::Fault::None)]));
         enqueue_pending(&store, &planned(&registry, &store, t).unwrap()).unwrap();
         let c = Coordinator::new(registry, store.clone(), Duration::from_secs(60));
+        // A game the bad worker claimed before its results drifted.
+        let held_claim = store.claim("bad:h#1", Duration::from_secs(60), Some(t), &[], 1).unwrap().remove(0);
+        let pending = ClaimedGame::from(held_claim.game);
         // Three workers whose first movers score half; one whose never win
         // (results stored as a worker with store rights would).
         for (worker, n) in [("w1", 25), ("w2", 25), ("w3", 25), ("bad", 25)] {
@@ -992,6 +1024,18 @@ mod tests {
         assert!(why.contains("worker bad's results in tournament") && why.contains("are held"), "{why}");
         let fine = c.claim("w1", &ClaimRequest { slot: "h:1#0".into(), tournament: Some(t), skip: vec![], most: 1 });
         assert_eq!(fine.unwrap().games.len(), 1, "the others play on");
+        // Its upload is verified, held back with its record, and not counted.
+        let stored = store.games(Some(t)).unwrap().len();
+        let verdicts = upload(&c, "bad", "bad:h#1", vec![honest(&c, &pending)]);
+        assert!(matches!(&verdicts[0], Verdict::Refused(why) if why.contains("are held")), "{verdicts:?}");
+        assert_eq!(store.games(Some(t)).unwrap().len(), stored, "a held result is not counted");
+        let held = store.held_uploads("bad").unwrap();
+        assert_eq!(held.len(), 1);
+        assert_eq!(held[0].0.index, pending.key.index);
+        assert!(held[0].1.as_ref().is_ok_and(|r| r.variant == "race"), "its record is kept for the admin");
+        assert!(store.held_uploads("w1").unwrap().is_empty());
+        let entry = store.queue_entry(t, pending.key.index).unwrap().unwrap();
+        assert!(!entry.stored && entry.holder.is_none(), "given back to the queue for another worker");
     }
 
     #[test]

@@ -34,7 +34,7 @@ use games::results;
 use crate::sync::LockExt;
 
 /// The schema, in order; refinery records which ran in `refinery_schema_history`.
-const MIGRATIONS: [(&str, &str); 8] = [
+const MIGRATIONS: [(&str, &str); 9] = [
     (
         "V1__initial",
         "CREATE TABLE tournaments (
@@ -211,6 +211,11 @@ const MIGRATIONS: [(&str, &str); 8] = [
              agreed        BOOLEAN,
              PRIMARY KEY (tournament_id, game_index)
          );",
+    ),
+    (
+        // The record of an upload held back from a flagged worker, for its admin.
+        "V9__held_records",
+        "ALTER TABLE refused_uploads ADD COLUMN record TEXT;",
     ),
 ];
 

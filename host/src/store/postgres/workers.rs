@@ -47,16 +47,39 @@ impl WorkerBackend for Postgres {
         Ok(rows.iter().map(token).collect())
     }
 
-    fn add_refusal(&self, r: &Refusal) -> Result<(), StoreFailure> {
+    fn add_refusal(&self, r: &Refusal, held: Option<&str>) -> Result<(), StoreFailure> {
         self.with(|client| {
             client
                 .execute(
-                    "INSERT INTO refused_uploads (worker, tournament_id, game_index, reason, at_ms)
-                     VALUES ($1, $2, $3, $4, $5)",
-                    &[&r.worker, &r.tournament, &(r.index as i32), &r.reason, &r.at_ms],
+                    "INSERT INTO refused_uploads (worker, tournament_id, game_index, reason, at_ms, record)
+                     VALUES ($1, $2, $3, $4, $5, $6)",
+                    &[&r.worker, &r.tournament, &(r.index as i32), &r.reason, &r.at_ms, &held],
                 )
                 .map(drop)
         })
+    }
+
+    fn held_records(&self, worker: &str) -> Result<Vec<(Refusal, String)>, StoreFailure> {
+        let rows = self.with(|client| {
+            client.query(
+                "SELECT worker, tournament_id, game_index, reason, at_ms, record FROM refused_uploads
+                 WHERE worker = $1 AND record IS NOT NULL ORDER BY id",
+                &[&worker],
+            )
+        })?;
+        Ok(rows
+            .iter()
+            .map(|r| {
+                let refusal = Refusal {
+                    worker: r.get(0),
+                    tournament: r.get(1),
+                    index: r.get::<_, i32>(2) as u32,
+                    reason: r.get(3),
+                    at_ms: r.get(4),
+                };
+                (refusal, r.get(5))
+            })
+            .collect())
     }
 
     fn refusals(&self, tournament: Option<i64>) -> Result<Vec<Refusal>, StoreFailure> {

@@ -172,6 +172,8 @@ fn migration_steps() -> Vec<M<'static>> {
         M::up("CREATE TABLE plugin_files (sha256 TEXT PRIMARY KEY, name TEXT NOT NULL, bytes BLOB NOT NULL);"),
         // Remote workers: their tokens by hash, and the uploads refused.
         M::up(WORKERS_V1),
+        // The record of an upload held back from a flagged worker, for its admin.
+        M::up("ALTER TABLE refused_uploads ADD COLUMN record TEXT;"),
     ]
 }
 

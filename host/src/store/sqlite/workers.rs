@@ -50,13 +50,33 @@ impl WorkerBackend for Sqlite {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    fn add_refusal(&self, r: &Refusal) -> Result<(), StoreFailure> {
+    fn add_refusal(&self, r: &Refusal, held: Option<&str>) -> Result<(), StoreFailure> {
         let conn = self.conn.lock_or_recover();
         conn.execute(
-            "INSERT INTO refused_uploads (worker, tournament_id, game_index, reason, at_ms) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![r.worker, r.tournament, r.index, r.reason, r.at_ms],
+            "INSERT INTO refused_uploads (worker, tournament_id, game_index, reason, at_ms, record)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![r.worker, r.tournament, r.index, r.reason, r.at_ms, held],
         )?;
         Ok(())
+    }
+
+    fn held_records(&self, worker: &str) -> Result<Vec<(Refusal, String)>, StoreFailure> {
+        let conn = self.conn.lock_or_recover();
+        let mut stmt = conn.prepare(
+            "SELECT worker, tournament_id, game_index, reason, at_ms, record FROM refused_uploads
+             WHERE worker = ?1 AND record IS NOT NULL ORDER BY id",
+        )?;
+        let rows = stmt.query_map(params![worker], |r| {
+            let refusal = Refusal {
+                worker: r.get(0)?,
+                tournament: r.get(1)?,
+                index: r.get(2)?,
+                reason: r.get(3)?,
+                at_ms: r.get(4)?,
+            };
+            Ok((refusal, r.get(5)?))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
     }
 
     fn refusals(&self, tournament: Option<i64>) -> Result<Vec<Refusal>, StoreFailure> {
