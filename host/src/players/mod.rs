@@ -190,6 +190,9 @@ pub trait KindSpec: std::fmt::Debug + Send + Sync {
     }
 }
 
+/// How a program kind makes its player from its settings and options.
+pub(crate) type MakeProgram = fn(EngineSettings, Vec<(String, String)>) -> Box<dyn Player>;
+
 /// The spec of a kind that is only an engine program, its settings and
 /// its options (xboard, hub, engine).
 #[derive(Debug)]
@@ -200,18 +203,14 @@ pub(crate) struct ProgramSpec {
     /// options (xboard `option`, Hub `set-param`, JSON-lines `hello`).
     pub(crate) options: Vec<(String, String)>,
     /// Its player, for the settings and options.
-    pub(crate) make: fn(EngineSettings, Vec<(String, String)>) -> Box<dyn Player>,
+    pub(crate) make: MakeProgram,
     /// Whether it is told whole positions (so refuses hidden information).
     pub(crate) whole_positions: bool,
 }
 
 impl ProgramSpec {
     /// Reads `CMD[,setting=value...][,option.NAME=VALUE...]`.
-    pub(crate) fn parse(
-        rest: &str,
-        make: fn(EngineSettings, Vec<(String, String)>) -> Box<dyn Player>,
-        whole_positions: bool,
-    ) -> Result<ProgramSpec, SettingError> {
+    pub(crate) fn parse(rest: &str, make: MakeProgram, whole_positions: bool) -> Result<ProgramSpec, SettingError> {
         let mut kept = Vec::new();
         let mut options = Vec::new();
         for part in rest.split(',') {

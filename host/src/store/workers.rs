@@ -34,6 +34,10 @@ pub struct Refusal {
     pub at_ms: i64,
 }
 
+/// An upload held back from a worker whose results drift: its refusal, and
+/// its game's record (or why that no longer reads).
+pub type HeldUpload = (Refusal, Result<GameRecord, String>);
+
 /// A stored game queued to be played again by another worker and compared
 /// (its players are deterministic, so the two games must be equal).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -129,7 +133,7 @@ impl Store {
 
     /// The uploads held back from `worker`, each with its game's record,
     /// oldest first; a record that no longer reads is named as an error.
-    pub fn held_uploads(&self, worker: &str) -> Result<Vec<(Refusal, Result<GameRecord, String>)>, StoreError> {
+    pub fn held_uploads(&self, worker: &str) -> Result<Vec<HeldUpload>, StoreError> {
         let rows = self.backend.held_records(worker).map_err(|e| self.err(e))?;
         Ok(rows
             .into_iter()

@@ -252,7 +252,7 @@ mod tests {
 
     /// Game `index` won by entrant `winner` (or drawn), seated as the schedule seats it.
     fn game(index: u32, winner: Option<usize>) -> SlotResult {
-        let seats = if index % 2 == 0 { vec![0, 1] } else { vec![1, 0] };
+        let seats = if index.is_multiple_of(2) { vec![0, 1] } else { vec![1, 0] };
         SlotResult {
             index,
             pair: Some(index - index % 2),
