@@ -421,8 +421,34 @@ impl Coordinator {
         Ok(())
     }
 
+    /// An upload under `bearer`'s token: verified and stored (see
+    /// [`Coordinator::upload`]); under a revoked token refused all the same
+    /// (HTTP 401, so that the worker stops), but each game it still held is
+    /// verified and held, whole, for its admin (`arbiter tokens held NAME`),
+    /// and given back for another worker to play.
+    pub fn upload_with_token(&self, bearer: Option<&str>, upload: &Upload) -> Result<UploadResponse, RequestError> {
+        let refused = match self.authenticate(bearer) {
+            Ok(worker) => return self.upload(&worker, upload),
+            Err(e) => e,
+        };
+        let revoked = match bearer {
+            Some(token) => self.store.worker_token(&token_hash(token))?.filter(|t| t.revoked_ms.is_some()),
+            None => None,
+        };
+        if let Some(t) = revoked {
+            let why = format!("the token of worker '{}' was revoked: its results are held", t.name);
+            self.upload_as(&t.name, upload, Some(&why))?;
+        }
+        Err(refused)
+    }
+
     /// Verifies and stores finished games: one verdict each.
     pub fn upload(&self, worker: &str, upload: &Upload) -> Result<UploadResponse, RequestError> {
+        self.upload_as(worker, upload, None)
+    }
+
+    /// [`Coordinator::upload`], every verified game held for `hold` if given.
+    fn upload_as(&self, worker: &str, upload: &Upload, hold: Option<&str>) -> Result<UploadResponse, RequestError> {
         let mut verdicts = vec![Verdict::Stored; upload.games.len()];
         let mut accepted: Vec<(usize, Claim, crate::record::EventInfo)> = Vec::new();
         let mut tournaments = HashSet::new();
@@ -432,7 +458,11 @@ impl Coordinator {
             // but not counted; each is played again elsewhere, its record
             // kept for the worker's admin (`arbiter tokens held NAME`).
             if let Check::Fresh(entry) = &check {
-                if let Some(why) = self.held(worker, game.key.tournament)? {
+                let held = match hold {
+                    Some(why) => Some(why.to_string()),
+                    None => self.held(worker, game.key.tournament)?,
+                };
+                if let Some(why) = held {
                     tracing::warn!(
                         "worker {worker}: game {} of tournament {t}: {why}",
                         game.key.index + 1,
@@ -880,6 +910,28 @@ mod tests {
 
     fn upload(c: &Coordinator, worker: &str, holder: &str, games: Vec<UploadedGame>) -> Vec<Verdict> {
         c.upload(worker, &Upload { holder: holder.into(), games }).unwrap().verdicts
+    }
+
+    #[test]
+    fn a_game_uploaded_under_a_revoked_token_is_refused_and_held_for_the_admin() {
+        let (c, store, t) = coordinator("revoked-upload");
+        let token = issue_token(&store, "w1", None).unwrap();
+        let claimed = claim(&c, "w1", 1);
+        let game = honest(&c, &claimed.games[0]);
+        assert!(store.revoke_worker_token("w1").unwrap());
+        let upload = Upload { holder: claimed.holder.clone(), games: vec![game] };
+        let refused = c.upload_with_token(Some(&token), &upload).unwrap_err().to_string();
+        assert_eq!(refused, "the token of worker 'w1' is revoked");
+        assert!(store.games(Some(t)).unwrap().is_empty(), "nothing counted");
+        let held = store.held_uploads("w1").unwrap();
+        assert_eq!(held.len(), 1);
+        assert!(held[0].0.reason.contains("was revoked: its results are held"), "{}", held[0].0.reason);
+        assert!(held[0].1.is_ok(), "its record kept");
+        let entry = store.queue_entry(t, claimed.games[0].key.index).unwrap().unwrap();
+        assert!(entry.holder.is_none(), "its game given back at once");
+        let unknown = c.upload_with_token(Some("arbw_00"), &upload).unwrap_err().to_string();
+        assert_eq!(unknown, "unknown worker token");
+        assert_eq!(store.held_uploads("w1").unwrap().len(), 1, "an unknown token holds nothing");
     }
 
     #[test]

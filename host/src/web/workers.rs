@@ -67,17 +67,22 @@ fn refused(e: RequestError) -> ApiError {
     }
 }
 
+/// The request's bearer token, if it has one.
+fn bearer(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get(header::AUTHORIZATION)
+        .and_then(|h| h.to_str().ok())
+        .and_then(|h| h.strip_prefix("Bearer "))
+        .map(|t| t.trim().to_string())
+}
+
 /// Runs `f` for the worker the request's token names, on a blocking thread.
 async fn as_worker<T: Send + 'static>(
     app: Shared,
     headers: &HeaderMap,
     f: impl FnOnce(&Coordinator, &str) -> Result<T, RequestError> + Send + 'static,
 ) -> Result<T, ApiError> {
-    let bearer = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|h| h.to_str().ok())
-        .and_then(|h| h.strip_prefix("Bearer "))
-        .map(|t| t.trim().to_string());
+    let bearer = bearer(headers);
     let run = move || {
         let worker = app.coordinator.authenticate(bearer.as_deref())?;
         f(&app.coordinator, &worker)
@@ -129,7 +134,11 @@ async fn upload(
     upload: Result<Json<Upload>, axum::extract::rejection::JsonRejection>,
 ) -> Result<Response, ApiError> {
     let upload = body(upload)?;
-    Ok(Json(as_worker(app, &headers, move |c, w| c.upload(w, &upload)).await?).into_response())
+    // Not `as_worker`: a revoked worker's games are held, then refused.
+    let bearer = bearer(&headers);
+    let run = move || app.coordinator.upload_with_token(bearer.as_deref(), &upload);
+    let verdicts = tokio::task::spawn_blocking(run).await.map_err(|e| ApiError::from(format!("worker failed: {e}")))?;
+    Ok(Json(verdicts.map_err(refused)?).into_response())
 }
 
 /// `GET /api/worker/pins`.
