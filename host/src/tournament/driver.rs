@@ -264,7 +264,8 @@ impl Tournament {
     /// at once), and whether every game is stored.
     pub fn batch(&self, store: &Store) -> Result<Batch> {
         if self.definition.config.tune.is_some() {
-            return super::tune::batch(self, store);
+            let results = store.tournament_results(self.id)?;
+            return super::tune::batch(&self.view, &self.entrants, self.pending(store)?, &results);
         }
         let games = self.pending(store)?;
         Ok(Batch { all_stored: games.is_empty(), entrants: self.entrants.clone(), games, tune: None })

@@ -18,14 +18,13 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use super::driver::Tournament;
 use super::error::{Result, TournamentError};
 use super::games::{Entrant, ScheduledGame};
 use super::view::TournamentView;
 use crate::players::PlayerSpec;
 use crate::record::EventInfo;
 use crate::stats::spsa::{setting_text, Spsa};
-use crate::store::{SlotResult, Store};
+use crate::store::SlotResult;
 
 /// One finished pair.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -164,16 +163,22 @@ pub struct Batch {
 }
 
 /// A tune's pairs that can be played now, at most `in_flight` of them:
-/// each pending game of a playable pair, seated with that pair's sides.
-pub fn batch(tournament: &Tournament, store: &Store) -> Result<Batch> {
-    let in_flight = tournament.definition.config.tune.as_ref().map_or(1, |t| t.in_flight);
-    let results = store.tournament_results(tournament.id)?;
-    let state = TuneState::over(tournament, &results)
-        .ok_or_else(|| TournamentError::Refused(format!("tournament {} is not a tune", tournament.id)))?;
+/// each of `pending` (the tune's games not stored, in schedule order) of a
+/// playable pair, seated with that pair's sides made from `entrants` (the
+/// tune's two); `results` are its stored games, in store order.
+pub fn batch(
+    view: &TournamentView,
+    entrants: &[Entrant],
+    pending: Vec<(ScheduledGame, EventInfo)>,
+    results: &[SlotResult],
+) -> Result<Batch> {
+    let in_flight = view.definition.config.tune.as_ref().map_or(1, |t| t.in_flight);
+    let state = TuneState::over(view, results)
+        .ok_or_else(|| TournamentError::Refused(format!("tournament {} is not a tune", view.id)))?;
+    let tune_entrants = entrants;
     let mut entrants = Vec::new();
     let mut games = Vec::new();
     let mut sides_of: HashMap<u32, usize> = HashMap::new();
-    let pending = tournament.pending(store)?;
     let all_stored = pending.is_empty();
     for (mut game, event) in pending {
         let Some(slot) = event.tournament.as_ref() else { continue };
@@ -186,7 +191,7 @@ pub fn batch(tournament: &Tournament, store: &Store) -> Result<Batch> {
                 }
                 let Some(sides) = state.sides(k, in_flight) else { break };
                 let first = entrants.len();
-                for (e, settings) in tournament.entrants.iter().zip(sides) {
+                for (e, settings) in tune_entrants.iter().zip(sides) {
                     let text = e.spec.with_settings(&settings);
                     let spec = PlayerSpec::parse(&text)?;
                     entrants.push(Entrant { name: e.name.clone(), spec, spec_text: text, tc: e.tc.clone() });
@@ -404,7 +409,7 @@ mod tests {
             let (game, _) = b.games.iter().find(|(_, e)| e.tournament.as_ref().unwrap().index == index).unwrap();
             game.seats.iter().map(|&e| b.entrants[e].spec_text.clone()).collect()
         };
-        let before = super::batch(&t, &store).unwrap();
+        let before = t.batch(&store).unwrap();
         assert_eq!(before.games.len(), 4, "two pairs at once");
         let pair_two = specs(&before, 3);
         // Pair 1 stored whole, pair 2 half: pair 2's other game, then pair 3.
@@ -413,7 +418,7 @@ mod tests {
             let event = EventInfo { event: "t".into(), round: index / 2 + 1, tournament: Some(slot) };
             store.add_game(&played(&race(Fault::None), serde_json::json!({})), &event).unwrap();
         }
-        let after = super::batch(&t, &store).unwrap();
+        let after = t.batch(&store).unwrap();
         let indices: Vec<u32> = after.games.iter().map(|(_, e)| e.tournament.as_ref().unwrap().index).collect();
         assert_eq!(indices, [3, 4, 5]);
         assert_eq!(specs(&after, 3), pair_two, "planned again, the same values");
