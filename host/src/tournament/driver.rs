@@ -299,20 +299,19 @@ impl Tournament {
         }
         // Games in progress of an earlier, killed run are gone.
         store.clear_live(self.id)?;
-        let running = AtomicBool::new(true);
+        // The lease is renewed until the rounds end; ending them wakes the
+        // renewer at once (a polling one held every run up to its period).
+        let (done, ended) = std::sync::mpsc::channel::<()>();
         std::thread::scope(|scope| {
-            scope.spawn(|| {
-                let mut ticks = 0;
-                while running.load(Ordering::SeqCst) {
-                    std::thread::sleep(std::time::Duration::from_millis(100));
-                    ticks += 1;
-                    if ticks % (super::lease::RENEW_EVERY_SECS * 10) == 0 {
-                        lease.renew();
-                    }
+            let lease = &lease;
+            scope.spawn(move || {
+                let every = std::time::Duration::from_secs(super::lease::RENEW_EVERY_SECS);
+                while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = ended.recv_timeout(every) {
+                    lease.renew();
                 }
             });
             let end = self.play_rounds(store, &run_config, &stop, progress);
-            running.store(false, Ordering::SeqCst);
+            drop(done);
             end
         })
     }

@@ -11,6 +11,7 @@
 //! entry, so a reader never sees half a ply.
 
 use std::fs::{File, OpenOptions};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -45,22 +46,26 @@ impl JournalFile {
 
     /// The plies written for game `game` (none if the journal holds another game).
     pub fn read(&self, game: u64) -> Vec<PlyRecord> {
-        let Ok(bytes) = std::fs::read(&self.path) else { return Vec::new() };
-        let word = |at: usize| bytes.get(at..at + 8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")));
-        if word(0) != Some(game) {
+        let Ok(mut file) = File::open(&self.path) else { return Vec::new() };
+        let mut header = [0u8; HEADER];
+        if file.read_exact(&mut header).is_err() {
             return Vec::new();
         }
-        let committed = word(8).unwrap_or(0) as usize;
-        let end = (HEADER + committed).min(bytes.len());
+        let word = |at: usize| u64::from_le_bytes(header[at..at + 8].try_into().expect("8 bytes"));
+        if word(0) != game {
+            return Vec::new();
+        }
+        // Only the committed entries are read, not the whole (sparse) file.
+        let committed = word(8).min((CAPACITY - HEADER) as u64);
+        let mut bytes = Vec::with_capacity(committed as usize);
+        if file.take(committed).read_to_end(&mut bytes).is_err() {
+            return Vec::new();
+        }
         let mut plies = Vec::new();
-        let mut at = HEADER;
-        while at + 4 <= end {
-            let len = u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes")) as usize;
-            let Some(entry) = bytes.get(at + 4..at + 4 + len).filter(|_| at + 4 + len <= end) else { break };
-            match decode(entry) {
-                Some(p) => plies.push(p),
-                None => break,
-            }
+        let mut at = 0;
+        while let Some(len) = bytes.get(at..at + 4).map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize) {
+            let Some(p) = bytes.get(at + 4..at + 4 + len).and_then(decode) else { break };
+            plies.push(p);
             at += 4 + len;
         }
         plies
@@ -78,6 +83,8 @@ pub struct Journal {
     path: PathBuf,
     base: *mut u8,
     used: usize,
+    plies: usize,
+    whole: bool,
 }
 
 // SAFETY: the mapping is owned by this value alone and only written through `&mut self`.
@@ -107,7 +114,7 @@ impl Journal {
         if base == libc::MAP_FAILED {
             return Err(std::io::Error::last_os_error());
         }
-        Ok(Journal { path: path.to_path_buf(), base: base.cast(), used: 0 })
+        Ok(Journal { path: path.to_path_buf(), base: base.cast(), used: 0, plies: 0, whole: true })
     }
 
     /// The file this journal maps.
@@ -118,20 +125,31 @@ impl Journal {
     /// Starts game `game`: no plies yet.
     pub fn start(&mut self, game: u64) {
         self.used = 0;
+        self.plies = 0;
+        self.whole = true;
         self.write(0, &game.to_le_bytes());
         self.commit();
     }
 
-    /// Appends one ply (silently dropped once the journal is full).
+    /// How many plies the current game has here, if it has every ply
+    /// pushed since [`Journal::start`] (none was dropped for want of room).
+    pub fn plies(&self) -> Option<usize> {
+        self.whole.then_some(self.plies)
+    }
+
+    /// Appends one ply (dropped once the journal is full: the game's record
+    /// then carries its plies itself).
     pub fn push(&mut self, ply: &PlyRecord) {
         let entry = encode(ply);
         let at = HEADER + self.used;
-        if at + 4 + entry.len() > CAPACITY {
+        if !self.whole || at + 4 + entry.len() > CAPACITY {
+            self.whole = false;
             return;
         }
         self.write(at, &(entry.len() as u32).to_le_bytes());
         self.write(at + 4, &entry);
         self.used += 4 + entry.len();
+        self.plies += 1;
         self.commit();
     }
 
@@ -158,44 +176,91 @@ impl Drop for Journal {
     }
 }
 
-/// A ply as bytes: player, move id, used µs, which optional fields are
-/// present, reported ms, clock ms, score, then the text's length and bytes.
+/// A ply as bytes: player, move id, used µs, a byte of flags saying which
+/// optional fields follow, those fields, then the text and the pv (if any),
+/// each as a u32 length and its bytes. Every field of [`PlyRecord`] is kept.
 fn encode(p: &PlyRecord) -> Vec<u8> {
-    let mut b = Vec::with_capacity(45 + p.text.len());
+    let mut b = Vec::with_capacity(64 + p.text.len() + p.pv.as_ref().map_or(0, String::len));
     b.extend_from_slice(&p.player.to_le_bytes());
     b.extend_from_slice(&p.mv.to_le_bytes());
     b.extend_from_slice(&p.used_us.to_le_bytes());
-    let flags = p.reported_ms.is_some() as u8 | (p.clock_ms.is_some() as u8) << 1 | (p.score.is_some() as u8) << 2;
-    b.push(flags);
-    b.extend_from_slice(&p.reported_ms.unwrap_or(0).to_le_bytes());
-    b.extend_from_slice(&p.clock_ms.unwrap_or(0).to_le_bytes());
-    b.extend_from_slice(&p.score.unwrap_or(0).to_le_bytes());
-    b.extend_from_slice(&(p.text.len() as u32).to_le_bytes());
-    b.extend_from_slice(p.text.as_bytes());
+    let present = [
+        p.reported_ms.is_some(),
+        p.clock_ms.is_some(),
+        p.score.is_some(),
+        p.depth.is_some(),
+        p.nodes.is_some(),
+        p.seldepth.is_some(),
+        p.pv.is_some(),
+        p.ponder_hit.is_some(),
+    ];
+    b.push(present.iter().enumerate().fold(0u8, |f, (i, &on)| f | (on as u8) << i));
+    if let Some(v) = p.reported_ms {
+        b.extend_from_slice(&v.to_le_bytes());
+    }
+    if let Some(v) = p.clock_ms {
+        b.extend_from_slice(&v.to_le_bytes());
+    }
+    if let Some(v) = p.score {
+        b.extend_from_slice(&v.to_le_bytes());
+    }
+    if let Some(v) = p.depth {
+        b.extend_from_slice(&v.to_le_bytes());
+    }
+    if let Some(v) = p.nodes {
+        b.extend_from_slice(&v.to_le_bytes());
+    }
+    if let Some(v) = p.seldepth {
+        b.extend_from_slice(&v.to_le_bytes());
+    }
+    if let Some(v) = p.ponder_hit {
+        b.push(v as u8);
+    }
+    for text in [Some(&p.text), p.pv.as_ref()].into_iter().flatten() {
+        b.extend_from_slice(&(text.len() as u32).to_le_bytes());
+        b.extend_from_slice(text.as_bytes());
+    }
     b
 }
 
+/// Reads [`encode`]'s bytes in order.
+struct Bytes<'a>(&'a [u8]);
+
+impl Bytes<'_> {
+    fn take<const N: usize>(&mut self) -> Option<[u8; N]> {
+        let (head, rest) = self.0.split_at_checked(N)?;
+        self.0 = rest;
+        head.try_into().ok()
+    }
+    fn u32(&mut self) -> Option<u32> {
+        self.take().map(u32::from_le_bytes)
+    }
+    fn u64(&mut self) -> Option<u64> {
+        self.take().map(u64::from_le_bytes)
+    }
+    fn text(&mut self) -> Option<String> {
+        let len = self.u32()? as usize;
+        let (text, rest) = self.0.split_at_checked(len)?;
+        self.0 = rest;
+        String::from_utf8(text.to_vec()).ok()
+    }
+}
+
 fn decode(b: &[u8]) -> Option<PlyRecord> {
-    let u32_at = |at: usize| Some(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?));
-    let u64_at = |at: usize| Some(u64::from_le_bytes(b.get(at..at + 8)?.try_into().ok()?));
-    let flags = *b.get(20)?;
-    let text_len = u32_at(41)? as usize;
-    Some(PlyRecord {
-        player: u32_at(0)?,
-        mv: u64_at(4)?,
-        used_us: u64_at(12)?,
-        reported_ms: (flags & 1 != 0).then_some(u64_at(21)?),
-        clock_ms: (flags & 2 != 0).then_some(u64_at(29)?),
-        score: (flags & 4 != 0).then_some(u32_at(37)? as i32),
-        text: String::from_utf8(b.get(45..45 + text_len)?.to_vec()).ok()?,
-        // Only a game cut short is read back from the journal: its plies
-        // keep their scores, not the search's depth, nodes and pv.
-        depth: None,
-        nodes: None,
-        seldepth: None,
-        pv: None,
-        ponder_hit: None,
-    })
+    let mut b = Bytes(b);
+    let (player, mv, used_us) = (b.u32()?, b.u64()?, b.u64()?);
+    let [flags] = b.take()?;
+    let on = |i: u8| flags & 1 << i != 0;
+    let reported_ms = if on(0) { Some(b.u64()?) } else { None };
+    let clock_ms = if on(1) { Some(b.u64()?) } else { None };
+    let score = if on(2) { Some(b.take().map(i32::from_le_bytes)?) } else { None };
+    let depth = if on(3) { Some(b.u32()?) } else { None };
+    let nodes = if on(4) { Some(b.u64()?) } else { None };
+    let seldepth = if on(5) { Some(b.u32()?) } else { None };
+    let ponder_hit = if on(7) { Some(b.take::<1>()?[0] != 0) } else { None };
+    let text = b.text()?;
+    let pv = if on(6) { Some(b.text()?) } else { None };
+    Some(PlyRecord { player, mv, text, used_us, reported_ms, clock_ms, score, depth, nodes, seldepth, pv, ponder_hit })
 }
 
 #[cfg(all(test, unix))]
@@ -211,11 +276,11 @@ mod tests {
             reported_ms: (i % 3 == 0).then_some(5),
             clock_ms: (i % 2 == 0).then_some(60_000 - u64::from(i)),
             score: (i % 4 == 0).then_some(-(i as i32)),
-            depth: None,
-            nodes: None,
-            seldepth: None,
-            pv: None,
-            ponder_hit: None,
+            depth: (i % 5 == 0).then_some(i),
+            nodes: (i % 5 == 0).then_some(u64::from(i) << 33),
+            seldepth: (i % 7 == 0).then_some(i + 3),
+            pv: (i % 3 == 1).then(|| format!("e2e4 m{i}")),
+            ponder_hit: (i % 4 == 1).then_some(i % 8 == 1),
         }
     }
 
@@ -228,10 +293,27 @@ mod tests {
         for p in &plies {
             journal.push(p);
         }
-        assert_eq!(file.read(7), plies);
+        assert_eq!(file.read(7), plies, "every field of every ply comes back");
+        assert_eq!(journal.plies(), Some(100));
         assert!(file.read(8).is_empty(), "another game's journal reads as empty");
         journal.start(8);
         journal.push(&plies[0]);
         assert_eq!(file.read(8), vec![plies[0].clone()]);
+    }
+
+    #[test]
+    fn a_full_journal_says_it_is_not_whole_and_keeps_no_gap() {
+        let file = JournalFile::create().unwrap();
+        let mut journal = Journal::open(file.path()).unwrap();
+        journal.start(1);
+        let big = PlyRecord { text: "x".repeat(CAPACITY / 2), ..ply(0) };
+        journal.push(&big);
+        assert_eq!(journal.plies(), Some(1));
+        journal.push(&big);
+        journal.push(&ply(2));
+        assert_eq!(journal.plies(), None, "a ply was dropped");
+        assert_eq!(file.read(1), vec![big], "no ply after the one dropped");
+        journal.start(2);
+        assert_eq!(journal.plies(), Some(0), "the next game starts whole");
     }
 }

@@ -8,7 +8,9 @@
 //! plus the grace), sent at most every [`FLUSH_EVERY`] by a thread of its own
 //! while the game moves, `live` frames when the job asks, then `record` (the
 //! finished game) or `error`. Every ply also goes, as it is played, into the
-//! [`super::journal`] the parent reads when the worker fails.
+//! [`super::journal`] the parent reads when the worker fails; when the game
+//! ends normally with every ply there, the answer is `journaled` instead:
+//! the record without its plies, which the parent reads from the journal.
 //! Engine faults never end a worker: an engine that crashes, hangs or breaks
 //! its protocol loses its game inside the worker, which says so in the
 //! record. So a worker that goes silent past its allowance is a hung plugin,
@@ -126,6 +128,13 @@ pub enum WorkerMessage {
     Live(SeenFrame),
     /// The finished game, whole.
     Record(Box<GameRecord>),
+    /// The finished game, its plies left in the ply journal.
+    Journaled {
+        /// The record, without plies.
+        record: Box<GameRecord>,
+        /// How many plies the journal holds for it.
+        plies: usize,
+    },
     /// The game could not be set up.
     Error(String),
 }
@@ -233,6 +242,17 @@ impl WorkerHandle {
         })();
         match outcome {
             Ok(WorkerMessage::Record(r)) => Ok(*r),
+            Ok(WorkerMessage::Journaled { mut record, plies }) => {
+                record.plies = self.journal.as_ref().map(|j| j.read(self.games)).unwrap_or_default();
+                if record.plies.len() == plies {
+                    return Ok(*record);
+                }
+                let found = record.plies.len();
+                let termination = Termination::PluginCrashed(format!(
+                    "the worker's ply journal holds {found} plies of the {plies} its record names"
+                ));
+                Ok(faulted_record(entrants, game, std::mem::take(&mut record.plies), started, termination))
+            }
             Ok(WorkerMessage::Error(e)) => Err(Error::bad_options(e)),
             Ok(_) => unreachable!("progress and live lines are read in the loop"),
             Err(e) => {
@@ -298,7 +318,11 @@ pub fn serve(registry: &Registry) -> Result<()> {
             continue;
         }
         let reply = match play_job(registry, &line, &pulse, &mut engines, &mut journal) {
-            Ok(record) => WorkerMessage::Record(Box::new(record)),
+            Ok((mut record, true)) => {
+                let plies = std::mem::take(&mut record.plies).len();
+                WorkerMessage::Journaled { record: Box::new(record), plies }
+            }
+            Ok((record, false)) => WorkerMessage::Record(Box::new(record)),
             Err(e) => WorkerMessage::Error(e.to_string()),
         };
         let mut p = Pulse::lock(&pulse);
@@ -310,24 +334,30 @@ pub fn serve(registry: &Registry) -> Result<()> {
     Ok(())
 }
 
+/// Plays the job on `line`: its record, and whether the job's journal holds
+/// every one of its plies.
 fn play_job(
     registry: &Registry,
     line: &str,
     pulse: &SharedPulse,
     engines: &mut std::collections::HashMap<String, Box<dyn Player>>,
     journal: &mut Option<Journal>,
-) -> Result<GameRecord> {
+) -> Result<(GameRecord, bool)> {
     let job: Job =
         serde_json::from_str(line).map_err(|e| TournamentError::Unreadable(format!("unreadable job: {e}")))?;
     Pulse::lock(pulse).restart(Duration::from_millis(job.grace_ms));
-    if let Some((path, game)) = &job.journal {
-        if journal.as_ref().is_none_or(|j| j.path() != path) {
-            *journal = Journal::open(path).map_err(|e| tracing::warn!("ply journal {}: {e}", path.display())).ok();
+    let mut journal = match &job.journal {
+        Some((path, game)) => {
+            if journal.as_ref().is_none_or(|j| j.path() != path) {
+                *journal = Journal::open(path).map_err(|e| tracing::warn!("ply journal {}: {e}", path.display())).ok();
+            }
+            journal.as_mut().map(|j| {
+                j.start(*game);
+                j
+            })
         }
-        if let Some(j) = journal.as_mut() {
-            j.start(*game);
-        }
-    }
+        None => None,
+    };
     let variant = registry.get(&job.variant)?;
     let mut keys = Vec::new();
     let mut players: Vec<Box<dyn Player>> = Vec::new();
@@ -360,7 +390,7 @@ fn play_job(
     let sink = |frame: &SeenFrame| {
         let _ = send(&WorkerMessage::Live(frame.clone()));
     };
-    let mut watch = GameWatch { pulse, journal: journal.as_mut(), live: job.live.then(|| LiveRelay::new(&sink)) };
+    let mut watch = GameWatch { pulse, journal: journal.as_deref_mut(), live: job.live.then(|| LiveRelay::new(&sink)) };
     let result = play_game_watched(variant, &job.options, start, &mut players, &config, &mut watch);
     // Keep engine processes for the next game.
     for ((key, keep), p) in keys.into_iter().zip(players) {
@@ -371,7 +401,8 @@ fn play_job(
     // The record names the entrants as the event does, not their kinds.
     let mut record = result?;
     record.players = job.seats.iter().map(|s| s.name.clone()).collect();
-    Ok(record)
+    let journaled = journal.is_some_and(|j| j.plies() == Some(record.plies.len()));
+    Ok((record, journaled))
 }
 
 /// Plays `job` in this process, as a worker process would (for tests).
@@ -379,7 +410,7 @@ fn play_job(
 pub(crate) fn play_in_process(registry: &Registry, job: &Job) -> GameRecord {
     let pulse = Pulse::shared(Duration::from_secs(30));
     let line = serde_json::to_string(job).unwrap();
-    play_job(registry, &line, &pulse, &mut Default::default(), &mut None).unwrap()
+    play_job(registry, &line, &pulse, &mut Default::default(), &mut None).unwrap().0
 }
 
 #[cfg(test)]
@@ -400,6 +431,11 @@ mod tests {
         match through_a_line(&WorkerMessage::Record(Box::new(r.clone()))) {
             WorkerMessage::Record(back) => assert_eq!(*back, r),
             _ => panic!("not a record"),
+        }
+        let bare = GameRecord { plies: Vec::new(), ..r.clone() };
+        match through_a_line(&WorkerMessage::Journaled { record: Box::new(bare.clone()), plies: 4 }) {
+            WorkerMessage::Journaled { record, plies: 4 } => assert_eq!(*record, bare),
+            _ => panic!("not a journaled record"),
         }
         assert!(matches!(
             through_a_line(&WorkerMessage::Progress { allowance_ms: 1500 }),
