@@ -91,7 +91,7 @@ pub fn ponder_hits(counts: &[(String, u64, u64)]) -> Option<String> {
     let each: Vec<String> = counts
         .iter()
         .map(|(name, hits, of)| match of {
-            0 => format!("{name} none yet"),
+            0 => format!("{name} none reported"),
             _ => format!("{name} {:.1}% ({hits}/{of})", *hits as f64 * 100.0 / *of as f64),
         })
         .collect();
@@ -148,6 +148,6 @@ mod tests {
     fn ponder_hits_are_a_rate_with_its_counts_and_no_line_without_a_pondering_engine() {
         assert_eq!(ponder_hits(&[]), None);
         let counts = [("sf".to_string(), 61, 100), ("new".to_string(), 0, 0)];
-        assert_eq!(ponder_hits(&counts).unwrap(), "Ponder hits: sf 61.0% (61/100), new none yet");
+        assert_eq!(ponder_hits(&counts).unwrap(), "Ponder hits: sf 61.0% (61/100), new none reported");
     }
 }

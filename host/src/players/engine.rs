@@ -6,7 +6,8 @@
 use serde_json::{json, Value};
 
 use super::{
-    handshake, Answer, EngineSettings, EngineSlot, MoveWait, Player, PlayerError, PlayerKind, ProgramSpec, Reply,
+    handshake, Answer, EngineSettings, EngineSlot, MoveWait, Player, PlayerError, PlayerKind, ProgramSpec, Protocol,
+    Reply,
 };
 use crate::clock::TurnTime;
 use crate::process::{deadline_after, ChildProcess};
@@ -199,12 +200,16 @@ impl Player for JsonEngine {
     }
 }
 
+/// How the kind's engines are made and what they can do.
+const ENGINES: Protocol =
+    Protocol { make: |s, o| Box::new(JsonEngine::new(s, o)), whole_positions: false, can_ponder: false };
+
 /// `engine:CMD[,setting=value...][,option.NAME=VALUE...]`.
 pub const KIND: PlayerKind = PlayerKind {
     name: "engine",
     example: "engine:./my-engine",
     runs_a_program: true,
-    parse: |rest| Ok(Box::new(ProgramSpec::parse(rest, |s, o| Box::new(JsonEngine::new(s, o)), false)?)),
+    parse: |rest| Ok(Box::new(ProgramSpec::parse(rest, ENGINES)?)),
 };
 
 // Shell engines: Unix only.

@@ -6,7 +6,8 @@
 //! `hub_position` calls; `info ... score=` is kept (in hundredths of a man).
 
 use super::{
-    handshake, Answer, EngineSettings, EngineSlot, MoveWait, Player, PlayerError, PlayerKind, ProgramSpec, Reply,
+    handshake, Answer, EngineSettings, EngineSlot, MoveWait, Player, PlayerError, PlayerKind, ProgramSpec, Protocol,
+    Reply,
 };
 use crate::clock::fmt_secs;
 use crate::process::{deadline_after, ChildProcess, ProcessError};
@@ -192,12 +193,16 @@ impl Player for HubPlayer {
     }
 }
 
+/// How the kind's engines are made and what they can do.
+const ENGINES: Protocol =
+    Protocol { make: |s, o| Box::new(HubPlayer::new(s, o)), whole_positions: true, can_ponder: false };
+
 /// `hub:CMD[,setting=value...][,option.NAME=VALUE...]`.
 pub const KIND: PlayerKind = PlayerKind {
     name: "hub",
     example: "hub:dame hub",
     runs_a_program: true,
-    parse: |rest| Ok(Box::new(ProgramSpec::parse(rest, |s, o| Box::new(HubPlayer::new(s, o)), true)?)),
+    parse: |rest| Ok(Box::new(ProgramSpec::parse(rest, ENGINES)?)),
 };
 
 #[cfg(test)]

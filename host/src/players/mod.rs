@@ -183,8 +183,8 @@ pub trait KindSpec: std::fmt::Debug + Send + Sync {
     fn is_person(&self) -> bool {
         false
     }
-    /// Whether the player thinks on its opponent's time (a UCI engine with
-    /// `ponder=on`).
+    /// Whether the player thinks on its opponent's time (a UCI or xboard
+    /// engine with `ponder=on`).
     fn ponders(&self) -> bool {
         false
     }
@@ -192,6 +192,18 @@ pub trait KindSpec: std::fmt::Debug + Send + Sync {
 
 /// How a program kind makes its player from its settings and options.
 pub(crate) type MakeProgram = fn(EngineSettings, Vec<(String, String)>) -> Box<dyn Player>;
+
+/// What a protocol of engine programs is to arbiter: how it makes its
+/// player, and what its engines can do.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Protocol {
+    /// Its player, for the settings and options.
+    pub(crate) make: MakeProgram,
+    /// Whether it is told whole positions (so refuses hidden information).
+    pub(crate) whole_positions: bool,
+    /// Whether its engines can think on the opponent's time (`ponder=on`).
+    pub(crate) can_ponder: bool,
+}
 
 /// The spec of a kind that is only an engine program, its settings and
 /// its options (xboard, hub, engine).
@@ -202,15 +214,13 @@ pub(crate) struct ProgramSpec {
     /// `option.NAME=VALUE` settings, told the engine as its protocol sets
     /// options (xboard `option`, Hub `set-param`, JSON-lines `hello`).
     pub(crate) options: Vec<(String, String)>,
-    /// Its player, for the settings and options.
-    pub(crate) make: MakeProgram,
-    /// Whether it is told whole positions (so refuses hidden information).
-    pub(crate) whole_positions: bool,
+    /// Its protocol.
+    pub(crate) protocol: Protocol,
 }
 
 impl ProgramSpec {
     /// Reads `CMD[,setting=value...][,option.NAME=VALUE...]`.
-    pub(crate) fn parse(rest: &str, make: MakeProgram, whole_positions: bool) -> Result<ProgramSpec, SettingError> {
+    pub(crate) fn parse(rest: &str, protocol: Protocol) -> Result<ProgramSpec, SettingError> {
         let mut kept = Vec::new();
         let mut options = Vec::new();
         for part in rest.split(',') {
@@ -220,13 +230,20 @@ impl ProgramSpec {
             }
         }
         let settings = EngineSettings::parse(&kept.join(","))?;
-        Ok(ProgramSpec { settings, options, make, whole_positions })
+        if settings.ponder && !protocol.can_ponder {
+            return Err(SettingError::BadValue {
+                name: "ponder".into(),
+                value: "on".into(),
+                expected: "is for UCI and xboard engines only",
+            });
+        }
+        Ok(ProgramSpec { settings, options, protocol })
     }
 }
 
 impl KindSpec for ProgramSpec {
     fn create(&self, _game_seed: u64) -> Box<dyn Player> {
-        (self.make)(self.settings.clone(), self.options.clone())
+        (self.protocol.make)(self.settings.clone(), self.options.clone())
     }
 
     fn settings(&self) -> Option<&EngineSettings> {
@@ -234,7 +251,11 @@ impl KindSpec for ProgramSpec {
     }
 
     fn refuses(&self, info: &arbiter_api::schema::VariantInfo) -> Option<String> {
-        self.whole_positions.then(|| refuses_hidden(info)).flatten()
+        self.protocol.whole_positions.then(|| refuses_hidden(info)).flatten()
+    }
+
+    fn ponders(&self) -> bool {
+        self.settings.ponder
     }
 }
 

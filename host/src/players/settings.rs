@@ -1,14 +1,14 @@
 //! How an engine process is started and kept, the same for every protocol:
-//! `CMD[,dir=DIR][,arg=ARG...][,restart=on|off][,timeout=SECS]` after the
-//! player kind (`uci:./sf,dir=/opt/sf,restart=on`), as cutechess-cli's
-//! `dir=`, `arg=` and `restart=` engine settings.
+//! `CMD[,dir=DIR][,arg=ARG...][,restart=on|off][,timeout=SECS][,ponder=on|off]`
+//! after the player kind (`uci:./sf,dir=/opt/sf,restart=on`), as
+//! cutechess-cli's `dir=`, `arg=`, `restart=` and `ponder` engine settings.
 
 use std::path::PathBuf;
 
 use crate::process::{ChildProcess, Limits, ProcessError};
 
 /// The settings' names, for messages.
-const NAMES: &str = "dir, arg, restart, timeout";
+const NAMES: &str = "dir, arg, restart, timeout, ponder";
 
 /// Why the settings after a player kind's colon cannot be read, or an
 /// engine refuses them.
@@ -112,6 +112,8 @@ pub struct EngineSettings {
     /// How long the engine may take to start and to answer a readiness
     /// check (`timeout=SECS`); the protocol's default otherwise.
     pub timeout_ms: Option<u64>,
+    /// Think on the opponent's time (`ponder=on`), where the protocol can.
+    pub ponder: bool,
 }
 
 impl EngineSettings {
@@ -127,12 +129,13 @@ impl EngineSettings {
         match name {
             "dir" => self.dir = Some(PathBuf::from(value)),
             "arg" => self.args.push(value.to_string()),
-            "restart" => {
-                self.restart = match value {
+            "restart" | "ponder" => {
+                let on = match value {
                     "on" => true,
                     "off" => false,
                     _ => return Err(bad("must be on or off")),
-                }
+                };
+                *if name == "restart" { &mut self.restart } else { &mut self.ponder } = on;
             }
             "timeout" => {
                 let secs = value

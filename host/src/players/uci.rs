@@ -27,8 +27,6 @@ pub struct UciConfig {
     pub engine: EngineSettings,
     /// `setoption` pairs sent after the handshake.
     pub options: Vec<(String, String)>,
-    /// Think on the opponent's time (`ponder=on`).
-    pub ponder: bool,
 }
 
 impl UciConfig {
@@ -40,31 +38,19 @@ impl UciConfig {
         if command.is_empty() {
             return Err(SettingError::NoCommand { kind: KIND.name, example: KIND.example });
         }
-        let (mut engine, mut options, mut ponder) = (EngineSettings::of(command), Vec::new(), false);
+        let (mut engine, mut options) = (EngineSettings::of(command), Vec::new());
         for kv in parts {
             let (k, v) = kv
                 .split_once('=')
                 .map(|(k, v)| (k.trim(), v.trim()))
                 .ok_or_else(|| SettingError::NotNameValue(kv.into()))?;
-            if k == "ponder" {
-                ponder = match v {
-                    "on" => true,
-                    "off" => false,
-                    _ => {
-                        return Err(SettingError::BadValue {
-                            name: k.into(),
-                            value: v.into(),
-                            expected: "must be on or off",
-                        })
-                    }
-                };
-            } else if let Some(option) = k.strip_prefix("option.") {
+            if let Some(option) = k.strip_prefix("option.") {
                 options.push((option.to_string(), v.to_string()));
             } else if !engine.set(k, v)? {
                 options.push((k.to_string(), v.to_string()));
             }
         }
-        Ok(UciConfig { engine, options, ponder })
+        Ok(UciConfig { engine, options })
     }
 }
 
@@ -122,7 +108,7 @@ impl UciPlayer {
         let (name, declared) = Self::handshake(&mut p, cfg)?;
         // UCI's way of telling an engine it will be asked to ponder (unless set by hand).
         let ponder_set = cfg.options.iter().any(|(k, _)| k.eq_ignore_ascii_case("Ponder"));
-        if cfg.ponder && !ponder_set && declared.iter().any(|o| o.name.eq_ignore_ascii_case("Ponder")) {
+        if cfg.engine.ponder && !ponder_set && declared.iter().any(|o| o.name.eq_ignore_ascii_case("Ponder")) {
             p.send("setoption name Ponder value true")?;
         }
         for (k, v) in &cfg.options {
@@ -350,7 +336,7 @@ impl Player for UciPlayer {
             }
         })?;
         // Pondering needs a search that ends by itself once told `ponderhit`.
-        if let (true, false, Some(expected)) = (self.cfg.ponder, infinite, search.ponder.take()) {
+        if let (true, false, Some(expected)) = (self.cfg.engine.ponder, infinite, search.ponder.take()) {
             self.start_ponder(&best, expected, &limits, asked.elapsed().as_millis() as u64);
         }
         Ok(Reply {
@@ -579,7 +565,7 @@ impl KindSpec for UciConfig {
     }
 
     fn ponders(&self) -> bool {
-        self.ponder
+        self.engine.ponder
     }
 
     fn settings(&self) -> Option<&EngineSettings> {
@@ -664,14 +650,14 @@ mod tests {
     #[test]
     fn ponder_is_a_setting_on_or_off_and_not_an_option() {
         let cfg = UciConfig::parse("stockfish,ponder=on,Hash=16").unwrap();
-        assert!(cfg.ponder);
+        assert!(cfg.engine.ponder);
         assert_eq!(cfg.options, [("Hash".to_string(), "16".to_string())]);
-        assert!(!UciConfig::parse("stockfish,ponder=off").unwrap().ponder);
-        assert!(!UciConfig::parse("stockfish").unwrap().ponder);
+        assert!(!UciConfig::parse("stockfish,ponder=off").unwrap().engine.ponder);
+        assert!(!UciConfig::parse("stockfish").unwrap().engine.ponder);
         let e = UciConfig::parse("stockfish,ponder=yes").unwrap_err().to_string();
         assert!(e.contains("ponder") && e.contains("must be on or off"), "{e}");
         let raw = UciConfig::parse("stockfish,option.Ponder=true").unwrap();
-        assert_eq!((raw.ponder, raw.options[0].0.as_str()), (false, "Ponder"), "the UCI option itself, by hand");
+        assert_eq!((raw.engine.ponder, raw.options[0].0.as_str()), (false, "Ponder"), "the UCI option itself, by hand");
     }
 
     #[test]

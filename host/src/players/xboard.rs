@@ -9,9 +9,18 @@
 //! `move M`, or `resign`; the last thinking line (`ply score time nodes pv`)
 //! gives the score, depth, nodes and the time it reports. A process that
 //! dies or hangs is restarted for the next game.
+//!
+//! With `ponder=on` it is sent `hard` rather than `easy`, and after its
+//! first `go` it is left out of `force` mode: it plays its side itself,
+//! thinking on the opponent's time, and each of its later moves is asked by
+//! `time`/`otim` and the opponent's move alone (no `force`, which would stop
+//! the pondering, and no `go`). Its clock runs from that move on, as
+//! without pondering. The protocol does not say whether a ponder hit, so
+//! its moves record none.
 
 use super::{
-    handshake, Answer, EngineSettings, EngineSlot, MoveWait, Player, PlayerError, PlayerKind, ProgramSpec, Reply,
+    handshake, Answer, EngineSettings, EngineSlot, MoveWait, Player, PlayerError, PlayerKind, ProgramSpec, Protocol,
+    Reply,
 };
 use crate::process::{deadline_after, ChildProcess, ProcessError};
 use crate::seat::{Seen, Start, Turn};
@@ -52,6 +61,9 @@ pub struct XboardPlayer {
     own: Option<String>,
     /// Whether the game's `level` was sent.
     level_sent: bool,
+    /// Whether the engine plays its side itself, out of `force` mode
+    /// (`ponder=on`, after its first `go`).
+    playing: bool,
 }
 
 impl XboardPlayer {
@@ -67,6 +79,7 @@ impl XboardPlayer {
             unseen: Vec::new(),
             own: None,
             level_sent: false,
+            playing: false,
         }
     }
 
@@ -229,13 +242,15 @@ impl Player for XboardPlayer {
         self.unseen.clear();
         self.own = None;
         self.level_sent = false;
+        self.playing = false;
+        let ponder = self.settings.ponder;
         self.engine.begin_game(Some("quit"));
         let ready_ms = self.settings.handshake_ms(HANDSHAKE_MS);
         self.with_engine(|p, f| {
             p.send("new")?;
             p.send("force")?;
             p.send("post")?;
-            p.send("easy")?;
+            p.send(if ponder { "hard" } else { "easy" })?;
             if chess960 {
                 p.send("variant fischerandom")?;
             }
@@ -289,39 +304,47 @@ impl Player for XboardPlayer {
         let unseen = std::mem::take(&mut self.unseen);
         let wait = MoveWait::of(turn);
         let mut thinking = Thinking::default();
-        let answer = self.with_engine(|p, f| {
-            p.send("force")?;
-            for line in &setup {
-                p.send(line)?;
-            }
-            for m in &unseen {
-                p.send(&if f.usermove { format!("usermove {m}") } else { m.clone() })?;
-            }
-            if let (Some(a), Some(b)) = (mine.remaining_ms, theirs.remaining_ms) {
-                p.send(&format!("time {}", a / 10))?;
-                p.send(&format!("otim {}", b / 10))?;
-            }
-            p.send("go")?;
-            recv_nudged(p, wait.deadline, f.ping, |l| {
-                let l = l.trim();
-                // `My move is : M` is how GNU Chess 6 says `move M`.
-                if let Some(m) = l
-                    .strip_prefix("move ")
-                    .or_else(|| l.strip_prefix("My move is").map(|r| r.trim_start_matches([' ', ':'])))
-                {
-                    return Some(Ok(Answer::Text(m.trim().to_string())));
+        // A playing engine is told the opponent's one move, which it may have pondered on.
+        let told = self.playing && setup.is_empty() && unseen.len() == 1;
+        self.playing = self.settings.ponder;
+        let answer = self
+            .with_engine(|p, f| {
+                let usermove = |m: &String| if f.usermove { format!("usermove {m}") } else { m.clone() };
+                if !told {
+                    p.send("force")?;
+                    for line in &setup {
+                        p.send(line)?;
+                    }
+                    for m in &unseen {
+                        p.send(&usermove(m))?;
+                    }
                 }
-                if l == "resign" || l.starts_with("tellics resign") {
-                    return Some(Ok(Answer::Resign));
+                if let (Some(a), Some(b)) = (mine.remaining_ms, theirs.remaining_ms) {
+                    p.send(&format!("time {}", a / 10))?;
+                    p.send(&format!("otim {}", b / 10))?;
                 }
-                if l.starts_with("Illegal move") || l.starts_with("Error") {
-                    return Some(Err(PlayerError::Protocol(format!("the engine said: {l}"))));
-                }
-                thinking.read(l);
-                None
+                p.send(&if told { usermove(&unseen[0]) } else { "go".to_string() })?;
+                recv_nudged(p, wait.deadline, f.ping, |l| {
+                    let l = l.trim();
+                    // `My move is : M` is how GNU Chess 6 says `move M`.
+                    if let Some(m) = l
+                        .strip_prefix("move ")
+                        .or_else(|| l.strip_prefix("My move is").map(|r| r.trim_start_matches([' ', ':'])))
+                    {
+                        return Some(Ok(Answer::Text(m.trim().to_string())));
+                    }
+                    if l == "resign" || l.starts_with("tellics resign") {
+                        return Some(Ok(Answer::Resign));
+                    }
+                    if l.starts_with("Illegal move") || l.starts_with("Error") {
+                        return Some(Err(PlayerError::Protocol(format!("the engine said: {l}"))));
+                    }
+                    thinking.read(l);
+                    None
+                })
+                .map_err(|e| wait.blame(e.into()))?
             })
-            .map_err(|e| wait.blame(e.into()))?
-        })?;
+            .inspect_err(|_| self.playing = false)?;
         if let Answer::Text(m) = &answer {
             self.own = Some(m.clone());
         }
@@ -345,12 +368,16 @@ impl Player for XboardPlayer {
     }
 }
 
+/// How the kind's engines are made and what they can do.
+const ENGINES: Protocol =
+    Protocol { make: |s, o| Box::new(XboardPlayer::new(s, o)), whole_positions: true, can_ponder: true };
+
 /// `xboard:CMD[,setting=value...]`.
 pub const KIND: PlayerKind = PlayerKind {
     name: "xboard",
     example: "xboard:gnuchess --xboard",
     runs_a_program: true,
-    parse: |rest| Ok(Box::new(ProgramSpec::parse(rest, |s, o| Box::new(XboardPlayer::new(s, o)), true)?)),
+    parse: |rest| Ok(Box::new(ProgramSpec::parse(rest, ENGINES)?)),
 };
 
 #[cfg(test)]
@@ -427,5 +454,55 @@ mod tests {
         assert_eq!(lines[go - 4..go - 2], ["force", "usermove +1"], "{sent}");
         assert!(lines[go - 2].starts_with("time 60") || lines[go - 2].starts_with("time 61"), "{sent}");
         assert!(lines[go - 1].starts_with("otim 60") || lines[go - 1].starts_with("otim 61"), "{sent}");
+    }
+
+    /// With `ponder=on`: `hard`, and after its first `go` the engine plays
+    /// its side itself, asked each later move by the clocks and the
+    /// opponent's move alone (a `force` would stop its pondering).
+    #[cfg(unix)]
+    #[test]
+    fn a_pondering_xboard_engine_is_left_playing_and_told_only_the_opponent_s_moves() {
+        let dir = crate::testing::temp_folder("xboard-ponder");
+        let (script, log) = (dir.join("engine.sh"), dir.join("sent.log"));
+        // It moves on `go`, and on a move only out of force mode, as the protocol says.
+        let body = format!(
+            "forced=0; while read -r line; do echo \"$line\" >> {log}; case \"$line\" in\n\
+             'protover 2') echo 'feature setboard=1 ping=1 usermove=1 done=1';;\n\
+             ping*) echo \"pong ${{line#ping }}\";;\n\
+             force) forced=1;;\n\
+             go) forced=0; echo 'move +1';;\n\
+             usermove*) [ $forced = 0 ] && echo 'move +1';;\n\
+             quit) exit 0;;\n\
+             esac; done\n",
+            log = log.display()
+        );
+        std::fs::write(&script, body).unwrap();
+        let spec = crate::players::PlayerSpec::parse(&format!("xboard:sh {},ponder=on", script.display())).unwrap();
+        assert!(spec.ponders());
+        let record = crate::testing::race_against(spec.create(0));
+        assert!(matches!(record.result.outcome, arbiter_api::Outcome::Win(_)), "{:?}", record.result);
+        let sent = std::fs::read_to_string(log).unwrap();
+        let lines: Vec<&str> = sent.lines().filter(|l| !l.starts_with("ping")).collect();
+        assert!(lines.contains(&"hard") && !lines.contains(&"easy"), "{sent}");
+        let first_go = lines.iter().position(|l| *l == "go").unwrap();
+        let after: Vec<&str> = lines[first_go + 1..].iter().copied().take_while(|l| !l.starts_with("result")).collect();
+        assert!(!after.contains(&"force") && !after.contains(&"go"), "left playing: {sent}");
+        let asked: Vec<&[&str]> = after.chunks(3).collect();
+        assert!(asked.len() >= 3, "{sent}");
+        for ask in asked {
+            assert!(ask[0].starts_with("time ") && ask[1].starts_with("otim "), "{sent}");
+            assert_eq!(ask.get(2), Some(&"usermove +1"), "{sent}");
+        }
+        let mine = record.plies.iter().filter(|p| p.player == 0);
+        assert!(mine.clone().count() > 3 && mine.clone().all(|p| p.ponder_hit.is_none()), "xboard says no hits");
+    }
+
+    #[test]
+    fn only_uci_and_xboard_engines_take_ponder() {
+        for kind in ["hub", "engine"] {
+            let e = crate::players::PlayerSpec::parse(&format!("{kind}:prog,ponder=on")).unwrap_err().to_string();
+            assert!(e.contains("ponder 'on' is for UCI and xboard engines only"), "{kind}: {e}");
+        }
+        assert!(!crate::players::PlayerSpec::parse("xboard:prog,ponder=off").unwrap().ponders());
     }
 }

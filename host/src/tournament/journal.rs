@@ -63,7 +63,8 @@ impl JournalFile {
         }
         let mut plies = Vec::new();
         let mut at = 0;
-        while let Some(len) = bytes.get(at..at + 4).map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize) {
+        while let Some(len) = bytes.get(at..at + 4).map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize)
+        {
             let Some(p) = bytes.get(at + 4..at + 4 + len).and_then(decode) else { break };
             plies.push(p);
             at += 4 + len;

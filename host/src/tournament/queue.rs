@@ -179,7 +179,8 @@ pub struct QueueWorkers {
     /// The most games a slot claims at once (it claims fewer, down to one,
     /// as games take longer; see [`BATCH_PLAY_TIME`]).
     pub batch: usize,
-    /// Pin each slot (its worker process and engines) to a CPU of its own.
+    /// Pin each slot (its worker process and engines) to a CPU of its own,
+    /// two while a game has a pondering engine.
     pub affinity: bool,
     /// Plugin folders, passed on to the worker processes.
     pub plugin_dirs: Vec<PathBuf>,
@@ -279,14 +280,8 @@ pub fn run_queue_workers(
         for slot in 0..cfg.concurrency.max(1) {
             let (refused, report, failure) = (&refused, &report, &failure);
             scope.spawn(move || {
-                // Before its worker process exists, so that it inherits the pin.
-                if cfg.affinity {
-                    if let Err(e) = crate::process::pin_thread_to_cpus(slot, 1) {
-                        tracing::warn!("slot {slot}: no CPU affinity: {e}");
-                    }
-                }
                 let holder = format!("{}#{slot}", cfg.holder);
-                let mut handle = WorkerHandle::new(cfg.plugin_dirs.clone());
+                let mut handle = WorkerHandle::for_slot(cfg.plugin_dirs.clone(), slot, cfg.affinity);
                 let mut known = std::collections::HashMap::new();
                 let mut idle_since = Instant::now();
                 let mut batch = BatchSize::new(cfg.batch);

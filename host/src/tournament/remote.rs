@@ -50,7 +50,7 @@ pub struct RemoteWorkers {
     pub idle_exit: Option<Duration>,
     /// The most games a slot claims at once.
     pub batch: usize,
-    /// Pin each slot to a CPU of its own.
+    /// Pin each slot to a CPU of its own, two while a game has a pondering engine.
     pub affinity: bool,
     /// Plugin folders, passed on to the worker processes.
     pub plugin_dirs: Vec<PathBuf>,
@@ -264,17 +264,12 @@ pub fn run_remote_workers(
         for slot in 0..cfg.concurrency.max(1) {
             let (client, report, failure, skip) = (&client, &report, &failure, &skip);
             scope.spawn(move || {
-                if cfg.affinity {
-                    if let Err(e) = crate::process::pin_thread_to_cpus(slot, 1) {
-                        tracing::warn!("slot {slot}: no CPU affinity: {e}");
-                    }
-                }
                 let mut slot = Slot {
                     registry,
                     client,
                     cfg,
                     name: format!("{}#{slot}", cfg.slot_prefix),
-                    handle: WorkerHandle::new(cfg.plugin_dirs.clone()),
+                    handle: WorkerHandle::for_slot(cfg.plugin_dirs.clone(), slot, cfg.affinity),
                     batch: BatchSize::new(cfg.batch),
                 };
                 let mut idle_since = Instant::now();

@@ -182,12 +182,52 @@ pub struct WorkerHandle {
     plugin_dirs: Vec<PathBuf>,
     journal: Option<JournalFile>,
     games: u64,
+    slot: Option<SlotPin>,
+}
+
+/// How a queue or remote worker's slot pins its worker process.
+#[derive(Clone, Copy, Debug)]
+struct SlotPin {
+    /// The slot's number.
+    slot: usize,
+    /// Whether to pin at all (`--affinity`).
+    affinity: bool,
+    /// How many CPUs the thread is pinned to now (0: not yet).
+    width: usize,
 }
 
 impl WorkerHandle {
-    /// A handle that starts `arbiter worker` on first use.
+    /// A handle that starts `arbiter worker` on first use; its jobs pin
+    /// seats as they say (a local run's runner pinned the thread already).
     pub fn new(plugin_dirs: Vec<PathBuf>) -> Self {
-        WorkerHandle { process: None, plugin_dirs, journal: JournalFile::create().ok(), games: 0 }
+        WorkerHandle { process: None, plugin_dirs, journal: JournalFile::create().ok(), games: 0, slot: None }
+    }
+
+    /// The handle of slot `slot` of a queue or remote worker, whose jobs
+    /// were made elsewhere: with `affinity` its process is pinned to one
+    /// CPU, or to two while a game has a pondering engine (each seat's
+    /// engine then on a CPU of its own), re-pinned and started afresh when
+    /// that changes; without, nothing is pinned, whatever a job says.
+    pub fn for_slot(plugin_dirs: Vec<PathBuf>, slot: usize, affinity: bool) -> Self {
+        WorkerHandle { slot: Some(SlotPin { slot, affinity, width: 0 }), ..WorkerHandle::new(plugin_dirs) }
+    }
+
+    /// Pins the calling thread, a slot's, for `job`'s game (see [`WorkerHandle::for_slot`]).
+    fn pin_for(&mut self, entrants: &[Entrant], job: &mut Job) {
+        let Some(pin) = self.slot.as_mut() else { return };
+        let ponders = job.seats.len() > 1 && entrants.iter().any(|e| e.spec.ponders());
+        job.pin_seats = pin.affinity && ponders;
+        let width = if ponders { 2 } else { 1 };
+        if !pin.affinity || pin.width == width {
+            return;
+        }
+        pin.width = width;
+        match crate::process::pin_thread_to_cpus(pin.slot, width) {
+            Ok(cpus) => tracing::info!("slot {} pinned to CPU {cpus:?}", pin.slot),
+            Err(e) => tracing::warn!("slot {}: no CPU affinity: {e}", pin.slot),
+        }
+        // The next worker process inherits the new pin.
+        self.process = None;
     }
 
     fn process(&mut self) -> Result<&mut ChildProcess, ProcessError> {
@@ -219,6 +259,7 @@ impl WorkerHandle {
         let grace = Duration::from_millis(job.grace_ms);
         self.games += 1;
         let mut job = job.clone();
+        self.pin_for(entrants, &mut job);
         job.journal = self.journal.as_ref().map(|j| (j.path().to_path_buf(), self.games));
         let outcome = (|| -> Result<WorkerMessage, ProcessError> {
             let p = self.process()?;
@@ -455,17 +496,18 @@ mod tests {
         assert!(matches!(through_a_line(&WorkerMessage::Live(frame.clone())), WorkerMessage::Live(f) if f == frame));
     }
 
-    #[test]
-    fn a_job_survives_its_line_with_typed_time_controls() {
-        let job = Job {
+    fn job() -> Job {
+        Job {
             variant: "chess".into(),
             options: Map::new(),
             position: Some("8/8/8/8/8/8/8/K6k w - - 0 1".into()),
-            seats: vec![JobSeat {
-                name: "a".into(),
-                spec: "random".into(),
-                tc: TimeControl::parse("40/60+0.5").unwrap(),
-            }],
+            seats: ["a", "b"]
+                .map(|name| JobSeat {
+                    name: name.into(),
+                    spec: "random".into(),
+                    tc: TimeControl::parse("40/60+0.5").unwrap(),
+                })
+                .to_vec(),
             seed: 7,
             margin_ms: 50,
             max_plies: Some(300),
@@ -475,12 +517,50 @@ mod tests {
             live: false,
             journal: Some((PathBuf::from("/tmp/j"), 3)),
             pin_seats: true,
-        };
+        }
+    }
+
+    #[test]
+    fn a_job_survives_its_line_with_typed_time_controls() {
+        let job = job();
         let line = serde_json::to_string(&job).unwrap();
         assert!(line.contains(r#""tc":"40/60+0.5""#), "{line}");
         let back: Job = serde_json::from_str(&line).unwrap();
         assert_eq!(serde_json::to_string(&back).unwrap(), line);
         let bad = line.replace("40/60+0.5", "fast");
         assert!(serde_json::from_str::<Job>(&bad).is_err(), "a time control that does not parse is refused");
+    }
+
+    /// A queue or remote slot pins itself to one CPU, or two while a game
+    /// has a pondering engine, and pins seats only then and only with
+    /// `--affinity`, whatever the job's maker said.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_slot_pins_two_cpus_for_a_pondering_engine_one_otherwise_and_none_without_affinity() {
+        let entrant = |spec: &str| Entrant {
+            name: spec.into(),
+            spec: PlayerSpec::parse(spec).unwrap(),
+            spec_text: spec.into(),
+            tc: None,
+        };
+        let pondering = [entrant("uci:sf,ponder=on"), entrant("random")];
+        let plain = [entrant("random"), entrant("random")];
+        std::thread::spawn(move || {
+            let all = crate::process::allowed_cpus().unwrap();
+            let mut free = WorkerHandle::for_slot(Vec::new(), 0, false);
+            let mut j = job();
+            free.pin_for(&pondering, &mut j);
+            assert!(!j.pin_seats, "no seat pinned without --affinity");
+            assert_eq!(crate::process::allowed_cpus().unwrap(), all);
+            let mut slot = WorkerHandle::for_slot(Vec::new(), 0, true);
+            slot.pin_for(&pondering, &mut j);
+            assert!(j.pin_seats);
+            assert_eq!(crate::process::allowed_cpus().unwrap().len(), all.len().min(2));
+            slot.pin_for(&plain, &mut j);
+            assert!(!j.pin_seats);
+            assert_eq!(crate::process::allowed_cpus().unwrap(), [all[0]]);
+        })
+        .join()
+        .unwrap();
     }
 }
