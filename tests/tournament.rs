@@ -392,8 +392,15 @@ fn sprt_in_logistic_elo_on_single_games_decides_for_stockfish_at_fixed_nodes() {
 
 #[test]
 fn an_xboard_engine_plays_whole_games_with_its_thinking_in_the_pgn_and_every_line_in_the_log() {
-    // GNU Chess from Debian's packages (.ci/run installs it) speaks xboard.
-    let dir = temp_dir("xboard");
+    // GNU Chess from Debian's packages (.ci/run installs it) speaks xboard;
+    // the second time it ponders.
+    for (n, gnuchess) in ["xboard:gnuchess -x", "xboard:gnuchess -x,ponder=on"].into_iter().enumerate() {
+        xboard_games(&format!("xboard-{n}"), gnuchess);
+    }
+}
+
+fn xboard_games(folder: &str, gnuchess: &str) {
+    let dir = temp_dir(folder);
     let pgn = dir.join("x.pgn");
     let log = dir.join("engines.log");
     let run = arbiter(&[
@@ -402,7 +409,7 @@ fn an_xboard_engine_plays_whole_games_with_its_thinking_in_the_pgn_and_every_lin
         "match",
         "chess",
         "--p1",
-        "xboard:gnuchess -x",
+        gnuchess,
         "--p2",
         "uci:stockfish",
         "--games",
@@ -435,6 +442,17 @@ fn an_xboard_engine_plays_whole_games_with_its_thinking_in_the_pgn_and_every_lin
         assert!(log.contains(expected), "no '{expected}' in the engine log");
     }
     assert!(log.lines().all(|l| l.starts_with("20") && (l.contains("] > ") || l.contains("] < "))));
+    // Pondering: `hard`, and after its first `go` its moves asked without `force` and `go`.
+    let sent = |line: &str| {
+        log.lines().filter(|l| l.starts_with("20") && l.contains("gnuchess[") && l.ends_with(line)).count()
+    };
+    if gnuchess.ends_with("ponder=on") {
+        assert_eq!((sent("] > hard"), sent("] > easy")), (2, 0), "{log}");
+        assert!(sent("] > go") <= 2, "one go a game at most: {log}");
+    } else {
+        assert_eq!((sent("] > hard"), sent("] > easy")), (0, 2), "{log}");
+        assert!(sent("] > go") > 10, "{log}");
+    }
 }
 
 #[test]
