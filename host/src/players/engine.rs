@@ -200,16 +200,17 @@ impl Player for JsonEngine {
     }
 }
 
-/// How the kind's engines are made and what they can do.
-const ENGINES: Protocol =
-    Protocol { make: |s, o| Box::new(JsonEngine::new(s, o)), whole_positions: false, can_ponder: false };
-
 /// `engine:CMD[,setting=value...][,option.NAME=VALUE...]`.
 pub const KIND: PlayerKind = PlayerKind {
     name: "engine",
     example: "engine:./my-engine",
     runs_a_program: true,
-    parse: |rest| Ok(Box::new(ProgramSpec::parse(rest, ENGINES)?)),
+    parse: |rest| {
+        Ok(Box::new(ProgramSpec::parse(
+            rest,
+            Protocol { make: |s, o| Box::new(JsonEngine::new(s, o)), whole_positions: false, can_ponder: false },
+        )?))
+    },
 };
 
 // Shell engines: Unix only.

@@ -193,16 +193,17 @@ impl Player for HubPlayer {
     }
 }
 
-/// How the kind's engines are made and what they can do.
-const ENGINES: Protocol =
-    Protocol { make: |s, o| Box::new(HubPlayer::new(s, o)), whole_positions: true, can_ponder: false };
-
 /// `hub:CMD[,setting=value...][,option.NAME=VALUE...]`.
 pub const KIND: PlayerKind = PlayerKind {
     name: "hub",
     example: "hub:dame hub",
     runs_a_program: true,
-    parse: |rest| Ok(Box::new(ProgramSpec::parse(rest, ENGINES)?)),
+    parse: |rest| {
+        Ok(Box::new(ProgramSpec::parse(
+            rest,
+            Protocol { make: |s, o| Box::new(HubPlayer::new(s, o)), whole_positions: true, can_ponder: false },
+        )?))
+    },
 };
 
 #[cfg(test)]

@@ -368,16 +368,17 @@ impl Player for XboardPlayer {
     }
 }
 
-/// How the kind's engines are made and what they can do.
-const ENGINES: Protocol =
-    Protocol { make: |s, o| Box::new(XboardPlayer::new(s, o)), whole_positions: true, can_ponder: true };
-
 /// `xboard:CMD[,setting=value...]`.
 pub const KIND: PlayerKind = PlayerKind {
     name: "xboard",
     example: "xboard:gnuchess --xboard",
     runs_a_program: true,
-    parse: |rest| Ok(Box::new(ProgramSpec::parse(rest, ENGINES)?)),
+    parse: |rest| {
+        Ok(Box::new(ProgramSpec::parse(
+            rest,
+            Protocol { make: |s, o| Box::new(XboardPlayer::new(s, o)), whole_positions: true, can_ponder: true },
+        )?))
+    },
 };
 
 #[cfg(test)]
