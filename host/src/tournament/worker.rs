@@ -41,6 +41,40 @@ use crate::referee::{play_game_watched, Adjudication, GameConfig, GameResult, St
 /// How often the worker reports progress while a game moves.
 pub const FLUSH_EVERY: Duration = Duration::from_millis(20);
 
+/// How many engine processes a worker keeps between games, the most
+/// recently used: every seat of a match or SPRT is reused, while a queue
+/// worker serving many entrants, or a tune whose every pair is a new spec,
+/// does not pile up engines that will never play again.
+pub const KEPT_ENGINES: usize = 4;
+
+/// The engines a worker keeps between games, by entrant name and spec,
+/// the least recently used dropped (its process ended) past the cap.
+pub struct KeptEngines<T> {
+    kept: Vec<(String, T)>,
+    cap: usize,
+}
+
+impl<T> KeptEngines<T> {
+    /// Keeps at most `cap`.
+    pub fn new(cap: usize) -> Self {
+        KeptEngines { kept: Vec::new(), cap }
+    }
+
+    /// Takes the engine kept for `key`, if any.
+    pub fn take(&mut self, key: &str) -> Option<T> {
+        let at = self.kept.iter().position(|(k, _)| k == key)?;
+        Some(self.kept.remove(at).1)
+    }
+
+    /// Keeps `engine` for `key`, as the most recently used.
+    pub fn keep(&mut self, key: String, engine: T) {
+        self.kept.push((key, engine));
+        if self.kept.len() > self.cap {
+            self.kept.remove(0);
+        }
+    }
+}
+
 /// One seat of a [`Job`].
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct JobSeat {
@@ -350,7 +384,7 @@ pub fn serve(registry: &Registry) -> Result<()> {
     let pulse = Pulse::shared(Duration::from_secs(30));
     let reporter = pulse.clone();
     std::thread::spawn(move || report_progress(reporter));
-    let mut engines: std::collections::HashMap<String, Box<dyn Player>> = std::collections::HashMap::new();
+    let mut engines = KeptEngines::new(KEPT_ENGINES);
     let mut journal = None;
     for line in std::io::stdin().lock().lines() {
         let line =
@@ -381,7 +415,7 @@ fn play_job(
     registry: &Registry,
     line: &str,
     pulse: &SharedPulse,
-    engines: &mut std::collections::HashMap<String, Box<dyn Player>>,
+    engines: &mut KeptEngines<Box<dyn Player>>,
     journal: &mut Option<Journal>,
 ) -> Result<(GameRecord, bool)> {
     let job: Job =
@@ -407,7 +441,7 @@ fn play_job(
         let spec = PlayerSpec::parse(&seat.spec)?;
         let key = format!("{}\u{0}{}", seat.name, seat.spec);
         // Engines (already wrapped) are reused; seeded players are made afresh.
-        let player = match (spec.is_engine(), engines.remove(&key)) {
+        let player = match (spec.is_engine(), engines.take(&key)) {
             (true, Some(p)) => p,
             _ => {
                 let inner = spec.create(crate::model::seeds::seat_seed(job.seed, i));
@@ -436,7 +470,7 @@ fn play_job(
     // Keep engine processes for the next game.
     for ((key, keep), p) in keys.into_iter().zip(players) {
         if keep {
-            engines.insert(key, p);
+            engines.keep(key, p);
         }
     }
     // The record names the entrants as the event does, not their kinds.
@@ -451,7 +485,7 @@ fn play_job(
 pub(crate) fn play_in_process(registry: &Registry, job: &Job) -> GameRecord {
     let pulse = Pulse::shared(Duration::from_secs(30));
     let line = serde_json::to_string(job).unwrap();
-    play_job(registry, &line, &pulse, &mut Default::default(), &mut None).unwrap().0
+    play_job(registry, &line, &pulse, &mut KeptEngines::new(KEPT_ENGINES), &mut None).unwrap().0
 }
 
 #[cfg(test)]
@@ -562,5 +596,29 @@ mod tests {
         })
         .join()
         .unwrap();
+    }
+
+    #[test]
+    fn a_worker_keeps_the_engines_it_used_last_and_ends_the_rest() {
+        let mut kept = KeptEngines::new(4);
+        // A match: the same two engines game after game.
+        for _ in 0..3 {
+            let (a, b) = (kept.take("a").unwrap_or(1), kept.take("b").unwrap_or(2));
+            kept.keep("a".into(), a);
+            kept.keep("b".into(), b);
+        }
+        assert_eq!(kept.kept.len(), 2);
+        // A tune: every pair new specs; the oldest go, the latest stay.
+        for pair in 0..10 {
+            for side in ["+", "-"] {
+                let key = format!("{pair}{side}");
+                assert!(kept.take(&key).is_none());
+                kept.keep(key, 100 + pair);
+            }
+        }
+        let keys: Vec<&str> = kept.kept.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["8+", "8-", "9+", "9-"]);
+        assert_eq!(kept.take("9+"), Some(109));
+        assert_eq!(kept.take("9+"), None, "taken once");
     }
 }
