@@ -25,8 +25,9 @@ fn a_scaffolded_variant_builds_passes_check_and_plays_a_tournament() {
     // Its own tests run the plugin contract in process.
     assert!(std::fs::read_to_string(krate.join("src/lib.rs")).unwrap().contains("assert_contract"));
     // A target dir of its own (kept between runs) so the build does not touch
-    // the workspace's; without debug info, which nothing here reads (the
-    // scaffolded crates' builds are a good part of the tests' time).
+    // the workspace's; without debug info, which nothing here reads, and not
+    // incremental, which nothing here rebuilds (the scaffolded crates'
+    // builds are a good part of the tests' time).
     let target = workspace().join("target").join("scaffold");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     for args in [["test", "--quiet"], ["build", "--quiet"]] {
@@ -35,6 +36,7 @@ fn a_scaffolded_variant_builds_passes_check_and_plays_a_tournament() {
             .current_dir(&krate)
             .env("CARGO_TARGET_DIR", &target)
             .env("CARGO_PROFILE_DEV_DEBUG", "false")
+            .env("CARGO_INCREMENTAL", "0")
             .status()
             .unwrap();
         assert!(status.success(), "cargo {args:?} in the scaffolded crate failed");
@@ -59,6 +61,7 @@ fn a_scaffolded_variant_builds_passes_check_and_plays_a_tournament() {
         .current_dir(&krate)
         .env("CARGO_TARGET_DIR", &target)
         .env("CARGO_PROFILE_DEV_DEBUG", "false")
+        .env("CARGO_INCREMENTAL", "0")
         .status()
         .unwrap();
     assert!(status.success(), "cargo build --target wasm32-unknown-unknown in the scaffolded crate failed");
@@ -95,6 +98,7 @@ fn cargo(dir: &std::path::Path, target: &std::path::Path, args: &[&str]) -> (boo
         .current_dir(dir)
         .env("CARGO_TARGET_DIR", target)
         .env("CARGO_PROFILE_DEV_DEBUG", "false")
+        .env("CARGO_INCREMENTAL", "0")
         .output()
         .unwrap();
     (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())

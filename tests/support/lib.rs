@@ -111,6 +111,10 @@ pub fn fixture_plugin_with_another_layout(name: &str, claimed: Option<&str>) -> 
 fn cargo_build(args: &[&str]) {
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cmd.current_dir(workspace()).args(["build", "--quiet", "--target-dir"]).arg(workspace().join("target")).args(args);
+    // Only the tests build for WebAssembly, never incrementally again.
+    if args.contains(&"wasm32-unknown-unknown") {
+        cmd.env("CARGO_INCREMENTAL", "0");
+    }
     let status = cmd.status().expect("run cargo");
     assert!(status.success(), "cargo build {} failed (for wasm32-unknown-unknown: is the target installed? `rustup target add wasm32-unknown-unknown`)", args.join(" "));
 }
