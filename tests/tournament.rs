@@ -391,6 +391,45 @@ fn sprt_in_logistic_elo_on_single_games_decides_for_stockfish_at_fixed_nodes() {
 }
 
 #[test]
+fn engines_and_worker_processes_are_kept_from_one_swiss_round_to_the_next() {
+    // Three rounds, each a batch of its own: two runners, two engines, so
+    // at most four engine processes in all (each runner's worker keeps both).
+    let dir = temp_dir("swiss-engines");
+    let log = dir.join("engines.log");
+    let run = arbiter(&[
+        "--log",
+        log.to_str().unwrap(),
+        "tournament",
+        "--format",
+        "swiss",
+        "--rounds",
+        "3",
+        "--player",
+        "a=uci:stockfish",
+        "--player",
+        "b=uci:stockfish",
+        "--player",
+        "c=random",
+        "--player",
+        "d=random",
+        "--variant",
+        "chess",
+        "--tc",
+        "10+0.1,nodes=500",
+        "--concurrency",
+        "2",
+        "--db",
+        dir.join("t.db").to_str().unwrap(),
+    ]);
+    assert!(run.ok && run.stdout.contains("Standings"), "{}{}", run.stdout, run.stderr);
+    let log = std::fs::read_to_string(&log).unwrap();
+    let mut started: Vec<&str> = log.lines().filter(|l| l.ends_with("] > uci")).filter_map(|l| l.split(' ').nth(2)).collect();
+    started.sort();
+    started.dedup();
+    assert!((2..=4).contains(&started.len()), "engines started: {started:?}");
+}
+
+#[test]
 fn an_xboard_engine_plays_whole_games_with_its_thinking_in_the_pgn_and_every_line_in_the_log() {
     // GNU Chess from Debian's packages (.ci/run installs it) speaks xboard;
     // the second time it ponders.

@@ -2,7 +2,8 @@
 //! this process or driving one worker process (see [`super::worker`]). Each
 //! thread keeps its own player instances (so engine processes live across
 //! games) and reports every finished game through a channel; the caller
-//! records it at once. A stop flag ends the run between games.
+//! records it at once. A stop flag ends the run between games. Worker
+//! processes, and the engines they keep, outlive a batch in a [`WorkerPool`].
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -33,6 +34,7 @@ pub fn run_games(
     entrants: &[Entrant],
     schedule: &[ScheduledGame],
     config: &RunConfig,
+    workers: &WorkerPool,
     live: Option<LiveSink<'_>>,
     mut on_game: impl FnMut(usize, Result<GameRecord, arbiter_api::Error>),
 ) -> RunReport {
@@ -57,8 +59,8 @@ pub fn run_games(
                     }
                 }
                 let mut slot = match &config.isolation {
-                    Isolation::Workers { plugin_dirs } => Slot::Worker(WorkerHandle::new(plugin_dirs.clone())),
-                    Isolation::InProcess => Slot::Thread(GameThread::start(shared)),
+                    Isolation::Workers { plugin_dirs } => Slot::Worker(workers.take(runner, plugin_dirs)),
+                    Isolation::InProcess => Slot::Thread(GameThread::start(shared.clone())),
                 };
                 loop {
                     if config.stop.load(Ordering::SeqCst) {
@@ -75,7 +77,7 @@ pub fn run_games(
                     let result = match &mut slot {
                         Slot::Worker(w) => {
                             let job = Job::new(entrants, game, config, sink.is_some());
-                            w.play(entrants, game, &job, sink)
+                            w.play(&shared, game, job, sink)
                         }
                         Slot::Thread(t) => match t.play(entrants, game, config, sink) {
                             Played::Finished(result) => result,
@@ -97,6 +99,9 @@ pub fn run_games(
                         break;
                     }
                 }
+                if let Slot::Worker(w) = slot {
+                    workers.keep(runner, w);
+                }
             });
         }
         drop(tx);
@@ -115,8 +120,102 @@ pub(crate) fn pins_seats(entrants: &[Entrant], game: &ScheduledGame, config: &Ru
 
 /// Where one runner thread plays its games.
 enum Slot {
-    Worker(WorkerHandle),
+    Worker(WorkerHome),
     Thread(GameThread),
+}
+
+/// Worker processes kept from one batch of a run to the next (a Swiss
+/// round, a tune's next pairs), one a runner, so that neither they nor the
+/// engines they keep start afresh each batch; they end with the pool.
+#[derive(Default)]
+pub struct WorkerPool(Mutex<Vec<Option<WorkerHome>>>);
+
+impl WorkerPool {
+    /// Runner `runner`'s worker, or a new one (started from the calling
+    /// thread, whose CPU affinity it inherits).
+    fn take(&self, runner: usize, plugin_dirs: &[std::path::PathBuf]) -> WorkerHome {
+        let kept = self.0.lock_or_recover().get_mut(runner).and_then(Option::take);
+        kept.unwrap_or_else(|| WorkerHome::start(plugin_dirs.to_vec()))
+    }
+
+    /// Keeps runner `runner`'s worker for the next batch.
+    fn keep(&self, runner: usize, worker: WorkerHome) {
+        let mut kept = self.0.lock_or_recover();
+        if kept.len() <= runner {
+            kept.resize_with(runner + 1, || None);
+        }
+        kept[runner] = Some(worker);
+    }
+}
+
+/// A game for a [`WorkerHome`].
+struct HomeJob {
+    entrants: Arc<[Entrant]>,
+    game: ScheduledGame,
+    job: Job,
+}
+
+/// A thread that owns one worker process (which ends with the thread that
+/// started it) and plays there the games it is sent.
+struct WorkerHome {
+    jobs: Option<mpsc::Sender<HomeJob>>,
+    events: mpsc::Receiver<Event>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl WorkerHome {
+    fn start(plugin_dirs: Vec<std::path::PathBuf>) -> WorkerHome {
+        let (jobs, job_rx) = mpsc::channel::<HomeJob>();
+        let (event_tx, events) = mpsc::channel();
+        let thread = std::thread::spawn(move || {
+            let mut worker = WorkerHandle::new(plugin_dirs);
+            for HomeJob { entrants, game, job } in job_rx {
+                let relay = event_tx.clone();
+                let sink = move |frame: &SeenFrame| {
+                    let _ = relay.send(Event::Live(frame.clone()));
+                };
+                let live = job.live.then_some(&sink as &dyn Fn(&SeenFrame));
+                let result = worker.play(&entrants, &game, &job, live);
+                if event_tx.send(Event::Done(result)).is_err() {
+                    break;
+                }
+            }
+        });
+        WorkerHome { jobs: Some(jobs), events, thread: Some(thread) }
+    }
+
+    /// Plays `job` in the worker, its frames to `live`.
+    fn play(
+        &mut self,
+        entrants: &Arc<[Entrant]>,
+        game: &ScheduledGame,
+        job: Job,
+        live: Option<&dyn Fn(&SeenFrame)>,
+    ) -> Result<GameRecord, arbiter_api::Error> {
+        let ended = || arbiter_api::Error::unsupported("the worker's thread has ended");
+        let home = HomeJob { entrants: entrants.clone(), game: game.clone(), job };
+        self.jobs.as_ref().ok_or_else(ended)?.send(home).map_err(|_| ended())?;
+        loop {
+            match self.events.recv().map_err(|_| ended())? {
+                Event::Live(frame) => {
+                    if let Some(sink) = live {
+                        sink(&frame);
+                    }
+                }
+                Event::Done(result) => return result,
+            }
+        }
+    }
+}
+
+impl Drop for WorkerHome {
+    /// Ends the thread, and with it the worker and its engines.
+    fn drop(&mut self) {
+        self.jobs = None;
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
 }
 
 /// What a game thread reports.
@@ -263,7 +362,7 @@ mod tests {
 
     use arbiter_fixture::Fault;
 
-    use super::run_games;
+    use super::{run_games, WorkerPool};
     use crate::players::PlayerSpec;
     use crate::testing::race;
     use crate::tournament::{Entrant, Isolation, RunConfig, ScheduledGame};
@@ -305,7 +404,8 @@ mod tests {
         let entrants = [entrant("a", "random"), entrant("b", "random:seed=2")];
         let games = schedule(&[None, None, Some("not a position"), None, None, Some("7 0")]);
         let mut seen = Vec::new();
-        let report = run_games(&entrants, &games, &config(3), None, |i, result| seen.push((i, result)));
+        let report =
+            run_games(&entrants, &games, &config(3), &WorkerPool::default(), None, |i, result| seen.push((i, result)));
         assert_eq!(report.hung_in_process, None);
         seen.sort_by_key(|(i, _)| *i);
         assert_eq!(seen.iter().map(|(i, _)| *i).collect::<Vec<_>>(), [0, 1, 2, 3, 4, 5]);
@@ -328,7 +428,7 @@ mod tests {
         let games = schedule(&[None; 6]);
         let run = config(1);
         let mut handled = 0;
-        run_games(&entrants, &games, &run, None, |_, _| {
+        run_games(&entrants, &games, &run, &WorkerPool::default(), None, |_, _| {
             handled += 1;
             // Slow handling (a store that takes its time) lets the runner start one more game, no more.
             std::thread::sleep(Duration::from_millis(20));
