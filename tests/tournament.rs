@@ -423,7 +423,8 @@ fn engines_and_worker_processes_are_kept_from_one_swiss_round_to_the_next() {
     ]);
     assert!(run.ok && run.stdout.contains("Standings"), "{}{}", run.stdout, run.stderr);
     let log = std::fs::read_to_string(&log).unwrap();
-    let mut started: Vec<&str> = log.lines().filter(|l| l.ends_with("] > uci")).filter_map(|l| l.split(' ').nth(2)).collect();
+    let mut started: Vec<&str> =
+        log.lines().filter(|l| l.ends_with("] > uci")).filter_map(|l| l.split(' ').nth(2)).collect();
     started.sort();
     started.dedup();
     assert!((2..=4).contains(&started.len()), "engines started: {started:?}");

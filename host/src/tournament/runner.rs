@@ -164,6 +164,7 @@ struct WorkerHome {
 }
 
 impl WorkerHome {
+    /// A thread for a worker started from `plugin_dirs` on its first game.
     fn start(plugin_dirs: Vec<std::path::PathBuf>) -> WorkerHome {
         let (jobs, job_rx) = mpsc::channel::<HomeJob>();
         let (event_tx, events) = mpsc::channel();
@@ -435,5 +436,22 @@ mod tests {
             run.stop.store(true, Ordering::SeqCst);
         });
         assert!((1..=2).contains(&handled), "{handled} games handled");
+    }
+
+    /// A runner's worker thread is the same from batch to batch, and each
+    /// runner has its own; the pool ends them (no worker had a game, so
+    /// none was started).
+    #[test]
+    fn a_pool_gives_each_runner_back_its_own_worker_thread() {
+        let pool = WorkerPool::default();
+        let id = |home: &super::WorkerHome| home.thread.as_ref().unwrap().thread().id();
+        let (first, other) = (pool.take(0, &[]), pool.take(1, &[]));
+        let (first_id, other_id) = (id(&first), id(&other));
+        assert_ne!(first_id, other_id);
+        pool.keep(1, other);
+        pool.keep(0, first);
+        assert_eq!(id(&pool.take(0, &[])), first_id, "runner 0 again");
+        assert_eq!(id(&pool.take(1, &[])), other_id, "runner 1 again");
+        assert_ne!(id(&pool.take(1, &[])), other_id, "taken already: a new one");
     }
 }

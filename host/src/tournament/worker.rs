@@ -426,10 +426,10 @@ fn play_job(
             if journal.as_ref().is_none_or(|j| j.path() != path) {
                 *journal = Journal::open(path).map_err(|e| tracing::warn!("ply journal {}: {e}", path.display())).ok();
             }
-            journal.as_mut().map(|j| {
+            if let Some(j) = journal.as_mut() {
                 j.start(*game);
-                j
-            })
+            }
+            journal.as_mut()
         }
         None => None,
     };
