@@ -139,6 +139,68 @@ fn front(side: usize, row: usize) -> bool {
     row == if side == 0 { 6 } else { 5 }
 }
 
+/// Cells counted by the zones of one side's deployment: headquarters, the
+/// last two rows, the rows behind the front, and the whole half (camps stay
+/// empty while deploying, so they count in none).
+#[derive(Clone, Copy, Default)]
+struct Zones {
+    headquarters: u32,
+    last_two: u32,
+    behind_front: u32,
+    half: u32,
+}
+
+impl Zones {
+    /// The zones of `side` that `cell` lies in (one or none of each).
+    fn of(side: usize, cell: usize) -> Zones {
+        let row = cell / 5;
+        if !half(side, row) || board::kind(cell) == CellKind::Camp {
+            return Zones::default();
+        }
+        Zones {
+            headquarters: (board::kind(cell) == CellKind::Headquarters) as u32,
+            last_two: last_two(side, row) as u32,
+            behind_front: !front(side, row) as u32,
+            half: 1,
+        }
+    }
+
+    fn plus(self, o: Zones) -> Zones {
+        Zones {
+            headquarters: self.headquarters + o.headquarters,
+            last_two: self.last_two + o.last_two,
+            behind_front: self.behind_front + o.behind_front,
+            half: self.half + o.half,
+        }
+    }
+
+    fn minus(self, o: Zones) -> Zones {
+        Zones {
+            headquarters: self.headquarters - o.headquarters,
+            last_two: self.last_two - o.last_two,
+            behind_front: self.behind_front - o.behind_front,
+            half: self.half - o.half,
+        }
+    }
+
+    /// Whether pieces `left` to deploy fit in these free cells: the flag in
+    /// a headquarters, mines in the last two rows, bombs off the front row.
+    fn holds(&self, left: &[u32; KINDS]) -> bool {
+        left[FLAG] <= self.headquarters
+            && left[FLAG] + left[MINE] <= self.last_two
+            && left[FLAG] + left[MINE] + left[BOMB] <= self.behind_front
+            && left.iter().sum::<u32>() <= self.half
+    }
+}
+
+/// Whether `side`, with `left` to deploy and `free` cells, can still complete
+/// its deployment after placing `placed` = (kind, an empty cell).
+fn completable_after(left: &[u32; KINDS], free: Zones, side: usize, (kind, cell): (Kind, usize)) -> bool {
+    let mut left = *left;
+    left[kind] -= 1;
+    free.minus(Zones::of(side, cell)).holds(&left)
+}
+
 /// The deployment rule a kind breaks on a cell, if any.
 pub fn deployment_violation(side: usize, kind: Kind, cell: usize) -> Option<&'static str> {
     let row = cell / 5;
@@ -214,45 +276,32 @@ impl JunqiGame {
     /// Whether `side` can still complete its deployment (the zones are nested:
     /// headquarters within the last two rows within the rows behind the front).
     fn completable(&self, side: usize) -> bool {
-        self.completable_after(side, None)
+        self.free_cells(side).holds(&self.remaining(side))
     }
 
-    /// As `completable`, after placing `placed` = (kind, cell) if given.
-    fn completable_after(&self, side: usize, placed: Option<(Kind, usize)>) -> bool {
-        let mut left = self.remaining(side);
-        if let Some((k, _)) = placed {
-            left[k] -= 1;
-        }
-        let taken = placed.map(|(_, c)| c);
-        let empty = |f: &dyn Fn(usize) -> bool| {
-            (0..CELLS)
-                .filter(|&c| {
-                    half(side, c / 5)
-                        && board::kind(c) != CellKind::Camp
-                        && self.cells[c].is_none()
-                        && Some(c) != taken
-                        && f(c)
-                })
-                .count() as u32
-        };
-        let hq = empty(&|c| board::kind(c) == CellKind::Headquarters);
-        let last = empty(&|c| last_two(side, c / 5));
-        let behind = empty(&|c| !front(side, c / 5));
-        let all = empty(&|_| true);
-        left[FLAG] <= hq
-            && left[FLAG] + left[MINE] <= last
-            && left[FLAG] + left[MINE] + left[BOMB] <= behind
-            && left.iter().sum::<u32>() <= all
+    /// As `completable`, after placing `placed` = (kind, cell).
+    fn completable_after(&self, side: usize, placed: (Kind, usize)) -> bool {
+        completable_after(&self.remaining(side), self.free_cells(side), side, placed)
+    }
+
+    /// The empty cells of `side`'s half where its pieces may still go, counted
+    /// by the zones the deployment rules name.
+    fn free_cells(&self, side: usize) -> Zones {
+        (0..CELLS)
+            .filter(|&c| self.cells[c].is_none())
+            .fold(Zones::default(), |sum, c| sum.plus(Zones::of(side, c)))
     }
 
     fn deploy_moves(&self, out: &mut Vec<u64>) {
         let side = self.to_move;
         let left = self.remaining(side);
+        // Counted once: each candidate placement only takes its own cell away.
+        let free = self.free_cells(side);
         for kind in (0..KINDS).filter(|&k| left[k] > 0) {
             for cell in 0..CELLS {
                 if self.cells[cell].is_none()
                     && deployment_violation(side, kind, cell).is_none()
-                    && self.completable_after(side, Some((kind, cell)))
+                    && completable_after(&left, free, side, (kind, cell))
                 {
                     out.push(Move::Deploy { kind, cell }.id());
                 }
@@ -494,7 +543,7 @@ impl Game for JunqiGame {
                     && self.cells[cell].is_none()
                     && deployment_violation(self.to_move, kind, cell).is_none()
                     && self.remaining(self.to_move)[kind] > 0
-                    && self.completable_after(self.to_move, Some((kind, cell)))
+                    && self.completable_after(self.to_move, (kind, cell))
             }
             Some(Move::Step { .. }) => {
                 !self.deploying && self.status_now().is_ongoing() && {
