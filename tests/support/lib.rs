@@ -133,7 +133,11 @@ fn place(built: &Path, dir: &Path) -> PathBuf {
 
 fn build_fixture(name: &str, claimed: Option<&str>, layout_break: bool) -> PathBuf {
     let _guard = CARGO.lock().unwrap_or_else(|e| e.into_inner());
-    // No `-p`: the default members' feature resolution, as `cargo build`'s.
+    // Without features, no `-p`: the default members' feature resolution, as
+    // `cargo build`'s, so the build reuses its arbiter-api. With features
+    // (which no other build shares), the fixture's own resolution: an
+    // arbiter-api without the host's features (the wasm runtime, the
+    // contract) is quicker to build again.
     let mut features: Vec<&str> = Vec::new();
     match claimed {
         None => {}
@@ -147,7 +151,7 @@ fn build_fixture(name: &str, claimed: Option<&str>, layout_break: bool) -> PathB
     let features = features.join(",");
     let mut args = vec!["--example", "arbiter_fixture"];
     if !features.is_empty() {
-        args.extend(["--features", &features]);
+        args.extend(["-p", "fixture-plugin", "--features", &features]);
     }
     cargo_build(&args);
     let suffix = std::env::consts::DLL_SUFFIX;
