@@ -108,17 +108,7 @@ fn call(state: &arbiter_api::host::Game, method: &str, args: serde_json::Value) 
 }
 
 impl Player for HubPlayer {
-    fn pin_to_cpu(&mut self, cpu: usize) -> Result<(), crate::process::AffinityError> {
-        self.engine.pin(cpu)
-    }
-
-    fn name(&self) -> String {
-        self.name.clone()
-    }
-
-    fn engine_name(&self) -> Option<String> {
-        self.engine.reported_name()
-    }
+    engine_identity!();
 
     fn new_game(&mut self, start: &Start<'_>) -> Result<(), PlayerError> {
         let state = super::whole_position(start, "Hub")?;

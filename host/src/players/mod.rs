@@ -5,6 +5,25 @@
 //! a file with its [`PlayerKind`] row, listed once in [`KINDS`]. A player sees a game only through the referee's
 //! [`crate::seat::Turn`], [`crate::seat::Start`] and [`crate::seat::Seen`].
 
+/// The [`Player`] methods every engine player answers alike, from its
+/// `engine` ([`EngineSlot`]) and `name` fields: pinning, its name in the
+/// records, and the name the engine reported.
+macro_rules! engine_identity {
+    () => {
+        fn pin_to_cpu(&mut self, cpu: usize) -> Result<(), crate::process::AffinityError> {
+            self.engine.pin(cpu)
+        }
+
+        fn name(&self) -> String {
+            self.name.clone()
+        }
+
+        fn engine_name(&self) -> Option<String> {
+            self.engine.reported_name()
+        }
+    };
+}
+
 pub mod engine;
 pub mod hub;
 pub mod human;

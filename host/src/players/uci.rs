@@ -260,17 +260,7 @@ impl DeclaredOption {
 }
 
 impl Player for UciPlayer {
-    fn pin_to_cpu(&mut self, cpu: usize) -> Result<(), crate::process::AffinityError> {
-        self.engine.pin(cpu)
-    }
-
-    fn name(&self) -> String {
-        self.name.clone()
-    }
-
-    fn engine_name(&self) -> Option<String> {
-        self.engine.reported_name()
-    }
+    engine_identity!();
 
     fn new_game(&mut self, start: &Start<'_>) -> Result<(), PlayerError> {
         self.stop_ponder();

@@ -223,17 +223,7 @@ impl Thinking {
 }
 
 impl Player for XboardPlayer {
-    fn pin_to_cpu(&mut self, cpu: usize) -> Result<(), crate::process::AffinityError> {
-        self.engine.pin(cpu)
-    }
-
-    fn name(&self) -> String {
-        self.name.clone()
-    }
-
-    fn engine_name(&self) -> Option<String> {
-        self.engine.reported_name()
-    }
+    engine_identity!();
 
     fn new_game(&mut self, start: &Start<'_>) -> Result<(), PlayerError> {
         let state = super::whole_position(start, "xboard")?;
