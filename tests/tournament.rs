@@ -443,7 +443,7 @@ fn xboard_games(folder: &str, gnuchess: &str) {
     let dir = temp_dir(folder);
     let pgn = dir.join("x.pgn");
     let log = dir.join("engines.log");
-    let run = arbiter(&[
+    let play = || arbiter(&[
         "--log",
         log.to_str().unwrap(),
         "match",
@@ -462,6 +462,18 @@ fn xboard_games(folder: &str, gnuchess: &str) {
         "--pgn",
         pgn.to_str().unwrap(),
     ]);
+    let mut run = play();
+    // GNU Chess 6 now and then starts in a state where it answers every
+    // `ping` twice and never sends its features (seen once under the full
+    // test load; its engine log shows nothing sent to it but `xboard` and
+    // `protover 2`). arbiter rightly scores that as the engine's protocol
+    // error; this test is about whole games, so it plays the match again.
+    if run.stdout.contains("no 'feature done=1' within the handshake time") {
+        eprintln!("GNU Chess missed its handshake; the match again:\n{}", run.stdout);
+        let _ = std::fs::remove_file(&pgn);
+        let _ = std::fs::remove_file(&log);
+        run = play();
+    }
     assert!(run.ok, "{}", run.stderr);
     for bad in ["protocol error", "engine crashed", "engine hung", "time forfeit", "illegal"] {
         assert!(!run.stdout.contains(bad), "{bad}: {}", run.stdout);
