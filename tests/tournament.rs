@@ -443,25 +443,27 @@ fn xboard_games(folder: &str, gnuchess: &str) {
     let dir = temp_dir(folder);
     let pgn = dir.join("x.pgn");
     let log = dir.join("engines.log");
-    let play = || arbiter(&[
-        "--log",
-        log.to_str().unwrap(),
-        "match",
-        "chess",
-        "--p1",
-        gnuchess,
-        "--p2",
-        "uci:stockfish",
-        "--games",
-        "2",
-        "--tc",
-        "2+0.05",
-        "--concurrency",
-        "2",
-        "--no-db",
-        "--pgn",
-        pgn.to_str().unwrap(),
-    ]);
+    let play = || {
+        arbiter(&[
+            "--log",
+            log.to_str().unwrap(),
+            "match",
+            "chess",
+            "--p1",
+            gnuchess,
+            "--p2",
+            "uci:stockfish",
+            "--games",
+            "2",
+            "--tc",
+            "2+0.05",
+            "--concurrency",
+            "2",
+            "--no-db",
+            "--pgn",
+            pgn.to_str().unwrap(),
+        ])
+    };
     let mut run = play();
     // GNU Chess 6 now and then starts in a state where it answers every
     // `ping` twice and never sends its features (seen once under the full

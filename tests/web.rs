@@ -336,7 +336,7 @@ fn a_junqi_tournament_in_progress_shows_spectators_no_hidden_rank() {
         .unwrap();
     // The server opens the store once the tournament is in it.
     let t0 = std::time::Instant::now();
-    while !arbiter::store::Store::open(&db).ok().and_then(|s| s.tournament(Some(1)).ok().flatten()).is_some() {
+    while arbiter::store::Store::open(&db).ok().and_then(|s| s.tournament(Some(1)).ok().flatten()).is_none() {
         assert!(t0.elapsed() < Duration::from_secs(30), "the tournament never reached the store");
         std::thread::sleep(Duration::from_millis(20));
     }

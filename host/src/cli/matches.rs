@@ -332,7 +332,7 @@ mod tests {
     /// Each game's (first-mover entrant, opening index, seed) in the match `line` defines.
     fn games(line: &str, openings: usize) -> Vec<(usize, Option<usize>, u64)> {
         let cfg = definition(&args(line)).unwrap();
-        let rounds = plan(&cfg, 1, &[openings], &|_| None);
+        let rounds = plan(&cfg, &[openings], &|_| None);
         rounds.iter().flat_map(|r| &r.games).map(|g| (g.seats[0], g.opening, g.seed)).collect()
     }
 

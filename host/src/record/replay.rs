@@ -136,6 +136,9 @@ pub fn verify_record(registry: &Registry, record: &GameRecord) -> Result<(), Rep
     let (outcome, termination) = (record.result.outcome, &record.result.termination);
     let to_move = game.to_move();
     let wrong = |why: String| Err(fail(None, format!("{} recorded as {termination:?}: {why}", outcome_text(outcome))));
+    // The first arm that matches settles the record: a check inside an arm
+    // must not fall through to the arms below (as guards would).
+    #[allow(clippy::collapsible_match)]
     match termination {
         // What cannot be played on is checked no further.
         _ if termination.is_plugin_fault() || matches!(termination, Termination::Unterminated(_)) => {

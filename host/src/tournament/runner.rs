@@ -86,7 +86,7 @@ pub fn run_games(
                                 // game, then stop the run.
                                 *hung.lock_or_recover() = Some(i);
                                 config.stop.store(true, Ordering::SeqCst);
-                                let _ = tx.send((i, Ok(*record)));
+                                let _ = tx.send((i, Ok(record)));
                                 break;
                             }
                         },
@@ -245,7 +245,7 @@ struct GameThread {
 enum Played {
     Finished(Result<GameRecord, arbiter_api::Error>),
     /// The plugin hung: the record of what was played; the thread is lost.
-    Hung(Box<GameRecord>),
+    Hung(GameRecord),
 }
 
 impl GameThread {
@@ -305,7 +305,7 @@ impl GameThread {
                         let plies = pulse.take_plies();
                         let why = format!("no progress for {} s (the watchdog, in-process)", config.watchdog.as_secs());
                         let record = faulted_record(entrants, game, plies, started, Termination::PluginHung(why));
-                        return Played::Hung(Box::new(record));
+                        return Played::Hung(record);
                     }
                 }
                 Err(mpsc::RecvTimeoutError::Disconnected) => {

@@ -52,13 +52,8 @@ pub struct Round {
 
 /// Plans the whole tournament given the finished games by index; stops at the
 /// first round that needs results not yet known. `openings[v]` is the number
-/// of openings of variant `v` (0 for none).
-pub fn plan(
-    cfg: &TournamentConfig,
-    n_variants: usize,
-    openings: &[usize],
-    results: &dyn Fn(u32) -> Option<Finished>,
-) -> Vec<Round> {
+/// of openings of variant `v` (0 for none), one entry a variant.
+pub fn plan(cfg: &TournamentConfig, openings: &[usize], results: &dyn Fn(u32) -> Option<Finished>) -> Vec<Round> {
     let mut system = cfg.format.pairing(cfg.players.len(), cfg.rounds);
     let mut rounds = Vec::new();
     let mut next_index = 0u32;
@@ -69,7 +64,7 @@ pub fn plan(
         let Some(paired) = system.pair(round_no, &history) else { break };
         let mut games = Vec::new();
         for (a, b) in &paired.pairs {
-            for v in 0..n_variants {
+            for (v, &book) in openings.iter().enumerate() {
                 for k in 0..cfg.games_per_pairing {
                     let index = next_index;
                     next_index += 1;
@@ -82,7 +77,7 @@ pub fn plan(
                     if first_of_pair || cfg.noswap {
                         *counter += 1;
                     }
-                    let opening = (openings[v] > 0).then(|| (*counter - 1) % openings[v]);
+                    let opening = (book > 0).then(|| (*counter - 1) % book);
                     let first = if cfg.reverse { [*b, *a] } else { [*a, *b] };
                     games.push(Planned {
                         index,

@@ -74,7 +74,7 @@ impl TournamentView {
         };
         let counts: Vec<usize> =
             self.definition.variants.iter().map(|v| self.definition.openings.get(v).map_or(0, Vec::len)).collect();
-        let rounds = plan(&self.definition.config, self.definition.variants.len(), &counts, &finished);
+        let rounds = plan(&self.definition.config, &counts, &finished);
         Ok((rounds, stored))
     }
 

@@ -287,9 +287,7 @@ impl JunqiGame {
     /// The empty cells of `side`'s half where its pieces may still go, counted
     /// by the zones the deployment rules name.
     fn free_cells(&self, side: usize) -> Zones {
-        (0..CELLS)
-            .filter(|&c| self.cells[c].is_none())
-            .fold(Zones::default(), |sum, c| sum.plus(Zones::of(side, c)))
+        (0..CELLS).filter(|&c| self.cells[c].is_none()).fold(Zones::default(), |sum, c| sum.plus(Zones::of(side, c)))
     }
 
     fn deploy_moves(&self, out: &mut Vec<u64>) {

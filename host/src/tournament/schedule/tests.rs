@@ -19,7 +19,7 @@ fn everyone_won_by_lower_index(index: u32, rounds: &[Round]) -> Option<Finished>
 fn round_robin_pairs_everyone_once_per_cycle_with_colours_balanced() {
     for n in [2, 3, 4, 5, 8] {
         let c = cfg(Format::named("round-robin").unwrap(), n, 2, 2);
-        let rounds = plan(&c, 2, &[0, 0], &|_| None);
+        let rounds = plan(&c, &[0, 0], &|_| None);
         let games: Vec<&Planned> = rounds.iter().flat_map(|r| &r.games).collect();
         assert_eq!(games.len(), n * (n - 1) / 2 * 2 * 2 * 2, "n={n}");
         let mut whites = vec![0; n];
@@ -41,7 +41,7 @@ fn round_robin_pairs_everyone_once_per_cycle_with_colours_balanced() {
 #[test]
 fn gauntlet_plays_the_first_player_against_each_other() {
     let c = cfg(Format::named("gauntlet").unwrap(), 4, 1, 2);
-    let games: Vec<Planned> = plan(&c, 1, &[0], &|_| None).into_iter().flat_map(|r| r.games).collect();
+    let games: Vec<Planned> = plan(&c, &[0], &|_| None).into_iter().flat_map(|r| r.games).collect();
     assert_eq!(games.len(), 6);
     assert!(games.iter().all(|g| g.seats.contains(&0)));
 }
@@ -49,7 +49,7 @@ fn gauntlet_plays_the_first_player_against_each_other() {
 #[test]
 fn openings_cycle_per_pair() {
     let c = cfg(Format::named("round-robin").unwrap(), 3, 1, 2);
-    let games: Vec<Planned> = plan(&c, 1, &[2], &|_| None).into_iter().flat_map(|r| r.games).collect();
+    let games: Vec<Planned> = plan(&c, &[2], &|_| None).into_iter().flat_map(|r| r.games).collect();
     let openings: Vec<Option<usize>> = games.iter().map(|g| g.opening).collect();
     assert_eq!(openings, vec![Some(0), Some(0), Some(1), Some(1), Some(0), Some(0)]);
 }
@@ -60,10 +60,10 @@ fn swiss_never_repeats_a_pairing_and_gives_at_most_one_bye_each() {
         let rounds_wanted = (n - 1) as u32;
         let c = cfg(Format::named("swiss").unwrap(), n, rounds_wanted, 1);
         // Results come from the plan itself: the lower index always wins.
-        let mut rounds = plan(&c, 1, &[0], &|_| None);
+        let mut rounds = plan(&c, &[0], &|_| None);
         for _ in 0..rounds_wanted {
             let snapshot = rounds.clone();
-            rounds = plan(&c, 1, &[0], &|i| everyone_won_by_lower_index(i, &snapshot));
+            rounds = plan(&c, &[0], &|i| everyone_won_by_lower_index(i, &snapshot));
         }
         assert_eq!(rounds.len() as u32, rounds_wanted, "n={n}");
         let mut seen = std::collections::HashSet::new();
@@ -85,10 +85,10 @@ fn swiss_never_repeats_a_pairing_and_gives_at_most_one_bye_each() {
 #[test]
 fn knockout_halves_the_field_with_byes_for_top_seeds() {
     let c = cfg(Format::named("knockout").unwrap(), 6, 1, 2);
-    let mut rounds = plan(&c, 1, &[0], &|_| None);
+    let mut rounds = plan(&c, &[0], &|_| None);
     for _ in 0..4 {
         let snapshot = rounds.clone();
-        rounds = plan(&c, 1, &[0], &|i| everyone_won_by_lower_index(i, &snapshot));
+        rounds = plan(&c, &[0], &|i| everyone_won_by_lower_index(i, &snapshot));
     }
     let sizes: Vec<(usize, usize)> = rounds.iter().map(|r| (r.games.len() / 2, r.byes.len())).collect();
     assert_eq!(sizes, vec![(2, 2), (2, 0), (1, 0)]);
@@ -102,7 +102,7 @@ fn noswap_and_reverse_set_who_moves_first_as_cutechess_does() {
     let seats_and_openings = |noswap: bool, reverse: bool| {
         let mut c = cfg(Format::named("gauntlet").unwrap(), 2, 1, 4);
         (c.noswap, c.reverse) = (noswap, reverse);
-        let games: Vec<Planned> = plan(&c, 1, &[10], &|_| None).into_iter().flat_map(|r| r.games).collect();
+        let games: Vec<Planned> = plan(&c, &[10], &|_| None).into_iter().flat_map(|r| r.games).collect();
         games.iter().map(|g| (g.seats, g.opening.unwrap(), g.pair)).collect::<Vec<_>>()
     };
     // Pairs: one opening, colours swapped, the first-named first.
@@ -129,7 +129,7 @@ fn noswap_and_reverse_set_who_moves_first_as_cutechess_does() {
 fn with_fair_openings_every_gauntlet_opponent_meets_the_same_openings_in_order() {
     let mut c = cfg(Format::named("gauntlet").unwrap(), 4, 2, 4);
     let openings_of = |c: &TournamentConfig, opponent: usize| -> Vec<(Option<usize>, [usize; 2])> {
-        let rounds = plan(c, 1, &[5], &|_| None);
+        let rounds = plan(c, &[5], &|_| None);
         rounds
             .iter()
             .flat_map(|r| &r.games)

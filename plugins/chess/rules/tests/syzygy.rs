@@ -70,7 +70,7 @@ fn every_probe_agrees_with_python_chess_s_syzygy_reader() {
     }
     assert_eq!(lines.lines().count(), 14 * 150);
     // Wins, losses and draws all occur (cursed and blessed ones need more pieces).
-    assert!(seen.get(&2).is_some() && seen.get(&-2).is_some() && seen.get(&0).is_some(), "{seen:?}");
+    assert!(seen.contains_key(&2) && seen.contains_key(&-2) && seen.contains_key(&0), "{seen:?}");
 }
 
 /// The `adjudicate` call on `fen` with `tablebases` settings.
