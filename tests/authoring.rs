@@ -25,21 +25,11 @@ fn a_scaffolded_variant_builds_passes_check_and_plays_a_tournament() {
     // Its own tests run the plugin contract in process.
     assert!(std::fs::read_to_string(krate.join("src/lib.rs")).unwrap().contains("assert_contract"));
     // A target dir of its own (kept between runs) so the build does not touch
-    // the workspace's; without debug info, which nothing here reads, and not
-    // incremental, which nothing here rebuilds (the scaffolded crates'
-    // builds are a good part of the tests' time).
+    // the workspace's (see `cargo` below for how it builds).
     let target = workspace().join("target").join("scaffold");
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     for args in [["test", "--quiet"], ["build", "--quiet"]] {
-        let status = Command::new(&cargo)
-            .args(args)
-            .current_dir(&krate)
-            .env("CARGO_TARGET_DIR", &target)
-            .env("CARGO_PROFILE_DEV_DEBUG", "false")
-            .env("CARGO_INCREMENTAL", "0")
-            .status()
-            .unwrap();
-        assert!(status.success(), "cargo {args:?} in the scaffolded crate failed");
+        let (ok, err) = cargo(&krate, &target, &args);
+        assert!(ok, "cargo {args:?} in the scaffolded crate failed: {err}");
     }
     let plugin_dir = target.join("debug");
     let run = |args: &[&str]| {
@@ -56,15 +46,8 @@ fn a_scaffolded_variant_builds_passes_check_and_plays_a_tournament() {
     let (ok, check, err) = run(&["check", so.to_str().unwrap(), "--games", "10"]);
     assert!(ok && check.contains(", 0 failed"), "{check}{err}");
     // The same source, unchanged, builds as a WebAssembly plugin that passes check.
-    let status = Command::new(&cargo)
-        .args(["build", "--quiet", "--target", "wasm32-unknown-unknown"])
-        .current_dir(&krate)
-        .env("CARGO_TARGET_DIR", &target)
-        .env("CARGO_PROFILE_DEV_DEBUG", "false")
-        .env("CARGO_INCREMENTAL", "0")
-        .status()
-        .unwrap();
-    assert!(status.success(), "cargo build --target wasm32-unknown-unknown in the scaffolded crate failed");
+    let (ok, err) = cargo(&krate, &target, &["build", "--quiet", "--target", "wasm32-unknown-unknown"]);
+    assert!(ok, "cargo build --target wasm32-unknown-unknown in the scaffolded crate failed: {err}");
     let wasm = target.join("wasm32-unknown-unknown/debug/arbiter_mygame.wasm");
     let (ok, check, err) = run(&["check", wasm.to_str().unwrap(), "--games", "10"]);
     assert!(ok && check.contains(", 0 failed"), "{check}{err}");
@@ -89,7 +72,10 @@ fn a_scaffolded_variant_builds_passes_check_and_plays_a_tournament() {
 }
 
 /// Runs cargo with `args` in `dir` against `target`, offline (every crate
-/// the builds need is in cargo's cache once the workspace is built).
+/// the builds need is in cargo's cache once the workspace is built);
+/// without debug info, which nothing here reads, and not incremental, which
+/// nothing here rebuilds (the scaffolded crates' builds are a good part of
+/// the tests' time).
 fn cargo(dir: &std::path::Path, target: &std::path::Path, args: &[&str]) -> (bool, String) {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = Command::new(cargo)
@@ -101,7 +87,8 @@ fn cargo(dir: &std::path::Path, target: &std::path::Path, args: &[&str]) -> (boo
         .env("CARGO_INCREMENTAL", "0")
         .output()
         .unwrap();
-    (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
+    let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    (out.status.success(), said)
 }
 
 #[test]

@@ -279,11 +279,6 @@ impl JunqiGame {
         self.free_cells(side).holds(&self.remaining(side))
     }
 
-    /// As `completable`, after placing `placed` = (kind, cell).
-    fn completable_after(&self, side: usize, placed: (Kind, usize)) -> bool {
-        completable_after(&self.remaining(side), self.free_cells(side), side, placed)
-    }
-
     /// The empty cells of `side`'s half where its pieces may still go, counted
     /// by the zones the deployment rules name.
     fn free_cells(&self, side: usize) -> Zones {
@@ -537,11 +532,12 @@ impl Game for JunqiGame {
     fn is_legal(&self, mv: u64) -> bool {
         match Move::from_id(mv) {
             Some(Move::Deploy { kind, cell }) => {
+                let (side, left) = (self.to_move, self.remaining(self.to_move));
                 self.deploying
                     && self.cells[cell].is_none()
-                    && deployment_violation(self.to_move, kind, cell).is_none()
-                    && self.remaining(self.to_move)[kind] > 0
-                    && self.completable_after(self.to_move, (kind, cell))
+                    && deployment_violation(side, kind, cell).is_none()
+                    && left[kind] > 0
+                    && completable_after(&left, self.free_cells(side), side, (kind, cell))
             }
             Some(Move::Step { .. }) => {
                 !self.deploying && self.status_now().is_ongoing() && {
