@@ -11,7 +11,7 @@
 //! entry, so a reader never sees half a ply.
 
 use std::fs::{File, OpenOptions};
-use std::io::Read;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -23,32 +23,47 @@ pub const CAPACITY: usize = 16 << 20;
 
 const HEADER: usize = 16;
 
-/// The parent's side: the file, made and removed by it.
+/// The parent's side: the file, made by it and gone with it. On Linux it
+/// has no name once made (a worker opens it through the parent's open
+/// descriptor, `/proc/PID/fd/N`), so nothing is left behind even when
+/// arbiter is killed; elsewhere it is a temporary file removed on drop.
 pub struct JournalFile {
+    file: File,
+    /// Where a worker opens it.
     path: PathBuf,
+    /// The temporary file to remove on drop, while it still has its name.
+    named: Option<PathBuf>,
 }
 
 impl JournalFile {
-    /// Creates an empty journal file in the temporary directory.
+    /// Creates an empty journal file.
     pub fn create() -> std::io::Result<JournalFile> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let n = NEXT.fetch_add(1, Ordering::SeqCst);
-        let path = std::env::temp_dir().join(format!("arbiter-plies-{}-{n}", std::process::id()));
-        let file = File::create(&path)?;
+        let temp = std::env::temp_dir().join(format!("arbiter-plies-{}-{n}", std::process::id()));
+        let file = OpenOptions::new().read(true).write(true).create(true).truncate(true).open(&temp)?;
         file.set_len(CAPACITY as u64)?;
-        Ok(JournalFile { path })
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::fd::AsRawFd;
+            let by_descriptor = PathBuf::from(format!("/proc/{}/fd/{}", std::process::id(), file.as_raw_fd()));
+            if by_descriptor.exists() && std::fs::remove_file(&temp).is_ok() {
+                return Ok(JournalFile { file, path: by_descriptor, named: None });
+            }
+        }
+        Ok(JournalFile { file, path: temp.clone(), named: Some(temp) })
     }
 
-    /// Its path, for the worker.
+    /// Where a worker opens it.
     pub fn path(&self) -> &Path {
         &self.path
     }
 
     /// The plies written for game `game` (none if the journal holds another game).
     pub fn read(&self, game: u64) -> Vec<PlyRecord> {
-        let Ok(mut file) = File::open(&self.path) else { return Vec::new() };
+        let mut file = &self.file;
         let mut header = [0u8; HEADER];
-        if file.read_exact(&mut header).is_err() {
+        if file.seek(SeekFrom::Start(0)).and_then(|_| file.read_exact(&mut header)).is_err() {
             return Vec::new();
         }
         let word = |at: usize| u64::from_le_bytes(header[at..at + 8].try_into().expect("8 bytes"));
@@ -75,7 +90,9 @@ impl JournalFile {
 
 impl Drop for JournalFile {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
+        if let Some(path) = &self.named {
+            let _ = std::fs::remove_file(path);
+        }
     }
 }
 
@@ -300,6 +317,19 @@ mod tests {
         journal.start(8);
         journal.push(&plies[0]);
         assert_eq!(file.read(8), vec![plies[0].clone()]);
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn the_journal_file_has_no_name_left_to_outlive_a_killed_arbiter() {
+        let file = JournalFile::create().unwrap();
+        assert!(file.path().starts_with("/proc"), "{}", file.path().display());
+        let target = std::fs::read_link(file.path()).unwrap();
+        assert!(target.to_string_lossy().ends_with(" (deleted)"), "the file keeps its name: {}", target.display());
+        let mut journal = Journal::open(file.path()).unwrap();
+        journal.start(3);
+        journal.push(&ply(1));
+        assert_eq!(file.read(3), vec![ply(1)]);
     }
 
     #[test]
