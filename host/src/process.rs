@@ -695,7 +695,7 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn a_burst_of_lines_is_read_in_order_and_a_silent_child_times_out() {
-        let script = std::env::temp_dir().join(format!("arbiter-unit-burst-{}.sh", std::process::id()));
+        let script = crate::testing::temp_folder("burst").join("burst.sh");
         std::fs::write(&script, "for i in 1 2 3; do echo line$i; done\nsleep 5\n").unwrap();
         let mut p = ChildProcess::start(&format!("sh {}", script.display()), Limits::ENGINE).unwrap();
         for want in ["line1", "line2", "line3"] {

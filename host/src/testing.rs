@@ -51,12 +51,31 @@ pub(crate) fn race_against(first: Box<dyn Player>) -> crate::model::GameRecord {
 }
 
 /// A new, empty folder for one test, named after it, in the system's
-/// temporary directory.
+/// temporary directory; removed when the test process exits.
 pub(crate) fn temp_folder(name: &str) -> std::path::PathBuf {
+    static REMOVE_AT_EXIT: std::sync::Once = std::sync::Once::new();
+    // SAFETY: registers a plain function, once.
+    REMOVE_AT_EXIT.call_once(|| unsafe {
+        libc::atexit(remove_temp_folders);
+    });
     let dir = std::env::temp_dir().join(format!("arbiter-unit-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
+    TEMP_FOLDERS.lock().unwrap_or_else(|e| e.into_inner()).push(dir.clone());
     dir
+}
+
+/// The folders [`temp_folder`] made.
+static TEMP_FOLDERS: std::sync::Mutex<Vec<std::path::PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// Removes the folders [`temp_folder`] made (as the test process exits).
+extern "C" fn remove_temp_folders() {
+    // A test thread still running at exit may hold the lock: then they stay.
+    if let Ok(folders) = TEMP_FOLDERS.try_lock() {
+        for dir in folders.iter() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
 }
 
 /// A new SQLite store, in memory: nothing is left behind.

@@ -25,13 +25,14 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
 
-def browser():
+def browser(profile):
+    """Headless Chromium with its profile in the folder `profile`."""
     options = webdriver.ChromeOptions()
     options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
     for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
                  "--disable-dev-shm-usage", "--window-size=1280,1000",
-                 f"--user-data-dir={tempfile.mkdtemp(prefix='arbiter-chromium-')}"]:
+                 f"--user-data-dir={profile}"]:
         options.add_argument(flag)
     service = Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver"))
     return webdriver.Chrome(service=service, options=options)
@@ -230,12 +231,14 @@ def escape(driver, url, shots, variant):
 def main():
     url, scenario, shots, *args = sys.argv[1:]
     os.makedirs(shots, exist_ok=True)
-    driver = browser()
-    try:
-        {"live-tournament": live_tournament, "replay": replay, "play": play, "escape": escape}[scenario](driver, url, shots, *args)
-        no_alert(driver)
-    finally:
-        driver.quit()
+    # The browser's profile lives as long as the browser, and no longer.
+    with tempfile.TemporaryDirectory(prefix="arbiter-chromium-", ignore_cleanup_errors=True) as profile:
+        driver = browser(profile)
+        try:
+            {"live-tournament": live_tournament, "replay": replay, "play": play, "escape": escape}[scenario](driver, url, shots, *args)
+            no_alert(driver)
+        finally:
+            driver.quit()
 
 
 if __name__ == "__main__":

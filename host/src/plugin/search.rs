@@ -96,8 +96,7 @@ mod tests {
 
     #[test]
     fn plugin_files_are_the_libraries_of_each_entry_in_order_each_once() {
-        let root = std::env::temp_dir().join(format!("arbiter-unit-search-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
+        let root = crate::testing::temp_folder("search");
         let (first, second) = (root.join("first"), root.join("second"));
         std::fs::create_dir_all(&first).unwrap();
         std::fs::create_dir_all(second.join("nested")).unwrap();

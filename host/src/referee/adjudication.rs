@@ -372,8 +372,7 @@ mod tests {
     }
     #[test]
     fn tablebase_settings_are_checked_before_any_game() {
-        let dir = std::env::temp_dir().join(format!("arbiter-tb-check-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::testing::temp_folder("tb-check");
         let tb = |results: &str, pieces| Tablebases {
             path: dir.display().to_string(),
             pieces,

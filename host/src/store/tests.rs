@@ -16,7 +16,7 @@ use crate::referee::fixtures::record;
 use crate::referee::Termination;
 
 /// A new SQLite file's path.
-fn sqlite_path(name: &str) -> PathBuf {
+pub(crate) fn sqlite_path(name: &str) -> PathBuf {
     crate::testing::temp_folder(&format!("store-{name}")).join("games.db")
 }
 

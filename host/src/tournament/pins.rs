@@ -138,8 +138,7 @@ mod tests {
 
     #[test]
     fn a_plugin_is_pinned_by_name_and_hash_and_an_engine_by_its_path() {
-        let dir = std::env::temp_dir().join(format!("arbiter-unit-pins-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::testing::temp_folder("pins");
         let file = dir.join("libx.so");
         std::fs::write(&file, b"abc").unwrap();
         let pin = PluginPin::of(&file, "0.1.0").unwrap();

@@ -8,20 +8,12 @@ use super::migration_steps;
 use crate::model::GameRecord;
 use crate::record::{pgn, EventInfo};
 use crate::referee::fixtures::record;
-use crate::store::tests::{sorted, store_paired_games};
+use crate::store::tests::{sorted, sqlite_path, store_paired_games};
 use crate::store::{Store, FORGET_TALLIES};
-
-/// A fresh store file in the system's temporary directory.
-fn temp_store(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("arbiter-store-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join("games.db")
-}
 
 #[test]
 fn a_stored_game_reads_back_as_the_same_record() {
-    let store = Store::open(&temp_store("round-trip")).unwrap();
+    let store = Store::open(&sqlite_path("round-trip")).unwrap();
     let r = record(&[0, 1, 0, 1, 1]);
     let event = EventInfo { event: "e".into(), round: 3, tournament: None };
     let id = store.add_game(&r, &event).unwrap();
@@ -35,7 +27,7 @@ fn a_stored_game_reads_back_as_the_same_record() {
 
 #[test]
 fn games_stored_before_whole_records_are_rebuilt_from_their_columns() {
-    let path = temp_store("legacy");
+    let path = sqlite_path("legacy");
     // A store at schema 2, with one game written as arbiter wrote it then.
     let r = GameRecord { standard_start: false, ..record(&[0, 1, 0]) };
     let event = EventInfo { event: "old".into(), round: 1, tournament: None };
@@ -58,7 +50,7 @@ fn games_stored_before_whole_records_are_rebuilt_from_their_columns() {
 
 #[test]
 fn a_store_written_before_tallies_counts_its_games_when_upgraded() {
-    let path = temp_store("tallies-legacy");
+    let path = sqlite_path("tallies-legacy");
     let t = store_paired_games(&Store::open(&path).unwrap());
     let expected = sorted(Store::open(&path).unwrap().tallies(t).unwrap());
     Connection::open(&path).unwrap().execute_batch(FORGET_TALLIES).unwrap();
@@ -67,7 +59,7 @@ fn a_store_written_before_tallies_counts_its_games_when_upgraded() {
 
 #[test]
 fn a_damaged_record_is_an_error_naming_the_store() {
-    let path = temp_store("damaged");
+    let path = sqlite_path("damaged");
     let store = Store::open(&path).unwrap();
     store.add_game(&record(&[0]), &EventInfo::default()).unwrap();
     Connection::open(&path).unwrap().execute("UPDATE games SET record = '{'", []).unwrap();
@@ -77,7 +69,7 @@ fn a_damaged_record_is_an_error_naming_the_store() {
 
 #[test]
 fn an_export_reads_every_readable_game_and_names_each_damaged_row() {
-    let path = temp_store("damaged-one");
+    let path = sqlite_path("damaged-one");
     let store = Store::open(&path).unwrap();
     for _ in 0..3 {
         store.add_game(&record(&[0, 1]), &EventInfo::default()).unwrap();
