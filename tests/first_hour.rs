@@ -25,7 +25,8 @@ fn arbiter_on_path_finds_the_plugins_built_beside_it() {
 #[test]
 fn a_uci_option_the_engine_does_not_have_is_named_with_the_ones_it_has() {
     let spec = format!("uci:{},NoSuchOption=1,Hash=16", stockfish());
-    let run = arbiter(&["match", "chess", "--p1", &spec, "--p2", "random", "--games", "1", "--tc", "inf,nodes=200"]);
+    let tc = "inf,nodes=200";
+    let run = arbiter(&["match", "chess", "--p1", &spec, "--p2", "random", "--games", "1", "--tc", tc, "--no-db"]);
     assert!(run.ok, "{}", run.stderr);
     assert!(run.stderr.contains("has no UCI option 'NoSuchOption' (it offers: "), "{}", run.stderr);
     assert!(run.stderr.contains("Hash") && !run.stderr.contains("no UCI option 'Hash'"), "{}", run.stderr);

@@ -197,22 +197,32 @@ pub fn fairy_stockfish() -> &'static str {
         .expect("fairy-stockfish is not installed: apt-get install fairy-stockfish (CI does this in .ci/run)")
 }
 
-/// A fresh, empty temporary directory for one test. The first call also
-/// removes the directories of earlier test runs whose process is gone (a
-/// run leaves about a gigabyte: copies of the binary and its plugins,
-/// stores, engine logs), so that repeated runs do not fill the disk.
+/// A fresh, empty temporary directory for one test, removed when the test
+/// process exits. The first call also removes what earlier runs that were
+/// killed left (a run makes about a gigabyte: copies of the binary and its
+/// plugins, stores, engine logs), so that repeated runs do not fill the disk.
 pub fn temp_dir(name: &str) -> PathBuf {
     static SWEPT: std::sync::Once = std::sync::Once::new();
-    SWEPT.call_once(remove_dead_runs_dirs);
+    SWEPT.call_once(|| {
+        remove_test_dirs(|pid| !Path::new("/proc").join(pid.to_string()).exists());
+        // SAFETY: registers a plain function, once.
+        unsafe { libc::atexit(remove_own_dirs) };
+    });
     let dir = std::env::temp_dir().join(format!("arbiter-test-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create temp dir");
     dir
 }
 
-/// Removes `arbiter-test-PID-*` directories whose PID names no running
-/// process (Linux: no `/proc/PID`; elsewhere nothing is removed).
-fn remove_dead_runs_dirs() {
+/// Removes this process's directories (as the test process exits).
+extern "C" fn remove_own_dirs() {
+    remove_test_dirs(|pid| pid == std::process::id());
+}
+
+/// Removes the `arbiter-test-PID-*` directories whose PID `dead` picks: on
+/// Linux, those of runs no longer running (no `/proc/PID`), and a run's own
+/// as it exits; elsewhere nothing is removed.
+fn remove_test_dirs(dead: impl Fn(u32) -> bool) {
     if !Path::new("/proc/self").exists() {
         return;
     }
@@ -220,7 +230,7 @@ fn remove_dead_runs_dirs() {
     for entry in entries.filter_map(Result::ok) {
         let name = entry.file_name().to_string_lossy().into_owned();
         let Some(pid) = name.strip_prefix("arbiter-test-").and_then(|rest| rest.split('-').next()) else { continue };
-        if pid.parse::<u32>().is_ok() && !Path::new("/proc").join(pid).exists() {
+        if pid.parse::<u32>().is_ok_and(&dead) {
             let _ = std::fs::remove_dir_all(entry.path());
         }
     }
