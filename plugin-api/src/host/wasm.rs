@@ -128,26 +128,76 @@ fn compile(engine: &Engine, bytes: &[u8]) -> Result<Module, String> {
     engine.precompile_compatibility_hash().hash(&mut engine_hash);
     let key = format!("{:x}-{:016x}.cwasm", sha2::Sha256::digest(bytes), engine_hash.finish());
     let cached = cache_dir().map(|d| d.join(key));
-    if let Some(file) = cached.as_ref().filter(|f| f.is_file()) {
-        // SAFETY: the file is one this host wrote (below) into the user's own
-        // cache folder, under the hash of the module and of this engine's
-        // settings; wasmtime checks its header and engine compatibility.
-        if let Ok(module) = unsafe { Module::deserialize_file(engine, file) } {
-            return Ok(module);
-        }
+    through_cache(engine, cached.as_deref(), || {
+        Module::from_binary(engine, bytes).map_err(|e| format!("not a valid WebAssembly module ({e})"))
+    })
+}
+
+/// The module in the cache file `cached`, or `compile`d and written there.
+/// Processes that load one module at once (a tournament's workers starting)
+/// compile it once: each takes the file's lock first, and the others then
+/// find the compiled module in the cache.
+fn through_cache(
+    engine: &Engine,
+    cached: Option<&Path>,
+    compile: impl FnOnce() -> Result<Module, String>,
+) -> Result<Module, String> {
+    if let Some(module) = cached.and_then(|file| from_cache(engine, file)) {
+        return Ok(module);
     }
-    let module = Module::from_binary(engine, bytes).map_err(|e| format!("not a valid WebAssembly module ({e})"))?;
+    // Held until the compiled module is in the cache. Without a lock (a
+    // cache folder that cannot be written, a file system without locks),
+    // this process compiles on its own, as it would without a cache.
+    let _lock = cached.and_then(KeyLock::take);
+    if let Some(module) = cached.and_then(|file| from_cache(engine, file)) {
+        return Ok(module);
+    }
+    let module = compile()?;
     if let (Some(file), Ok(compiled)) = (cached, module.serialize()) {
         // A cache that cannot be written only costs the next load a compile.
         let temp = file.with_extension(format!("tmp{}", std::process::id()));
         let written = file.parent().map(std::fs::create_dir_all).transpose().is_ok()
             && std::fs::write(&temp, compiled).is_ok()
-            && std::fs::rename(&temp, &file).is_ok();
+            && std::fs::rename(&temp, file).is_ok();
         if !written {
             let _ = std::fs::remove_file(&temp);
         }
     }
     Ok(module)
+}
+
+/// The compiled module in the cache file `file`, if it holds one this engine can run.
+fn from_cache(engine: &Engine, file: &Path) -> Option<Module> {
+    // SAFETY: the file is one this host wrote (in `compile`) into the user's
+    // own cache folder, under the hash of the module and of this engine's
+    // settings; wasmtime checks its header and engine compatibility.
+    file.is_file().then(|| unsafe { Module::deserialize_file(engine, file) }.ok()).flatten()
+}
+
+/// A cache key's lock, held: its file (`KEY.lock` beside the cache file) is
+/// removed, then unlocked, when this is dropped. A process still waiting on
+/// the removed file then finds the compiled module in the cache, and one
+/// that comes later finds the cache file before it looks for a lock.
+struct KeyLock {
+    _file: std::fs::File,
+    path: PathBuf,
+}
+
+impl KeyLock {
+    /// The lock of the cache file `file`, waited for.
+    fn take(file: &Path) -> Option<KeyLock> {
+        std::fs::create_dir_all(file.parent()?).ok()?;
+        let path = file.with_extension("lock");
+        let lock = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path).ok()?;
+        lock.lock().ok()?;
+        Some(KeyLock { _file: lock, path })
+    }
+}
+
+impl Drop for KeyLock {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
 }
 
 /// A loaded `.wasm` plugin: its compiled module, ready to instantiate.
@@ -747,5 +797,39 @@ impl GameState for State {
             s.text("call_json", |s| s.exports.call_json.call(&mut s.store, (h, lens.0, lens.1)))
         });
         raw(r, RString::from)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+
+    #[test]
+    fn two_loads_of_one_module_at_once_compile_it_once_and_leave_no_lock_file() {
+        let engine = engine().unwrap();
+        let dir = std::env::temp_dir().join(format!("arbiter-api-cache-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let file = dir.join("key.cwasm");
+        let compiles = AtomicUsize::new(0);
+        let load = || {
+            through_cache(engine, Some(&file), || {
+                compiles.fetch_add(1, Ordering::SeqCst);
+                // Long enough for the other load to be waiting on the lock.
+                std::thread::sleep(Duration::from_millis(300));
+                Module::from_binary(engine, b"\0asm\x01\0\0\0").map_err(|e| e.to_string())
+            })
+        };
+        let (a, b) = std::thread::scope(|s| {
+            let first = s.spawn(load);
+            let second = s.spawn(load);
+            (first.join().unwrap(), second.join().unwrap())
+        });
+        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(a.is_ok() && b.is_ok());
+        assert_eq!(compiles.load(Ordering::SeqCst), 1);
+        assert_eq!(left, vec![std::ffi::OsString::from("key.cwasm")]);
     }
 }
