@@ -252,21 +252,36 @@ fn every_built_in_section_loads() {
     assert_eq!(installed().len(), names.len());
 }
 
-/// Fairy-Stockfish's word on `fen`: whether the game has ended (by an
-/// immediate rule or for want of a move), its value for the side to move
-/// (positive: it has won), and the legal moves.
-fn fairy_stockfish_verdict(variant: &str, fen: &str) -> (bool, i64, Vec<String>) {
+/// Fairy-Stockfish's word on each (variant, FEN) of `cases`: whether the
+/// game has ended (by an immediate rule or for want of a move), its value
+/// for the side to move (positive: it has won), and the legal moves. One
+/// Python process for them all (starting one takes most of a second).
+fn fairy_stockfish_verdicts(cases: &[(&str, &str)]) -> Vec<(bool, i64, Vec<String>)> {
     let script = "import pyffish as sf, sys, json
-v, f = sys.argv[1], sys.argv[2]
-ended, value = sf.is_immediate_game_end(v, f, [])
-moves = [] if ended else sorted(sf.legal_moves(v, f, []))
-if not ended and not moves:
-    ended, value = True, sf.game_result(v, f, [])
-print(json.dumps([ended, value, moves]))";
-    let out = std::process::Command::new("python3").args(["-c", script, variant, fen]).output().expect("python3");
-    let v: Value = serde_json::from_slice(&out.stdout).expect("pyffish's verdict");
-    let moves = v[2].as_array().unwrap().iter().map(|m| m.as_str().unwrap().to_string()).collect();
-    (v[0].as_bool().unwrap(), v[1].as_i64().unwrap(), moves)
+for line in sys.stdin:
+    v, f = json.loads(line)
+    ended, value = sf.is_immediate_game_end(v, f, [])
+    moves = [] if ended else sorted(sf.legal_moves(v, f, []))
+    if not ended and not moves:
+        ended, value = True, sf.game_result(v, f, [])
+    print(json.dumps([ended, value, moves]))";
+    let input: String = cases.iter().map(|case| format!("{}\n", serde_json::json!(case))).collect();
+    let mut child = std::process::Command::new("python3")
+        .args(["-c", script])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3");
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "pyffish (pip install pyffish) failed");
+    let verdicts: Vec<(bool, i64, Vec<String>)> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("pyffish's verdict"))
+        .collect();
+    assert_eq!(verdicts.len(), cases.len(), "a verdict for each case");
+    verdicts
 }
 
 #[test]
@@ -347,11 +362,10 @@ fn ends_and_moves_agree_with_fairy_stockfish_on_crafted_positions() {
         ("checkshogi", "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL[-] w 0 1"),
     ];
     let mut failures = Vec::new();
-    for &(name, fen) in cases {
+    for (&(name, fen), (theirs, value, moves)) in cases.iter().zip(fairy_stockfish_verdicts(cases)) {
         let game = variant(name).from_position(fen, &Default::default()).unwrap();
         let status = game.status();
         let ours = status.outcome != arbiter_api::Outcome::Ongoing;
-        let (theirs, value, moves) = fairy_stockfish_verdict(name, fen);
         // Our outcome as Fairy-Stockfish scores it: for the side to move.
         let ours_value = match status.outcome {
             arbiter_api::Outcome::Win(p) if p == game.to_move() => 1,
