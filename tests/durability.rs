@@ -88,7 +88,7 @@ fn results_need_only_the_store_not_its_engines_and_read_only_media_will_do() {
     let dir = temp_dir("read-only");
     let engine = dir.join("eng.py");
     std::fs::copy(workspace().join("scripts/example-engine.py"), &engine).unwrap();
-    let spec = format!("e=engine:python3 {}", engine.display());
+    let spec = format!("e=engine:python3 \"{}\"", engine.display());
     let db = dir.join("t.db");
     tournament(&db, &[&spec, "r=random"]);
     std::fs::remove_file(&engine).unwrap();

@@ -14,11 +14,11 @@ use arbiter_e2e::{arbiter, arbiter_bin, game_lines, profile_dir, stockfish, temp
 
 /// The proxy misbehaving as `how` (`MODE TOKEN N`) in front of `engine`.
 fn proxy(how: &str, engine: &str) -> String {
-    format!("python3 {} {how} -- {engine}", workspace().join("tests/fixtures/engines/dying-proxy.py").display())
+    format!("python3 \"{}\" {how} -- {engine}", workspace().join("tests/fixtures/engines/dying-proxy.py").display())
 }
 
 fn example_engine() -> String {
-    format!("python3 {}", workspace().join("scripts/example-engine.py").display())
+    format!("python3 \"{}\"", workspace().join("scripts/example-engine.py").display())
 }
 
 /// One protocol step at which an engine misbehaves, and the termination
@@ -435,7 +435,7 @@ fn the_protocol_check_passes_real_engines_and_names_each_broken_step() {
         assert!(run.stdout.contains(" failed") && run.stdout.contains(", 0 failed"), "{}", run.stdout);
         assert!(!run.stdout.contains("FAIL"), "{}", run.stdout);
     }
-    let sloppy = format!("uci:python3 {}", workspace().join("tests/fixtures/engines/sloppy-uci.py").display());
+    let sloppy = format!("uci:python3 \"{}\"", workspace().join("tests/fixtures/engines/sloppy-uci.py").display());
     let run = arbiter(&["check", &sloppy]);
     assert!(!run.ok, "a sloppy engine fails the check");
     let failed: Vec<&str> = run.stdout.lines().filter(|l| l.starts_with("FAIL")).collect();

@@ -78,7 +78,7 @@ fn stockfish_games_are_legal_for_python_chess_and_match_the_store() {
 
 #[test]
 fn the_example_json_engine_plays_chess_and_a_hidden_information_variant() {
-    let engine = format!("engine:python3 {}", workspace().join("scripts/example-engine.py").display());
+    let engine = format!("engine:python3 \"{}\"", workspace().join("scripts/example-engine.py").display());
     let run =
         arbiter(&["match", "chess", "--p1", &engine, "--p2", "random", "--games", "2", "--tc", "10+0.1", "--no-db"]);
     assert!(run.ok, "{}", run.stderr);
@@ -114,7 +114,7 @@ fn misbehaving_engines_lose_with_the_right_termination_and_the_match_goes_on() {
             "match",
             "chess",
             "--p1",
-            &format!("engine:python3 {} {mode}", faulty.display()),
+            &format!("engine:python3 \"{}\" {mode}", faulty.display()),
             "--p2",
             "random",
             "--games",
@@ -143,7 +143,7 @@ fn hidden_information_never_reaches_the_other_player_spectators_logs_or_exports(
     let dir = temp_dir("leak");
     let log = dir.join("engine-input.log");
     let faulty = workspace().join("tests/fixtures/engines/faulty-engine.py");
-    let engine = format!("engine:python3 {} record {}", faulty.display(), log.display());
+    let engine = format!("engine:python3 \"{}\" record {}", faulty.display(), log.display());
     let pgn = dir.join("as-first.pgn");
     // Secrets: the engine (seat 0) holds 3, its opponent 7.
     let mut cmd = Command::new(arbiter_e2e::arbiter_bin());

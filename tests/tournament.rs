@@ -606,7 +606,7 @@ fn affinity_pins_each_concurrent_game_and_its_engines_to_a_cpu_of_its_own() {
     let dir = temp_dir("affinity");
     let log = dir.join("cpus.log");
     let engine = format!(
-        "engine:python3 {} affinity {}",
+        "engine:python3 \"{}\" affinity {}",
         arbiter_e2e::workspace().join("tests/fixtures/engines/faulty-engine.py").display(),
         log.display()
     );
@@ -679,7 +679,7 @@ fn a_queue_worker_s_records_name_the_entrants_as_one_process_does() {
 
 #[test]
 fn an_engine_log_that_cannot_be_written_is_reported() {
-    let engine = format!("engine:python3 {}", arbiter_e2e::workspace().join("scripts/example-engine.py").display());
+    let engine = format!("engine:python3 \"{}\"", arbiter_e2e::workspace().join("scripts/example-engine.py").display());
     let run = arbiter(&[
         "--log",
         "/dev/full",

@@ -25,7 +25,7 @@ fn synthetic_engine() -> String {
     let out = Command::new("python3").args(["-c", "import sys; print(sys.executable)"]).output().expect("python3");
     let python = String::from_utf8(out.stdout).unwrap().trim().to_string();
     let script = workspace().join("tests/fixtures/tune-engine.py");
-    format!("engine:{python} -S {}", script.display())
+    format!("engine:{python} -S \"{}\"", script.display())
 }
 
 /// The flags of a tune of the synthetic engine from A=20, B=0.8 (its

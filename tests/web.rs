@@ -683,7 +683,7 @@ fn games_in_progress_are_capped_and_an_engine_that_exits_does_not_stop_the_serve
     // An engine that exits right after its first move loses; the server goes on.
     let proxy = workspace().join("tests/fixtures/engines/dying-proxy.py");
     let engine = format!(
-        "engine:python3 {} after go 1 -- python3 {}",
+        "engine:python3 \"{}\" after go 1 -- python3 \"{}\"",
         proxy.display(),
         workspace().join("scripts/example-engine.py").display()
     );

@@ -200,13 +200,39 @@ impl Lines {
     }
 }
 
+/// The words of an engine command: split on whitespace, a double-quoted
+/// part kept whole and its quotes dropped (`"/opt/My Engines/sf" --uci` is
+/// two words), so that a program or an argument may hold spaces.
+pub fn command_words(command: &str) -> Vec<String> {
+    let (mut words, mut word, mut quoted, mut started) = (Vec::new(), String::new(), false, false);
+    for c in command.chars() {
+        match c {
+            '"' => (quoted, started) = (!quoted, true),
+            c if c.is_whitespace() && !quoted => {
+                if started {
+                    words.push(std::mem::take(&mut word));
+                    started = false;
+                }
+            }
+            c => {
+                word.push(c);
+                started = true;
+            }
+        }
+    }
+    if started {
+        words.push(word);
+    }
+    words
+}
+
 impl ChildProcess {
     /// The process id.
     pub fn pid(&self) -> u32 {
         self.child.id()
     }
 
-    /// Starts `command` (split on whitespace; the first word is the program),
+    /// Starts `command` (its [`command_words`]; the first is the program),
     /// its stderr discarded.
     pub fn start(command: &str, limits: Limits) -> Result<ChildProcess, ProcessError> {
         Self::start_in(command, &[], None, limits)
@@ -221,11 +247,11 @@ impl ChildProcess {
         limits: Limits,
     ) -> Result<ChildProcess, ProcessError> {
         let start_error = |reason: String| ProcessError::Start { command: command.into(), reason };
-        let mut words = command.split_whitespace();
+        let mut words = command_words(command).into_iter();
         let program = words.next().ok_or_else(|| start_error("empty command".into()))?;
         let program = match dir {
-            Some(d) if program.contains('/') => find_program(&d.join(program).to_string_lossy()),
-            _ => find_program(program),
+            Some(d) if program.contains('/') => find_program(&d.join(&program).to_string_lossy()),
+            _ => find_program(&program),
         }
         .map_err(|e| start_error(e.to_string()))?;
         let mut cmd = Command::new(program);
@@ -543,7 +569,9 @@ fn log_engine_line(command: &str, pid: u32, direction: char, line: &str) {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
     let (secs, ms) = (now.as_secs(), now.subsec_millis());
     let date = crate::model::calendar::date(secs, '-');
-    let name = command.split_whitespace().next().unwrap_or(command).rsplit('/').next().unwrap_or(command);
+    let words = command_words(command);
+    let program = words.first().map_or(command, String::as_str);
+    let name = program.rsplit('/').next().unwrap_or(program);
     let text = format!(
         "{date} {:02}:{:02}:{:02}.{ms:03} {name}[{pid}] {direction} {line}\n",
         secs / 3600 % 24,
@@ -646,6 +674,31 @@ pub fn deadline_after(ms: u64) -> Instant {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_command_s_quoted_words_keep_their_spaces() {
+        let words = |c: &str| command_words(c);
+        assert_eq!(words("  stockfish  "), ["stockfish"]);
+        assert_eq!(words("python3 \"/my engines/e.py\" --fast"), ["python3", "/my engines/e.py", "--fast"]);
+        assert_eq!(words("\"/opt/My Engines/sf\""), ["/opt/My Engines/sf"]);
+        assert_eq!(words("a \"\" b"), ["a", "", "b"]);
+        assert_eq!(words("a/\"b c\"/d"), ["a/b c/d"]);
+        assert!(words("   ").is_empty());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_program_whose_path_holds_a_space_starts_when_quoted() {
+        let dir = crate::testing::temp_folder("spaced engine");
+        let program = dir.join("my engine.sh");
+        std::fs::write(&program, "#!/bin/sh\necho \"$1\"\n").unwrap();
+        let mut perms = std::fs::metadata(&program).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+        std::fs::set_permissions(&program, perms).unwrap();
+        let command = format!("\"{}\" \"one word\"", program.display());
+        let mut child = ChildProcess::start(&command, Limits::ENGINE).unwrap();
+        assert_eq!(child.recv(Some(Instant::now() + Duration::from_secs(5))).unwrap(), "one word");
+    }
 
     #[cfg(target_os = "linux")]
     #[test]

@@ -38,7 +38,7 @@ impl JsonEngine {
     /// `hello`; the process starts with the first game.
     pub fn new(settings: EngineSettings, options: Vec<(String, String)>) -> Self {
         // The last word: `python3 my_engine.py` is my_engine.py.
-        let words = settings.command.split_whitespace();
+        let words = crate::process::command_words(&settings.command);
         let name = words.last().and_then(|w| w.rsplit('/').next()).unwrap_or("engine").to_string();
         JsonEngine { engine: EngineSlot::new(settings.restart), settings, options, name, failed: None }
     }

@@ -402,7 +402,7 @@ impl PlayerSpec {
         }
         let program = match settings.program_path() {
             Some(path) => path.to_string_lossy().into_owned(),
-            None => settings.command.split_whitespace().next().unwrap_or("").to_string(),
+            None => crate::process::command_words(&settings.command).into_iter().next().unwrap_or_default(),
         };
         crate::process::find_program(&program).map(|_| ()).map_err(|e| refuse(e.to_string()))
     }

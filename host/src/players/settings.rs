@@ -181,14 +181,15 @@ impl EngineSettings {
 
     /// The name an engine goes by until it says its own: its program's file name.
     pub fn program_name(&self) -> String {
-        let program = self.command.split_whitespace().next().unwrap_or(&self.command);
+        let words = crate::process::command_words(&self.command);
+        let program = words.first().map_or(self.command.as_str(), String::as_str);
         program.rsplit('/').next().unwrap_or(program).to_string()
     }
 
     /// The program's path when the command names one (`./sf`,
     /// `/opt/sf/sf`; a relative one from `dir=`), not a name found on `PATH`.
     pub fn program_path(&self) -> Option<PathBuf> {
-        let program = self.command.split_whitespace().next().filter(|p| p.contains('/'))?;
+        let program = crate::process::command_words(&self.command).into_iter().next().filter(|p| p.contains('/'))?;
         Some(match &self.dir {
             Some(d) => d.join(program),
             None => PathBuf::from(program),
