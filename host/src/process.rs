@@ -127,6 +127,8 @@ pub struct ChildProcess {
     /// What was read and not yet handed out as lines.
     pending: Lines,
     command: String,
+    /// The program's file name, as the engine log names it.
+    program: String,
     limits: Limits,
 }
 
@@ -226,6 +228,13 @@ pub fn command_words(command: &str) -> Vec<String> {
     words
 }
 
+/// The file name of a command's program (`/opt/sf/sf --uci` is `sf`).
+pub fn program_name(command: &str) -> String {
+    let words = command_words(command);
+    let program = words.first().map_or(command, String::as_str);
+    program.rsplit('/').next().unwrap_or(program).to_string()
+}
+
 impl ChildProcess {
     /// The process id.
     pub fn pid(&self) -> u32 {
@@ -293,7 +302,16 @@ impl ChildProcess {
         }
         let stdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
-        Ok(ChildProcess { child, stdin, stdout, pending: Lines::default(), command: label.to_string(), limits })
+        let program = program_name(label);
+        Ok(ChildProcess {
+            child,
+            stdin,
+            stdout,
+            pending: Lines::default(),
+            command: label.to_string(),
+            program,
+            limits,
+        })
     }
 
     /// The command line, as messages name it.
@@ -306,7 +324,7 @@ impl ChildProcess {
     pub fn send(&mut self, line: &str) -> Result<(), ProcessError> {
         tracing::trace!(engine = %self.command, "> {line}");
         if !self.limits.worker {
-            log_engine_line(&self.command, self.child.id(), '>', line);
+            log_engine_line(&self.program, self.child.id(), '>', line);
         }
         let sent = self.stdin.write_all(line.as_bytes()).and_then(|_| self.stdin.write_all(b"\n"));
         match sent.and_then(|_| self.stdin.flush()) {
@@ -325,7 +343,7 @@ impl ChildProcess {
                 Ok(Some(line)) => {
                     tracing::trace!(engine = %self.command, "< {line}");
                     if !self.limits.worker {
-                        log_engine_line(&self.command, self.child.id(), '<', &line);
+                        log_engine_line(&self.program, self.child.id(), '<', &line);
                     }
                     return Ok(line);
                 }
@@ -564,14 +582,11 @@ pub fn flush_engine_log() {
 
 /// Appends one line an engine was sent (`>`) or wrote (`<`) to the engine
 /// log, if there is one: `2026-12-01 01:50:00.123 stockfish[4711] > go`.
-fn log_engine_line(command: &str, pid: u32, direction: char, line: &str) {
+fn log_engine_line(name: &str, pid: u32, direction: char, line: &str) {
     let Some(log) = engine_log() else { return };
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
     let (secs, ms) = (now.as_secs(), now.subsec_millis());
     let date = crate::model::calendar::date(secs, '-');
-    let words = command_words(command);
-    let program = words.first().map_or(command, String::as_str);
-    let name = program.rsplit('/').next().unwrap_or(program);
     let text = format!(
         "{date} {:02}:{:02}:{:02}.{ms:03} {name}[{pid}] {direction} {line}\n",
         secs / 3600 % 24,

@@ -181,9 +181,7 @@ impl EngineSettings {
 
     /// The name an engine goes by until it says its own: its program's file name.
     pub fn program_name(&self) -> String {
-        let words = crate::process::command_words(&self.command);
-        let program = words.first().map_or(self.command.as_str(), String::as_str);
-        program.rsplit('/').next().unwrap_or(program).to_string()
+        crate::process::program_name(&self.command)
     }
 
     /// The program's path when the command names one (`./sf`,
