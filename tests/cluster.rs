@@ -45,7 +45,9 @@ fn worker(db: &str, tournament: i64, extra: &[&str]) -> Child {
 fn finish(child: Child) -> String {
     let out = child.wait_with_output().unwrap();
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success(), "worker failed: {text}");
+    // The last lines say why, short enough to survive a truncated CI log.
+    let last: Vec<&str> = text.lines().rev().take(3).collect();
+    assert!(out.status.success(), "worker failed ({}): {:?}", out.status, last);
     text
 }
 

@@ -91,8 +91,11 @@ pub(super) fn run(registry: &Registry, args: &WorkerArgs, plugin_dirs: &[PathBuf
     // A server that is starting or restarting is waited for (Ctrl-C ends the wait).
     let store = queue::patiently(&stop, || Ok(Store::open(db)?))?;
     // WebAssembly plugins the tournaments are pinned to and this machine
-    // lacks come from the store, first on the search path.
-    let fetched = queue::fetch_plugins(registry, &store, args.tournament, &arbiter_api::host::wasm::fetch_dir())?;
+    // lacks come from the store, first on the search path (a server that
+    // restarts just after the connection was made is waited for too).
+    let fetched = queue::patiently(&stop, || {
+        queue::fetch_plugins(registry, &store, args.tournament, &arbiter_api::host::wasm::fetch_dir())
+    })?;
     let (reloaded, plugin_dirs) = with_fetched(fetched, plugin_dirs, "the store")?;
     let registry = reloaded.as_ref().unwrap_or(registry);
     let mut workers = queue_workers(

@@ -105,9 +105,7 @@ pub fn fetch_plugins(
 ) -> Result<Vec<PathBuf>> {
     let ids: Vec<i64> = match tournament {
         Some(t) => vec![t],
-        None => {
-            store.tournament_list()?.into_iter().filter(|(t, _)| t.finished_at.is_none()).map(|(t, _)| t.id).collect()
-        }
+        None => unfinished(store, &[])?,
     };
     let mut files = Vec::new();
     for id in ids {
@@ -255,9 +253,7 @@ pub fn run_queue_workers(
     // made known left undone is done first.
     let tournaments: Vec<i64> = match cfg.tournament {
         Some(t) => vec![t],
-        None => {
-            store.tournament_list()?.into_iter().filter(|(t, _)| t.finished_at.is_none()).map(|(t, _)| t.id).collect()
-        }
+        None => patiently(stop, || unfinished(store, &[]))?,
     };
     let mut refused = HashSet::new();
     for &t in &tournaments {
