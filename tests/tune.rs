@@ -20,7 +20,8 @@ fn tuned(stdout: &str) -> (f64, f64) {
 }
 
 /// The synthetic engine as a player spec, run by the Python interpreter
-/// itself (not a launcher shim: it starts for each pair).
+/// itself (not a launcher shim). It says `set_options`, so one process a
+/// side and runner is told each pair's values.
 fn synthetic_engine() -> String {
     let out = Command::new("python3").args(["-c", "import sys; print(sys.executable)"]).output().expect("python3");
     let python = String::from_utf8(out.stdout).unwrap().trim().to_string();

@@ -272,6 +272,16 @@ pub trait Player: Send {
         Ok(())
     }
 
+    /// Takes `options` (its spec's `option.NAME=VALUE`s) for the games to
+    /// come in place of those it was made with, keeping its engine process:
+    /// whether it can. An engine whose protocol sets options between games
+    /// (UCI `setoption`; a JSON-lines engine that said `set_options`) is
+    /// told them before its next game; other players say no and a new one
+    /// is made (how a tune's next pair reuses its engines).
+    fn take_options(&mut self, _options: &[(String, String)]) -> bool {
+        false
+    }
+
     /// Pins the player's engine process, if it has one, to `cpu` (with
     /// `--affinity` and a pondering engine, each seat's engine gets a CPU
     /// of its own, so that one pondering never slows the other).

@@ -28,6 +28,11 @@ pub struct JsonEngine {
     options: Vec<(String, String)>,
     engine: EngineSlot,
     name: String,
+    /// Whether the running engine said `set_options` in its `ready`: it
+    /// takes new option values between games.
+    sets_options: bool,
+    /// Whether `options` changed since the running engine was told them.
+    unsent: bool,
     /// A failure met while telling the engine about a move, reported when it
     /// is next asked to move.
     failed: Option<PlayerError>,
@@ -40,20 +45,20 @@ impl JsonEngine {
         // The last word: `python3 my_engine.py` is my_engine.py.
         let words = crate::process::command_words(&settings.command);
         let name = words.last().and_then(|w| w.rsplit('/').next()).unwrap_or("engine").to_string();
-        JsonEngine { engine: EngineSlot::new(settings.restart), settings, options, name, failed: None }
+        let engine = EngineSlot::new(settings.restart);
+        JsonEngine { engine, settings, options, name, sets_options: false, unsent: false, failed: None }
     }
 
-    /// Starts the engine: `hello` (with the options, if any) until `ready`.
+    /// Starts the engine: `hello` (with the options, if any) until `ready`:
+    /// the process, its name, and whether it takes `set_options`.
     fn start(
         settings: &EngineSettings,
         options: &[(String, String)],
-    ) -> Result<(ChildProcess, Option<String>), PlayerError> {
+    ) -> Result<(ChildProcess, Option<String>, bool), PlayerError> {
         let mut p = settings.start()?;
         let mut hello = json!({"type": "hello", "protocol": PROTOCOL});
         if !options.is_empty() {
-            let map: serde_json::Map<String, Value> =
-                options.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
-            hello["options"] = Value::Object(map);
+            hello["options"] = options_json(options);
         }
         p.send(&hello.to_string())?;
         let ready = p
@@ -61,7 +66,7 @@ impl JsonEngine {
                 serde_json::from_str::<Value>(l).ok().filter(|v| v["type"] == "ready")
             })
             .map_err(|e| handshake(e, "ready"))?;
-        Ok((p, ready["name"].as_str().map(String::from)))
+        Ok((p, ready["name"].as_str().map(String::from), ready["set_options"] == true))
     }
 
     /// Runs `talk` on the engine (see [`EngineSlot`]); a process not running
@@ -74,12 +79,23 @@ impl JsonEngine {
         if !start && !self.engine.running() {
             return Ok(None);
         }
-        self.engine.talk(|| Self::start(&self.settings, &self.options), &mut self.name, talk).map(Some)
+        let (settings, options, sets_options) = (&self.settings, &self.options, &mut self.sets_options);
+        let start = || {
+            let (p, name, sets) = Self::start(settings, options)?;
+            *sets_options = sets;
+            Ok((p, name))
+        };
+        self.engine.talk(start, &mut self.name, talk).map(Some)
     }
 
     fn send(&mut self, start: bool, msg: Value) -> Result<(), PlayerError> {
         self.with_engine(start, |p| Ok(p.send(&msg.to_string())?)).map(|_| ())
     }
+}
+
+/// Option values as the protocol sends them: an object of strings.
+fn options_json(options: &[(String, String)]) -> Value {
+    Value::Object(options.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect())
 }
 
 fn clock_json(t: TurnTime) -> Value {
@@ -94,9 +110,25 @@ fn clock_json(t: TurnTime) -> Value {
 impl Player for JsonEngine {
     engine_identity!();
 
+    /// Taken between games by an engine that said `set_options` (or one
+    /// not running, which `hello` tells).
+    fn take_options(&mut self, options: &[(String, String)]) -> bool {
+        let running = self.engine.running();
+        if running && !self.sets_options {
+            return false;
+        }
+        self.options = options.to_vec();
+        self.unsent = running;
+        true
+    }
+
     fn new_game(&mut self, start: &Start<'_>) -> Result<(), PlayerError> {
         self.failed = None;
         self.engine.begin_game(None);
+        // A fresh process is told the options with `hello`.
+        if std::mem::take(&mut self.unsent) && self.engine.running() {
+            self.send(false, json!({"type": "set_options", "options": options_json(&self.options)}))?;
+        }
         self.send(
             true,
             json!({
@@ -293,5 +325,43 @@ mod tests {
         assert!(hello.get("options").is_none(), "{hello}");
         let e = PlayerSpec::parse("engine:./e,option.X=1,colour=red").unwrap_err().to_string();
         assert!(e.contains("unknown engine setting 'colour'"), "{e}");
+    }
+
+    #[test]
+    fn an_engine_that_says_set_options_is_told_new_values_between_games_and_one_that_does_not_is_not_kept() {
+        for sets in [true, false] {
+            let dir = temp_folder(&format!("json-engine-set-options-{sets}"));
+            let (script, log) = (dir.join("engine.sh"), dir.join("sent.log"));
+            let ready = if sets { r#"{"type":"ready","set_options":true}"# } else { r#"{"type":"ready"}"# };
+            let body = format!(
+                "while read -r line; do printf '%s\\n' \"$line\" >> {log}; case \"$line\" in\n\
+                 *'\"hello\"'*) echo '{ready}';;\n\
+                 *'\"go\"'*) echo '{{\"type\":\"move\",\"id\":1}}';;\n\
+                 esac; done\n",
+                log = log.display()
+            );
+            std::fs::write(&script, body).unwrap();
+            let spec = PlayerSpec::parse(&format!("engine:sh {},option.A=1", script.display())).unwrap();
+            let v = race(arbiter_fixture::Fault::None);
+            let opts = options(&v, serde_json::json!({}));
+            let mut players: Vec<Box<dyn Player>> = vec![spec.create(0), Box::new(Scripted::new(vec![]))];
+            play_game(&v, &opts, StartFrom::Standard, &mut players, &game_config()).unwrap();
+            let taken = players[0].take_options(&[("A".into(), "2".into()), ("B".into(), "x".into())]);
+            assert_eq!(taken, sets, "only an engine that said set_options takes new values");
+            if !sets {
+                continue;
+            }
+            play_game(&v, &opts, StartFrom::Standard, &mut players, &game_config()).unwrap();
+            let sent = std::fs::read_to_string(&log).unwrap();
+            let told: Vec<serde_json::Value> = sent
+                .lines()
+                .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+                .filter(|m| ["hello", "set_options", "new_game"].contains(&m["type"].as_str().unwrap()))
+                .collect();
+            let kinds: Vec<&str> = told.iter().map(|m| m["type"].as_str().unwrap()).collect();
+            assert_eq!(kinds, ["hello", "new_game", "set_options", "new_game"], "one process");
+            assert_eq!(told[0]["options"], serde_json::json!({"A": "1"}));
+            assert_eq!(told[2]["options"], serde_json::json!({"A": "2", "B": "x"}));
+        }
     }
 }

@@ -27,12 +27,14 @@ macro_rules! engine_identity {
 pub mod engine;
 pub mod hub;
 pub mod human;
+pub mod kept;
 pub mod mcts;
 pub mod random;
 pub mod settings;
 pub mod uci;
 pub mod xboard;
 
+pub use kept::KeptEngines;
 pub use random::RandomPlayer;
 pub use settings::{EngineSettings, OptionValueError, SettingError};
 
@@ -189,6 +191,10 @@ pub trait KindSpec: std::fmt::Debug + Send + Sync {
     fn settings(&self) -> Option<&EngineSettings> {
         None
     }
+    /// An engine's options (`option.NAME=VALUE`), as its protocol tells them.
+    fn options(&self) -> &[(String, String)] {
+        &[]
+    }
     /// Why this player cannot play `info`'s variant, if it cannot.
     fn refuses(&self, _info: &arbiter_api::schema::VariantInfo) -> Option<String> {
         None
@@ -267,6 +273,10 @@ impl KindSpec for ProgramSpec {
 
     fn settings(&self) -> Option<&EngineSettings> {
         Some(&self.settings)
+    }
+
+    fn options(&self) -> &[(String, String)] {
+        &self.options
     }
 
     fn refuses(&self, info: &arbiter_api::schema::VariantInfo) -> Option<String> {
@@ -380,6 +390,17 @@ impl PlayerSpec {
     /// Whether this is an engine (a process of its own, kept between games).
     pub fn is_engine(&self) -> bool {
         self.settings().is_some()
+    }
+
+    /// An engine's options (`option.NAME=VALUE`; none for built-in players).
+    pub fn options(&self) -> &[(String, String)] {
+        self.spec.options()
+    }
+
+    /// Whether `other` runs the same engine process as this spec (kind,
+    /// command and process settings), whatever the options told it.
+    pub fn same_process(&self, other: &PlayerSpec) -> bool {
+        self.kind.name == other.kind.name && self.settings().is_some() && self.settings() == other.settings()
     }
 
     /// Whether a person plays, at this terminal.

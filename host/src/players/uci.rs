@@ -75,6 +75,10 @@ pub struct UciPlayer {
     variant: Option<String>,
     /// The opponent's move the engine is pondering on (`go ponder` sent).
     pondering: Option<String>,
+    /// The options the running engine declared.
+    declared: Vec<DeclaredOption>,
+    /// Option values taken since the engine started, told before its next game.
+    unsent: Vec<(String, String)>,
 }
 
 impl UciPlayer {
@@ -90,6 +94,8 @@ impl UciPlayer {
             chess960: false,
             variant: None,
             pondering: None,
+            declared: Vec::new(),
+            unsent: Vec::new(),
         }
     }
 
@@ -98,12 +104,18 @@ impl UciPlayer {
         &mut self,
         talk: impl FnOnce(&mut ChildProcess) -> Result<T, PlayerError>,
     ) -> Result<T, PlayerError> {
-        self.engine.talk(|| Self::start(&self.cfg), &mut self.name, talk)
+        let (cfg, declared) = (&self.cfg, &mut self.declared);
+        let start = || {
+            let (p, name, options) = Self::start(cfg)?;
+            *declared = options;
+            Ok((p, name))
+        };
+        self.engine.talk(start, &mut self.name, talk)
     }
 
     /// Starts the engine: `uci` until `uciok` (its name and options noted),
     /// then the configured `setoption`s.
-    fn start(cfg: &UciConfig) -> Result<(ChildProcess, Option<String>), PlayerError> {
+    fn start(cfg: &UciConfig) -> Result<(ChildProcess, Option<String>, Vec<DeclaredOption>), PlayerError> {
         let mut p = cfg.engine.start()?;
         let (name, declared) = Self::handshake(&mut p, cfg)?;
         // UCI's way of telling an engine it will be asked to ponder (unless set by hand).
@@ -112,29 +124,9 @@ impl UciPlayer {
             p.send("setoption name Ponder value true")?;
         }
         for (k, v) in &cfg.options {
-            match declared.iter().find(|o| o.name.eq_ignore_ascii_case(k)) {
-                Some(option) => {
-                    option.check(v).map_err(|why| PlayerError::Protocol(format!("option {k}: {why}")))?;
-                    match option.kind {
-                        OptionKind::Button => p.send(&format!("setoption name {k}"))?,
-                        _ => p.send(&format!("setoption name {k} value {v}"))?,
-                    }
-                }
-                None => {
-                    tracing::warn!(
-                        "engine '{}' has no UCI option '{k}' (it offers: {})",
-                        cfg.engine.command,
-                        if declared.is_empty() {
-                            "none".to_string()
-                        } else {
-                            declared.iter().map(|o| o.name.as_str()).collect::<Vec<_>>().join(", ")
-                        }
-                    );
-                    p.send(&format!("setoption name {k} value {v}"))?;
-                }
-            }
+            p.send(&setoption(&declared, &cfg.engine.command, k, v)?)?;
         }
-        Ok((p, name))
+        Ok((p, name, declared))
     }
 
     /// `uci` until `uciok`: the engine's name and the options it declares.
@@ -259,8 +251,46 @@ impl DeclaredOption {
     }
 }
 
+/// The `setoption` line telling an engine that declared `declared` the
+/// value `v` of its option `k`: checked against the option's type, and
+/// sent anyway (with a warning naming what it offers) if it declared none
+/// of that name.
+fn setoption(declared: &[DeclaredOption], command: &str, k: &str, v: &str) -> Result<String, PlayerError> {
+    let Some(option) = declared.iter().find(|o| o.name.eq_ignore_ascii_case(k)) else {
+        let offered = match declared.is_empty() {
+            true => "none".to_string(),
+            false => declared.iter().map(|o| o.name.as_str()).collect::<Vec<_>>().join(", "),
+        };
+        tracing::warn!("engine '{command}' has no UCI option '{k}' (it offers: {offered})");
+        return Ok(format!("setoption name {k} value {v}"));
+    };
+    option.check(v).map_err(|why| PlayerError::Protocol(format!("option {k}: {why}")))?;
+    Ok(match option.kind {
+        OptionKind::Button => format!("setoption name {k}"),
+        _ => format!("setoption name {k} value {v}"),
+    })
+}
+
 impl Player for UciPlayer {
     engine_identity!();
+
+    /// UCI sets options whenever the engine waits: the changed values are
+    /// told before the next `ucinewgame`. An option told before and not
+    /// now cannot be taken back but by a new process.
+    fn take_options(&mut self, options: &[(String, String)]) -> bool {
+        let named = |k: &str| options.iter().any(|(n, _)| n.eq_ignore_ascii_case(k));
+        if !self.cfg.options.iter().all(|(k, _)| named(k)) {
+            return false;
+        }
+        for (k, v) in options {
+            if !self.cfg.options.iter().any(|(n, w)| n.eq_ignore_ascii_case(k) && w == v) {
+                self.unsent.retain(|(n, _)| !n.eq_ignore_ascii_case(k));
+                self.unsent.push((k.clone(), v.clone()));
+            }
+        }
+        self.cfg.options = options.to_vec();
+        true
+    }
 
     fn new_game(&mut self, start: &Start<'_>) -> Result<(), PlayerError> {
         self.stop_ponder();
@@ -277,7 +307,19 @@ impl Player for UciPlayer {
         let tell_variant = name.is_some() && (name != self.variant || !self.engine.running());
         self.variant = name;
         let ready_ms = self.cfg.engine.handshake_ms(HANDSHAKE_MS);
+        // Values taken since the engine started (a fresh one is told them
+        // all); one it refuses ends the process, as any failure does.
+        let unsent = std::mem::take(&mut self.unsent);
+        let told = match self.engine.running() && !unsent.is_empty() {
+            true => Some((self.declared.clone(), self.cfg.engine.command.clone())),
+            false => None,
+        };
         self.with_engine(|p| {
+            if let Some((declared, command)) = told {
+                for (k, v) in &unsent {
+                    p.send(&setoption(&declared, &command, k, v)?)?;
+                }
+            }
             if tell {
                 p.send(&format!("setoption name UCI_Chess960 value {chess960}"))?;
             }
@@ -562,6 +604,10 @@ impl KindSpec for UciConfig {
         Some(&self.engine)
     }
 
+    fn options(&self) -> &[(String, String)] {
+        &self.options
+    }
+
     fn refuses(&self, info: &arbiter_api::schema::VariantInfo) -> Option<String> {
         refuses_hidden(info)
     }
@@ -729,5 +775,60 @@ mod tests {
             }
         }
         assert!(record.plies.iter().all(|p| p.text == "+1"), "the stopped search's move is never played");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn new_option_values_reach_the_running_engine_before_its_next_game() {
+        use crate::seat::Player;
+        let dir = crate::testing::temp_folder("uci-take-options");
+        let (script, log) = (dir.join("engine.sh"), dir.join("sent.log"));
+        let body = format!(
+            "while read -r line; do echo \"$line\" >> {log}; case \"$line\" in\n\
+             uci) echo 'option name A type spin default 0 min 0 max 10'; echo uciok;;\n\
+             isready) echo readyok;;\n\
+             go*) echo 'bestmove +1';;\n\
+             esac; done\n",
+            log = log.display()
+        );
+        std::fs::write(&script, body).unwrap();
+        let cfg = UciConfig::parse(&format!("sh {},A=1", script.display())).unwrap();
+        let mut players: Vec<Box<dyn Player>> =
+            vec![Box::new(UciPlayer::new(cfg)), Box::new(crate::testing::Scripted::new(vec![]))];
+        let v = crate::testing::race(arbiter_fixture::Fault::None);
+        let opts = crate::testing::options(&v, serde_json::json!({}));
+        let play = |players: &mut Vec<Box<dyn Player>>| {
+            let start = crate::referee::StartFrom::Standard;
+            crate::referee::play_game(&v, &opts, start, players, &crate::testing::game_config()).unwrap()
+        };
+        play(&mut players);
+        assert!(players[0].take_options(&[("A".into(), "2".into())]));
+        play(&mut players);
+        let sent = std::fs::read_to_string(&log).unwrap();
+        let lines: Vec<&str> = sent.lines().filter(|l| !l.starts_with("position") && !l.starts_with("go")).collect();
+        assert_eq!(
+            lines,
+            [
+                "uci",
+                "setoption name A value 1",
+                "ucinewgame",
+                "isready",
+                "setoption name A value 2",
+                "ucinewgame",
+                "isready"
+            ],
+            "one process, told the new value before its second game"
+        );
+        // A value the engine's declaration refuses loses that game and ends
+        // the process; an option cannot be taken back but by a new one.
+        assert!(players[0].take_options(&[("A".into(), "11".into())]));
+        let refused = play(&mut players);
+        assert!(
+            refused.result.termination.to_string().contains("option A: 11 is outside 0..10"),
+            "{:?}",
+            refused.result
+        );
+        assert!(!std::fs::read_to_string(&log).unwrap().contains("value 11"));
+        assert!(!players[0].take_options(&[]));
     }
 }

@@ -13,7 +13,7 @@ use super::config::{OpeningOrder, TournamentConfig};
 use super::error::{Result, TournamentError};
 use super::games::{Entrant, Isolation, RunConfig, ScheduledGame};
 use super::lease::{PreviousRun, RunLease};
-use super::runner::{run_games, WorkerPool};
+use super::runner::{run_games, RunnerPool};
 use super::sprt_match::SprtRule;
 use super::tune::{Batch, TunePoint, TuneState};
 use super::view::{StoredDefinition, TournamentView};
@@ -310,7 +310,7 @@ impl Tournament {
                     lease.renew();
                 }
             });
-            let end = self.play_rounds(store, &run_config, &WorkerPool::default(), &stop, progress);
+            let end = self.play_rounds(store, &run_config, &RunnerPool::default(), &stop, progress);
             drop(done);
             end
         })
@@ -321,7 +321,7 @@ impl Tournament {
         &self,
         store: &Store,
         run_config: &RunConfig,
-        workers: &WorkerPool,
+        runners: &RunnerPool,
         stop: &AtomicBool,
         progress: &mut dyn Progress,
     ) -> Result<RunEnd> {
@@ -352,7 +352,7 @@ impl Tournament {
                     tracing::warn!("live view of game {}: {e}", s.index);
                 }
             };
-            let report = run_games(&entrants, &schedule, run_config, workers, Some(&live), |i, result| {
+            let report = run_games(&entrants, &schedule, run_config, runners, Some(&live), |i, result| {
                 let record = match result {
                     Ok(r) => r,
                     Err(e) => {

@@ -3,18 +3,18 @@
 //! thread keeps its own player instances (so engine processes live across
 //! games) and reports every finished game through a channel; the caller
 //! records it at once. A stop flag ends the run between games. Worker
-//! processes, and the engines they keep, outlive a batch in a [`WorkerPool`].
+//! processes and game threads, and the engines they keep, outlive a batch
+//! in a [`RunnerPool`].
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::games::{Entrant, GameWatch, Isolation, LiveRelay, LiveSink, RunConfig, ScheduledGame};
-use super::pulse::{Paced, Pulse, SharedPulse};
+use super::pulse::{keep_engines, seat_players, Pulse, SharedPulse};
 use super::worker::{faulted_record, Job, WorkerHandle};
 use crate::model::{GameRecord, SeenFrame};
-use crate::players::Player;
+use crate::players::{KeptEngines, PlayerSpec};
 use crate::referee::{play_game_watched, GameConfig, StartFrom, Termination};
 use crate::sync::LockExt;
 
@@ -34,7 +34,7 @@ pub fn run_games(
     entrants: &[Entrant],
     schedule: &[ScheduledGame],
     config: &RunConfig,
-    workers: &WorkerPool,
+    runners: &RunnerPool,
     live: Option<LiveSink<'_>>,
     mut on_game: impl FnMut(usize, Result<GameRecord, arbiter_api::Error>),
 ) -> RunReport {
@@ -58,10 +58,9 @@ pub fn run_games(
                         Err(e) => tracing::warn!("runner {runner}: no CPU affinity: {e}"),
                     }
                 }
-                let mut slot = match &config.isolation {
-                    Isolation::Workers { plugin_dirs } => Slot::Worker(workers.take(runner, plugin_dirs)),
-                    Isolation::InProcess => Slot::Thread(GameThread::start(shared.clone())),
-                };
+                let mut slot = runners.take(runner, &config.isolation);
+                // A thread stuck in a plugin is not kept for the next batch.
+                let mut lost = false;
                 loop {
                     if config.stop.load(Ordering::SeqCst) {
                         break;
@@ -79,11 +78,12 @@ pub fn run_games(
                             let job = Job::new(entrants, game, config, sink.is_some());
                             w.play(&shared, game, job, sink)
                         }
-                        Slot::Thread(t) => match t.play(entrants, game, config, sink) {
+                        Slot::Thread(t) => match t.play(&shared, game, config, sink) {
                             Played::Finished(result) => result,
                             Played::Hung(record) => {
                                 // The stuck thread cannot be ended: record the
                                 // game, then stop the run.
+                                lost = true;
                                 *hung.lock_or_recover() = Some(i);
                                 config.stop.store(true, Ordering::SeqCst);
                                 let _ = tx.send((i, Ok(record)));
@@ -99,8 +99,8 @@ pub fn run_games(
                         break;
                     }
                 }
-                if let Slot::Worker(w) = slot {
-                    workers.keep(runner, w);
+                if !lost {
+                    runners.keep(runner, slot);
                 }
             });
         }
@@ -124,27 +124,46 @@ enum Slot {
     Thread(GameThread),
 }
 
-/// Worker processes kept from one batch of a run to the next (a Swiss
-/// round, a tune's next pairs), one a runner, so that neither they nor the
-/// engines they keep start afresh each batch; they end with the pool.
+/// Where each runner plays (a worker process, or a game thread of this
+/// process), kept from one batch of a run to the next (a Swiss round, a
+/// tune's next pairs) so that neither it nor the engines it keeps start
+/// afresh each batch; they end with the pool.
 #[derive(Default)]
-pub struct WorkerPool(Mutex<Vec<Option<WorkerHome>>>);
+pub struct RunnerPool(Mutex<Vec<Option<Slot>>>);
 
-impl WorkerPool {
-    /// Runner `runner`'s worker, or a new one (started from the calling
-    /// thread, whose CPU affinity it inherits).
-    fn take(&self, runner: usize, plugin_dirs: &[std::path::PathBuf]) -> WorkerHome {
+impl RunnerPool {
+    /// Runner `runner`'s slot, or a new one for `isolation` (started from
+    /// the calling thread, whose CPU affinity it inherits).
+    fn take(&self, runner: usize, isolation: &Isolation) -> Slot {
         let kept = self.0.lock_or_recover().get_mut(runner).and_then(Option::take);
-        kept.unwrap_or_else(|| WorkerHome::start(plugin_dirs.to_vec()))
+        match (kept, isolation) {
+            (Some(Slot::Worker(w)), Isolation::Workers { .. }) => Slot::Worker(w),
+            (Some(Slot::Thread(t)), Isolation::InProcess) => Slot::Thread(t),
+            (_, Isolation::Workers { plugin_dirs }) => Slot::Worker(WorkerHome::start(plugin_dirs.clone())),
+            (_, Isolation::InProcess) => Slot::Thread(GameThread::start()),
+        }
     }
 
-    /// Keeps runner `runner`'s worker for the next batch.
-    fn keep(&self, runner: usize, worker: WorkerHome) {
+    /// Keeps runner `runner`'s slot for the next batch (never one whose
+    /// game thread is stuck in a plugin).
+    fn keep(&self, runner: usize, slot: Slot) {
         let mut kept = self.0.lock_or_recover();
         if kept.len() <= runner {
             kept.resize_with(runner + 1, || None);
         }
-        kept[runner] = Some(worker);
+        kept[runner] = Some(slot);
+    }
+}
+
+impl Drop for RunnerPool {
+    /// Ends the kept game threads and worker processes, and their engines,
+    /// before the run is over.
+    fn drop(&mut self) {
+        for slot in self.0.get_mut().unwrap_or_else(|e| e.into_inner()).drain(..).flatten() {
+            if let Slot::Thread(thread) = slot {
+                thread.end();
+            }
+        }
     }
 }
 
@@ -227,6 +246,7 @@ enum Event {
 
 /// A game for a [`GameThread`].
 struct ThreadJob {
+    entrants: Arc<[Entrant]>,
     game: ScheduledGame,
     config: GameConfig,
     live: bool,
@@ -239,6 +259,7 @@ struct GameThread {
     jobs: mpsc::Sender<ThreadJob>,
     events: mpsc::Receiver<Event>,
     pulse: SharedPulse,
+    thread: std::thread::JoinHandle<()>,
 }
 
 /// How a game on a [`GameThread`] ended.
@@ -249,30 +270,38 @@ enum Played {
 }
 
 impl GameThread {
-    fn start(entrants: Arc<[Entrant]>) -> GameThread {
+    fn start() -> GameThread {
         let (jobs, job_rx) = mpsc::channel::<ThreadJob>();
         let (event_tx, events) = mpsc::channel();
         let pulse = Pulse::shared(Duration::from_secs(30));
         let thread_pulse = pulse.clone();
-        std::thread::spawn(move || {
-            let mut pool: HashMap<usize, Box<dyn Player>> = HashMap::new();
+        let thread = std::thread::spawn(move || {
+            // Every entrant's engine is kept (as many as a tournament has).
+            let mut kept = KeptEngines::new(usize::MAX);
             for job in job_rx {
                 let relay_tx = event_tx.clone();
                 let sink = move |frame: &SeenFrame| {
                     let _ = relay_tx.send(Event::Live(frame.clone()));
                 };
-                let result = play_one(&entrants, &job, &mut pool, &thread_pulse, &sink);
+                let result = play_one(&job, &mut kept, &thread_pulse, &sink);
                 if event_tx.send(Event::Done(result)).is_err() {
                     break;
                 }
             }
         });
-        GameThread { jobs, events, pulse }
+        GameThread { jobs, events, pulse, thread }
+    }
+
+    /// Ends the thread once its game is over, and with it the engines it
+    /// kept (not for a thread stuck in a plugin: it would never end).
+    fn end(self) {
+        drop(self.jobs);
+        let _ = self.thread.join();
     }
 
     fn play(
         &mut self,
-        entrants: &[Entrant],
+        entrants: &Arc<[Entrant]>,
         game: &ScheduledGame,
         config: &RunConfig,
         live: Option<&dyn Fn(&SeenFrame)>,
@@ -287,7 +316,8 @@ impl GameThread {
             adjudication: config.adjudication.clone(),
             pin_seats: pins_seats(entrants, game, config),
         };
-        let job = ThreadJob { game: game.clone(), config: game_config, live: live.is_some() };
+        let job =
+            ThreadJob { entrants: entrants.clone(), game: game.clone(), config: game_config, live: live.is_some() };
         if self.jobs.send(job).is_err() {
             return Played::Finished(Err(arbiter_api::Error::unsupported("the game thread has ended")));
         }
@@ -312,7 +342,7 @@ impl GameThread {
                     let plies = Pulse::lock(&self.pulse).take_plies();
                     let why = "the game thread panicked".to_string();
                     let record = faulted_record(entrants, game, plies, started, Termination::PluginCrashed(why));
-                    *self = GameThread::start(entrants.into());
+                    *self = GameThread::start();
                     return Played::Finished(Ok(record));
                 }
             }
@@ -321,38 +351,22 @@ impl GameThread {
 }
 
 fn play_one(
-    entrants: &[Entrant],
     job: &ThreadJob,
-    pool: &mut HashMap<usize, Box<dyn Player>>,
+    kept: &mut KeptEngines,
     pulse: &SharedPulse,
     sink: &dyn Fn(&SeenFrame),
 ) -> Result<GameRecord, arbiter_api::Error> {
     let game = &job.game;
-    let mut players: Vec<Box<dyn Player>> = game
-        .seats
-        .iter()
-        .enumerate()
-        .map(|(seat, &e)| {
-            // Seeded players get a fresh seed per game; engines are reused.
-            match (entrants[e].spec.is_engine(), pool.remove(&e)) {
-                (true, Some(p)) => p,
-                _ => {
-                    let inner = entrants[e].spec.create(crate::model::seeds::seat_seed(game.seed, seat));
-                    let person = entrants[e].spec.is_person();
-                    Box::new(Paced { inner, pulse: pulse.clone(), person }) as Box<dyn Player>
-                }
-            }
-        })
-        .collect();
+    let seats: Vec<(&str, &PlayerSpec)> =
+        game.seats.iter().map(|&e| (job.entrants[e].name.as_str(), &job.entrants[e].spec)).collect();
+    let mut players = seat_players(&seats, game.seed, pulse, kept);
     let start = match &game.position {
         Some(p) => StartFrom::Position(p),
         None => StartFrom::Standard,
     };
     let mut watch = GameWatch { pulse, journal: None, live: job.live.then(|| LiveRelay::new(sink)) };
     let result = play_game_watched(&game.variant, &game.options, start, &mut players, &job.config, &mut watch);
-    for (&e, p) in game.seats.iter().zip(players) {
-        pool.insert(e, p);
-    }
+    keep_engines(&seats, players, kept);
     result
 }
 
@@ -363,7 +377,7 @@ mod tests {
 
     use arbiter_fixture::Fault;
 
-    use super::{run_games, WorkerPool};
+    use super::{run_games, RunnerPool};
     use crate::players::PlayerSpec;
     use crate::testing::race;
     use crate::tournament::{Entrant, Isolation, RunConfig, ScheduledGame};
@@ -406,7 +420,7 @@ mod tests {
         let games = schedule(&[None, None, Some("not a position"), None, None, Some("7 0")]);
         let mut seen = Vec::new();
         let report =
-            run_games(&entrants, &games, &config(3), &WorkerPool::default(), None, |i, result| seen.push((i, result)));
+            run_games(&entrants, &games, &config(3), &RunnerPool::default(), None, |i, result| seen.push((i, result)));
         assert_eq!(report.hung_in_process, None);
         seen.sort_by_key(|(i, _)| *i);
         assert_eq!(seen.iter().map(|(i, _)| *i).collect::<Vec<_>>(), [0, 1, 2, 3, 4, 5]);
@@ -429,7 +443,7 @@ mod tests {
         let games = schedule(&[None; 6]);
         let run = config(1);
         let mut handled = 0;
-        run_games(&entrants, &games, &run, &WorkerPool::default(), None, |_, _| {
+        run_games(&entrants, &games, &run, &RunnerPool::default(), None, |_, _| {
             handled += 1;
             // Slow handling (a store that takes its time) lets the runner start one more game, no more.
             std::thread::sleep(Duration::from_millis(20));
@@ -438,20 +452,34 @@ mod tests {
         assert!((1..=2).contains(&handled), "{handled} games handled");
     }
 
-    /// A runner's worker thread is the same from batch to batch, and each
-    /// runner has its own; the pool ends them (no worker had a game, so
-    /// none was started).
+    /// A runner's slot (a worker's thread, or a game thread with the
+    /// engines it keeps) is the same from batch to batch, and each runner
+    /// has its own; the pool ends them (no worker had a game, so none was
+    /// started).
     #[test]
-    fn a_pool_gives_each_runner_back_its_own_worker_thread() {
-        let pool = WorkerPool::default();
-        let id = |home: &super::WorkerHome| home.thread.as_ref().unwrap().thread().id();
-        let (first, other) = (pool.take(0, &[]), pool.take(1, &[]));
+    fn a_pool_gives_each_runner_back_its_own_slot() {
+        use super::Slot;
+        let pool = RunnerPool::default();
+        let workers = Isolation::Workers { plugin_dirs: Vec::new() };
+        let id = |slot: &Slot| match slot {
+            Slot::Worker(home) => home.thread.as_ref().unwrap().thread().id(),
+            Slot::Thread(t) => t.thread.thread().id(),
+        };
+        let (first, other) = (pool.take(0, &workers), pool.take(1, &workers));
         let (first_id, other_id) = (id(&first), id(&other));
         assert_ne!(first_id, other_id);
         pool.keep(1, other);
         pool.keep(0, first);
-        assert_eq!(id(&pool.take(0, &[])), first_id, "runner 0 again");
-        assert_eq!(id(&pool.take(1, &[])), other_id, "runner 1 again");
-        assert_ne!(id(&pool.take(1, &[])), other_id, "taken already: a new one");
+        assert_eq!(id(&pool.take(0, &workers)), first_id, "runner 0 again");
+        let again = pool.take(1, &workers);
+        assert_eq!(id(&again), other_id, "runner 1 again");
+        assert_ne!(id(&pool.take(1, &workers)), other_id, "taken already: a new one");
+        // In process: a game thread, kept as well; a kept worker is not one.
+        pool.keep(1, again);
+        let thread = pool.take(1, &Isolation::InProcess);
+        assert!(matches!(thread, Slot::Thread(_)));
+        let thread_id = id(&thread);
+        pool.keep(1, thread);
+        assert_eq!(id(&pool.take(1, &Isolation::InProcess)), thread_id);
     }
 }

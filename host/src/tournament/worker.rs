@@ -29,11 +29,11 @@ use serde_json::{Map, Value};
 use super::error::{Result, TournamentError};
 use super::games::{Entrant, GameWatch, LiveRelay, ScheduledGame};
 use super::journal::{Journal, JournalFile};
-use super::pulse::{Paced, Pulse, SharedPulse};
+use super::pulse::{keep_engines, seat_players, Pulse, SharedPulse};
 use crate::clock::TimeControl;
 use crate::model::SeenFrame;
 use crate::model::{GameRecord, PlyRecord};
-use crate::players::{Player, PlayerSpec};
+use crate::players::{KeptEngines, PlayerSpec};
 use crate::plugin::Registry;
 use crate::process::{ChildProcess, Limits, ProcessError};
 use crate::referee::{play_game_watched, Adjudication, GameConfig, GameResult, StartFrom, Termination};
@@ -42,38 +42,11 @@ use crate::referee::{play_game_watched, Adjudication, GameConfig, GameResult, St
 pub const FLUSH_EVERY: Duration = Duration::from_millis(20);
 
 /// How many engine processes a worker keeps between games, the most
-/// recently used: every seat of a match or SPRT is reused, while a queue
-/// worker serving many entrants, or a tune whose every pair is a new spec,
-/// does not pile up engines that will never play again.
+/// recently used: every seat of a match or SPRT is reused (and a tune's,
+/// told each pair's values, where the protocol can), while a queue worker
+/// serving many entrants does not pile up engines that will never play
+/// again.
 pub const KEPT_ENGINES: usize = 4;
-
-/// The engines a worker keeps between games, by entrant name and spec,
-/// the least recently used dropped (its process ended) past the cap.
-pub struct KeptEngines<T> {
-    kept: Vec<(String, T)>,
-    cap: usize,
-}
-
-impl<T> KeptEngines<T> {
-    /// Keeps at most `cap`.
-    pub fn new(cap: usize) -> Self {
-        KeptEngines { kept: Vec::new(), cap }
-    }
-
-    /// Takes the engine kept for `key`, if any.
-    pub fn take(&mut self, key: &str) -> Option<T> {
-        let at = self.kept.iter().position(|(k, _)| k == key)?;
-        Some(self.kept.remove(at).1)
-    }
-
-    /// Keeps `engine` for `key`, as the most recently used.
-    pub fn keep(&mut self, key: String, engine: T) {
-        self.kept.push((key, engine));
-        if self.kept.len() > self.cap {
-            self.kept.remove(0);
-        }
-    }
-}
 
 /// One seat of a [`Job`].
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -415,7 +388,7 @@ fn play_job(
     registry: &Registry,
     line: &str,
     pulse: &SharedPulse,
-    engines: &mut KeptEngines<Box<dyn Player>>,
+    engines: &mut KeptEngines,
     journal: &mut Option<Journal>,
 ) -> Result<(GameRecord, bool)> {
     let job: Job =
@@ -434,25 +407,10 @@ fn play_job(
         None => None,
     };
     let variant = registry.get(&job.variant)?;
-    let mut keys = Vec::new();
-    let mut players: Vec<Box<dyn Player>> = Vec::new();
-    let mut tcs = Vec::new();
-    for (i, seat) in job.seats.iter().enumerate() {
-        let spec = PlayerSpec::parse(&seat.spec)?;
-        let key = format!("{}\u{0}{}", seat.name, seat.spec);
-        // Engines (already wrapped) are reused; seeded players are made afresh.
-        let player = match (spec.is_engine(), engines.take(&key)) {
-            (true, Some(p)) => p,
-            _ => {
-                let inner = spec.create(crate::model::seeds::seat_seed(job.seed, i));
-                let person = spec.is_person();
-                Box::new(Paced { inner, pulse: pulse.clone(), person }) as Box<dyn Player>
-            }
-        };
-        players.push(player);
-        keys.push((key, spec.is_engine()));
-        tcs.push(seat.tc.clone());
-    }
+    let specs = job.seats.iter().map(|seat| PlayerSpec::parse(&seat.spec)).collect::<Result<Vec<_>, _>>()?;
+    let seats: Vec<(&str, &PlayerSpec)> = job.seats.iter().map(|s| s.name.as_str()).zip(&specs).collect();
+    let mut players = seat_players(&seats, job.seed, pulse, engines);
+    let tcs = job.seats.iter().map(|seat| seat.tc.clone()).collect();
     let config = GameConfig {
         time_controls: tcs,
         margin_ms: job.margin_ms,
@@ -467,12 +425,7 @@ fn play_job(
     };
     let mut watch = GameWatch { pulse, journal: journal.as_deref_mut(), live: job.live.then(|| LiveRelay::new(&sink)) };
     let result = play_game_watched(variant, &job.options, start, &mut players, &config, &mut watch);
-    // Keep engine processes for the next game.
-    for ((key, keep), p) in keys.into_iter().zip(players) {
-        if keep {
-            engines.keep(key, p);
-        }
-    }
+    keep_engines(&seats, players, engines);
     // The record names the entrants as the event does, not their kinds.
     let mut record = result?;
     record.players = job.seats.iter().map(|s| s.name.clone()).collect();
@@ -596,29 +549,5 @@ mod tests {
         })
         .join()
         .unwrap();
-    }
-
-    #[test]
-    fn a_worker_keeps_the_engines_it_used_last_and_ends_the_rest() {
-        let mut kept = KeptEngines::new(4);
-        // A match: the same two engines game after game.
-        for _ in 0..3 {
-            let (a, b) = (kept.take("a").unwrap_or(1), kept.take("b").unwrap_or(2));
-            kept.keep("a".into(), a);
-            kept.keep("b".into(), b);
-        }
-        assert_eq!(kept.kept.len(), 2);
-        // A tune: every pair new specs; the oldest go, the latest stay.
-        for pair in 0..10 {
-            for side in ["+", "-"] {
-                let key = format!("{pair}{side}");
-                assert!(kept.take(&key).is_none());
-                kept.keep(key, 100 + pair);
-            }
-        }
-        let keys: Vec<&str> = kept.kept.iter().map(|(k, _)| k.as_str()).collect();
-        assert_eq!(keys, ["8+", "8-", "9+", "9-"]);
-        assert_eq!(kept.take("9+"), Some(109));
-        assert_eq!(kept.take("9+"), None, "taken once");
     }
 }
