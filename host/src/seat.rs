@@ -275,9 +275,9 @@ pub trait Player: Send {
     /// Takes `options` (its spec's `option.NAME=VALUE`s) for the games to
     /// come in place of those it was made with, keeping its engine process:
     /// whether it can. An engine whose protocol sets options between games
-    /// (UCI `setoption`; a JSON-lines engine that said `set_options`) is
-    /// told them before its next game; other players say no and a new one
-    /// is made (how a tune's next pair reuses its engines).
+    /// (UCI `setoption`, xboard `option`; a JSON-lines engine that said
+    /// `set_options`) is told them before its next game; other players say
+    /// no and a new one is made (how a tune's next pair reuses its engines).
     fn take_options(&mut self, _options: &[(String, String)]) -> bool {
         false
     }

@@ -146,6 +146,31 @@ pub fn uci_variant(state: &arbiter_api::host::Game) -> Option<(String, Option<St
     Some((v["name"].as_str()?.to_string(), v["path"].as_str().map(String::from)))
 }
 
+/// Takes `new` option values for an engine whose options so far are
+/// `told`: the values that changed join `unsent` (replacing one of the same
+/// name not yet sent), and `told` becomes `new`. `false`, changing nothing,
+/// if `told` names an option `new` does not: a protocol sets options but
+/// cannot unset them, so that takes a new process. Names compare without
+/// case, as UCI's do.
+pub(crate) fn take_new_options(
+    told: &mut Vec<(String, String)>,
+    unsent: &mut Vec<(String, String)>,
+    new: &[(String, String)],
+) -> bool {
+    let named = |k: &str| new.iter().any(|(n, _)| n.eq_ignore_ascii_case(k));
+    if !told.iter().all(|(k, _)| named(k)) {
+        return false;
+    }
+    for (k, v) in new {
+        if !told.iter().any(|(n, w)| n.eq_ignore_ascii_case(k) && w == v) {
+            unsent.retain(|(n, _)| !n.eq_ignore_ascii_case(k));
+            unsent.push((k.clone(), v.clone()));
+        }
+    }
+    *told = new.to_vec();
+    true
+}
+
 /// A handshake step that timed out is a protocol error (the engine never
 /// said what the protocol requires), not a time forfeit.
 pub fn handshake(e: ProcessError, expected: &str) -> PlayerError {

@@ -278,18 +278,7 @@ impl Player for UciPlayer {
     /// told before the next `ucinewgame`. An option told before and not
     /// now cannot be taken back but by a new process.
     fn take_options(&mut self, options: &[(String, String)]) -> bool {
-        let named = |k: &str| options.iter().any(|(n, _)| n.eq_ignore_ascii_case(k));
-        if !self.cfg.options.iter().all(|(k, _)| named(k)) {
-            return false;
-        }
-        for (k, v) in options {
-            if !self.cfg.options.iter().any(|(n, w)| n.eq_ignore_ascii_case(k) && w == v) {
-                self.unsent.retain(|(n, _)| !n.eq_ignore_ascii_case(k));
-                self.unsent.push((k.clone(), v.clone()));
-            }
-        }
-        self.cfg.options = options.to_vec();
-        true
+        super::take_new_options(&mut self.cfg.options, &mut self.unsent, options)
     }
 
     fn new_game(&mut self, start: &Start<'_>) -> Result<(), PlayerError> {

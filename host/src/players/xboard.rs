@@ -64,6 +64,8 @@ pub struct XboardPlayer {
     /// Whether the engine plays its side itself, out of `force` mode
     /// (`ponder=on`, after its first `go`).
     playing: bool,
+    /// Option values taken since the engine started, told before its next game.
+    unsent: Vec<(String, String)>,
 }
 
 impl XboardPlayer {
@@ -80,6 +82,7 @@ impl XboardPlayer {
             own: None,
             level_sent: false,
             playing: false,
+            unsent: Vec::new(),
         }
     }
 
@@ -225,6 +228,12 @@ impl Thinking {
 impl Player for XboardPlayer {
     engine_identity!();
 
+    /// xboard's `option NAME=VALUE` may be sent whenever the engine waits:
+    /// the changed values are told in `force` mode before the next game.
+    fn take_options(&mut self, options: &[(String, String)]) -> bool {
+        super::take_new_options(&mut self.options, &mut self.unsent, options)
+    }
+
     fn new_game(&mut self, start: &Start<'_>) -> Result<(), PlayerError> {
         let state = super::whole_position(start, "xboard")?;
         let fen = state.position_text();
@@ -236,9 +245,15 @@ impl Player for XboardPlayer {
         let ponder = self.settings.ponder;
         self.engine.begin_game(Some("quit"));
         let ready_ms = self.settings.handshake_ms(HANDSHAKE_MS);
+        // Values taken since the engine started (a fresh one is told them all).
+        let unsent = std::mem::take(&mut self.unsent);
+        let told = if self.engine.running() { unsent } else { Vec::new() };
         self.with_engine(|p, f| {
             p.send("new")?;
             p.send("force")?;
+            for (k, v) in &told {
+                p.send(&format!("option {k}={v}"))?;
+            }
             p.send("post")?;
             p.send(if ponder { "hard" } else { "easy" })?;
             if chess960 {
@@ -445,6 +460,48 @@ mod tests {
         assert_eq!(lines[go - 4..go - 2], ["force", "usermove +1"], "{sent}");
         assert!(lines[go - 2].starts_with("time 60") || lines[go - 2].starts_with("time 61"), "{sent}");
         assert!(lines[go - 1].starts_with("otim 60") || lines[go - 1].starts_with("otim 61"), "{sent}");
+    }
+
+    /// New option values reach the running engine in `force` mode before
+    /// its next game; one it was told and is not now takes a new process.
+    #[cfg(unix)]
+    #[test]
+    fn new_option_values_reach_the_running_engine_before_its_next_game() {
+        use crate::seat::Player;
+        let dir = crate::testing::temp_folder("xboard-take-options");
+        let (script, log) = (dir.join("engine.sh"), dir.join("sent.log"));
+        let body = format!(
+            "while read -r line; do echo \"$line\" >> {log}; case \"$line\" in\n\
+             'protover 2') echo 'feature setboard=1 done=1';;\n\
+             go) echo 'move +1';;\n\
+             esac; done\n",
+            log = log.display()
+        );
+        std::fs::write(&script, body).unwrap();
+        let spec = format!("xboard:sh {},option.Depth=7,option.Style=solid", script.display());
+        let mut players: Vec<Box<dyn Player>> = vec![
+            crate::players::PlayerSpec::parse(&spec).unwrap().create(0),
+            Box::new(crate::testing::Scripted::new(vec![])),
+        ];
+        let v = crate::testing::race(arbiter_fixture::Fault::None);
+        let opts = crate::testing::options(&v, serde_json::json!({}));
+        let play = |players: &mut Vec<Box<dyn Player>>| {
+            let start = crate::referee::StartFrom::Standard;
+            crate::referee::play_game(&v, &opts, start, players, &crate::testing::game_config()).unwrap()
+        };
+        play(&mut players);
+        let next = [("Depth".to_string(), "8".to_string()), ("Style".to_string(), "solid".to_string())];
+        assert!(players[0].take_options(&next));
+        play(&mut players);
+        let sent = std::fs::read_to_string(&log).unwrap();
+        let lines: Vec<&str> =
+            sent.lines().filter(|l| l.starts_with("option") || *l == "new" || *l == "xboard").collect();
+        assert_eq!(
+            lines,
+            ["xboard", "option Depth=7", "option Style=solid", "new", "new", "option Depth=8"],
+            "one process, told the changed value before its second game: {sent}"
+        );
+        assert!(!players[0].take_options(&next[..1]), "Style cannot be taken back");
     }
 
     /// With `ponder=on`: `hard`, and after its first `go` the engine plays
