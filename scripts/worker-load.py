@@ -15,13 +15,20 @@ line, as `arbiter tokens issue` prints them; worker n takes line n, wrapping),
 so the coordinator sees as many workers as there are tokens; --token gives
 them all one.
 
+The workers are spread over --processes event loops (4 by default), each a
+process of its own: one Python event loop doing a thousand TLS handshakes
+in a second is itself at a full core, and its claims then wait for it, not
+for the coordinator (real workers are a thousand machines).
+
 Usage: scripts/worker-load.py --server https://127.0.0.1:8443 --tokens tokens.txt
            --ca-cert ca.pem --records one.db --workers 1000 [--game-seconds 2]
+           [--processes 4]
 """
 
 import argparse
 import asyncio
 import json
+import multiprocessing
 import random
 import sqlite3
 import ssl
@@ -47,6 +54,7 @@ def main():
     ap.add_argument("--workers", type=int, default=1000)
     ap.add_argument("--game-seconds", type=float, default=2.0)
     ap.add_argument("--tournament", type=int, default=1)
+    ap.add_argument("--processes", type=int, default=4, help="event loops, each a process of its own")
     args = ap.parse_args()
 
     if args.tokens:
@@ -58,7 +66,16 @@ def main():
         args.token_list = [args.token]
     db = sqlite3.connect(args.records)
     records = {index: text for index, text in db.execute("SELECT game_index, record FROM games")}
-    asyncio.run(load(args, records))
+    pins = asyncio.run(Connection(args).call("GET", "pins"))[0]["tournaments"][str(args.tournament)]
+    pins = json.dumps({"plugins": pins["plugins"], "engines": {}})
+    # Every process starts its workers from the same instant (the monotonic
+    # clock is the machine's, shared by processes).
+    t0 = time.monotonic() + 0.5
+    parts = max(1, min(args.processes, args.workers))
+    jobs = [(args, records, pins, range(p, args.workers, parts), t0) for p in range(parts)]
+    with multiprocessing.get_context("fork").Pool(parts) as pool:
+        results = pool.starmap(load_part, jobs)
+    report(args, results, t0)
 
 
 class Connection:
@@ -97,33 +114,47 @@ class Connection:
         return json.loads(data), took
 
 
-async def load(args, records):
+def load_part(args, records, pins, workers, t0):
+    """Runs the simulated workers numbered `workers` in this process's event loop: their stats."""
+    random.seed()  # a forked process would repeat its parent's (and its siblings') random numbers
+    return asyncio.run(load(args, records, pins, workers, t0))
+
+
+async def load(args, records, pins, workers, t0):
     stats = {"claims": [], "claimed_at": [], "uploads": [], "heartbeats": [], "errors": [],
              "verdicts": {"stored": 0, "duplicate": 0, "agrees": 0, "refused": 0}}
-    pins = (await Connection(args).call("GET", "pins"))[0]["tournaments"][str(args.tournament)]
-    pins = json.dumps({"plugins": pins["plugins"], "engines": {}})
-    connections = [Connection(args, n) for n in range(args.workers)]
-    t0 = time.perf_counter()
-    await asyncio.gather(*(worker(args, n, c, records, pins, stats) for n, c in enumerate(connections)))
-    elapsed = time.perf_counter() - t0
-    verdicts, claims, uploads = stats["verdicts"], stats["claims"], stats["uploads"]
+    await asyncio.sleep(max(0.0, t0 - time.monotonic()))
+    await asyncio.gather(*(worker(args, n, Connection(args, n), records, pins, stats) for n in workers))
+    stats["ended"] = time.monotonic()
+    return stats
+
+
+def report(args, results, t0):
+    """Prints the stats of every process together."""
+    claims = [c for r in results for c in r["claims"]]
+    claimed_at = [at for r in results for at in r["claimed_at"]]
+    uploads = [u for r in results for u in r["uploads"]]
+    heartbeats = [h for r in results for h in r["heartbeats"]]
+    errors = [e for r in results for e in r["errors"]]
+    verdicts = {k: sum(r["verdicts"][k] for r in results) for k in results[0]["verdicts"]}
+    elapsed = max(r["ended"] for r in results) - t0
     ms = lambda v: f"{v * 1000:.1f} ms"
-    print(f"workers {args.workers}, games {verdicts['stored']} stored, {verdicts['duplicate']} duplicates, "
-          f"{verdicts['agrees']} played twice and equal, {verdicts['refused']} refused, in {elapsed:.1f} s: "
-          f"{verdicts['stored'] / elapsed:.1f} games/s")
+    print(f"workers {args.workers} in {len(results)} processes, games {verdicts['stored']} stored, "
+          f"{verdicts['duplicate']} duplicates, {verdicts['agrees']} played twice and equal, "
+          f"{verdicts['refused']} refused, in {elapsed:.1f} s: {verdicts['stored'] / elapsed:.1f} games/s")
     print(f"claims {len(claims)}: p50 {ms(percentile(claims, 50))}, p99 {ms(percentile(claims, 99))}, "
           f"max {ms(max(claims))}")
     # Past the first two seconds, when every worker connects and claims.
-    steady = [c for c, at in zip(claims, stats["claimed_at"]) if at - t0 > 2]
+    steady = [c for c, at in zip(claims, claimed_at) if at - t0 > 2]
     print(f"claims after the first 2 s {len(steady)}: p50 {ms(percentile(steady, 50))}, "
           f"p99 {ms(percentile(steady, 99))}")
     print(f"uploads {len(uploads)}: p50 {ms(percentile(uploads, 50))}, p99 {ms(percentile(uploads, 99))}")
-    if stats["heartbeats"]:
-        print(f"heartbeats {len(stats['heartbeats'])}: p99 {ms(percentile(stats['heartbeats'], 99))}")
-    for e in stats["errors"][:5]:
+    if heartbeats:
+        print(f"heartbeats {len(heartbeats)}: p99 {ms(percentile(heartbeats, 99))}")
+    for e in errors[:5]:
         print("error:", e)
-    if stats["errors"]:
-        print(f"{len(stats['errors'])} errors")
+    if errors:
+        print(f"{len(errors)} errors")
 
 
 async def worker(args, n, conn, records, pins, stats):
@@ -140,7 +171,7 @@ async def worker(args, n, conn, records, pins, stats):
             await asyncio.sleep(1)
             continue
         stats["claims"].append(took)
-        stats["claimed_at"].append(time.perf_counter())
+        stats["claimed_at"].append(time.monotonic())
         if not answer["games"]:
             if answer["queue"] == "finished":
                 return
