@@ -66,7 +66,7 @@ fn relative_to(target: &Path, base: &Path) -> PathBuf {
 }
 
 /// Writes the crate for variant `name` into `dir/name`, taking arbiter-api
-/// by version, and from `api_path` too if given (see [`api_source`]);
+/// by version, and from `api_path` too if given (see `api_source`);
 /// returns the crate's path.
 pub fn new_variant(name: &str, dir: &Path, api_path: Option<&Path>) -> Result<PathBuf, ScaffoldError> {
     let valid = name.chars().next().is_some_and(|c| c.is_ascii_lowercase())

@@ -1,6 +1,6 @@
 //! The store: every finished game, tournament, lease and live game, behind
 //! one [`Store`] whatever holds it: an SQLite file (the embedded default,
-//! [`sqlite`]) or a PostgreSQL server (`--db postgres://...`, [`postgres`],
+//! `sqlite`) or a PostgreSQL server (`--db postgres://...`, `postgres`,
 //! for stores many machines share). Every finished game is committed in its
 //! own transaction the moment it ends, whole (its [`GameRecord`] as serde
 //! writes it, beside the columns queries use), so a process killed

@@ -106,7 +106,7 @@ pub type LiveSink<'a> = &'a (dyn Fn(usize, &SeenFrame) + Sync);
 /// How often spectators are shown a game in progress.
 const LIVE_EVERY: Duration = Duration::from_millis(250);
 
-/// Hands a game's spectator view to `sink` every [`LIVE_EVERY`] from its
+/// Hands a game's spectator view to `sink` every `LIVE_EVERY` from its
 /// start: a game over sooner is never shown live (nor costs anything), and
 /// the last frame is not needed (the stored game replaces it).
 pub struct LiveRelay<'a> {

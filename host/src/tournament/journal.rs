@@ -7,7 +7,7 @@
 //!
 //! Layout: a header of two little-endian u64 (the game's number, then the
 //! bytes of entries committed), then entries of a u32 length and a ply in
-//! the binary form of [`encode`]. The committed length is written after its
+//! the binary form of `encode`. The committed length is written after its
 //! entry, so a reader never sees half a ply.
 
 use std::fs::{File, OpenOptions};

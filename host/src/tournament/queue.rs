@@ -175,7 +175,7 @@ pub struct QueueWorkers {
     /// How long a claim lasts without a heartbeat.
     pub lease: Duration,
     /// The most games a slot claims at once (it claims fewer, down to one,
-    /// as games take longer; see [`BATCH_PLAY_TIME`]).
+    /// as games take longer; see `BATCH_PLAY_TIME`).
     pub batch: usize,
     /// Pin each slot (its worker process and engines) to a CPU of its own,
     /// two while a game has a pondering engine.
