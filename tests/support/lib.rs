@@ -56,7 +56,7 @@ pub fn arbiter(args: &[&str]) -> Run {
     cmd.output().expect("run arbiter").into()
 }
 
-/// Runs `arbiter` as [`arbiter`] does; also returns its peak resident
+/// Runs `arbiter` as [`arbiter()`] does; also returns its peak resident
 /// memory in KiB, as the kernel counted it (`wait4`'s `ru_maxrss`).
 #[allow(clippy::zombie_processes)] // reaped by wait4, which also gives its peak
 pub fn arbiter_peak_rss(args: &[&str]) -> (Run, u64) {
