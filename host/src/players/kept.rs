@@ -44,6 +44,12 @@ impl KeptEngines {
         }
     }
 
+    /// Ends the engines of the entrants `wanted` says no to (a knockout's
+    /// losers, once the run's next batch no longer has them).
+    pub fn retain(&mut self, mut wanted: impl FnMut(&str) -> bool) {
+        self.kept.retain(|k| wanted(&k.name));
+    }
+
     /// How many engines are kept.
     pub fn len(&self) -> usize {
         self.kept.len()
@@ -120,6 +126,13 @@ mod tests {
         // Built-in players are never the same process.
         kept.keep("m", &spec("mcts"), fake(3, true));
         assert!(kept.take("m", &spec("mcts")).is_none());
+        // Entrants no longer playing lose their engines.
+        kept.keep("a", &a, fake(4, true));
+        kept.keep("b", &a, fake(5, true));
+        kept.retain(|name| name == "b");
+        assert_eq!(kept.len(), 1);
+        assert!(kept.take("a", &a).is_none());
+        assert_eq!(kept.take("b", &a).unwrap().name(), "5");
     }
 
     #[test]

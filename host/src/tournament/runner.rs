@@ -276,7 +276,8 @@ impl GameThread {
         let pulse = Pulse::shared(Duration::from_secs(30));
         let thread_pulse = pulse.clone();
         let thread = std::thread::spawn(move || {
-            // Every entrant's engine is kept (as many as a tournament has).
+            // Every entrant's engine is kept (as many as a tournament has),
+            // while the entrant plays in the batch at hand.
             let mut kept = KeptEngines::new(usize::MAX);
             for job in job_rx {
                 let relay_tx = event_tx.clone();
@@ -357,6 +358,7 @@ fn play_one(
     sink: &dyn Fn(&SeenFrame),
 ) -> Result<GameRecord, arbiter_api::Error> {
     let game = &job.game;
+    kept.retain(|name| job.entrants.iter().any(|e| e.name == name));
     let seats: Vec<(&str, &PlayerSpec)> =
         game.seats.iter().map(|&e| (job.entrants[e].name.as_str(), &job.entrants[e].spec)).collect();
     let mut players = seat_players(&seats, game.seed, pulse, kept);
