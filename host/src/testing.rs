@@ -44,10 +44,30 @@ pub(crate) fn game_config() -> crate::referee::GameConfig {
 /// A race (the fixture's, in process, from its start) between `first`
 /// and a player of the first legal move, as the referee records it.
 pub(crate) fn race_against(first: Box<dyn Player>) -> crate::model::GameRecord {
+    race_game(&mut vec![first, Box::new(Scripted::new(vec![]))])
+}
+
+/// A race (the fixture's, in process, from its start) between `players`,
+/// kept for another game, as the referee records it.
+pub(crate) fn race_game(players: &mut Vec<Box<dyn Player>>) -> crate::model::GameRecord {
     let v = race(Fault::None);
-    let mut players: Vec<Box<dyn Player>> = vec![first, Box::new(Scripted::new(vec![]))];
     let start = crate::referee::StartFrom::Standard;
-    crate::referee::play_game(&v, &options(&v, serde_json::json!({})), start, &mut players, &game_config()).unwrap()
+    crate::referee::play_game(&v, &options(&v, serde_json::json!({})), start, players, &game_config()).unwrap()
+}
+
+/// An engine of a few lines of shell, in a folder of its own named after
+/// the test: it writes every line it reads to its log, then answers as the
+/// `case` arms say (`pattern) commands;;`, one a line); the script and the log.
+#[cfg(unix)]
+pub(crate) fn shell_engine(name: &str, arms: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    let dir = temp_folder(name);
+    let (script, log) = (dir.join("engine.sh"), dir.join("sent.log"));
+    let body = format!(
+        "while read -r line; do printf '%s\\n' \"$line\" >> {}; case \"$line\" in\n{arms}\nesac; done\n",
+        log.display()
+    );
+    std::fs::write(&script, body).unwrap();
+    (script, log)
 }
 
 /// A new, empty folder for one test, named after it, in the system's

@@ -244,23 +244,20 @@ mod tests {
     use crate::players::PlayerSpec;
     use crate::referee::{play_game, StartFrom, Termination};
     use crate::seat::Player;
-    use crate::testing::{game_config, options, race, temp_folder, Scripted};
+    use crate::testing::{game_config, options, race, Scripted};
 
     /// A race between a JSON-lines engine of a few shell lines, answering
     /// `go` with `answer` (first), and a player of the first legal move;
     /// the record and what the engine was sent (`to_the_end`: once it has
     /// read `game_over`).
     fn engine_game(name: &str, answer: &str, to_the_end: bool, tail: &str) -> (crate::model::GameRecord, String) {
-        let dir = temp_folder(name);
-        let (script, log) = (dir.join("engine.sh"), dir.join("sent.log"));
-        let body = format!(
-            "while read -r line; do printf '%s\\n' \"$line\" >> {log}; case \"$line\" in\n\
-             *'\"hello\"'*) echo '{{\"type\":\"ready\",\"name\":\"fake 2\"}}';;\n\
-             *'\"go\"'*) echo '{{\"type\":\"log\",\"message\":\"thinking\"}}'; echo '{answer}';;\n\
-             esac; done\n",
-            log = log.display()
+        let (script, log) = crate::testing::shell_engine(
+            name,
+            &format!(
+                "*'\"hello\"'*) echo '{{\"type\":\"ready\",\"name\":\"fake 2\"}}';;\n\
+             *'\"go\"'*) echo '{{\"type\":\"log\",\"message\":\"thinking\"}}'; echo '{answer}';;"
+            ),
         );
-        std::fs::write(&script, body).unwrap();
         let engine = PlayerSpec::parse(&format!("engine:sh {}{tail}", script.display())).unwrap().create(0);
         let v = race(arbiter_fixture::Fault::None);
         // The engine is kept until it has read the game's end.
@@ -330,28 +327,20 @@ mod tests {
     #[test]
     fn an_engine_that_says_set_options_is_told_new_values_between_games_and_one_that_does_not_is_not_kept() {
         for sets in [true, false] {
-            let dir = temp_folder(&format!("json-engine-set-options-{sets}"));
-            let (script, log) = (dir.join("engine.sh"), dir.join("sent.log"));
             let ready = if sets { r#"{"type":"ready","set_options":true}"# } else { r#"{"type":"ready"}"# };
-            let body = format!(
-                "while read -r line; do printf '%s\\n' \"$line\" >> {log}; case \"$line\" in\n\
-                 *'\"hello\"'*) echo '{ready}';;\n\
-                 *'\"go\"'*) echo '{{\"type\":\"move\",\"id\":1}}';;\n\
-                 esac; done\n",
-                log = log.display()
+            let (script, log) = crate::testing::shell_engine(
+                &format!("json-engine-set-options-{sets}"),
+                &format!("*'\"hello\"'*) echo '{ready}';;\n*'\"go\"'*) echo '{{\"type\":\"move\",\"id\":1}}';;"),
             );
-            std::fs::write(&script, body).unwrap();
             let spec = PlayerSpec::parse(&format!("engine:sh {},option.A=1", script.display())).unwrap();
-            let v = race(arbiter_fixture::Fault::None);
-            let opts = options(&v, serde_json::json!({}));
             let mut players: Vec<Box<dyn Player>> = vec![spec.create(0), Box::new(Scripted::new(vec![]))];
-            play_game(&v, &opts, StartFrom::Standard, &mut players, &game_config()).unwrap();
+            crate::testing::race_game(&mut players);
             let taken = players[0].take_options(&[("A".into(), "2".into()), ("B".into(), "x".into())]);
             assert_eq!(taken, sets, "only an engine that said set_options takes new values");
             if !sets {
                 continue;
             }
-            play_game(&v, &opts, StartFrom::Standard, &mut players, &game_config()).unwrap();
+            crate::testing::race_game(&mut players);
             let sent = std::fs::read_to_string(&log).unwrap();
             let told: Vec<serde_json::Value> = sent
                 .lines()

@@ -227,16 +227,11 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn parameters_are_set_between_the_greeting_and_init() {
-        let dir = crate::testing::temp_folder("hub-params");
-        let (script, log) = (dir.join("engine.sh"), dir.join("sent.log"));
-        let body = format!(
-            "while read -r line; do printf '%s\\n' \"$line\" >> {log}; case \"$line\" in\n\
-             hub) printf '%s\\n' 'id name=fake' 'param name=level value=1 type=int' wait;;\n\
-             init) echo ready;;\n\
-             esac; done\n",
-            log = log.display()
+        let (script, log) = crate::testing::shell_engine(
+            "hub-params",
+            "hub) printf '%s\\n' 'id name=fake' 'param name=level value=1 type=int' wait;;\n\
+             init) echo ready;;",
         );
-        std::fs::write(&script, body).unwrap();
         let settings = EngineSettings::parse(&format!("sh {}", script.display())).unwrap();
         let params = vec![("level".to_string(), "4".to_string()), ("book".to_string(), "my book".to_string())];
         let (_engine, name) = HubPlayer::start(&settings, &params).unwrap();

@@ -708,20 +708,17 @@ mod tests {
     /// always answers `+1` and expects `expected`, and logs what it is sent.
     #[cfg(unix)]
     fn fake_engine(name: &str, expected: &str) -> (UciPlayer, std::path::PathBuf) {
-        let dir = crate::testing::temp_folder(name);
-        let (script, log) = (dir.join("engine.sh"), dir.join("sent.log"));
-        let body = format!(
-            "while read -r line; do echo \"$line\" >> {log}; case \"$line\" in\n\
-             uci) echo 'id name fake'; echo 'option name Ponder type check default false'; echo uciok;;\n\
+        let (script, log) = crate::testing::shell_engine(
+            name,
+            &format!(
+                "uci) echo 'id name fake'; echo 'option name Ponder type check default false'; echo uciok;;\n\
              isready) echo readyok;;\n\
              'go ponder'*) ;;\n\
              go*|ponderhit) echo 'info depth 1 score cp 5'; echo 'bestmove +1 ponder {expected}';;\n\
              stop) echo 'bestmove +2';;\n\
-             quit) exit 0;;\n\
-             esac; done\n",
-            log = log.display()
+             quit) exit 0;;"
+            ),
         );
-        std::fs::write(&script, body).unwrap();
         let cfg = UciConfig::parse(&format!("sh {},ponder=on", script.display())).unwrap();
         (UciPlayer::new(cfg), log)
     }
@@ -770,26 +767,16 @@ mod tests {
     #[test]
     fn new_option_values_reach_the_running_engine_before_its_next_game() {
         use crate::seat::Player;
-        let dir = crate::testing::temp_folder("uci-take-options");
-        let (script, log) = (dir.join("engine.sh"), dir.join("sent.log"));
-        let body = format!(
-            "while read -r line; do echo \"$line\" >> {log}; case \"$line\" in\n\
-             uci) echo 'option name A type spin default 0 min 0 max 10'; echo uciok;;\n\
+        let (script, log) = crate::testing::shell_engine(
+            "uci-take-options",
+            "uci) echo 'option name A type spin default 0 min 0 max 10'; echo uciok;;\n\
              isready) echo readyok;;\n\
-             go*) echo 'bestmove +1';;\n\
-             esac; done\n",
-            log = log.display()
+             go*) echo 'bestmove +1';;",
         );
-        std::fs::write(&script, body).unwrap();
         let cfg = UciConfig::parse(&format!("sh {},A=1", script.display())).unwrap();
         let mut players: Vec<Box<dyn Player>> =
             vec![Box::new(UciPlayer::new(cfg)), Box::new(crate::testing::Scripted::new(vec![]))];
-        let v = crate::testing::race(arbiter_fixture::Fault::None);
-        let opts = crate::testing::options(&v, serde_json::json!({}));
-        let play = |players: &mut Vec<Box<dyn Player>>| {
-            let start = crate::referee::StartFrom::Standard;
-            crate::referee::play_game(&v, &opts, start, players, &crate::testing::game_config()).unwrap()
-        };
+        let play = crate::testing::race_game;
         play(&mut players);
         assert!(players[0].take_options(&[("A".into(), "2".into())]));
         play(&mut players);

@@ -417,18 +417,13 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn an_xboard_engine_is_set_up_told_the_moves_and_clocks_and_its_thinking_kept() {
-        let dir = crate::testing::temp_folder("xboard-fake");
-        let (script, log) = (dir.join("engine.sh"), dir.join("sent.log"));
-        let body = format!(
-            "while read -r line; do echo \"$line\" >> {log}; case \"$line\" in\n\
-             'protover 2') echo 'feature setboard=1 ping=1 usermove=1 myname=\"fake 1.0\" done=1';;\n\
-             ping*) echo \"pong ${{line#ping }}\";;\n\
+        let (script, log) = crate::testing::shell_engine(
+            "xboard-fake",
+            "'protover 2') echo 'feature setboard=1 ping=1 usermove=1 myname=\"fake 1.0\" done=1';;\n\
+             ping*) echo \"pong ${line#ping }\";;\n\
              go) echo '3 25 1 100 +1'; echo 'move +1';;\n\
-             quit) exit 0;;\n\
-             esac; done\n",
-            log = log.display()
+             quit) exit 0;;",
         );
-        std::fs::write(&script, body).unwrap();
         let spec = format!("xboard:sh {},option.Depth=7", script.display());
         let engine = crate::players::PlayerSpec::parse(&spec).unwrap().create(0);
         let record = crate::testing::race_against(engine);
@@ -468,27 +463,17 @@ mod tests {
     #[test]
     fn new_option_values_reach_the_running_engine_before_its_next_game() {
         use crate::seat::Player;
-        let dir = crate::testing::temp_folder("xboard-take-options");
-        let (script, log) = (dir.join("engine.sh"), dir.join("sent.log"));
-        let body = format!(
-            "while read -r line; do echo \"$line\" >> {log}; case \"$line\" in\n\
-             'protover 2') echo 'feature setboard=1 done=1';;\n\
-             go) echo 'move +1';;\n\
-             esac; done\n",
-            log = log.display()
+        let (script, log) = crate::testing::shell_engine(
+            "xboard-take-options",
+            "'protover 2') echo 'feature setboard=1 done=1';;\n\
+             go) echo 'move +1';;",
         );
-        std::fs::write(&script, body).unwrap();
         let spec = format!("xboard:sh {},option.Depth=7,option.Style=solid", script.display());
         let mut players: Vec<Box<dyn Player>> = vec![
             crate::players::PlayerSpec::parse(&spec).unwrap().create(0),
             Box::new(crate::testing::Scripted::new(vec![])),
         ];
-        let v = crate::testing::race(arbiter_fixture::Fault::None);
-        let opts = crate::testing::options(&v, serde_json::json!({}));
-        let play = |players: &mut Vec<Box<dyn Player>>| {
-            let start = crate::referee::StartFrom::Standard;
-            crate::referee::play_game(&v, &opts, start, players, &crate::testing::game_config()).unwrap()
-        };
+        let play = crate::testing::race_game;
         play(&mut players);
         let next = [("Depth".to_string(), "8".to_string()), ("Style".to_string(), "solid".to_string())];
         assert!(players[0].take_options(&next));
