@@ -242,6 +242,29 @@ fn admin_url() -> String {
     std::env::var("ARBITER_TEST_POSTGRES").unwrap_or_else(|_| "postgres://postgres:postgres@localhost/postgres".into())
 }
 
+/// Drops, once a process, the test databases (`arbiter_e2e_NAME_PID`) of
+/// runs no longer running (on Linux: no `/proc/PID`), so that the server
+/// holds at most the last run's and the running ones'.
+fn drop_dead_runs_databases(client: &mut postgres::Client) {
+    static SWEPT: std::sync::Once = std::sync::Once::new();
+    SWEPT.call_once(|| {
+        if !Path::new("/proc/self").exists() {
+            return;
+        }
+        let Ok(rows) = client.query(r"SELECT datname FROM pg_database WHERE datname LIKE 'arbiter\_e2e\_%'", &[])
+        else {
+            return;
+        };
+        for row in rows {
+            let db: String = row.get(0);
+            let pid = db.rsplit('_').next().and_then(|p| p.parse::<u32>().ok());
+            if pid.is_some_and(|pid| pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists()) {
+                let _ = client.batch_execute(&format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"));
+            }
+        }
+    });
+}
+
 /// A fresh, empty database named after `name` on the test server, as a
 /// URL; `None` (saying so) without a server, unless `ARBITER_REQUIRE_POSTGRES`
 /// is set, which makes a missing server a failure.
@@ -255,7 +278,8 @@ pub fn postgres_database(name: &str) -> Option<String> {
             return None;
         }
     };
-    let db = format!("arbiter_{name}_{}", std::process::id());
+    drop_dead_runs_databases(&mut client);
+    let db = format!("arbiter_e2e_{name}_{}", std::process::id());
     client.batch_execute(&format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)")).unwrap();
     client.batch_execute(&format!("CREATE DATABASE {db}")).unwrap();
     let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap_or(&admin);
