@@ -49,16 +49,6 @@ impl KeptEngines {
     pub fn retain(&mut self, mut wanted: impl FnMut(&str) -> bool) {
         self.kept.retain(|k| wanted(&k.name));
     }
-
-    /// How many engines are kept.
-    pub fn len(&self) -> usize {
-        self.kept.len()
-    }
-
-    /// Whether none is kept.
-    pub fn is_empty(&self) -> bool {
-        self.kept.is_empty()
-    }
 }
 
 #[cfg(test)]
@@ -119,10 +109,10 @@ mod tests {
         assert!(kept.take("a", &spec("uci:sf2,option.A=1")).is_none());
         assert!(kept.take("a", &spec("uci:sf,restart=on,option.A=1")).is_none());
         assert!(kept.take("a", &spec("xboard:sf,option.A=1")).is_none());
-        assert_eq!(kept.len(), 1, "still kept for its own");
+        assert_eq!(kept.kept.len(), 1, "still kept for its own");
         // An engine that cannot take new values is dropped for a new one.
         assert!(kept.take("a", &a2).is_none());
-        assert!(kept.is_empty());
+        assert!(kept.kept.is_empty());
         // Built-in players are never the same process.
         kept.keep("m", &spec("mcts"), fake(3, true));
         assert!(kept.take("m", &spec("mcts")).is_none());
@@ -130,7 +120,7 @@ mod tests {
         kept.keep("a", &a, fake(4, true));
         kept.keep("b", &a, fake(5, true));
         kept.retain(|name| name == "b");
-        assert_eq!(kept.len(), 1);
+        assert_eq!(kept.kept.len(), 1);
         assert!(kept.take("a", &a).is_none());
         assert_eq!(kept.take("b", &a).unwrap().name(), "5");
     }
@@ -143,7 +133,7 @@ mod tests {
             let s = spec(&format!("uci:engine{id}"));
             kept.keep(&format!("e{id}"), &s, Box::new(Fake { id, takes: false, told: told.clone() }));
         }
-        assert_eq!(kept.len(), 4);
+        assert_eq!(kept.kept.len(), 4);
         assert!(kept.take("e5", &spec("uci:engine5")).is_none(), "dropped");
         assert_eq!(kept.take("e9", &spec("uci:engine9")).unwrap().name(), "9");
         assert!(kept.take("e9", &spec("uci:engine9")).is_none(), "taken once");

@@ -1,6 +1,7 @@
 //! A game as a runner plays it, shared by the runner and the worker side:
 //! who plays ([`Entrant`]), what to play ([`ScheduledGame`]), how games run
-//! ([`RunConfig`], [`Isolation`]), and how a game in progress is watched
+//! ([`RunConfig`], [`Isolation`]), who sits in its seats ([`seat_players`],
+//! engines kept between games), and how a game in progress is watched
 //! ([`LiveRelay`] for spectators, [`GameWatch`] for the watchdog and the
 //! ply journal).
 
@@ -13,10 +14,10 @@ use arbiter_api::host::VariantHandle;
 use serde_json::{Map, Value};
 
 use super::journal::Journal;
-use super::pulse::{Pulse, SharedPulse};
+use super::pulse::{Paced, Pulse, SharedPulse};
 use crate::clock::TimeControl;
 use crate::model::{LiveFrame, PlyRecord, SeenFrame};
-use crate::players::PlayerSpec;
+use crate::players::{KeptEngines, Player, PlayerSpec};
 use crate::referee::Watcher;
 use crate::Viewer;
 
@@ -160,6 +161,40 @@ impl Watcher for GameWatch<'_> {
                 Pulse::lock(self.pulse).beat(Duration::ZERO);
             }
             None => Pulse::lock(self.pulse).ply(ply),
+        }
+    }
+}
+
+/// The players of a game's `seats` (entrant name and spec, in turn
+/// order): each engine kept in `kept` for its entrant (told new option
+/// values if they changed), else a new player watched over by `pulse`;
+/// seeded players are made afresh with their seat's seed of `game_seed`.
+pub fn seat_players(
+    seats: &[(&str, &PlayerSpec)],
+    game_seed: u64,
+    pulse: &SharedPulse,
+    kept: &mut KeptEngines,
+) -> Vec<Box<dyn Player>> {
+    let made = |seat: usize, spec: &PlayerSpec| {
+        let inner = spec.create(crate::model::seeds::seat_seed(game_seed, seat));
+        Box::new(Paced { inner, pulse: pulse.clone(), person: spec.is_person() }) as Box<dyn Player>
+    };
+    seats
+        .iter()
+        .enumerate()
+        .map(|(seat, (name, spec))| {
+            let reused = if spec.is_engine() { kept.take(name, spec) } else { None };
+            reused.unwrap_or_else(|| made(seat, spec))
+        })
+        .collect()
+}
+
+/// Keeps the engines among a game's `players` (seated by [`seat_players`])
+/// in `kept` for the games to come.
+pub fn keep_engines(seats: &[(&str, &PlayerSpec)], players: Vec<Box<dyn Player>>, kept: &mut KeptEngines) {
+    for ((name, spec), player) in seats.iter().zip(players) {
+        if spec.is_engine() {
+            kept.keep(name, spec, player);
         }
     }
 }

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::model::PlyRecord;
-use crate::players::{KeptEngines, MoveWait, Player, PlayerError, PlayerSpec, Reply};
+use crate::players::{MoveWait, Player, PlayerError, Reply};
 use crate::seat::{Seen, Start, Turn};
 use crate::verdict::GameResult;
 
@@ -93,40 +93,6 @@ pub struct Paced {
 
 /// The allowance while a person thinks: the watchdog waits.
 const A_PERSON: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
-
-/// The players of a game's `seats` (entrant name and spec, in turn
-/// order): each engine kept in `kept` for its entrant (told new option
-/// values if they changed), else a new player watched over by `pulse`;
-/// seeded players are made afresh with their seat's seed of `game_seed`.
-pub fn seat_players(
-    seats: &[(&str, &PlayerSpec)],
-    game_seed: u64,
-    pulse: &SharedPulse,
-    kept: &mut KeptEngines,
-) -> Vec<Box<dyn Player>> {
-    let made = |seat: usize, spec: &PlayerSpec| {
-        let inner = spec.create(crate::model::seeds::seat_seed(game_seed, seat));
-        Box::new(Paced { inner, pulse: pulse.clone(), person: spec.is_person() }) as Box<dyn Player>
-    };
-    seats
-        .iter()
-        .enumerate()
-        .map(|(seat, (name, spec))| {
-            let reused = if spec.is_engine() { kept.take(name, spec) } else { None };
-            reused.unwrap_or_else(|| made(seat, spec))
-        })
-        .collect()
-}
-
-/// Keeps the engines among a game's `players` (seated by [`seat_players`])
-/// in `kept` for the games to come.
-pub fn keep_engines(seats: &[(&str, &PlayerSpec)], players: Vec<Box<dyn Player>>, kept: &mut KeptEngines) {
-    for ((name, spec), player) in seats.iter().zip(players) {
-        if spec.is_engine() {
-            kept.keep(name, spec, player);
-        }
-    }
-}
 
 impl Player for Paced {
     fn name(&self) -> String {

@@ -10,8 +10,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::games::{Entrant, GameWatch, Isolation, LiveRelay, LiveSink, RunConfig, ScheduledGame};
-use super::pulse::{keep_engines, seat_players, Pulse, SharedPulse};
+use super::games::{
+    keep_engines, seat_players, Entrant, GameWatch, Isolation, LiveRelay, LiveSink, RunConfig, ScheduledGame,
+};
+use super::pulse::{Pulse, SharedPulse};
 use super::worker::{faulted_record, Job, WorkerHandle};
 use crate::model::{GameRecord, SeenFrame};
 use crate::players::{KeptEngines, PlayerSpec};

@@ -27,9 +27,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::error::{Result, TournamentError};
-use super::games::{Entrant, GameWatch, LiveRelay, ScheduledGame};
+use super::games::{keep_engines, seat_players, Entrant, GameWatch, LiveRelay, ScheduledGame};
 use super::journal::{Journal, JournalFile};
-use super::pulse::{keep_engines, seat_players, Pulse, SharedPulse};
+use super::pulse::{Pulse, SharedPulse};
 use crate::clock::TimeControl;
 use crate::model::SeenFrame;
 use crate::model::{GameRecord, PlyRecord};
