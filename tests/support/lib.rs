@@ -204,7 +204,7 @@ pub fn fairy_stockfish() -> &'static str {
 pub fn temp_dir(name: &str) -> PathBuf {
     static SWEPT: std::sync::Once = std::sync::Once::new();
     SWEPT.call_once(|| {
-        remove_test_dirs(|pid| !Path::new("/proc").join(pid.to_string()).exists());
+        remove_test_dirs(run_ended);
         // SAFETY: registers a plain function, once.
         unsafe { libc::atexit(remove_own_dirs) };
     });
@@ -212,6 +212,12 @@ pub fn temp_dir(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create temp dir");
     dir
+}
+
+/// Whether the test process `pid` has ended, as far as this system tells
+/// (Linux: no `/proc/PID`; elsewhere it is never known to have).
+fn run_ended(pid: u32) -> bool {
+    pid != std::process::id() && Path::new("/proc/self").exists() && !Path::new(&format!("/proc/{pid}")).exists()
 }
 
 /// Removes this process's directories (as the test process exits).
@@ -243,14 +249,11 @@ fn admin_url() -> String {
 }
 
 /// Drops, once a process, the test databases (`arbiter_e2e_NAME_PID`) of
-/// runs no longer running (on Linux: no `/proc/PID`), so that the server
+/// runs that have ended ([`run_ended`]), so that the server
 /// holds at most the last run's and the running ones'.
 fn drop_dead_runs_databases(client: &mut postgres::Client) {
     static SWEPT: std::sync::Once = std::sync::Once::new();
     SWEPT.call_once(|| {
-        if !Path::new("/proc/self").exists() {
-            return;
-        }
         let Ok(rows) = client.query(r"SELECT datname FROM pg_database WHERE datname LIKE 'arbiter\_e2e\_%'", &[])
         else {
             return;
@@ -258,7 +261,7 @@ fn drop_dead_runs_databases(client: &mut postgres::Client) {
         for row in rows {
             let db: String = row.get(0);
             let pid = db.rsplit('_').next().and_then(|p| p.parse::<u32>().ok());
-            if pid.is_some_and(|pid| pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists()) {
+            if pid.is_some_and(run_ended) {
                 let _ = client.batch_execute(&format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"));
             }
         }
