@@ -430,13 +430,15 @@ pub(super) fn unfinished(store: &Store, skip: &[i64]) -> Result<Vec<i64>> {
 pub const RECONNECT_FOR: Duration = Duration::from_secs(120);
 
 /// Runs `f` until it succeeds, trying again every half second for
-/// [`RECONNECT_FOR`] (the store reconnects on the next call).
+/// [`RECONNECT_FOR`] while the store fails (it reconnects on the next
+/// call). Any other error (a refusal, a plugin that does not match its
+/// pin, a variant not installed) is returned at once: waiting mends none.
 pub fn patiently<T>(stop: &AtomicBool, mut f: impl FnMut() -> Result<T>) -> Result<T> {
     let t0 = Instant::now();
     loop {
         match f() {
             Ok(v) => return Ok(v),
-            Err(e) if t0.elapsed() < RECONNECT_FOR && !stop.load(Ordering::SeqCst) => {
+            Err(e @ TournamentError::Store(_)) if t0.elapsed() < RECONNECT_FOR && !stop.load(Ordering::SeqCst) => {
                 tracing::warn!("{e} (trying again)");
                 std::thread::sleep(Duration::from_millis(500));
             }
@@ -658,6 +660,31 @@ mod tests {
         let batch: Vec<_> = played.iter().map(|(c, r, e)| (*c, r, e)).collect();
         store.complete_claims(&batch, None).unwrap();
         claims.len()
+    }
+
+    #[test]
+    fn only_a_failing_store_is_waited_for_and_a_refusal_is_returned_at_once() {
+        use std::sync::atomic::AtomicBool;
+
+        use super::patiently;
+        use crate::tournament::error::TournamentError;
+        let stop = AtomicBool::new(false);
+        let mut calls = 0;
+        let refused: Result<(), _> = patiently(&stop, || {
+            calls += 1;
+            Err(TournamentError::Refused("the pinned build differs".into()))
+        });
+        assert!(refused.is_err());
+        assert_eq!(calls, 1, "a refusal is not tried again");
+        let mut calls = 0;
+        let opened = patiently(&stop, || {
+            calls += 1;
+            let store =
+                if calls == 1 { Store::open(std::path::Path::new("/nonexistent/dir/t.db"))? } else { temp_store() };
+            Ok(store.location().to_string())
+        });
+        assert!(opened.is_ok(), "{opened:?}");
+        assert_eq!(calls, 2, "a store that failed is tried again");
     }
 
     #[test]
