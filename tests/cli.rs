@@ -106,8 +106,9 @@ fn replaying_a_file_with_no_game_is_an_error() {
 
 #[test]
 fn an_opening_book_is_read_as_a_stream_in_bounded_memory() {
-    // 60 MB of PGN: 120,000 games of 120 plies each. Read whole, its moves
-    // alone would take hundreds of MB; streamed, one game at a time.
+    // 20 MB of PGN: 40,000 games of 120 plies each. Read whole, its moves
+    // alone would take about 200 MB (4.8 million strings); streamed, one
+    // game at a time.
     let dir = arbiter_e2e::temp_dir("big-book");
     let book = dir.join("book.pgn");
     let moves = "1. Nf3 Nf6 2. Ng1 Ng8 ".repeat(30);
@@ -115,11 +116,11 @@ fn an_opening_book_is_read_as_a_stream_in_bounded_memory() {
     // Written game by game: the kernel counts this process's own peak into
     // the child's (it is spawned from this address space).
     let mut out = std::io::BufWriter::new(std::fs::File::create(&book).unwrap());
-    for _ in 0..120_000 {
+    for _ in 0..40_000 {
         std::io::Write::write_all(&mut out, game.as_bytes()).unwrap();
     }
     drop(out);
-    assert!(std::fs::metadata(&book).unwrap().len() > 60_000_000);
+    assert!(std::fs::metadata(&book).unwrap().len() > 20_000_000);
     let args = [
         "match",
         "chess",
@@ -139,7 +140,7 @@ fn an_opening_book_is_read_as_a_stream_in_bounded_memory() {
     ];
     let (run, peak_kib) = arbiter_e2e::arbiter_peak_rss(&args);
     assert!(run.ok, "{}", run.stderr);
-    assert!(peak_kib < 100 * 1024, "peak memory {} MiB for a 60 MB book", peak_kib / 1024);
+    assert!(peak_kib < 100 * 1024, "peak memory {} MiB for a 20 MB book", peak_kib / 1024);
     // A line too long to be a PGN line is one error, not an allocation failure.
     let long = dir.join("long.pgn");
     let mut out = std::io::BufWriter::new(std::fs::File::create(&long).unwrap());

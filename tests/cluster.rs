@@ -75,7 +75,7 @@ const FIELD: &[&str] = &[
     "--games-per-pairing",
     "2",
     "--max-plies",
-    "150",
+    "80",
     "--seed",
     "11",
 ];

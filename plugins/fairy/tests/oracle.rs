@@ -3,7 +3,7 @@
 //! variant of the list, the start position, and positions of seeded random
 //! games, must give the same FEN, the same legal moves, and the same perft
 //! counts. A fast sample runs by default (the start and one random game's
-//! end per variant, to depth 2: each pyffish call costs about 1.5 ms, so
+//! end per variant, to depth 2: each pyffish call costs about 2 ms, so
 //! the sample is most of this crate's test time); the long run, eight games
 //! a variant to depth 3, is `--ignored`.
 
