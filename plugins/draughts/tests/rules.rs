@@ -227,3 +227,44 @@ fn the_position_text_carries_the_draw_counters_so_a_game_read_back_ends_alike() 
         assert!(INTERNATIONAL.from_position(bad, &Map::new()).is_err(), "{bad}");
     }
 }
+
+/// The two boards' bit layouts and neighbours.
+mod geometry {
+    use arbiter_draughts::geometry::*;
+
+    #[test]
+    fn masks_have_the_right_number_of_squares_and_rows() {
+        assert_eq!(Ten::MASK.count_ones(), 50);
+        assert_eq!(Eight::MASK.count_ones(), 32);
+        assert_eq!(Ten::TOP_ROW.count_ones(), 5);
+        assert_eq!(Eight::BOTTOM_ROW.count_ones(), 4);
+        for idx in 0..50 {
+            assert_eq!(Ten::idx(Ten::bit(idx)), idx);
+        }
+        for idx in 0..32 {
+            assert_eq!(Eight::idx(Eight::bit(idx)), idx);
+        }
+    }
+
+    #[test]
+    fn neighbours_follow_manoury_numbering() {
+        // Square 28 (index 27) touches 22, 23, 32, 33 on the 10x10 board.
+        let b = Ten::bit(27) as i32;
+        let n: Vec<u32> =
+            directions::<Ten>().iter().filter_map(|&d| step::<Ten>(b, d)).map(|x| Ten::idx(x as u32) + 1).collect();
+        assert_eq!(n, vec![22, 23, 32, 33]);
+        // Square 46 (a1) has only 41 above it; square 5 only 10 below.
+        let n: Vec<u32> = directions::<Ten>()
+            .iter()
+            .filter_map(|&d| step::<Ten>(Ten::bit(45) as i32, d))
+            .map(|x| Ten::idx(x as u32) + 1)
+            .collect();
+        assert_eq!(n, vec![41]);
+        let n: Vec<u32> = directions::<Ten>()
+            .iter()
+            .filter_map(|&d| step::<Ten>(Ten::bit(4) as i32, d))
+            .map(|x| Ten::idx(x as u32) + 1)
+            .collect();
+        assert_eq!(n, vec![10]);
+    }
+}

@@ -184,37 +184,3 @@ fn allowed(dirs: &str, dx: i8, dy: i8) -> bool {
     }
     false
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn targets(betza: &str) -> Vec<(i8, i8)> {
-        let mut v: Vec<(i8, i8)> = parse(betza).unwrap().iter().map(|s| (s.dx, s.dy)).collect();
-        v.sort();
-        v
-    }
-
-    #[test]
-    fn atoms_directions_and_riders_read_as_fairy_stockfish_s() {
-        assert_eq!(targets("N").len(), 8);
-        assert_eq!(targets("K").len(), 8);
-        assert_eq!(targets("fW"), vec![(0, 1)]);
-        assert_eq!(targets("fsW"), vec![(-1, 0), (0, 1), (1, 0)]);
-        assert_eq!(targets("ffN"), vec![(-1, 2), (1, 2)]);
-        assert_eq!(targets("fN"), vec![(-1, 2), (1, 2)]);
-        assert_eq!(targets("fsN"), vec![(-2, 1), (2, 1)]);
-        assert_eq!(targets("fF"), vec![(-1, 1), (1, 1)]);
-        assert_eq!(targets("FfW"), vec![(-1, -1), (-1, 1), (0, 1), (1, -1), (1, 1)]);
-        assert_eq!(parse("R").unwrap()[0].range, 0);
-        assert_eq!(parse("NN").unwrap()[0].range, 0);
-        assert_eq!(parse("R4").unwrap()[0].range, 4);
-        let pawn = parse("fmWfcF").unwrap();
-        assert!(pawn.iter().all(|s| s.dy == 1));
-        assert!(pawn.iter().any(|s| s.dx == 0 && s.quiet && !s.capture));
-        let cannon = parse("mRcpR").unwrap();
-        assert!(cannon.iter().any(|s| s.hop == Hop::Cannon && s.capture && !s.quiet));
-        assert!(parse("nN").unwrap().iter().all(|s| s.lame));
-        assert!(parse("xQ").is_err() && parse("fm").is_err() && parse("Y").is_err());
-    }
-}

@@ -444,19 +444,3 @@ impl Game for FairyGame {
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use arbiter_api::kit::{Game, Variant};
-    use arbiter_api::Viewer;
-
-    #[test]
-    fn promoted_pieces_and_hands_are_shown_as_the_fen_writes_them() {
-        let shogi = crate::installed().into_iter().find(|v| v.id == "shogi").unwrap();
-        let game = shogi.from_position("4k4/9/9/9/4+P4/9/9/9/4K4[PPBr] w - - 0 1", &Default::default()).unwrap();
-        let view = game.observe(Viewer::Spectator).view;
-        let tokin = view.pieces.iter().find(|p| p.cell == 40).unwrap();
-        assert_eq!((tokin.label.as_str(), tokin.kind.as_str()), ("+P", "gold"));
-        assert_eq!(view.notes[..2], ["White holds B, P×2".to_string(), "Black holds r".to_string()]);
-    }
-}

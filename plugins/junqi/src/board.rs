@@ -104,30 +104,3 @@ pub fn rail_graph(lines: &[Vec<usize>]) -> Vec<Vec<usize>> {
     }
     adj
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn each_half_has_23_posts_5_camps_and_2_headquarters() {
-        let half: Vec<CellKind> = (30..60).map(kind).collect();
-        assert_eq!(half.iter().filter(|k| **k == CellKind::Camp).count(), 5);
-        assert_eq!(half.iter().filter(|k| **k == CellKind::Headquarters).count(), 2);
-        assert_eq!(half.iter().filter(|k| matches!(k, CellKind::Post | CellKind::Station)).count(), 23);
-        assert_eq!(name(56), "L1");
-        assert_eq!(parse("l1"), Some(56));
-    }
-
-    #[test]
-    fn front_links_only_at_columns_0_2_4_and_camps_link_diagonally() {
-        let r = roads();
-        assert!(r[25].contains(&30) && r[27].contains(&32) && r[29].contains(&34));
-        assert!(!r[26].contains(&31) && !r[28].contains(&33));
-        // Camp C1 (row 2, col 1) touches B0, B2, D0, D2 diagonally.
-        let camp = 2 * 5 + 1;
-        for d in [5, 7, 15, 17] {
-            assert!(r[camp].contains(&d), "{}", name(d));
-        }
-    }
-}

@@ -420,3 +420,67 @@ fn move_ids_round_trip_and_junk_ids_name_no_move() {
         assert_eq!(Move::from_id(junk), None, "{junk:#x}");
     }
 }
+
+/// The combat table and what a verdict tells about the unseen piece.
+mod pieces {
+    use arbiter_junqi::pieces::*;
+
+    #[test]
+    fn every_cell_of_the_combat_table() {
+        assert_eq!(COUNTS.iter().sum::<u32>(), 25);
+        for (a, attacker) in NAMES.iter().enumerate().take(ENGINEER + 1) {
+            for (d, defender) in NAMES.iter().enumerate().take(ENGINEER + 1) {
+                let expected = match a.cmp(&d) {
+                    std::cmp::Ordering::Less => Verdict::AttackerWon,
+                    std::cmp::Ordering::Greater => Verdict::DefenderWon,
+                    std::cmp::Ordering::Equal => Verdict::BothRemoved,
+                };
+                assert_eq!(combat(a, d), expected, "{attacker} v {defender}");
+            }
+            assert_eq!(combat(a, BOMB), Verdict::BothRemoved);
+            assert_eq!(combat(BOMB, a), Verdict::BothRemoved);
+            assert_eq!(combat(a, MINE), if a == ENGINEER { Verdict::AttackerWon } else { Verdict::DefenderWon });
+            assert_eq!(combat(a, FLAG), Verdict::FlagCaptured);
+        }
+        assert_eq!(combat(BOMB, BOMB), Verdict::BothRemoved);
+        assert_eq!(combat(BOMB, MINE), Verdict::BothRemoved);
+        assert_eq!(combat(BOMB, FLAG), Verdict::FlagCaptured);
+    }
+
+    #[test]
+    fn verdicts_narrow_what_the_opponent_can_be() {
+        // A piece that beat my colonel (index 4) is a brigadier or higher.
+        assert_eq!(consistent(4, false, Verdict::AttackerWon), 0b1111);
+        // My engineer cleared what it attacked: a mine.
+        assert_eq!(consistent(ENGINEER, true, Verdict::AttackerWon), 1 << MINE);
+        // Both removed with my major: a major or a bomb.
+        assert_eq!(consistent(5, true, Verdict::BothRemoved), 1 << 5 | 1 << BOMB);
+    }
+}
+
+/// The board: cell kinds, names and the road links.
+mod cells {
+    use arbiter_junqi::board::*;
+
+    #[test]
+    fn each_half_has_23_posts_5_camps_and_2_headquarters() {
+        let half: Vec<CellKind> = (30..60).map(kind).collect();
+        assert_eq!(half.iter().filter(|k| **k == CellKind::Camp).count(), 5);
+        assert_eq!(half.iter().filter(|k| **k == CellKind::Headquarters).count(), 2);
+        assert_eq!(half.iter().filter(|k| matches!(k, CellKind::Post | CellKind::Station)).count(), 23);
+        assert_eq!(name(56), "L1");
+        assert_eq!(parse("l1"), Some(56));
+    }
+
+    #[test]
+    fn front_links_only_at_columns_0_2_4_and_camps_link_diagonally() {
+        let r = roads();
+        assert!(r[25].contains(&30) && r[27].contains(&32) && r[29].contains(&34));
+        assert!(!r[26].contains(&31) && !r[28].contains(&33));
+        // Camp C1 (row 2, col 1) touches B0, B2, D0, D2 diagonally.
+        let camp = 2 * 5 + 1;
+        for d in [5, 7, 15, 17] {
+            assert!(r[camp].contains(&d), "{}", name(d));
+        }
+    }
+}
