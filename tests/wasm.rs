@@ -251,6 +251,7 @@ fn a_queue_worker_without_the_plugin_fetches_the_pinned_wasm_from_the_store_and_
     conn.execute("UPDATE plugin_files SET bytes = x'0061736d'", []).unwrap();
     drop(conn);
     let fresh = dir.join("other-cache");
+    let t0 = std::time::Instant::now();
     let worker = arbiter_with(
         &[("ARBITER_WASM_CACHE", fresh.to_str().unwrap())],
         &["worker", "--db", db_text, "--tournament", "2"],
@@ -258,4 +259,6 @@ fn a_queue_worker_without_the_plugin_fetches_the_pinned_wasm_from_the_store_and_
     assert!(!worker.ok);
     assert!(worker.stderr.contains("the store's copy of arbiter_tavreli.wasm has sha256 "), "{}", worker.stderr);
     assert!(worker.stderr.contains(", not the pinned "), "{}", worker.stderr);
+    // At once: only a failing store is waited for, not a refusal.
+    assert!(t0.elapsed() < std::time::Duration::from_secs(30), "refused after {:?}", t0.elapsed());
 }
