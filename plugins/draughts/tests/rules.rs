@@ -246,25 +246,17 @@ mod geometry {
         }
     }
 
+    /// The squares next to `square` (1-based, Manoury) on the 10x10 board.
+    fn neighbours(square: u32) -> Vec<u32> {
+        let b = Ten::bit(square - 1) as i32;
+        directions::<Ten>().iter().filter_map(|&d| step::<Ten>(b, d)).map(|x| Ten::idx(x as u32) + 1).collect()
+    }
+
     #[test]
     fn neighbours_follow_manoury_numbering() {
-        // Square 28 (index 27) touches 22, 23, 32, 33 on the 10x10 board.
-        let b = Ten::bit(27) as i32;
-        let n: Vec<u32> =
-            directions::<Ten>().iter().filter_map(|&d| step::<Ten>(b, d)).map(|x| Ten::idx(x as u32) + 1).collect();
-        assert_eq!(n, vec![22, 23, 32, 33]);
+        assert_eq!(neighbours(28), vec![22, 23, 32, 33]);
         // Square 46 (a1) has only 41 above it; square 5 only 10 below.
-        let n: Vec<u32> = directions::<Ten>()
-            .iter()
-            .filter_map(|&d| step::<Ten>(Ten::bit(45) as i32, d))
-            .map(|x| Ten::idx(x as u32) + 1)
-            .collect();
-        assert_eq!(n, vec![41]);
-        let n: Vec<u32> = directions::<Ten>()
-            .iter()
-            .filter_map(|&d| step::<Ten>(Ten::bit(4) as i32, d))
-            .map(|x| Ten::idx(x as u32) + 1)
-            .collect();
-        assert_eq!(n, vec![10]);
+        assert_eq!(neighbours(46), vec![41]);
+        assert_eq!(neighbours(5), vec![10]);
     }
 }
