@@ -401,8 +401,21 @@ fn score_adjudication_ends_lopsided_and_dead_even_engine_games_as_cutechess_does
         "{}",
         run.stdout
     );
-    let bad = arbiter(&["match", "chess", "--p1", "random", "--p2", "random", "--draw", "movecount=x"]);
+    let db = dir.join("refused.db");
+    let bad = arbiter(&[
+        "match",
+        "chess",
+        "--p1",
+        "random",
+        "--p2",
+        "random",
+        "--draw",
+        "movecount=x",
+        "--db",
+        db.to_str().unwrap(),
+    ]);
     assert!(!bad.ok && bad.stderr.contains("--draw 'movecount=x': movecount must be a whole number"), "{}", bad.stderr);
+    assert!(!db.exists(), "a refused match leaves no store file");
 }
 
 #[test]

@@ -242,8 +242,9 @@ pub(super) fn run(registry: &Registry, args: &MatchArgs, plugin_dirs: &[PathBuf]
             variant.info().players.join(", ")
         );
     }
+    let definition = Tournament::define(registry, definition(args)?)?;
     let store = if args.no_db { Store::in_memory()? } else { Store::open(&args.db)? };
-    let tournament = Tournament::create(registry, &store, definition(args)?)?;
+    let tournament = Tournament::create(registry, &store, definition)?;
     let names = [tournament.entrants[0].name.clone(), tournament.entrants[1].name.clone()];
     let base_tc = args.tc.clone().unwrap_or_else(|| variant.info().default_time_control.clone());
     let about = format!("{base_tc}, {}", args.variant);

@@ -227,8 +227,9 @@ pub(super) fn verdict_line(t: &SprtTally, test: &str) -> String {
 }
 
 pub(super) fn run(registry: &Registry, args: &SprtArgs, plugin_dirs: &[PathBuf]) -> Result<()> {
+    let definition = Tournament::define(registry, definition(args)?)?;
     let store = Store::open(&args.db)?;
-    let tournament = Tournament::create(registry, &store, definition(args)?)?;
+    let tournament = Tournament::create(registry, &store, definition)?;
     let sprt = tournament.definition.config.sprt.expect("an SPRT's definition has its test");
     let (lower, upper) = sprt.bounds();
     say!(

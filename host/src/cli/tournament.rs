@@ -212,10 +212,12 @@ impl Progress for Bar {
 }
 
 pub(super) fn run(registry: &Registry, args: &TournamentArgs, plugin_dirs: &[PathBuf]) -> Result<()> {
+    // A new tournament is checked before the store is opened: refused, it leaves no file.
+    let new = if args.resume.is_none() { Some(Tournament::define(registry, definition(args)?)?) } else { None };
     let store = Arc::new(Store::open(&args.db)?);
-    let tournament = match args.resume {
-        Some(id) => Tournament::resume(registry, &store, Some(id))?,
-        None => Tournament::create(registry, &store, definition(args)?)?,
+    let tournament = match new {
+        Some(definition) => Tournament::create(registry, &store, definition)?,
+        None => Tournament::resume(registry, &store, args.resume)?,
     };
     let cfg = &tournament.definition.config;
     say!(

@@ -207,10 +207,11 @@ fn pair_line(state: &TuneState, point: &TunePoint) -> String {
 }
 
 pub(super) fn run(registry: &Registry, args: &TuneArgs, plugin_dirs: &[PathBuf]) -> Result<()> {
+    let new = if args.resume.is_none() { Some(Tournament::define(registry, definition(args)?)?) } else { None };
     let store = Store::open(&args.db)?;
-    let tournament = match args.resume {
-        Some(id) => Tournament::resume(registry, &store, Some(id))?,
-        None => Tournament::create(registry, &store, definition(args)?)?,
+    let tournament = match new {
+        Some(definition) => Tournament::create(registry, &store, definition)?,
+        None => Tournament::resume(registry, &store, args.resume)?,
     };
     let Some(state) = tournament.tune_state(&store)? else {
         anyhow::bail!("tournament {} is not a tune (continue it with arbiter tournament --resume)", tournament.id);

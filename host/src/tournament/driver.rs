@@ -115,9 +115,10 @@ fn load_openings(variant: &VariantHandle, cfg: &TournamentConfig) -> Result<Vec<
 }
 
 impl Tournament {
-    /// Validates `config` against the installed variants, stores it, and
-    /// returns the tournament ready to run.
-    pub fn create(registry: &Registry, store: &Store, config: TournamentConfig) -> Result<Tournament> {
+    /// Validates `config` against the installed variants and the engines
+    /// found here: the definition to store. Needs no store, so a refused
+    /// tournament leaves no store file behind.
+    pub fn define(registry: &Registry, config: TournamentConfig) -> Result<StoredDefinition> {
         config.validate()?;
         let ids: Vec<String> = if config.variants.iter().any(|v| v == "all") {
             registry.variants().map(|v| v.info().id.clone()).collect()
@@ -165,9 +166,14 @@ impl Tournament {
             plugins.insert(id.clone(), super::pins::PluginPin::of(&v.plugin().path, &v.plugin().api_version)?);
         }
         let engines = super::pins::engine_pins(&entrants)?;
-        let handles = ids.iter().map(|id| registry.get(id).cloned()).collect::<Result<Vec<_>, _>>()?;
-        super::pins::keep_sandboxed(store, &handles, &plugins)?;
-        let definition = StoredDefinition { config, variants: ids, openings, plugins, engines };
+        Ok(StoredDefinition { config, variants: ids, openings, plugins, engines })
+    }
+
+    /// Stores a tournament [`define`](Self::define)d here (and its sandboxed
+    /// plugins' files) and returns it ready to run.
+    pub fn create(registry: &Registry, store: &Store, definition: StoredDefinition) -> Result<Tournament> {
+        let handles = definition.variants.iter().map(|id| registry.get(id).cloned()).collect::<Result<Vec<_>, _>>()?;
+        super::pins::keep_sandboxed(store, &handles, &definition.plugins)?;
         let id = store.add_tournament(
             &definition.config.name,
             &serde_json::to_string(&definition).expect("a definition serializes"),
