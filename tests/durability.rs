@@ -238,7 +238,9 @@ fn sizes_and_times_beyond_the_limits_are_refused_and_a_stored_one_never_crashes_
         assert!(run.stderr.contains(says), "{flag} {value}: {}", run.stderr);
         assert_eq!(run.stderr.lines().count(), 1, "one line: {}", run.stderr);
     }
+    assert!(!db.exists(), "a refused tournament leaves no store file");
     // A definition stored by hand beyond the limits is refused on reading.
+    drop(arbiter::store::Store::open(&db).unwrap());
     let conn = rusqlite::Connection::open(&db).unwrap();
     let config = r#"{"config":{"players":[{"name":"a","spec":"random"},{"name":"b","spec":"random"}],
         "games_per_pairing":4294967295},"variants":["chess"],"openings":{}}"#;
