@@ -53,7 +53,10 @@ fn a_shared_library_without_a_root_module_is_not_a_plugin() {
 
 #[test]
 fn a_plugin_built_against_another_api_version_is_refused_with_the_fix() {
-    let so = fixture_plugin("fixture-next-abi", Some("0.2.0"));
+    // arbiter-api 0.2.0, whose boundary type has another size (as a new
+    // version's may): the version line is read before abi_stable compares
+    // layouts.
+    let so = arbiter_e2e::fixture_plugin_with_another_layout("fixture-next-layout", Some("0.2.0"));
     let w = warnings(so.clone());
     assert_eq!(
         w,
@@ -149,17 +152,7 @@ fn plugin_log_events_reach_the_host_subscriber() {
 }
 
 #[test]
-fn a_new_version_with_a_new_layout_is_named_by_its_version_and_a_layout_break_by_its_first_difference() {
-    // arbiter-api 0.2.0 with a boundary type of another size: the version
-    // line is read before abi_stable compares layouts.
-    let next = arbiter_e2e::fixture_plugin_with_another_layout("fixture-next-layout", Some("0.2.0"));
-    assert_eq!(
-        warnings(next.clone()),
-        vec![format!(
-            "{}: plugin built against arbiter-api 0.2.0, this arbiter expects arbiter-api 0.1.0; rebuild the plugin against arbiter-api 0.1.0",
-            next.display()
-        )]
-    );
+fn a_layout_break_at_the_same_version_is_named_by_its_first_difference() {
     // The same version with another layout: the first real difference.
     let broken = arbiter_e2e::fixture_plugin_with_another_layout("fixture-same-version-layout", None);
     assert_eq!(
