@@ -227,7 +227,7 @@ fn sprt_accepts_h1_for_a_much_stronger_player_and_stores_every_game() {
         "--elo0",
         "0",
         "--elo1",
-        "100",
+        "200",
         "--tc",
         "10+0.1",
         "--max-plies",
