@@ -52,6 +52,19 @@ impl Default for CheckConfig {
     }
 }
 
+impl CheckConfig {
+    /// These games in two halves (the first half's seeds, then the
+    /// rest's): for a plugin whose contract takes long, two tests that
+    /// run side by side and together play exactly these games.
+    pub fn halves(&self) -> [CheckConfig; 2] {
+        let first = self.games / 2;
+        [
+            CheckConfig { games: first, ..*self },
+            CheckConfig { games: self.games - first, seed: self.seed.wrapping_add(u64::from(first)), ..*self },
+        ]
+    }
+}
+
 /// Runs every check on `variant` and panics with every failure, one a line:
 /// the contract as one test of a plugin's own suite.
 pub fn assert_contract(variant: &VariantHandle, cfg: &CheckConfig) {

@@ -57,4 +57,12 @@ mod tests {
         let message = *panicked.unwrap_err().downcast::<String>().unwrap();
         assert!(message.contains("FAIL no call panics: panicked: plugin"), "{message}");
     }
+
+    #[test]
+    fn the_halves_of_a_run_play_exactly_its_games() {
+        let parts =
+            |games, seed| CheckConfig { games, seed, ply_cap: 7 }.halves().map(|h| (h.games, h.seed, h.ply_cap));
+        assert_eq!(parts(20, 1), [(10, 1, 7), (10, 11, 7)]);
+        assert_eq!(parts(5, 3), [(2, 3, 7), (3, 5, 7)]);
+    }
 }

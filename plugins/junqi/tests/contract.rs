@@ -6,18 +6,17 @@
 use arbiter_api::contract::{assert_contract, CheckConfig};
 use arbiter_api::host::VariantHandle;
 
-fn keeps_the_contract(seed: u64) {
+fn keeps_the_contract(half: usize) {
     let v = VariantHandle::in_process(arbiter_junqi::Junqi, env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"));
-    let defaults = CheckConfig::default();
-    assert_contract(&v.unwrap(), &CheckConfig { games: defaults.games / 2, seed, ..defaults });
+    assert_contract(&v.unwrap(), &CheckConfig::default().halves()[half]);
 }
 
 #[test]
 fn the_first_ten_games_keep_the_plugin_contract() {
-    keeps_the_contract(CheckConfig::default().seed);
+    keeps_the_contract(0);
 }
 
 #[test]
 fn the_last_ten_games_keep_the_plugin_contract() {
-    keeps_the_contract(CheckConfig::default().seed + u64::from(CheckConfig::default().games / 2));
+    keeps_the_contract(1);
 }
