@@ -487,3 +487,23 @@ fn the_games_workers_played_are_listed_with_their_workers(store: &Store, _at: &P
     );
     assert!(store.worker_games(t + 1).unwrap().is_empty());
 }
+
+/// PostgreSQL's schema history: opening a store again runs no migration
+/// twice, and a store whose recorded migration differs from this build's
+/// is refused, naming it.
+#[test]
+fn a_postgres_store_migrates_once_and_a_divergent_history_is_refused() {
+    let Some(pg) = PostgresStore::new("history") else { return };
+    let mut client = ::postgres::Client::connect(pg.url.to_str().unwrap(), ::postgres::NoTls).unwrap();
+    let mut history = || {
+        let row = client.query_one("SELECT count(*), max(version) FROM refinery_schema_history", &[]).unwrap();
+        (row.get::<_, i64>(0), row.get::<_, i32>(1))
+    };
+    let first = history();
+    assert_eq!(first.0, i64::from(first.1), "one row a version");
+    drop(Store::open(&pg.url).unwrap());
+    assert_eq!(history(), first);
+    client.execute("UPDATE refinery_schema_history SET checksum = '1' WHERE version = 3", &[]).unwrap();
+    let refused = Store::open(&pg.url).err().expect("refused").to_string();
+    assert!(refused.contains("migration V3__games_by_tournament differs from this arbiter's"), "{refused}");
+}

@@ -1,6 +1,5 @@
 //! The PostgreSQL backend (`--db postgres://...`): the same tables as the
-
-//! SQLite store, versioned by refinery's migrations, for stores that many
+//! SQLite store, versioned by migrations (`migrate`), for stores that many
 
 //! processes on many machines share. A few connections, opened as calls
 
@@ -12,6 +11,7 @@
 
 mod games;
 mod live;
+mod migrate;
 mod plugin_files;
 mod queue;
 mod tournaments;
@@ -30,13 +30,15 @@ use postgres::{Client, GenericClient, NoTls, Row, Statement};
 use crate::store::tallies::Tallies;
 use crate::store::{to_json, StoreFailure};
 use games::results;
+use migrate::Migration;
 
 use crate::sync::LockExt;
 
-/// The schema, in order; refinery records which ran in `refinery_schema_history`.
-const MIGRATIONS: [(&str, &str); 9] = [
-    (
-        "V1__initial",
+/// The schema, in order; `migrate` records which ran.
+const MIGRATIONS: [Migration; 9] = [
+    Migration::new(
+        1,
+        "initial",
         "CREATE TABLE tournaments (
         id          BIGSERIAL PRIMARY KEY,
         name        TEXT NOT NULL,
@@ -109,8 +111,9 @@ const MIGRATIONS: [(&str, &str); 9] = [
     ),
     // Standings counted as games are stored; the games stored before are
     // counted once by `count_earlier_games` (the flag says whether it ran).
-    (
-        "V2__tallies",
+    Migration::new(
+        2,
+        "tallies",
         "CREATE TABLE tallies (
             tournament_id BIGINT NOT NULL,
             variant       TEXT NOT NULL,
@@ -145,45 +148,51 @@ const MIGRATIONS: [(&str, &str); 9] = [
         CREATE TABLE tallies_counted (counted BOOLEAN NOT NULL);
         INSERT INTO tallies_counted VALUES (FALSE);",
     ),
-    (
+    Migration::new(
         // A tournament's games in store order, read from a given id on (an
         // SPRT's stopping rule reads only the games new to it).
-        "V3__games_by_tournament",
+        3,
+        "games_by_tournament",
         "CREATE INDEX games_by_tournament ON games (tournament_id, id);",
     ),
-    (
+    Migration::new(
         // A claim takes the lowest open index: read in index order, not
         // past every game already done.
-        "V4__open_queue_in_index_order",
+        4,
+        "open_queue_in_index_order",
         "DROP INDEX game_queue_open;
          CREATE INDEX game_queue_open ON game_queue (tournament_id, game_index) WHERE NOT done;",
     ),
-    (
+    Migration::new(
         // A game's record, PGN and moves run to tens of kilobytes, which
         // PostgreSQL compresses; its default (pglz) took about a third of
         // the CPU a stored game costs. lz4 where the server has it.
-        "V5__lz4_game_texts",
+        5,
+        "lz4_game_texts",
         "DO $$ BEGIN
              ALTER TABLE games ALTER COLUMN record SET COMPRESSION lz4,
                  ALTER COLUMN pgn SET COMPRESSION lz4, ALTER COLUMN moves SET COMPRESSION lz4;
          EXCEPTION WHEN feature_not_supported THEN NULL;
          END $$;",
     ),
-    (
+    Migration::new(
         // The record is the only copy of a game's moves: its PGN is written
         // from it when read (the two columns more than doubled a store).
-        "V6__record_only",
+        6,
+        "record_only",
         "ALTER TABLE games DROP COLUMN moves, DROP COLUMN pgn;",
     ),
-    (
+    Migration::new(
         // WebAssembly plugins a tournament is pinned to, for workers to fetch.
-        "V7__plugin_files",
+        7,
+        "plugin_files",
         "CREATE TABLE plugin_files (sha256 TEXT PRIMARY KEY, name TEXT NOT NULL, bytes BYTEA NOT NULL);",
     ),
-    (
+    Migration::new(
         // Remote workers: their tokens by hash (never the token), the
         // uploads the coordinator refused, and the games played twice.
-        "V8__remote_workers",
+        8,
+        "remote_workers",
         "CREATE TABLE worker_tokens (
              name       TEXT PRIMARY KEY,
              sha256     TEXT NOT NULL UNIQUE,
@@ -212,9 +221,10 @@ const MIGRATIONS: [(&str, &str); 9] = [
              PRIMARY KEY (tournament_id, game_index)
          );",
     ),
-    (
+    Migration::new(
         // The record of an upload held back from a flagged worker, for its admin.
-        "V9__held_records",
+        9,
+        "held_records",
         "ALTER TABLE refused_uploads ADD COLUMN record TEXT;",
     ),
 ];
@@ -346,21 +356,13 @@ impl Postgres {
     /// Connects to `url` and brings the schema up to date.
     pub(super) fn open(url: &str) -> Result<Postgres, StoreFailure> {
         let mut client = Client::connect(url, NoTls)?;
-        let migrations = MIGRATIONS
-            .iter()
-            .map(|(name, sql)| refinery::Migration::unapplied(name, sql))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| StoreFailure::Schema(e.to_string()))?;
         // Two processes migrating a new store at once: the loser waits on
         // the lock and then finds the work done.
         client.batch_execute("SELECT pg_advisory_lock(727274)")?;
-        let ran = refinery::Runner::new(&migrations).set_abort_divergent(true).run(&mut client);
-        let counted = ran.map_err(|e| StoreFailure::Schema(e.to_string().replace('\n', " "))).and_then(|_| {
-            count_earlier_games(&mut client)?;
-            Ok(())
-        });
+        let migrated = migrate::migrate(&mut client, &MIGRATIONS)
+            .and_then(|()| count_earlier_games(&mut client).map_err(StoreFailure::from));
         client.batch_execute("SELECT pg_advisory_unlock(727274)")?;
-        counted?;
+        migrated?;
         let pool = Pool {
             idle: vec![Connection { client, statements: Statements::default() }],
             open: 1,
