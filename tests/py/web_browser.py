@@ -150,14 +150,40 @@ def choose_in_popup(driver, text):
     return False
 
 
-def pick(moves, rng):
+def pick(moves, rng, s):
     """A random move: a mate first, then a capture, then a check (games end
-    sooner, each ply being a few clicks)."""
-    for mark in "#x+":
-        marked = [m for m in moves if mark in m["text"]]
+    sooner, each ply being a few clicks). In chess, a queen promotion after
+    a mate, and never a piece moved where the opponent attacks it: against
+    `random` that mates in about 70 plies, where the plain order took 130 on
+    average and 300 one game in ten (python-chess, 150 simulated games)."""
+    safe = chess_safety(s) if s.get("variant") == "chess" else (lambda m: True)
+    for mark in (["#", "=Q", "x", "+", ""] if s.get("variant") == "chess" else ["#", "x", "+"]):
+        marked = [m for m in moves if mark in m["text"] and (mark == "#" or safe(m))]
         if marked:
             return rng.choice(marked)
     return rng.choice(moves)
+
+
+def chess_safety(s):
+    """Whether a chess move leaves the moved piece unattacked, judged on the
+    pieces the player sees (castling and en passant aside: a test's
+    heuristic, not a rule)."""
+    import chess
+    board = chess.Board(None)
+    for p in s["observation"]["pieces"]:
+        kind = chess.PIECE_SYMBOLS.index(p["label"].lower())
+        board.set_piece_at(int(p["cell"]), chess.Piece(kind, p["owner"] == 0))
+    mover = s["to_move"] == 0
+
+    def safe(m):
+        cells = [int(c) for c in (m["cells"] or [])]
+        if len(cells) < 2:
+            return True
+        after = board.copy()
+        piece = after.remove_piece_at(cells[0])
+        after.set_piece_at(cells[-1], piece)
+        return not after.is_attacked_by(not mover, cells[-1])
+    return safe
 
 
 def play(driver, url, shots, variant, max_plies=3000):
@@ -180,7 +206,7 @@ def play(driver, url, shots, variant, max_plies=3000):
             break
         if s["ply"] > max_plies:
             raise SystemExit(f"no result after {max_plies} plies")
-        m = pick(s["moves"], rng)
+        m = pick(s["moves"], rng, s)
         cells = m["cells"] or []
         ply = s["ply"]
         if len(cells) >= 2:
