@@ -94,15 +94,16 @@ pub(super) fn migrate(client: &mut Client, ours: &[Migration]) -> Result<(), Sto
 fn pending<'m>(ours: &'m [Migration], applied: &[Applied]) -> Result<Vec<&'m Migration>, String> {
     for ran in applied {
         let label = format!("V{}__{}", ran.version, ran.name);
-        match ours.iter().find(|m| m.version == ran.version) {
-            None => return Err(format!(
-                "the store ran migration {label}, which this arbiter does not have (a newer arbiter made the store)"
-            )),
-            Some(m) if m.name != ran.name || m.checksum().to_string() != ran.checksum => {
-                return Err(format!("the store's migration {label} differs from this arbiter's {}", m.label()))
+        let refused = match ours.iter().find(|m| m.version == ran.version) {
+            None => {
+                format!("the store ran migration {label}, which this arbiter does not have (a newer arbiter made it)")
             }
-            Some(_) => {}
-        }
+            Some(m) if m.name != ran.name || m.checksum().to_string() != ran.checksum => {
+                format!("the store's migration {label} differs from this arbiter's {}", m.label())
+            }
+            Some(_) => continue,
+        };
+        return Err(refused);
     }
     let latest = applied.iter().map(|a| a.version).max();
     let mut left = Vec::new();

@@ -1,12 +1,8 @@
 //! The PostgreSQL backend (`--db postgres://...`): the same tables as the
 //! SQLite store, versioned by migrations (`migrate`), for stores that many
-
 //! processes on many machines share. A few connections, opened as calls
-
 //! overlap (a worker claims its next game while the last one is stored) and
-
 //! made again after a failure (a restarted server); each call in one
-
 //! transaction.
 
 mod games;

@@ -1,9 +1,6 @@
 //! The SQLite backend (one file, `arbiter.db` by default): WAL mode lets a
-
 //! reader (`arbiter results`, a web view) watch while games are written;
-
 //! versioned migrations (rusqlite_migration) bring older stores up to date,
-
 //! and a store on read-only media opens for reading.
 
 mod games;
