@@ -9,6 +9,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use arbiter::model::Seat;
 use arbiter::store::Store;
 use arbiter_e2e::{arbiter, arbiter_bin, game_lines, profile_dir, stockfish, temp_dir, workspace};
 
@@ -167,8 +168,8 @@ fn tournament_with_a_crashing_engine(db: &Path, extra: &[&str]) {
         let s = g.summary;
         assert_ne!(s.result, "*", "{extra:?}: the crashing engine escaped its loss: {}", s.termination);
         assert!(s.termination.to_string().starts_with("engine crashed: "), "{extra:?}: {}", s.termination);
-        let engine_seat = s.players.iter().position(|p| p == "sf").unwrap() as u32;
-        assert_eq!(s.winner, Some(1 - engine_seat), "{extra:?}: the engine loses");
+        let engine_seat = Seat::at(s.players.iter().position(|p| p == "sf").unwrap());
+        assert_eq!(s.winner, Some(engine_seat.opponent()), "{extra:?}: the engine loses");
     }
 }
 

@@ -7,9 +7,10 @@ use std::time::Instant;
 
 use arbiter_api::host::Game;
 use arbiter_api::schema::{Observation, VariantInfo};
-use arbiter_api::{Error, Viewer};
+use arbiter_api::Error;
 
 use crate::clock::{TimeControl, TurnTime};
+use crate::model::Seat;
 use crate::process::ProcessError;
 use crate::verdict::GameResult;
 
@@ -19,7 +20,7 @@ use crate::verdict::GameResult;
 pub struct Turn<'a> {
     game: &'a Game,
     hidden: bool,
-    player: u32,
+    player: Seat,
     moves: &'a [u64],
     clocks: Vec<TurnTime>,
     tc: &'a TimeControl,
@@ -34,7 +35,7 @@ impl<'a> Turn<'a> {
     pub(crate) fn new(
         game: &'a Game,
         hidden: bool,
-        player: u32,
+        player: Seat,
         moves: &'a [u64],
         clocks: Vec<TurnTime>,
         tc: &'a TimeControl,
@@ -45,7 +46,7 @@ impl<'a> Turn<'a> {
     }
 
     /// The player being asked.
-    pub fn player(&self) -> u32 {
+    pub fn player(&self) -> Seat {
         self.player
     }
     /// Plies played so far.
@@ -58,24 +59,24 @@ impl<'a> Turn<'a> {
     }
     /// What this player may know of the game.
     pub fn observe(&self) -> Result<Observation, Error> {
-        self.game.observe(Viewer::Player(self.player))
+        self.game.observe(self.player.viewer())
     }
     /// A move as this player sees it.
     pub fn move_text(&self, mv: u64) -> Result<String, Error> {
-        self.game.move_text(mv, Viewer::Player(self.player))
+        self.game.move_text(mv, self.player.viewer())
     }
     /// A full state consistent with what this player knows, drawn with `seed`
     /// (for perfect-information variants, a copy of the state).
     pub fn sample_world(&self, seed: u64) -> Result<Game, Error> {
-        self.game.sample_world(Viewer::Player(self.player), seed)
+        self.game.sample_world(self.player.viewer(), seed)
     }
     /// The state itself, only for perfect-information variants.
     pub fn state(&self) -> Option<&Game> {
         (!self.hidden).then_some(self.game)
     }
-    /// Clock figures of player `p` as engines are told them.
-    pub fn clock(&self, p: u32) -> TurnTime {
-        self.clocks.get(p as usize).copied().unwrap_or_default()
+    /// Clock figures of the player on `seat` as engines are told them.
+    pub fn clock(&self, seat: Seat) -> TurnTime {
+        self.clocks.get(seat.index()).copied().unwrap_or_default()
     }
     /// The most this player may think before its flag falls (`None`: no limit).
     pub fn budget_ms(&self) -> Option<u64> {
@@ -107,8 +108,8 @@ impl<'a> Turn<'a> {
 
 /// What a player is told at the start of a game.
 pub struct Start<'a> {
-    /// The player's index.
-    pub player: u32,
+    /// The player's seat.
+    pub player: Seat,
     /// The variant's info card.
     pub info: &'a VariantInfo,
     /// The player's observation of the start.
@@ -120,7 +121,7 @@ pub struct Start<'a> {
 /// What a player is told after each move.
 pub struct Seen<'a> {
     /// Who moved.
-    pub player: u32,
+    pub player: Seat,
     /// The move as this viewer sees it.
     pub text: String,
     /// The state before the move and the move id, only for perfect-information variants.
@@ -297,12 +298,12 @@ pub trait Player: Send {
 
     /// Whether this player accepts the draw `from` offers. Default: declines
     /// (the built-in players and engines play on).
-    fn accepts_draw(&mut self, _from: u32) -> bool {
+    fn accepts_draw(&mut self, _from: Seat) -> bool {
         false
     }
 
-    /// The game is over; `me` is this player's index.
-    fn game_over(&mut self, _result: &GameResult, _me: u32) {}
+    /// The game is over; `me` is this player's seat.
+    fn game_over(&mut self, _result: &GameResult, _me: Seat) {}
 }
 
 #[cfg(test)]

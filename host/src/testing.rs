@@ -7,6 +7,7 @@ use arbiter_api::host::VariantHandle;
 use arbiter_fixture::{Fault, Race};
 use serde_json::{Map, Value};
 
+use crate::model::Seat;
 use crate::seat::{Answer, Player, PlayerError, Reply, Seen, Turn};
 
 /// The fixture's race to ten, in process, misbehaving as `fault` says.
@@ -161,7 +162,7 @@ impl Player for Scripted {
         self.seen.push(seen.text.clone());
     }
 
-    fn accepts_draw(&mut self, _from: u32) -> bool {
+    fn accepts_draw(&mut self, _from: Seat) -> bool {
         self.accepts_draws
     }
 }

@@ -7,6 +7,8 @@ use clap::Args;
 use super::out::{say, say_text};
 use super::{GameArgs, OptionArgs};
 use crate::clock::TimeControl;
+use crate::model::seeds::seat_seed;
+use crate::model::Seat;
 use crate::players::PlayerSpec;
 use crate::plugin::Registry;
 use crate::record::redact;
@@ -59,7 +61,7 @@ pub(super) fn run(registry: &Registry, args: &PlayArgs) -> Result<()> {
         spec.can_play(text, info)?;
     }
     let mut players: Vec<_> =
-        specs.iter().enumerate().map(|(i, s)| s.create(crate::model::seeds::seat_seed(args.game.seed, i))).collect();
+        Seat::all(specs.len()).zip(&specs).map(|(i, s)| s.create(seat_seed(args.game.seed, i))).collect();
     let config = GameConfig {
         time_controls: vec![tc.clone(), tc],
         margin_ms: crate::tournament::config::DEFAULT_MARGIN_MS,
@@ -81,7 +83,7 @@ pub(super) fn run(registry: &Registry, args: &PlayArgs) -> Result<()> {
     // The screen shows one viewer's view (a spectator's unless asked).
     let plies = redact::plies_as_seen_by(variant, &record, args.view)?;
     for (i, ply) in plies.iter().enumerate() {
-        let who = info.players.get(ply.player as usize).map(String::as_str).unwrap_or("?");
+        let who = info.players.get(ply.player.index()).map(String::as_str).unwrap_or("?");
         say!("{:>4}. {:<6} {}", i + 1, who, ply.text);
     }
     say!();

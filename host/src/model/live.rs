@@ -6,6 +6,7 @@ use arbiter_api::schema::{Observation, ObservationView};
 use arbiter_api::Viewer;
 use serde::{Deserialize, Serialize};
 
+use super::Seat;
 use crate::verdict::GameResult;
 
 /// What the onlookers of a live game may know at one moment: one view per
@@ -16,7 +17,7 @@ pub struct LiveFrame {
     /// Plies played.
     pub ply: u32,
     /// The player to move.
-    pub to_move: u32,
+    pub to_move: Seat,
     /// The views: each player's, then the spectator's.
     pub views: Vec<LiveView>,
     /// Each player's remaining time in ms (`None`: unlimited), as of this frame.
@@ -43,7 +44,7 @@ pub struct SeenFrame {
     /// Plies played.
     pub ply: u32,
     /// The player to move.
-    pub to_move: u32,
+    pub to_move: Seat,
     /// The viewer's observation.
     pub observation: ObservationView,
     /// The last move as the viewer saw it.

@@ -1,17 +1,19 @@
 //! The ground floor every other module stands on: what a game leaves
 //! behind ([`GameRecord`], one [`PlyRecord`] a ply), what watchers of a game
 //! in progress may see ([`LiveFrame`], [`SeenFrame`]), the one rule for
-//! seeds ([`seeds`]), calendar dates, and the error of a name looked up
+//! seeds ([`seeds`]), the [`Seat`] a player takes, calendar dates, and the error of a name looked up
 //! among the known ones of its kind ([`UnknownName`]).
 //! Nothing here imports another module of arbiter but `verdict` and `clock`.
 
 pub mod calendar;
 mod live;
 mod record;
+mod seat;
 pub mod seeds;
 
 pub use live::{FrameResult, LiveFrame, LiveView, SeenFrame};
 pub use record::{GameRecord, PlyRecord};
+pub use seat::Seat;
 
 /// A name that is none of the known ones of its kind (a pairing format, a
 /// record format), with the known ones for the message.

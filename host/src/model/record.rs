@@ -4,6 +4,7 @@
 use arbiter_api::Viewer;
 use serde::{Deserialize, Serialize};
 
+use super::Seat;
 use crate::clock::TimeControl;
 use crate::verdict::GameResult;
 
@@ -12,7 +13,7 @@ use crate::verdict::GameResult;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PlyRecord {
     /// Who moved.
-    pub player: u32,
+    pub player: Seat,
     /// The move id.
     #[serde(rename = "id")]
     pub mv: u64,

@@ -10,6 +10,7 @@ use super::{
     Reply,
 };
 use crate::clock::TurnTime;
+use crate::model::Seat;
 use crate::process::{deadline_after, ChildProcess};
 use crate::seat::{Seen, Start, Turn};
 use crate::verdict::GameResult;
@@ -159,7 +160,7 @@ impl Player for JsonEngine {
             .collect::<Result<_, _>>()
             .map_err(PlayerError::Plugin)?;
         let tc = turn.time_control();
-        let clocks: Vec<Value> = (0..2).map(|p| clock_json(turn.clock(p))).collect();
+        let clocks: Vec<Value> = Seat::all(2).map(|p| clock_json(turn.clock(p))).collect();
         let go = json!({
             "type": "go",
             "ply": turn.ply(),
@@ -210,7 +211,7 @@ impl Player for JsonEngine {
         Ok(Reply { reported_ms, score, ..Reply::answer(action) })
     }
 
-    fn game_over(&mut self, result: &GameResult, me: u32) {
+    fn game_over(&mut self, result: &GameResult, me: Seat) {
         let over = json!({
             "type": "game_over",
             "result": result.pgn(),
@@ -239,6 +240,7 @@ pub const KIND: PlayerKind = PlayerKind {
 #[cfg(test)]
 #[cfg(unix)]
 mod tests {
+    use crate::model::Seat;
     use arbiter_api::Outcome;
 
     use crate::players::PlayerSpec;
@@ -279,7 +281,7 @@ mod tests {
         let (record, sent) =
             engine_game("json-engine", r#"{"type":"move","move":"+2","score":7,"time_ms":3}"#, true, "");
         assert_eq!(record.engines.first().map(String::as_str), Some("fake 2"));
-        let mine: Vec<_> = record.plies.iter().filter(|p| p.player == 0).collect();
+        let mine: Vec<_> = record.plies.iter().filter(|p| p.player == Seat::FIRST).collect();
         assert!(mine.iter().all(|p| (p.text.as_str(), p.score, p.reported_ms) == ("+2", Some(7), Some(3))));
         let kinds: Vec<String> = sent
             .lines()

@@ -10,6 +10,7 @@ use super::{
     Reply,
 };
 use crate::clock::fmt_secs;
+use crate::model::Seat;
 use crate::process::{deadline_after, ChildProcess, ProcessError};
 use crate::seat::{Seen, Start, Turn};
 use crate::verdict::GameResult;
@@ -178,7 +179,7 @@ impl Player for HubPlayer {
         Ok(Reply { score, ..Reply::answer(Answer::Text(mv)) })
     }
 
-    fn game_over(&mut self, _result: &GameResult, _me: u32) {
+    fn game_over(&mut self, _result: &GameResult, _me: Seat) {
         self.moves.clear();
     }
 }

@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use super::{Answer, KindSpec, Player, PlayerError, PlayerKind, Reply};
 use crate::clock::fmt_secs;
+use crate::model::Seat;
 use crate::seat::{Seen, Start, Turn};
 
 /// A human player on stdin/stdout.
@@ -77,14 +78,14 @@ impl Player for HumanPlayer {
         showln!(
             "New game of {}. You play {}.",
             start.info.name,
-            self.names.get(start.player as usize).map(String::as_str).unwrap_or("?")
+            self.names.get(start.player.index()).map(String::as_str).unwrap_or("?")
         );
         showln!("Moves: {}. Type 'help' for commands.", start.info.notation);
         Ok(())
     }
 
     fn notify(&mut self, seen: &Seen<'_>) {
-        let who = self.names.get(seen.player as usize).map(String::as_str).unwrap_or("?");
+        let who = self.names.get(seen.player.index()).map(String::as_str).unwrap_or("?");
         showln!("{who} played {}", seen.text);
     }
 
@@ -98,8 +99,8 @@ impl Player for HumanPlayer {
         let clocks: Vec<String> = self
             .names
             .iter()
-            .enumerate()
-            .map(|(i, n)| format!("{n} {}", clock_text(turn.clock(i as u32).remaining_ms)))
+            .zip(Seat::all(self.names.len()))
+            .map(|(n, seat)| format!("{n} {}", clock_text(turn.clock(seat).remaining_ms)))
             .collect();
         showln!("Clocks: {}", clocks.join("  "));
         let lines = terminal_lines().lock_or_recover();

@@ -14,6 +14,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use super::{settings_pairs, KindSpec, Player, PlayerError, PlayerKind, Reply, SettingError};
+use crate::model::Seat;
 use crate::seat::Turn;
 
 /// Settings of an MCTS player.
@@ -80,7 +81,7 @@ impl MctsPlayer {
 struct Node {
     mv: u64,
     /// The player who made `mv` (whose reward this node accumulates).
-    mover: u32,
+    mover: Seat,
     visits: u32,
     /// How often this node was available for selection (ISMCTS).
     available: u32,
@@ -155,7 +156,7 @@ impl MctsPlayer {
                 break;
             }
             world.legal_moves(buf)?;
-            let mover = world.to_move();
+            let mover = Seat::new(world.to_move());
             let untried: Vec<u64> =
                 buf.iter().copied().filter(|m| !tree[node].children.iter().any(|&c| tree[c].mv == *m)).collect();
             if !untried.is_empty() {
@@ -201,11 +202,13 @@ impl MctsPlayer {
             world.apply(buf[self.rng.random_range(0..buf.len())])?;
         }
         let status = world.status();
-        let reward = |player: u32| -> f64 {
+        let reward = |player: Seat| -> f64 {
             match status.outcome {
-                Outcome::Win(p) => (p == player) as u8 as f64,
+                Outcome::Win(p) => (p == player.number()) as u8 as f64,
                 Outcome::Draw | Outcome::Faulted => 0.5,
-                Outcome::Ongoing => world.evaluate(player).map(|v| (v.clamp(-1.0, 1.0) + 1.0) / 2.0).unwrap_or(0.5),
+                Outcome::Ongoing => {
+                    world.evaluate(player.number()).map(|v| (v.clamp(-1.0, 1.0) + 1.0) / 2.0).unwrap_or(0.5)
+                }
             }
         };
         for &n in &path {

@@ -16,6 +16,7 @@ use super::{
     handshake, refuses_hidden, Answer, EngineSettings, EngineSlot, KindSpec, MoveWait, OptionValueError, Player,
     PlayerError, PlayerKind, Reply, SettingError,
 };
+use crate::model::Seat;
 use crate::process::{deadline_after, ChildProcess, ProcessError};
 use crate::seat::{Seen, Start, Turn};
 use crate::verdict::GameResult;
@@ -372,7 +373,7 @@ impl Player for UciPlayer {
         })
     }
 
-    fn game_over(&mut self, _result: &GameResult, _me: u32) {
+    fn game_over(&mut self, _result: &GameResult, _me: Seat) {
         self.stop_ponder();
         self.moves.clear();
     }
@@ -444,7 +445,7 @@ fn position_command(start_fen: &str, moves: &[String]) -> String {
 /// turn gives them.
 struct Limits {
     /// The mover (0 White, 1 Black).
-    me: u32,
+    me: Seat,
     /// Both clocks' remaining time and increment, if both run.
     clocks: Option<[(u64, u64); 2]>,
     /// Moves to the next time control, for the mover.
@@ -459,7 +460,7 @@ struct Limits {
 
 impl Limits {
     fn of(turn: &Turn<'_>) -> Limits {
-        let (me, white, black) = (turn.player(), turn.clock(0), turn.clock(1));
+        let (me, white, black) = (turn.player(), turn.clock(Seat::FIRST), turn.clock(Seat::SECOND));
         let clocks = match (white.remaining_ms, black.remaining_ms) {
             (Some(w), Some(b)) => Some([(w, white.increment_ms), (b, black.increment_ms)]),
             _ => None,
@@ -484,8 +485,8 @@ impl Limits {
             go.push_str(&format!(" movetime {mt}"));
         } else if let Some(mut clocks) = self.clocks {
             if let Some(used) = used_ms {
-                let (left, inc) = clocks[self.me as usize % 2];
-                clocks[self.me as usize % 2] = (left.saturating_sub(used) + inc, inc);
+                let (left, inc) = clocks[self.me.index() % 2];
+                clocks[self.me.index() % 2] = (left.saturating_sub(used) + inc, inc);
             }
             let [(w, winc), (b, binc)] = clocks;
             go.push_str(&format!(" wtime {w} btime {b} winc {winc} binc {binc}"));
@@ -688,7 +689,7 @@ mod tests {
     #[test]
     fn a_ponder_search_is_told_the_clocks_as_they_will_stand_after_the_move() {
         let limits = Limits {
-            me: 1,
+            me: Seat::SECOND,
             clocks: Some([(60_000, 1_000), (30_000, 500)]),
             moves_to_go: None,
             movetime_ms: None,
@@ -728,7 +729,8 @@ mod tests {
     fn a_ponder_on_the_move_played_is_a_hit_and_the_engine_is_told_ponderhit() {
         let (engine, log) = fake_engine("uci-ponder-hit", "+1");
         let record = crate::testing::race_against(Box::new(engine));
-        let mine: Vec<Option<bool>> = record.plies.iter().filter(|p| p.player == 0).map(|p| p.ponder_hit).collect();
+        let mine: Vec<Option<bool>> =
+            record.plies.iter().filter(|p| p.player == Seat::FIRST).map(|p| p.ponder_hit).collect();
         assert_eq!(mine[0], None, "nothing to ponder on before the first move");
         assert!(mine.len() > 2 && mine[1..].iter().all(|h| *h == Some(true)), "{mine:?}");
         let sent = std::fs::read_to_string(log).unwrap();
@@ -745,7 +747,8 @@ mod tests {
     fn a_ponder_on_another_move_is_a_miss_stopped_before_the_engine_is_asked_afresh() {
         let (engine, log) = fake_engine("uci-ponder-miss", "+2");
         let record = crate::testing::race_against(Box::new(engine));
-        let mine: Vec<Option<bool>> = record.plies.iter().filter(|p| p.player == 0).map(|p| p.ponder_hit).collect();
+        let mine: Vec<Option<bool>> =
+            record.plies.iter().filter(|p| p.player == Seat::FIRST).map(|p| p.ponder_hit).collect();
         assert!(mine.len() > 2 && mine[1..].iter().all(|h| *h == Some(false)), "{mine:?}");
         let sent = std::fs::read_to_string(log).unwrap();
         assert!(!sent.contains("ponderhit"), "{sent}");

@@ -22,6 +22,7 @@ use super::{
     handshake, Answer, EngineSettings, EngineSlot, MoveWait, Player, PlayerError, PlayerKind, ProgramSpec, Protocol,
     Reply,
 };
+use crate::model::Seat;
 use crate::process::{deadline_after, ChildProcess, ProcessError};
 use crate::seat::{Seen, Start, Turn};
 use crate::verdict::GameResult;
@@ -291,7 +292,7 @@ impl Player for XboardPlayer {
     fn choose(&mut self, turn: &Turn<'_>) -> Result<Reply, PlayerError> {
         let me = turn.player();
         let mine = turn.clock(me);
-        let theirs = turn.clock(1 - me.min(1));
+        let theirs = turn.clock(me.opponent());
         let tc = turn.time_control().clone();
         let mut setup = Vec::new();
         if !self.level_sent {
@@ -363,7 +364,7 @@ impl Player for XboardPlayer {
         })
     }
 
-    fn game_over(&mut self, result: &GameResult, _me: u32) {
+    fn game_over(&mut self, result: &GameResult, _me: Seat) {
         let (pgn, why) = (result.pgn(), result.termination.to_string().replace(['{', '}'], ""));
         // A dead engine is not started again just to be told the result.
         if self.engine.running() {
@@ -429,7 +430,7 @@ mod tests {
         let record = crate::testing::race_against(engine);
         assert!(matches!(record.result.outcome, arbiter_api::Outcome::Win(_)), "{:?}", record.result);
         assert_eq!(record.engines.first().map(String::as_str), Some("fake 1.0"), "its myname");
-        let mine: Vec<_> = record.plies.iter().filter(|p| p.player == 0).collect();
+        let mine: Vec<_> = record.plies.iter().filter(|p| p.player == Seat::FIRST).collect();
         assert!(mine
             .iter()
             .all(|p| (p.score, p.depth, p.nodes, p.reported_ms) == (Some(25), Some(3), Some(100), Some(10))));
@@ -526,7 +527,7 @@ mod tests {
             assert!(ask[0].starts_with("time ") && ask[1].starts_with("otim "), "{sent}");
             assert_eq!(ask.get(2), Some(&"usermove +1"), "{sent}");
         }
-        let mine = record.plies.iter().filter(|p| p.player == 0);
+        let mine = record.plies.iter().filter(|p| p.player == Seat::FIRST);
         assert!(mine.clone().count() > 3 && mine.clone().all(|p| p.ponder_hit.is_none()), "xboard says no hits");
     }
 

@@ -15,7 +15,7 @@
 use std::fmt::Write as _;
 
 use super::{EventInfo, RecordFormat};
-use crate::model::GameRecord;
+use crate::model::{GameRecord, Seat};
 
 /// The PGN format (PDN for draughts, by the variant's record tags).
 pub struct Pgn;
@@ -37,8 +37,8 @@ impl RecordFormat for Pgn {
 /// A mover's score as `[%eval]` writes it, from the first player's side
 /// (lichess's convention): pawns with two decimals, or `#N` / `#-N` for a
 /// mate in N moves (scores of ±30000 less the distance).
-pub fn eval_text(score: i32, mover: u32) -> String {
-    let white = if mover == 0 { score } else { -score };
+pub fn eval_text(score: i32, mover: Seat) -> String {
+    let white = if mover == Seat::FIRST { score } else { -score };
     match white {
         s if s.abs() >= 29_000 => format!("#{}{}", if s < 0 { "-" } else { "" }, 30_000 - s.abs()),
         s => format!("{:.2}", s as f64 / 100.0),
@@ -170,7 +170,7 @@ pub fn write_game(record: &GameRecord, event: &EventInfo) -> String {
     tag("PlyCount", &plies.len().to_string());
     tag("Plugin", &record.plugin);
     // An engine that pondered: its hits of the moves it pondered on (`7/10`).
-    for (i, side) in [(0, "WhitePonderHits"), (1, "BlackPonderHits")] {
+    for (i, side) in [(Seat::FIRST, "WhitePonderHits"), (Seat::SECOND, "BlackPonderHits")] {
         let pondered: Vec<bool> = plies.iter().filter(|p| p.player == i).filter_map(|p| p.ponder_hit).collect();
         if !pondered.is_empty() {
             tag(side, &format!("{}/{}", pondered.iter().filter(|&&hit| hit).count(), pondered.len()));
@@ -190,10 +190,11 @@ pub fn write_game(record: &GameRecord, event: &EventInfo) -> String {
     let mut line = String::new();
     let mut text = String::new();
     for ply in plies.iter() {
-        if ply.player == 0 && prev != Some(0) {
+        let first_seat = Some(Seat::FIRST);
+        if ply.player == Seat::FIRST && prev != first_seat {
             move_no += 1;
             let _ = write!(text, "{move_no}. ");
-        } else if ply.player != 0 && (prev.is_none() || prev != Some(0) || run > 1) {
+        } else if ply.player != Seat::FIRST && (prev.is_none() || prev != first_seat || run > 1) {
             move_no = move_no.max(first);
             let _ = write!(text, "{move_no}... ");
         }
@@ -504,10 +505,10 @@ mod tests {
     #[test]
     fn evaluations_and_clocks_are_written_as_pgn_expects() {
         assert_eq!(
-            (eval_text(35, 0), eval_text(35, 1), eval_text(-120, 1)),
+            (eval_text(35, Seat::FIRST), eval_text(35, Seat::SECOND), eval_text(-120, Seat::SECOND)),
             ("0.35".into(), "-0.35".into(), "1.20".into())
         );
-        assert_eq!((eval_text(29_997, 0), eval_text(29_997, 1)), ("#3".into(), "#-3".into()));
+        assert_eq!((eval_text(29_997, Seat::FIRST), eval_text(29_997, Seat::SECOND)), ("#3".into(), "#-3".into()));
         assert_eq!(search_text(31, Some(18), 72_400), "+0.31/18 0.072s");
         assert_eq!(search_text(-120, None, 1_500_000), "-1.20 1.500s");
         assert_eq!(

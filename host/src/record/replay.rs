@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use super::pgn::GameReader;
 use crate::clock::Limit;
-use crate::model::GameRecord;
+use crate::model::{GameRecord, Seat};
 use crate::plugin::Registry;
 use crate::verdict::Termination;
 
@@ -115,11 +115,9 @@ pub fn verify_record(registry: &Registry, record: &GameRecord) -> Result<(), Rep
         if !game.status().is_ongoing() {
             return Err(fail(at, format!("a move after the rules ended the game ({})", game.status().reason)));
         }
-        if game.to_move() != ply.player {
-            return Err(fail(
-                at,
-                format!("recorded as player {}'s move, but player {} is to move", ply.player, game.to_move()),
-            ));
+        let to_move = Seat::new(game.to_move());
+        if to_move != ply.player {
+            return Err(fail(at, format!("recorded as player {}'s move, but player {to_move} is to move", ply.player)));
         }
         let text =
             game.move_text(ply.mv, Viewer::Referee).map_err(|e| fail(at, format!("move '{}': {e}", ply.text)))?;
@@ -134,7 +132,7 @@ pub fn verify_record(registry: &Registry, record: &GameRecord) -> Result<(), Rep
     }
     let status = game.status();
     let (outcome, termination) = (record.result.outcome, &record.result.termination);
-    let to_move = game.to_move();
+    let to_move = Seat::new(game.to_move());
     let wrong = |why: String| Err(fail(None, format!("{} recorded as {termination:?}: {why}", outcome_text(outcome))));
     // The first arm that matches settles the record: a check inside an arm
     // must not fall through to the arms below (as guards would).
@@ -164,16 +162,16 @@ pub fn verify_record(registry: &Registry, record: &GameRecord) -> Result<(), Rep
             }
         }
         Termination::TimeForfeit(_) => {
-            if outcome != Outcome::Win(1 - to_move.min(1)) || to_move > 1 {
+            if outcome != to_move.opponent().wins() || to_move > Seat::SECOND {
                 return wrong(format!("the flag that falls is player {to_move}'s, the player to move"));
             }
-            let clock = record.time_controls.get(to_move as usize).map(|tc| &tc.limit);
+            let clock = record.time_controls.get(to_move.index()).map(|tc| &tc.limit);
             if matches!(clock, None | Some(Limit::Infinite)) {
                 return wrong(format!("player {to_move} played without a clock"));
             }
         }
         Termination::TimeForfeitInsufficientMaterial => {
-            if outcome != Outcome::Draw || game.can_win(1 - to_move.min(1)) {
+            if outcome != Outcome::Draw || game.can_win(to_move.opponent().number()) {
                 return wrong("the opponent of the player whose flag fell can still win".into());
             }
         }
@@ -181,7 +179,7 @@ pub fn verify_record(registry: &Registry, record: &GameRecord) -> Result<(), Rep
             if game.parse_move(text).is_ok() {
                 return wrong(format!("'{text}' is legal here"));
             }
-            if outcome != Outcome::Win(1 - to_move.min(1)) || to_move > 1 {
+            if outcome != to_move.opponent().wins() || to_move > Seat::SECOND {
                 return wrong(format!("the player to move, {to_move}, made it and loses"));
             }
         }

@@ -6,6 +6,7 @@ use super::files::RecordFiles;
 use super::jsonl::JsonLine;
 use super::redact::record_as_seen_by;
 use super::{format, EventInfo, FORMATS};
+use crate::model::Seat;
 use crate::referee::fixtures::record;
 use crate::testing::{played, race, secret, temp_folder};
 
@@ -188,7 +189,7 @@ fn an_engine_that_pondered_has_its_hits_in_the_pgn_tags_and_each_ply_in_json_lin
     }
     let pgn = super::pgn::write_game(&r, &event());
     assert!(pgn.contains("[WhitePonderHits \"1/2\"]") && pgn.contains("[BlackPonderHits \"1/2\"]"), "{pgn}");
-    r.plies.iter_mut().filter(|p| p.player == 1).for_each(|p| p.ponder_hit = None);
+    r.plies.iter_mut().filter(|p| p.player == Seat::SECOND).for_each(|p| p.ponder_hit = None);
     let pgn = super::pgn::write_game(&r, &event());
     assert!(!pgn.contains("BlackPonderHits"), "no tag for an engine that did not ponder: {pgn}");
     let line = format("jsonl").unwrap().write(&r, &event());

@@ -20,6 +20,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::PlyRecord;
+use crate::model::Seat;
 
 /// The resign rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -129,7 +130,7 @@ pub enum Adjudged {
     /// `loser` is lost by the resign rule; the text says why.
     Resign {
         /// The player who loses.
-        loser: u32,
+        loser: Seat,
         /// Why, for the record.
         reason: String,
     },
@@ -254,7 +255,7 @@ impl DrawRule {
 
 /// The last `n` scores `player` reported, newest first; `None` if it made
 /// fewer than `n` moves or one of them carried no score.
-fn last_scores(plies: &[PlyRecord], player: u32, n: u32) -> Option<Vec<i32>> {
+fn last_scores(plies: &[PlyRecord], player: Seat, n: u32) -> Option<Vec<i32>> {
     let scores: Vec<Option<i32>> =
         plies.iter().rev().filter(|p| p.player == player).take(n as usize).map(|p| p.score).collect();
     (scores.len() == n as usize).then(|| scores.into_iter().collect::<Option<Vec<i32>>>()).flatten()
@@ -265,7 +266,7 @@ impl Adjudication {
     pub fn judge(&self, plies: &[PlyRecord]) -> Option<Adjudged> {
         let last = plies.last()?;
         if let Some(rule) = self.resign {
-            let (mover, other) = (last.player, 1 - last.player.min(1));
+            let (mover, other) = (last.player, last.player.opponent());
             let lost = last_scores(plies, mover, rule.movecount).is_some_and(|s| s.iter().all(|&v| v <= -rule.score));
             let agreed = !rule.twosided
                 || last_scores(plies, other, rule.movecount).is_some_and(|s| s.iter().all(|&v| v >= rule.score));
@@ -278,9 +279,10 @@ impl Adjudication {
         }
         if let Some(rule) = self.draw {
             let full_moves = plies.len() as u32 / 2;
-            let quiet =
-                |p: u32| last_scores(plies, p, rule.movecount).is_some_and(|s| s.iter().all(|v| v.abs() <= rule.score));
-            if full_moves >= rule.movenumber && quiet(0) && quiet(1) {
+            let quiet = |p: Seat| {
+                last_scores(plies, p, rule.movecount).is_some_and(|s| s.iter().all(|v| v.abs() <= rule.score))
+            };
+            if full_moves >= rule.movenumber && quiet(Seat::FIRST) && quiet(Seat::SECOND) {
                 return Some(Adjudged::Draw(format!(
                     "draw rule: scores within {} for {} moves from move {}",
                     rule.score, rule.movecount, rule.movenumber
@@ -300,7 +302,7 @@ mod tests {
             .iter()
             .enumerate()
             .map(|(i, &(player, score))| PlyRecord {
-                player,
+                player: Seat::new(player),
                 mv: i as u64,
                 text: String::new(),
                 used_us: 0,
@@ -341,7 +343,7 @@ mod tests {
         let mut game = vec![(0, Some(-700)), (1, Some(650)), (0, Some(-650)), (1, Some(700))];
         assert_eq!(rule.judge(&plies(&game)), None, "two bad scores are not three");
         game.push((0, Some(-600)));
-        assert!(matches!(rule.judge(&plies(&game)), Some(Adjudged::Resign { loser: 0, .. })));
+        assert!(matches!(rule.judge(&plies(&game)), Some(Adjudged::Resign { loser: Seat::FIRST, .. })));
         game.pop();
         game.push((0, None));
         assert_eq!(rule.judge(&plies(&game)), None, "a move without a score breaks the streak");
@@ -354,7 +356,7 @@ mod tests {
         let agreed = plies(&[(0, Some(-700)), (1, Some(700)), (0, Some(-700)), (1, Some(700))]);
         assert_eq!(twosided.judge(&agreed), None, "the mover, not its opponent, is judged");
         let agreed = plies(&[(1, Some(700)), (0, Some(-700)), (1, Some(700)), (0, Some(-700))]);
-        assert!(matches!(twosided.judge(&agreed), Some(Adjudged::Resign { loser: 0, .. })));
+        assert!(matches!(twosided.judge(&agreed), Some(Adjudged::Resign { loser: Seat::FIRST, .. })));
     }
 
     #[test]

@@ -15,7 +15,7 @@ use crate::clock::{Clock, TimeControl};
 use crate::seat::{Answer, Player, PlayerError, Reply};
 pub use crate::seat::{Seen, Start, Turn};
 
-use crate::model::{GameRecord, LiveFrame, LiveView, PlyRecord};
+use crate::model::{GameRecord, LiveFrame, LiveView, PlyRecord, Seat};
 pub use crate::verdict::{GameResult, Termination};
 
 pub mod adjudication;
@@ -126,8 +126,8 @@ fn play(
     let mut referee = Referee::new(game, info, config, watch);
     let result = referee.run(players);
     referee.show(players.len(), Some(result.clone()));
-    for (i, p) in players.iter_mut().enumerate() {
-        p.game_over(&result, i as u32);
+    for (seat, p) in Seat::all(players.len()).zip(players.iter_mut()) {
+        p.game_over(&result, seat);
     }
     crate::process::flush_engine_log();
     let plugin = variant.plugin();
@@ -234,7 +234,7 @@ impl<'a, 'w> Referee<'a, 'w> {
 
     /// Hands the watcher each player's and the spectator's view.
     fn frame(&mut self, players: usize, result: Option<GameResult>) {
-        let viewers = (0..players as u32).map(Viewer::Player).chain([Viewer::Spectator]);
+        let viewers = Seat::all(players).map(Seat::viewer).chain([Viewer::Spectator]);
         let views = viewers
             .enumerate()
             .filter_map(|(i, viewer)| {
@@ -244,7 +244,7 @@ impl<'a, 'w> Referee<'a, 'w> {
             .collect();
         let frame = LiveFrame {
             ply: self.plies.len() as u32,
-            to_move: self.game.to_move(),
+            to_move: Seat::new(self.game.to_move()),
             views,
             clocks: self.clocks.iter().map(Clock::remaining_ms).collect(),
             result,
@@ -259,25 +259,24 @@ impl<'a, 'w> Referee<'a, 'w> {
     }
 
     /// `player` loses (two-player games): the other side wins.
-    fn loss(&self, player: u32, termination: Termination) -> GameResult {
-        let n = self.info.players.len() as u32;
-        if n == 2 {
-            end(Outcome::Win(1 - player.min(1)), termination)
+    fn loss(&self, player: Seat, termination: Termination) -> GameResult {
+        if self.info.players.len() == 2 {
+            end(player.opponent().wins(), termination)
         } else {
             end(Outcome::Draw, termination)
         }
     }
 
     fn run(&mut self, players: &mut [Box<dyn Player>]) -> GameResult {
-        for (i, p) in players.iter_mut().enumerate() {
-            let observation = match self.game.observe(Viewer::Player(i as u32)) {
+        for (seat, p) in Seat::all(players.len()).zip(players.iter_mut()) {
+            let observation = match self.game.observe(seat.viewer()) {
                 Ok(o) => o,
                 Err(e) => return plugin_failure(e),
             };
             let start =
-                Start { player: i as u32, info: self.info, observation, state: (!self.hidden()).then_some(&self.game) };
+                Start { player: seat, info: self.info, observation, state: (!self.hidden()).then_some(&self.game) };
             if let Err(e) = p.new_game(&start) {
-                return self.failed(i as u32, e, None);
+                return self.failed(seat, e, None);
             }
         }
         if self.config.pin_seats {
@@ -289,7 +288,7 @@ impl<'a, 'w> Referee<'a, 'w> {
             if let Some(result) = self.check_end() {
                 return result;
             }
-            let player = self.game.to_move();
+            let player = Seat::new(self.game.to_move());
             if let Err(e) = self.game.legal_moves(&mut moves) {
                 return plugin_failure(e);
             }
@@ -298,11 +297,11 @@ impl<'a, 'w> Referee<'a, 'w> {
                     "the game is ongoing but player {player} has no legal move"
                 )));
             }
-            let Some(seat) = players.get_mut(player as usize) else {
+            let Some(mover) = players.get_mut(player.index()) else {
                 return void(Termination::PluginContract(format!("player {player} to move does not exist")));
             };
-            let tc = &self.config.time_controls[player as usize];
-            let clock = &self.clocks[player as usize];
+            let tc = &self.config.time_controls[player.index()];
+            let clock = &self.clocks[player.index()];
             let turn = Turn::new(
                 &self.game,
                 self.hidden(),
@@ -314,7 +313,7 @@ impl<'a, 'w> Referee<'a, 'w> {
                 self.plies.len() as u32,
             );
             let t0 = Instant::now();
-            let mut reply = seat.choose(&turn);
+            let mut reply = mover.choose(&turn);
             let mut offered = false;
             while let Ok(Reply { answer: Answer::OfferDraw, .. }) = reply {
                 // One offer a turn; a repeated one is declined unasked.
@@ -322,11 +321,11 @@ impl<'a, 'w> Referee<'a, 'w> {
                     return end(Outcome::Draw, Termination::DrawAgreed);
                 }
                 offered = true;
-                reply = players[player as usize].choose(&turn);
+                reply = players[player.index()].choose(&turn);
             }
             let used_us = t0.elapsed().as_micros() as u64;
             let used_ms = used_us / 1000;
-            let overrun_ms = self.clocks[player as usize].budget_ms().map(|b| used_ms.saturating_sub(b));
+            let overrun_ms = self.clocks[player.index()].budget_ms().map(|b| used_ms.saturating_sub(b));
             let reply = match reply {
                 Ok(r) => r,
                 Err(e) => return self.failed(player, e, overrun_ms),
@@ -347,10 +346,10 @@ impl<'a, 'w> Referee<'a, 'w> {
                     _ => return self.loss(player, illegal(text)),
                 },
             };
-            match self.clocks[player as usize].charge(used_ms, self.config.margin_ms) {
+            match self.clocks[player.index()].charge(used_ms, self.config.margin_ms) {
                 Ok(gift) => {
-                    for (q, c) in self.clocks.iter_mut().enumerate() {
-                        if q as u32 != player {
+                    for (q, c) in Seat::all(self.clocks.len()).zip(self.clocks.iter_mut()) {
+                        if q != player {
                             c.credit(gift);
                         }
                     }
@@ -365,17 +364,17 @@ impl<'a, 'w> Referee<'a, 'w> {
         }
     }
 
-    fn play(&mut self, players: &mut [Box<dyn Player>], player: u32, used_us: u64, said: &Reply) -> Result<(), Error> {
+    fn play(&mut self, players: &mut [Box<dyn Player>], player: Seat, used_us: u64, said: &Reply) -> Result<(), Error> {
         let Answer::Move(mv) = said.answer else { unreachable!("a played move is an id") };
         let text = self.game.move_text(mv, Viewer::Referee)?;
         let views: Vec<String> =
-            (0..players.len() as u32).map(|q| self.game.move_text(mv, Viewer::Player(q))).collect::<Result<_, _>>()?;
+            Seat::all(players.len()).map(|q| self.game.move_text(mv, q.viewer())).collect::<Result<_, _>>()?;
         // Only a frame needs the move as the spectator saw it.
         let framed = self.watch.as_mut().is_some_and(|w| w.wants(false));
         let spectator = framed.then(|| self.game.move_text(mv, Viewer::Spectator)).transpose()?;
         let before = (!self.hidden()).then(|| self.game.clone());
         self.game.apply(mv)?;
-        let clock_ms = self.clocks[player as usize].remaining_ms();
+        let clock_ms = self.clocks[player.index()].remaining_ms();
         self.plies.push(PlyRecord {
             player,
             mv,
@@ -406,14 +405,15 @@ impl<'a, 'w> Referee<'a, 'w> {
     }
 
     /// Whether every player but `from` accepts `from`'s draw offer.
-    fn draw_agreed(&self, players: &mut [Box<dyn Player>], from: u32) -> bool {
-        players.iter_mut().enumerate().filter(|(q, _)| *q as u32 != from).all(|(_, p)| p.accepts_draw(from))
+    fn draw_agreed(&self, players: &mut [Box<dyn Player>], from: Seat) -> bool {
+        Seat::all(players.len()).zip(players.iter_mut()).filter(|(q, _)| *q != from).all(|(_, p)| p.accepts_draw(from))
     }
 
     /// A flag fell, `overrun_ms` past the clock: a loss, or a draw if the
     /// opponent cannot win.
-    fn flag(&self, player: u32, overrun_ms: Option<u64>) -> GameResult {
-        let others_can_win = (0..self.info.players.len() as u32).filter(|&q| q != player).any(|q| self.game.can_win(q));
+    fn flag(&self, player: Seat, overrun_ms: Option<u64>) -> GameResult {
+        let others_can_win =
+            Seat::all(self.info.players.len()).filter(|&q| q != player).any(|q| self.game.can_win(q.number()));
         if others_can_win {
             self.loss(player, Termination::TimeForfeit(overrun_ms))
         } else {
@@ -424,7 +424,7 @@ impl<'a, 'w> Referee<'a, 'w> {
     /// `player` failed to move (`overrun_ms` past its clock, if it has
     /// one): its loss, unless the plugin it was calling failed (then the
     /// game is void).
-    fn failed(&self, player: u32, e: PlayerError, overrun_ms: Option<u64>) -> GameResult {
+    fn failed(&self, player: Seat, e: PlayerError, overrun_ms: Option<u64>) -> GameResult {
         match e {
             PlayerError::Timeout => self.flag(player, overrun_ms),
             PlayerError::Crashed(d) => self.loss(player, Termination::EngineCrashed(d)),
@@ -495,12 +495,12 @@ impl Referee<'_, '_> {
         let contract =
             |why: &str| Error::new(arbiter_api::ErrorKind::BadOptions, format!("adjudicate: {why}: {answer}"));
         let reason = answer["reason"].as_str().filter(|r| !r.trim().is_empty()).ok_or_else(|| contract("no reason"))?;
-        let players = self.info.players.len() as u32;
+        let seats = self.info.players.len();
         let outcome = match &answer["outcome"] {
             serde_json::Value::String(d) if d == "draw" => Outcome::Draw,
-            o => match o["win"].as_u64() {
-                Some(p) if (p as u32) < players => Outcome::Win(p as u32),
-                _ => return Err(contract("the outcome must be \"draw\" or {\"win\": PLAYER}")),
+            o => match o["win"].as_u64().and_then(|p| usize::try_from(p).ok()).filter(|&p| p < seats) {
+                Some(p) => Seat::at(p).wins(),
+                None => return Err(contract("the outcome must be \"draw\" or {\"win\": PLAYER}")),
             },
         };
         Ok(Some(end(outcome, Termination::Adjudication(format!("{} (the plugin's adjudication)", reason.trim())))))
@@ -526,6 +526,7 @@ mod tests;
 pub(crate) mod fixtures {
     use super::{GameRecord, GameResult, PlyRecord, Termination};
     use crate::clock::TimeControl;
+    use crate::model::Seat;
 
     /// A drawn two-player game of made-up moves, one ply per entry of
     /// `movers` (`m0`, `m1`...), with clocks and a time control.
@@ -534,7 +535,7 @@ pub(crate) mod fixtures {
             .iter()
             .enumerate()
             .map(|(i, &player)| PlyRecord {
-                player,
+                player: Seat::new(player),
                 mv: i as u64,
                 text: format!("m{i}"),
                 used_us: 1500 * i as u64,

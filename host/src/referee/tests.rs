@@ -39,7 +39,7 @@ fn a_game_ends_by_the_rules_with_every_ply_recorded() {
     let r = play(&v, json!({}), vec![Scripted::new(vec![]), Scripted::new(vec![])], "inf");
     assert_eq!(result(&r), (Outcome::Win(1), Termination::Rules("reached ten".into())));
     assert_eq!(r.plies.len(), 10);
-    assert!(r.plies.iter().enumerate().all(|(i, p)| p.player == i as u32 % 2 && p.text == "+1"));
+    assert!(r.plies.iter().enumerate().all(|(i, p)| p.player == Seat::at(i % 2) && p.text == "+1"));
     assert_eq!((r.start_position.as_str(), r.final_position.as_str()), ("0 0", "10 10"));
     assert!(r.standard_start);
 }
@@ -227,6 +227,16 @@ fn a_plugin_that_offers_adjudication_ends_the_game_when_asked_and_only_then() {
     assert_eq!(r.result.outcome, Outcome::Ongoing);
     assert!(
         matches!(&r.result.termination, Termination::PluginContract(d) if d.contains("adjudicate: no reason")),
+        "{:?}",
+        r.result
+    );
+    // So is a win for a seat past the players, however large its number.
+    let mut players: Vec<Box<dyn Player>> = scripted().into_iter().map(|p| Box::new(p) as Box<dyn Player>).collect();
+    let unseated = options(&v, json!({"adjudication": "unseated"}));
+    let r = play_game(&v, &unseated, StartFrom::Standard, &mut players, &ask).unwrap();
+    assert_eq!(r.result.outcome, Outcome::Ongoing);
+    assert!(
+        matches!(&r.result.termination, Termination::PluginContract(d) if d.contains("{\"win\": PLAYER}")),
         "{:?}",
         r.result
     );

@@ -7,7 +7,7 @@ use arbiter_api::Outcome;
 use super::queue::Claim;
 use super::tallies::{SlotResult, Tallies};
 use super::{to_json, Store, StoreError, StoreFailure};
-use crate::model::GameRecord;
+use crate::model::{GameRecord, Seat};
 use crate::record::{pgn, EventInfo, TournamentSlot};
 use crate::referee::Termination;
 
@@ -38,7 +38,7 @@ impl SummaryRow {
             variant: self.variant,
             players: serde_json::from_str(&self.players).unwrap_or_default(),
             result: self.result,
-            winner: self.winner,
+            winner: self.winner.map(Seat::new),
             termination: Termination::from_stored(self.termination_kind.as_deref(), &self.termination),
             plies: self.plies,
             event: self.event,
@@ -248,7 +248,7 @@ pub struct GameSummary {
     /// `1-0`, `0-1`, `1/2-1/2` or `*`.
     pub result: String,
     /// The winner's seat, if any.
-    pub winner: Option<u32>,
+    pub winner: Option<Seat>,
     /// Why the game ended (shown as its text).
     #[serde(serialize_with = "as_text")]
     pub termination: Termination,

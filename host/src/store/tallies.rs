@@ -1,9 +1,7 @@
 //! What standings read: a tournament's games and colour-swapped pairs
 //! counted by outcome, kept up to date as each game is stored.
 
-use arbiter_api::Outcome;
-
-use crate::model::GameRecord;
+use crate::model::{GameRecord, Seat};
 use crate::record::EventInfo;
 
 /// A finished tournament game, as scheduling and standings need it.
@@ -20,7 +18,7 @@ pub struct SlotResult {
     /// `1-0`, `0-1`, `1/2-1/2` or `*`.
     pub result: String,
     /// The winner's seat, if any.
-    pub winner: Option<u32>,
+    pub winner: Option<Seat>,
 }
 
 impl SlotResult {
@@ -33,10 +31,7 @@ impl SlotResult {
             seats: slot.seats.clone(),
             variant: record.variant.clone(),
             result: record.result.pgn().to_string(),
-            winner: match record.result.outcome {
-                Outcome::Win(p) => Some(p),
-                _ => None,
-            },
+            winner: Seat::winner(record.result.outcome),
         })
     }
 }
@@ -51,7 +46,7 @@ pub struct Tally {
     /// Entrant indices in turn order.
     pub seats: Vec<usize>,
     /// The winner's seat, if any.
-    pub winner: Option<u32>,
+    pub winner: Option<Seat>,
     /// Whether the games have a result (`*` games count for nobody).
     pub decided: bool,
     /// How many games.
@@ -105,7 +100,7 @@ impl Tallies {
     /// store keeps up to date game by game; it rebuilds them so for stores
     /// written before it kept them).
     pub fn of(results: &[SlotResult]) -> Tallies {
-        let mut games: std::collections::BTreeMap<(String, Vec<usize>, Option<u32>, bool), u64> = Default::default();
+        let mut games: std::collections::BTreeMap<(String, Vec<usize>, Option<Seat>, bool), u64> = Default::default();
         let mut pairs: std::collections::BTreeMap<(String, (usize, usize), u8), u64> = Default::default();
         let by_index: std::collections::HashMap<u32, &SlotResult> = results.iter().map(|r| (r.index, r)).collect();
         for r in results {
@@ -166,7 +161,7 @@ pub(super) fn pair_points(a: &SlotResult, b: &SlotResult) -> Option<((usize, usi
     }
     let half_points = |g: &SlotResult| match g.winner {
         None => 1,
-        Some(w) if g.seats.get(w as usize) == Some(&low) => 2,
+        Some(w) if g.seats.get(w.index()) == Some(&low) => 2,
         Some(_) => 0,
     };
     Some(((low, high), half_points(a) + half_points(b)))

@@ -10,6 +10,7 @@ use std::time::Duration;
 use arbiter_api::Outcome;
 
 use super::{Claim, GameFilter, Lease, QueuedGame, RuleCheck, SlotResult, StopRule, Store, StoredBatch, Tallies};
+use crate::model::Seat;
 use crate::model::{GameRecord, SeenFrame};
 use crate::record::{EventInfo, TournamentSlot};
 use crate::referee::fixtures::record;
@@ -368,7 +369,7 @@ fn a_live_game_shows_its_latest_frame_until_it_is_stored(store: &Store, _at: &Pa
     let t = store.add_tournament("t", "{}").unwrap();
     let frame = |ply| SeenFrame {
         ply,
-        to_move: ply % 2,
+        to_move: Seat::new(ply % 2),
         observation: Default::default(),
         last_move: Some(format!("m{ply}")),
         clocks: vec![Some(1000), None],
@@ -478,11 +479,14 @@ fn the_games_workers_played_are_listed_with_their_workers(store: &Store, _at: &P
     let (won, drawn) = (ended(Outcome::Win(1)), ended(Outcome::Draw));
     let (e1, e2) = (slot(t, 1, vec![1, 0]), slot(t, 2, vec![0, 1]));
     store.complete_claims(&[(&claims[0], &won, &e1), (&claims[1], &drawn, &e2)], None).unwrap();
-    let listed: Vec<(Option<u32>, String, String)> =
+    let listed: Vec<(Option<Seat>, String, String)> =
         store.worker_games(t).unwrap().into_iter().map(|(g, w)| (g.winner, g.result, w)).collect();
     assert_eq!(
         listed,
-        [(Some(1), "0-1".to_string(), "lab-2:h#0".to_string()), (None, "1/2-1/2".into(), "lab-2:h#0".into())],
+        [
+            (Some(Seat::SECOND), "0-1".to_string(), "lab-2:h#0".to_string()),
+            (None, "1/2-1/2".into(), "lab-2:h#0".into())
+        ],
         "the workers' games only, in store order"
     );
     assert!(store.worker_games(t + 1).unwrap().is_empty());

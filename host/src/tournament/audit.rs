@@ -4,6 +4,7 @@
 //! they are trusted; and each worker's results held against the others'
 //! ([`worker_residuals`]).
 
+use crate::model::Seat;
 use crate::plugin::Registry;
 use crate::record::replay::{verify_record, ReplayError};
 use crate::stats::residuals::{residuals, Observation, Residual};
@@ -64,7 +65,7 @@ pub fn worker_residuals(store: &Store, tournament: i64) -> Result<Vec<Residual>,
         .into_iter()
         .filter_map(|(g, worker)| {
             let score = match (g.winner, g.result.as_str()) {
-                (Some(0), _) => 1.0,
+                (Some(Seat::FIRST), _) => 1.0,
                 (Some(_), _) => 0.0,
                 (None, "1/2-1/2") => 0.5,
                 _ => return None,

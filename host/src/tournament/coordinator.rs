@@ -29,7 +29,7 @@ use super::wire::{
     UploadResponse, UploadedGame, Verdict,
 };
 use super::worker::Job;
-use crate::model::GameRecord;
+use crate::model::{GameRecord, Seat};
 use crate::plugin::Registry;
 use crate::record::replay::verify_record;
 use crate::referee::adjudication::Adjudged;
@@ -768,7 +768,7 @@ pub fn check_against_job(registry: &Registry, job: &Job, record: &GameRecord) ->
         let judged = job.adjudication.judge(&record.plies);
         let by_score = match judged {
             Some(Adjudged::Resign { loser, reason: r }) => {
-                r == *reason && record.result.outcome == Outcome::Win(1 - loser.min(1))
+                r == *reason && record.result.outcome == loser.opponent().wins()
             }
             Some(Adjudged::Draw(r)) => r == *reason && record.result.outcome == Outcome::Draw,
             None => false,
@@ -784,8 +784,10 @@ pub fn check_against_job(registry: &Registry, job: &Job, record: &GameRecord) ->
             return Err(format!("adjudicated '{reason}', which the job's rules do not give here"));
         }
     }
-    if let (Termination::TimeForfeit(_), Outcome::Win(winner)) = (&record.result.termination, record.result.outcome) {
-        check_flag(job, record, 1 - winner.min(1))?;
+    if let (Termination::TimeForfeit(_), Some(winner)) =
+        (&record.result.termination, Seat::winner(record.result.outcome))
+    {
+        check_flag(job, record, winner.opponent())?;
     }
     // A game the job would have adjudicated earlier was not played by it.
     let through = record.plies.len().saturating_sub(1);
@@ -834,8 +836,8 @@ pub fn deterministic(job: &Job) -> bool {
 /// game's wall time not spent on the recorded moves, which is what its
 /// last, unfinished move took. (A pooled clock, which the opponent's moves
 /// fill, is checked by the rules' replay only.)
-fn check_flag(job: &Job, record: &GameRecord, loser: u32) -> std::result::Result<(), String> {
-    let Some(seat) = job.seats.get(loser as usize) else { return Ok(()) };
+fn check_flag(job: &Job, record: &GameRecord, loser: Seat) -> std::result::Result<(), String> {
+    let Some(seat) = job.seats.get(loser.index()) else { return Ok(()) };
     let left = match &seat.tc.limit {
         crate::clock::Limit::PerMove(ms) => *ms,
         crate::clock::Limit::Periods(_) => {
@@ -861,6 +863,7 @@ fn check_flag(job: &Job, record: &GameRecord, loser: u32) -> std::result::Result
 
 #[cfg(test)]
 mod tests {
+    use crate::model::Seat;
     use std::sync::Arc;
     use std::time::Duration;
 
@@ -1176,9 +1179,9 @@ mod tests {
         }
         // Player 1 to move, 9.5 s on its clock after its last move.
         r.duration_ms = 3_000 + 9_500;
-        assert_eq!(super::check_flag(&job, &r, 1), Ok(()));
+        assert_eq!(super::check_flag(&job, &r, Seat::SECOND), Ok(()));
         r.duration_ms = 3_000 + 2_000;
-        let e = super::check_flag(&job, &r, 1).unwrap_err();
+        let e = super::check_flag(&job, &r, Seat::SECOND).unwrap_err();
         assert!(e.contains("lost on time with 9500 ms on its clock") && e.contains("leave 2000 ms"), "{e}");
     }
 

@@ -50,7 +50,7 @@ pub fn first_points(game: &SlotResult) -> Option<f64> {
     }
     Some(match game.winner {
         None => 0.5,
-        Some(w) if game.seats.get(w as usize) == Some(&0) => 1.0,
+        Some(w) if game.seats.get(w.index()) == Some(&0) => 1.0,
         Some(_) => 0.0,
     })
 }
@@ -58,13 +58,14 @@ pub fn first_points(game: &SlotResult) -> Option<f64> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::{first_points, PairTally};
+    use crate::model::Seat;
     use crate::store::SlotResult;
 
     /// Game `index` of a match, pairs `(2k, 2k + 1)`, with entrant 0 first or second.
     pub(crate) fn game(index: u32, first_moves_first: bool, result: &str) -> SlotResult {
         let winner = match result {
-            "1-0" => Some(0),
-            "0-1" => Some(1),
+            "1-0" => Some(Seat::FIRST),
+            "0-1" => Some(Seat::SECOND),
             _ => None,
         };
         SlotResult {

@@ -16,7 +16,8 @@ use serde_json::{Map, Value};
 use super::journal::Journal;
 use super::pulse::{Paced, Pulse, SharedPulse};
 use crate::clock::TimeControl;
-use crate::model::{LiveFrame, PlyRecord, SeenFrame};
+use crate::model::seeds::seat_seed;
+use crate::model::{LiveFrame, PlyRecord, Seat, SeenFrame};
 use crate::players::{KeptEngines, Player, PlayerSpec};
 use crate::referee::Watcher;
 use crate::Viewer;
@@ -175,14 +176,14 @@ pub fn seat_players(
     pulse: &SharedPulse,
     kept: &mut KeptEngines,
 ) -> Vec<Box<dyn Player>> {
-    let made = |seat: usize, spec: &PlayerSpec| {
-        let inner = spec.create(crate::model::seeds::seat_seed(game_seed, seat));
+    let made = |seat: Seat, spec: &PlayerSpec| {
+        let inner = spec.create(seat_seed(game_seed, seat));
         Box::new(Paced { inner, pulse: pulse.clone(), person: spec.is_person() }) as Box<dyn Player>
     };
     seats
         .iter()
-        .enumerate()
-        .map(|(seat, (name, spec))| {
+        .zip(Seat::all(seats.len()))
+        .map(|((name, spec), seat)| {
             let reused = if spec.is_engine() { kept.take(name, spec) } else { None };
             reused.unwrap_or_else(|| made(seat, spec))
         })
@@ -201,6 +202,7 @@ pub fn keep_engines(seats: &[(&str, &PlayerSpec)], players: Vec<Box<dyn Player>>
 
 #[cfg(test)]
 mod tests {
+    use crate::model::Seat;
     use std::cell::RefCell;
 
     use arbiter_api::schema::{Observation, ObservationView};
@@ -222,7 +224,7 @@ mod tests {
         };
         LiveFrame {
             ply,
-            to_move: 0,
+            to_move: Seat::FIRST,
             views: vec![view(Viewer::Player(0)), view(Viewer::Spectator)],
             clocks: vec![None, None],
             result: None,

@@ -15,7 +15,7 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::model::PlyRecord;
+use crate::model::{PlyRecord, Seat};
 
 /// The journal file's size: room for hundreds of thousands of plies (the
 /// file is sparse; pages are used as plies are written).
@@ -199,7 +199,7 @@ impl Drop for Journal {
 /// each as a u32 length and its bytes. Every field of [`PlyRecord`] is kept.
 fn encode(p: &PlyRecord) -> Vec<u8> {
     let mut b = Vec::with_capacity(64 + p.text.len() + p.pv.as_ref().map_or(0, String::len));
-    b.extend_from_slice(&p.player.to_le_bytes());
+    b.extend_from_slice(&p.player.number().to_le_bytes());
     b.extend_from_slice(&p.mv.to_le_bytes());
     b.extend_from_slice(&p.used_us.to_le_bytes());
     let present = [
@@ -266,7 +266,7 @@ impl Bytes<'_> {
 
 fn decode(b: &[u8]) -> Option<PlyRecord> {
     let mut b = Bytes(b);
-    let (player, mv, used_us) = (b.u32()?, b.u64()?, b.u64()?);
+    let (player, mv, used_us) = (Seat::new(b.u32()?), b.u64()?, b.u64()?);
     let [flags] = b.take()?;
     let on = |i: u8| flags & 1 << i != 0;
     let reported_ms = if on(0) { Some(b.u64()?) } else { None };
@@ -287,7 +287,7 @@ mod tests {
 
     fn ply(i: u32) -> PlyRecord {
         PlyRecord {
-            player: i % 2,
+            player: Seat::new(i % 2),
             mv: u64::from(i) << 40 | 7,
             text: format!("m{i}é"),
             used_us: u64::from(i) * 3,

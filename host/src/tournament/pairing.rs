@@ -8,7 +8,7 @@ mod knockout;
 mod round_robin;
 mod swiss;
 
-use crate::model::UnknownName;
+use crate::model::{Seat, UnknownName};
 
 /// One tournament format: its name and how its pairing system is made.
 pub struct PairingFormat {
@@ -123,7 +123,7 @@ pub struct Finished {
     /// Entrant indices in turn order.
     pub seats: [usize; 2],
     /// Winner's seat, or `None` for a draw.
-    pub winner: Option<usize>,
+    pub winner: Option<Seat>,
 }
 
 impl Finished {
@@ -131,7 +131,7 @@ impl Finished {
     pub fn points_of(&self, e: usize) -> f64 {
         match self.winner {
             None => 0.5,
-            Some(seat) if self.seats[seat] == e => 1.0,
+            Some(seat) if self.seats.get(seat.index()) == Some(&e) => 1.0,
             Some(_) => 0.0,
         }
     }

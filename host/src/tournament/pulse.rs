@@ -8,7 +8,7 @@ use crate::sync::LockExt;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::model::PlyRecord;
+use crate::model::{PlyRecord, Seat};
 use crate::players::{MoveWait, Player, PlayerError, Reply};
 use crate::seat::{Seen, Start, Turn};
 use crate::verdict::GameResult;
@@ -124,10 +124,10 @@ impl Player for Paced {
     fn notify(&mut self, seen: &Seen<'_>) {
         self.inner.notify(seen);
     }
-    fn accepts_draw(&mut self, from: u32) -> bool {
+    fn accepts_draw(&mut self, from: Seat) -> bool {
         self.inner.accepts_draw(from)
     }
-    fn game_over(&mut self, result: &GameResult, me: u32) {
+    fn game_over(&mut self, result: &GameResult, me: Seat) {
         self.inner.game_over(result, me);
     }
 }

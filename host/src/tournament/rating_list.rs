@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use super::error::Result;
 use super::view::TournamentView;
+use crate::model::Seat;
 use crate::stats::rating_list::{rating_list, Anchor, Game, Outcome, MAX_DRAW};
 use crate::store::Store;
 
@@ -64,8 +65,8 @@ pub fn rated_games(store: &Store, tournaments: &[i64]) -> Result<Vec<VariantGame
         for g in store.tournament_results(id)? {
             let outcome = match (g.result.as_str(), g.winner) {
                 ("1/2-1/2", _) => Outcome::Draw,
-                (_, Some(0)) => Outcome::Win,
-                (_, Some(1)) => Outcome::Loss,
+                (_, Some(Seat::FIRST)) => Outcome::Win,
+                (_, Some(Seat::SECOND)) => Outcome::Loss,
                 _ => continue,
             };
             let [first, second] = g.seats[..] else { continue };

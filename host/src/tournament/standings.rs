@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use crate::model::Seat;
 use crate::stats::ratings::{ratings, ResultMatrix};
 use crate::stats::sprt::Pentanomial;
 use crate::store::{PairTally, Tallies, Tally};
@@ -71,7 +72,7 @@ pub fn table(n: usize, games: &[&Tally], pairs: &[&PairTally], byes: &[f64]) -> 
             }
         };
         let score_a = match g.winner {
-            Some(0) => 1.0,
+            Some(Seat::FIRST) => 1.0,
             Some(_) => 0.0,
             None => 0.5,
         };
@@ -230,10 +231,11 @@ fn render_table(out: &mut String, title: &str, names: &[String], t: &Table) {
 #[cfg(test)]
 mod tests {
     use super::{render, table};
+    use crate::model::Seat;
     use crate::store::{PairTally, Tallies, Tally};
 
     fn tally(seats: [usize; 2], winner: Option<u32>, games: u64) -> Tally {
-        Tally { variant: "chess".into(), seats: seats.to_vec(), winner, decided: true, games }
+        Tally { variant: "chess".into(), seats: seats.to_vec(), winner: winner.map(Seat::new), decided: true, games }
     }
 
     #[test]

@@ -88,7 +88,7 @@ impl TuneState {
     /// Takes one stored game; the pair it finishes, if it finishes one.
     pub fn add(&mut self, game: &SlotResult) -> Option<&TunePoint> {
         let k = game.index / 2 + 1;
-        let first_side = match game.winner.and_then(|w| game.seats.get(w as usize)) {
+        let first_side = match game.winner.and_then(|w| game.seats.get(w.index())) {
             Some(0) => 1.0,
             Some(_) => -1.0,
             None => 0.0,
@@ -220,6 +220,7 @@ pub fn check_player(spsa: &Spsa, entrant: &Entrant) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
+    use crate::model::Seat;
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
 
@@ -261,7 +262,7 @@ mod tests {
         SlotResult {
             index,
             pair: Some(index - index % 2),
-            winner: winner.map(|w| seats.iter().position(|&s| s == w).unwrap() as u32),
+            winner: winner.map(|w| Seat::at(seats.iter().position(|&s| s == w).unwrap())),
             seats,
             variant: "race".into(),
             result: String::new(),

@@ -70,7 +70,7 @@ impl TournamentView {
             store.tournament_results(self.id)?.into_iter().map(|g| (g.index, g)).collect();
         let finished = |index: u32| {
             let g = stored.get(&index)?;
-            Some(Finished { seats: [*g.seats.first()?, *g.seats.get(1)?], winner: g.winner.map(|w| w as usize) })
+            Some(Finished { seats: [*g.seats.first()?, *g.seats.get(1)?], winner: g.winner })
         };
         let counts: Vec<usize> =
             self.definition.variants.iter().map(|v| self.definition.openings.get(v).map_or(0, Vec::len)).collect();
@@ -117,7 +117,7 @@ impl TournamentView {
         let mut counts: Vec<(String, u64, u64)> = names.iter().map(|n| (n.to_string(), 0, 0)).collect();
         for game in store.games(Some(self.id))? {
             for ply in &game.record.plies {
-                let (Some(hit), Some(name)) = (ply.ponder_hit, game.record.players.get(ply.player as usize)) else {
+                let (Some(hit), Some(name)) = (ply.ponder_hit, game.record.players.get(ply.player.index())) else {
                     continue;
                 };
                 if let Some(c) = counts.iter_mut().find(|c| &c.0 == name) {

@@ -444,6 +444,7 @@ pub(crate) fn play_in_process(registry: &Registry, job: &Job) -> GameRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Seat;
     use crate::referee::fixtures::record;
 
     /// One message as it crosses the pipe: one line, read back whole.
@@ -474,7 +475,7 @@ mod tests {
         );
         let frame = SeenFrame {
             ply: 3,
-            to_move: 1,
+            to_move: Seat::SECOND,
             observation: Default::default(),
             last_move: Some("e2e4".into()),
             clocks: vec![Some(1000), None],

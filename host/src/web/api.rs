@@ -296,7 +296,7 @@ pub(super) async fn game(
         for (i, ply) in record.plies.iter().enumerate() {
             let text = if redacted { game.move_text(ply.mv, viewer)? } else { ply.text.clone() };
             game.apply(ply.mv)?;
-            if let Some(c) = clocks.get_mut(ply.player as usize) {
+            if let Some(c) = clocks.get_mut(ply.player.index()) {
                 *c = ply.clock_ms;
             }
             frames.push(json!({

@@ -26,7 +26,8 @@ use tokio_stream::{Stream, StreamExt};
 
 use super::{blocking, ApiError, Shared};
 use crate::clock::TimeControl;
-use crate::model::LiveFrame;
+use crate::model::seeds::seat_seed;
+use crate::model::{LiveFrame, Seat};
 use crate::players::{Answer, Player, PlayerError, PlayerSpec, Reply};
 use crate::record::EventInfo;
 use crate::referee::{play_game_watched, GameConfig, StartFrom, Turn};
@@ -71,8 +72,9 @@ enum Action {
     AnswerDraw(bool),
 }
 
-/// One seat of a session.
-struct Seat {
+/// How a seat of a session is reached: its secret, and the channel to its
+/// player while the game is on.
+struct SeatLink {
     /// The secret of a browser seat (`None`: a program plays it).
     token: Option<String>,
     actions: Mutex<Option<Sender<Action>>>,
@@ -86,7 +88,7 @@ struct Progress {
     /// Per seat: its legal moves while it is asked to move.
     offers: Vec<Option<Vec<Value>>>,
     /// Per seat: a draw offer from this player awaits its answer.
-    draw_offered_by: Vec<Option<u32>>,
+    draw_offered_by: Vec<Option<Seat>>,
     /// Per seat: something to tell that player ("your draw offer was declined").
     notices: Vec<Option<String>>,
     stored_as: Option<i64>,
@@ -104,7 +106,7 @@ struct Session {
     piece_sets: Value,
     sides: Vec<String>,
     names: Vec<String>,
-    seats: Vec<Seat>,
+    seats: Vec<SeatLink>,
     progress: Mutex<Progress>,
     version: watch::Sender<u64>,
 }
@@ -121,18 +123,18 @@ impl Session {
     }
 
     /// The seat whose token this is.
-    fn seat_of(&self, token: Option<&str>) -> Option<u32> {
+    fn seat_of(&self, token: Option<&str>) -> Option<Seat> {
         let token = token?;
-        self.seats.iter().position(|s| s.token.as_deref() == Some(token)).map(|i| i as u32)
+        self.seats.iter().position(|s| s.token.as_deref() == Some(token)).map(Seat::at)
     }
 
     /// Everything `seat` (or a spectator, for `None`) may see now: the
     /// session, and the latest frame as that viewer sees it.
-    fn view(&self, seat: Option<u32>) -> Value {
+    fn view(&self, seat: Option<Seat>) -> Value {
         let p = self.progress();
-        let viewer = seat.map_or(Viewer::Spectator, Viewer::Player);
-        fn seat_part<T: Clone>(items: &[Option<T>], seat: Option<u32>) -> Option<T> {
-            seat.and_then(|s| items.get(s as usize).cloned().flatten())
+        let viewer = seat.map_or(Viewer::Spectator, Seat::viewer);
+        fn seat_part<T: Clone>(items: &[Option<T>], seat: Option<Seat>) -> Option<T> {
+            seat.and_then(|s| items.get(s.index()).cloned().flatten())
         }
         let mut view = json!({
             "id": self.id,
@@ -159,8 +161,8 @@ impl Session {
     }
 
     /// Hands `action` to `seat`'s player.
-    fn send(&self, seat: u32, action: Action) -> Result<(), ApiError> {
-        let seat = &self.seats[seat as usize];
+    fn send(&self, seat: Seat, action: Action) -> Result<(), ApiError> {
+        let seat = &self.seats[seat.index()];
         let sender = seat.actions.lock_or_recover();
         match sender.as_ref().map(|s| s.send(action)) {
             Some(Ok(())) => Ok(()),
@@ -172,7 +174,7 @@ impl Session {
 /// A seat played from a browser: waits for the person's actions.
 struct BrowserPlayer {
     name: String,
-    seat: u32,
+    seat: Seat,
     session: Arc<Session>,
     actions: Receiver<Action>,
     /// The ply at which this player's last draw offer was made.
@@ -204,7 +206,7 @@ impl Player for BrowserPlayer {
             .zip(turn.move_cells())
             .map(|(&mv, cells)| json!({"id": mv.to_string(), "text": turn.move_text(mv).unwrap_or_default(), "cells": cells}))
             .collect();
-        let seat = self.seat as usize;
+        let seat = self.seat.index();
         let declined = self.offered_at == Some(turn.ply());
         self.session.update(|p| {
             p.offers[seat] = Some(offer);
@@ -232,8 +234,8 @@ impl Player for BrowserPlayer {
         answer.map(Reply::answer)
     }
 
-    fn accepts_draw(&mut self, from: u32) -> bool {
-        let seat = self.seat as usize;
+    fn accepts_draw(&mut self, from: Seat) -> bool {
+        let seat = self.seat.index();
         self.session.update(|p| p.draw_offered_by[seat] = Some(from));
         let deadline = Instant::now() + DRAW_ANSWER;
         let accepted = loop {
@@ -297,14 +299,14 @@ fn start_game(app: &Shared, req: StartRequest) -> Result<Json<Value>, ApiError> 
         }
         Some(spec)
     };
-    let me = match req.seat.as_deref().map(str::trim) {
+    let me = Seat::at(match req.seat.as_deref().map(str::trim) {
         None | Some("") | Some("random") => rand::random_range(0..n),
         Some(s) => s
             .parse()
             .ok()
             .filter(|&s| s < n)
             .ok_or_else(|| ApiError::bad_request(format!("seat '{s}' must be 0..{n} or random")))?,
-    };
+    });
     let tc_text = req.tc.as_deref().filter(|t| !t.trim().is_empty()).unwrap_or(&info.default_time_control);
     let tc = TimeControl::parse(tc_text).map_err(|e| ApiError::bad_request(e.to_string()))?;
     variant.new_game(&req.options).map_err(|e| ApiError::bad_request(e.to_string()))?;
@@ -318,30 +320,25 @@ fn start_game(app: &Shared, req: StartRequest) -> Result<Json<Value>, ApiError> 
     if person.chars().any(char::is_control) || person.chars().count() > 100 {
         return Err(ApiError::bad_request("name must be at most 100 characters, none of them control characters"));
     }
-    let browser_seat = |s: usize| s == me || opponent.is_none();
+    let browser_seat = |s: Seat| s == me || opponent.is_none();
     let mut receivers = Vec::new();
-    let seats: Vec<Seat> = (0..n)
+    let seats: Vec<SeatLink> = Seat::all(n)
         .map(|s| {
             if browser_seat(s) {
                 let (tx, rx) = mpsc::channel();
                 receivers.push(Some(rx));
-                Seat { token: Some(token()), actions: Mutex::new(Some(tx)) }
+                SeatLink { token: Some(token()), actions: Mutex::new(Some(tx)) }
             } else {
                 receivers.push(None);
-                Seat { token: None, actions: Mutex::new(None) }
+                SeatLink { token: None, actions: Mutex::new(None) }
             }
         })
         .collect();
     let id = app.sessions.next.fetch_add(1, Ordering::Relaxed) + 1;
     let seed = rand::random::<u64>();
     // The program seats' players, made once: their names go in the record.
-    let mut programs: Vec<Option<Box<dyn Player>>> = (0..n)
-        .map(|s| {
-            opponent
-                .as_ref()
-                .filter(|_| !browser_seat(s))
-                .map(|spec| spec.create(crate::model::seeds::seat_seed(seed, s)))
-        })
+    let mut programs: Vec<Option<Box<dyn Player>>> = Seat::all(n)
+        .map(|s| opponent.as_ref().filter(|_| !browser_seat(s)).map(|spec| spec.create(seat_seed(seed, s))))
         .collect();
     let names: Vec<String> = (0..n)
         .map(|s| match (&programs[s], &opponent) {
@@ -368,11 +365,11 @@ fn start_game(app: &Shared, req: StartRequest) -> Result<Json<Value>, ApiError> 
         version: watch::channel(0).0,
     });
     let mut players: Vec<Box<dyn Player>> = Vec::with_capacity(n);
-    for (s, rx) in receivers.into_iter().enumerate() {
-        players.push(match (rx, programs[s].take()) {
+    for (s, rx) in Seat::all(n).zip(receivers) {
+        players.push(match (rx, programs[s.index()].take()) {
             (Some(actions), _) => Box::new(BrowserPlayer {
-                name: names[s].clone(),
-                seat: s as u32,
+                name: names[s.index()].clone(),
+                seat: s,
                 session: session.clone(),
                 actions,
                 offered_at: None,
@@ -433,9 +430,9 @@ fn start_game(app: &Shared, req: StartRequest) -> Result<Json<Value>, ApiError> 
         });
     })?;
     let invite = (opponent.is_none())
-        .then(|| session.seats.iter().enumerate().find(|(s, _)| *s != me).and_then(|(_, seat)| seat.token.clone()))
+        .then(|| Seat::all(n).zip(&session.seats).find(|(s, _)| *s != me).and_then(|(_, seat)| seat.token.clone()))
         .flatten();
-    Ok(Json(json!({ "id": id, "seat": me, "token": session.seats[me].token, "invite": invite })))
+    Ok(Json(json!({ "id": id, "seat": me, "token": session.seats[me.index()].token, "invite": invite })))
 }
 
 /// `GET /api/play`: the games of this server, newest first.
@@ -518,7 +515,7 @@ pub(super) async fn act(
             // The offer is taken with the move: a second move sent before the
             // player is asked again finds none (one move per turn).
             let mut progress = s.progress();
-            let offer = &mut progress.offers[seat as usize];
+            let offer = &mut progress.offers[seat.index()];
             let Some(offered) = offer.as_ref() else {
                 return Err(ApiError::bad_request("it is not your turn"));
             };

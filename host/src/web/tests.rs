@@ -190,7 +190,7 @@ async fn a_tournament_shows_its_standings_and_its_games_in_progress() {
     assert!(text.contains("\"name\":\"a\"") && text.contains("\"name\":\"b\""), "{text}");
     let frame = crate::model::SeenFrame {
         ply: 2,
-        to_move: 0,
+        to_move: crate::model::Seat::FIRST,
         observation: Default::default(),
         last_move: Some("+1".into()),
         clocks: vec![None, None],

@@ -1,6 +1,6 @@
 //! Finished games, in PostgreSQL.
 
-use crate::model::GameRecord;
+use crate::model::{GameRecord, Seat};
 use crate::record::TournamentSlot;
 use crate::store::games::{
     GameBackend, GameColumns, GameFilter, GameRow, GameSummary, StopRule, StoredBatch, StoredGame, Storing, SummaryRow,
@@ -104,7 +104,7 @@ impl Counts {
             let key = (t, game.variant.clone(), low as i32, high as i32, points as i32, shard);
             *self.pairs.entry(key).or_default() += 1;
         }
-        let winner = game.winner.map_or(-1, |w| w as i32);
+        let winner = game.winner.map_or(-1, |w| w.number() as i32);
         let key = (t, game.variant.clone(), to_json(&game.seats), winner, game.decided(), shard);
         *self.games.entry(key).or_default() += 1;
         if let Some(host) = host {
@@ -413,7 +413,7 @@ impl GameBackend for Postgres {
                 .map(|r| Tally {
                     variant: r.get(0),
                     seats: serde_json::from_str(&r.get::<_, String>(1)).unwrap_or_default(),
-                    winner: u32::try_from(r.get::<_, i32>(2)).ok(),
+                    winner: u32::try_from(r.get::<_, i32>(2)).ok().map(Seat::new),
                     decided: r.get(3),
                     games: r.get::<_, i64>(4) as u64,
                 })
@@ -483,6 +483,6 @@ fn slot_result(r: &Row, first: usize) -> SlotResult {
         seats: r.get::<_, Option<String>>(first + 2).and_then(|s| serde_json::from_str(&s).ok()).unwrap_or_default(),
         variant: r.get(first + 3),
         result: r.get(first + 4),
-        winner: r.get::<_, Option<i32>>(first + 5).map(|w| w as u32),
+        winner: r.get::<_, Option<i32>>(first + 5).map(|w| Seat::new(w as u32)),
     }
 }

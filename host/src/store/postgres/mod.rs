@@ -471,7 +471,7 @@ fn count_earlier_games(client: &mut Client) -> Result<(), postgres::Error> {
         for t in &tallies.games {
             tx.execute(
                 "INSERT INTO tallies (tournament_id, variant, seats, winner, decided, games) VALUES ($1, $2, $3, $4, $5, $6)",
-                &[&id, &t.variant, &to_json(&t.seats), &t.winner.map_or(-1, |w| w as i32), &t.decided, &(t.games as i64)],
+                &[&id, &t.variant, &to_json(&t.seats), &t.winner.map_or(-1, |w| w.number() as i32), &t.decided, &(t.games as i64)],
             )?;
         }
         for p in &tallies.pairs {

@@ -2,6 +2,7 @@
 
 use rusqlite::{params, Connection, OptionalExtension};
 
+use crate::model::Seat;
 use crate::store::games::{
     GameBackend, GameColumns, GameFilter, GameRow, GameSummary, StopRule, StoredBatch, StoredGame, Storing, SummaryRow,
     SUMMARY_COLUMNS,
@@ -117,7 +118,7 @@ fn count_game(tx: &Connection, tournament: i64, game: &SlotResult) -> rusqlite::
         tournament,
         game.variant,
         to_json(&game.seats),
-        game.winner.map_or(-1, i64::from),
+        game.winner.map_or(-1, |w| i64::from(w.number())),
         game.decided(),
         game.shard()
     ])?;
@@ -217,7 +218,7 @@ impl GameBackend for Sqlite {
                 Ok(Tally {
                     variant: r.get(0)?,
                     seats: serde_json::from_str(&r.get::<_, String>(1)?).unwrap_or_default(),
-                    winner: u32::try_from(r.get::<_, i64>(2)?).ok(),
+                    winner: u32::try_from(r.get::<_, i64>(2)?).ok().map(Seat::new),
                     decided: r.get(3)?,
                     games: r.get::<_, i64>(4)? as u64,
                 })
@@ -293,6 +294,6 @@ fn slot_result(r: &rusqlite::Row<'_>) -> rusqlite::Result<SlotResult> {
         seats: seats.and_then(|s| serde_json::from_str(&s).ok()).unwrap_or_default(),
         variant: r.get(3)?,
         result: r.get(4)?,
-        winner: r.get(5)?,
+        winner: r.get::<_, Option<u32>>(5)?.map(Seat::new),
     })
 }

@@ -224,7 +224,7 @@ fn count_earlier_games(tx: &rusqlite::Transaction<'_>) -> rusqlite_migration::Ho
         for t in &tallies.games {
             tx.execute(
                 "INSERT INTO tallies (tournament_id, variant, seats, winner, decided, games) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                params![id, t.variant, to_json(&t.seats), t.winner.map_or(-1, i64::from), t.decided, t.games as i64],
+                params![id, t.variant, to_json(&t.seats), t.winner.map_or(-1, |w| i64::from(w.number())), t.decided, t.games as i64],
             )?;
         }
         for p in &tallies.pairs {

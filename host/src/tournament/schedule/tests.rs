@@ -1,4 +1,5 @@
 use super::*;
+use crate::model::Seat;
 use crate::tournament::config::PlayerConfig;
 use crate::tournament::pairing::Format;
 
@@ -12,7 +13,7 @@ fn cfg(format: Format, players: usize, rounds: u32, gpp: u32) -> TournamentConfi
 
 fn everyone_won_by_lower_index(index: u32, rounds: &[Round]) -> Option<Finished> {
     let g = rounds.iter().flat_map(|r| &r.games).find(|g| g.index == index)?;
-    Some(Finished { seats: g.seats, winner: Some(if g.seats[0] < g.seats[1] { 0 } else { 1 }) })
+    Some(Finished { seats: g.seats, winner: Some(if g.seats[0] < g.seats[1] { Seat::FIRST } else { Seat::SECOND }) })
 }
 
 #[test]
