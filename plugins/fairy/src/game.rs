@@ -7,7 +7,7 @@ use arbiter_api::kit::Game;
 use arbiter_api::schema::{Observation, ObservationView, PieceView};
 use arbiter_api::{Status, Viewer};
 
-use crate::position::{Move, Position, WALL};
+use crate::position::{Color, Move, Position};
 use crate::rules::{End, MaterialCounting};
 
 /// A game in progress. Its legal moves and status are worked out once per
@@ -62,29 +62,29 @@ impl FairyGame {
     fn status_with(&self, moves: &[Move]) -> Status {
         let pos = &self.pos;
         let rules = &pos.rules;
-        let side = pos.side as u32;
-        let verdict = |player: u32, end: End, reason: &'static str| match end {
-            End::Win => Status::win(player, reason),
-            End::Loss => Status::win(1 - player, reason),
+        let side = pos.side;
+        let verdict = |player: Color, end: End, reason: &'static str| match end {
+            End::Win => Status::win(player.seat(), reason),
+            End::Loss => Status::win(player.opponent().seat(), reason),
             End::Draw => Status::draw(reason),
         };
         // Only the side that just moved can have given its last check.
-        if rules.check_counting && pos.checks_left[1 - pos.side as usize] == 0 {
-            return Status::win(1 - side, "check count");
+        if rules.check_counting && pos.checks_left[side.opponent() as usize] == 0 {
+            return Status::win(side.opponent().seat(), "check count");
         }
         // Pseudo-royal pieces cannot be taken, so extinction applies to them only where captures explode.
         if let Some(end) = rules.extinction.filter(|_| !rules.pseudo_royal || rules.blast) {
             // The side to move's opponent first; with extinctionClaim only it.
-            let sides: &[u8] = if rules.extinction_claim { &[1 - pos.side] } else { &[1 - pos.side, pos.side] };
+            let sides: &[Color] = if rules.extinction_claim { &[side.opponent()] } else { &[side.opponent(), side] };
             for &c in sides {
                 if self.extinct(c) {
-                    return verdict(c as u32, end, "extinction");
+                    return verdict(c, end, "extinction");
                 }
             }
         }
         if let Some(kind) = rules.flag {
-            let (us, them) = (pos.side, 1 - pos.side);
-            let reached = |c: u8| {
+            let (us, them) = (pos.side, pos.side.opponent());
+            let reached = |c: Color| {
                 let there: Vec<usize> = rules.flag_regions[c as usize]
                     .iter()
                     .copied()
@@ -94,7 +94,7 @@ impl FairyGame {
                 let must_be_safe = rules.flag_piece_safe && (!rules.flag_move || c == them);
                 match there.as_slice() {
                     [] => false,
-                    [sq] if must_be_safe => !pos.attacked(*sq, 1 - c),
+                    [sq] if must_be_safe => !pos.attacked(*sq, c.opponent()),
                     _ => true,
                 }
             };
@@ -104,20 +104,22 @@ impl FairyGame {
             // (a draw if White's king was answered by Black's, as in racing
             // kings, or if both stand safe on their flags).
             if (rules.flag_move || rules.flag_piece_safe) && reached(us) {
-                let both_count = (rules.flag_move && us == 0 && royal) || (rules.flag_piece_safe && !rules.flag_move);
+                let both_count =
+                    (rules.flag_move && us == Color::White && royal) || (rules.flag_piece_safe && !rules.flag_move);
                 return if both_count && reached(them) {
                     Status::draw("both flags reached")
                 } else {
-                    Status::win(us as u32, "flag reached")
+                    Status::win(us.seat(), "flag reached")
                 };
             }
             // A flag reached ends the game at once, unless flagMove leaves
             // a piece that is not a king to be taken, or Black's king may
             // still answer White's.
             if (!rules.flag_move || rules.flag_piece_safe || royal) && reached(them) {
-                let answer = rules.flag_move && us == 1 && !pos.in_check(us) && self.can_reach_flag(moves, kind);
+                let answer =
+                    rules.flag_move && us == Color::Black && !pos.in_check(us) && self.can_reach_flag(moves, kind);
                 if !answer {
-                    return Status::win(them as u32, "flag reached");
+                    return Status::win(them.seat(), "flag reached");
                 }
             }
         }
@@ -127,14 +129,14 @@ impl FairyGame {
                     return self.shatar_mate();
                 }
                 if rules.pawn_drop_mate_illegal && self.mated_by_pawn_drop() {
-                    return Status::win(side, "mate by a pawn drop");
+                    return Status::win(side.seat(), "mate by a pawn drop");
                 }
                 return verdict(side, rules.checkmate, "checkmate");
             }
             let mut end = rules.stalemate;
             if rules.stalemate_piece_count {
                 // Whoever has fewer pieces gets the stalemate's value.
-                let (mine, theirs) = (self.on_board(pos.side), self.on_board(1 - pos.side));
+                let (mine, theirs) = (self.on_board(pos.side), self.on_board(pos.side.opponent()));
                 end = match mine.cmp(&theirs) {
                     std::cmp::Ordering::Equal => End::Draw,
                     std::cmp::Ordering::Less => end,
@@ -171,11 +173,11 @@ impl FairyGame {
     /// came from a knight, rook or bers; else it is a draw.
     fn shatar_mate(&self) -> Status {
         let pos = &self.pos;
-        let (side, them) = (pos.side, 1 - pos.side);
+        let (side, them) = (pos.side, pos.side.opponent());
         let checkers = pos.royal_square(side).map(|k| pos.attackers(k, them)).unwrap_or_default();
         let kind = |sq: usize| pos.board[sq].map(|p| pos.rules.pieces[p.kind as usize].name.as_str());
         if checkers.iter().all(|&sq| kind(sq) == Some("knight")) {
-            return Status::win(side as u32, "mate by a knight");
+            return Status::win(side.seat(), "mate by a knight");
         }
         // The checks of this series, the latest first: this one, then two plies back each.
         let mut shaks = std::iter::once(self.shak_now()).chain(self.shaks.iter().rev().skip(1).step_by(2).copied());
@@ -192,7 +194,7 @@ impl FairyGame {
         let pos = &self.pos;
         let shogi_pawn = |k: u8| pos.rules.pieces[k as usize].name == "shogiPawn";
         let Some(Move::Drop { kind, .. }) = self.last else { return false };
-        let checkers = pos.royal_square(pos.side).map(|k| pos.attackers(k, 1 - pos.side)).unwrap_or_default();
+        let checkers = pos.royal_square(pos.side).map(|k| pos.attackers(k, pos.side.opponent())).unwrap_or_default();
         shogi_pawn(kind) && checkers.iter().all(|&sq| pos.board[sq].is_some_and(|p| shogi_pawn(p.kind)))
     }
 
@@ -201,7 +203,7 @@ impl FairyGame {
     fn shak_now(&self) -> Option<bool> {
         let pos = &self.pos;
         let king = pos.royal_square(pos.side)?;
-        let checkers = pos.attackers(king, 1 - pos.side);
+        let checkers = pos.attackers(king, pos.side.opponent());
         let shak = |sq: &usize| {
             pos.board[*sq]
                 .is_some_and(|p| matches!(pos.rules.pieces[p.kind as usize].name.as_str(), "knight" | "rook" | "bers"))
@@ -215,7 +217,7 @@ impl FairyGame {
             MaterialCounting::WhiteDrawOdds => Status::win(0, "draw odds"),
             MaterialCounting::BlackDrawOdds => Status::win(1, "draw odds"),
             MaterialCounting::Unweighted => {
-                let (white, black) = (self.on_board(0), self.on_board(1));
+                let (white, black) = (self.on_board(Color::White), self.on_board(Color::Black));
                 match white.cmp(&black) {
                     std::cmp::Ordering::Greater => Status::win(0, "material count"),
                     std::cmp::Ordering::Less => Status::win(1, "material count"),
@@ -226,12 +228,12 @@ impl FairyGame {
     }
 
     /// How many pieces `color` has on the board (material counting leaves the hand out).
-    fn on_board(&self, color: u8) -> usize {
+    fn on_board(&self, color: Color) -> usize {
         self.pos.board.iter().flatten().filter(|p| p.color == color).count()
     }
 
     /// How many pieces `color` has of the kinds `counts` admits, on the board and in hand.
-    fn count(&self, color: u8, counts: impl Fn(usize) -> bool) -> u32 {
+    fn count(&self, color: Color, counts: impl Fn(usize) -> bool) -> u32 {
         let on_board = self.pos.board.iter().flatten().filter(|p| p.color == color && counts(p.kind as usize)).count();
         let in_hand: u32 =
             self.pos.hands[color as usize].iter().enumerate().filter(|(k, _)| counts(*k)).map(|(_, &n)| n as u32).sum();
@@ -242,16 +244,16 @@ impl FairyGame {
     /// are down to `extinctionPieceCount` while the opponent keeps
     /// `extinctionOpponentPieceCount`; with kinds named, one of them is gone
     /// down to that count.
-    fn extinct(&self, color: u8) -> bool {
+    fn extinct(&self, color: Color) -> bool {
         let rules = &self.pos.rules;
         let (most, least) = (rules.extinction_count, rules.extinction_opponent_count);
         if rules.extinction_kinds.is_empty() {
-            return self.count(color, |_| true) <= most && self.count(1 - color, |_| true) >= least;
+            return self.count(color, |_| true) <= most && self.count(color.opponent(), |_| true) >= least;
         }
         rules
             .extinction_kinds
             .iter()
-            .any(|&k| self.count(color, |x| x == k) <= most && self.count(1 - color, |x| x == k) >= least)
+            .any(|&k| self.count(color, |x| x == k) <= most && self.count(color.opponent(), |x| x == k) >= least)
     }
 
     /// Whether one of `moves` puts the mover's flag piece in its region.
@@ -275,7 +277,7 @@ impl FairyGame {
             self.shaks.push(self.shak_now());
         }
         self.pos.apply(m);
-        if self.pos.rules.check_counting && self.pos.in_check(1 - mover) {
+        if self.pos.rules.check_counting && self.pos.in_check(mover.opponent()) {
             self.pos.checks_left[mover as usize] = self.pos.checks_left[mover as usize].saturating_sub(1);
         }
         self.refresh();
@@ -283,13 +285,13 @@ impl FairyGame {
 }
 
 /// A win for the opponent of `side`.
-fn verdict_loss(side: u8, reason: &'static str) -> Status {
-    Status::win(1 - side as u32, reason)
+fn verdict_loss(side: Color, reason: &'static str) -> Status {
+    Status::win(side.opponent().seat(), reason)
 }
 
 impl Game for FairyGame {
     fn to_move(&self) -> u32 {
-        self.pos.side as u32
+        self.pos.side.seat()
     }
 
     fn status(&self) -> Status {
@@ -326,16 +328,15 @@ impl Game for FairyGame {
             .iter()
             .enumerate()
             .filter_map(|(sq, p)| {
-                let p = p.filter(|p| p.color != WALL)?;
-                let case = |l: char| if p.color == 0 { l.to_ascii_uppercase() } else { l };
+                let p = p.filter(|p| p.color != Color::Wall)?;
                 // A piece promoted shogi-style is drawn as its FEN writes it: `+P`.
                 let label = match p.base {
-                    Some(b) => format!("+{}", case(rules.pieces[b as usize].letter)),
-                    None => case(rules.pieces[p.kind as usize].letter).to_string(),
+                    Some(b) => format!("+{}", p.color.letter_case(rules.pieces[b as usize].letter)),
+                    None => p.color.letter_case(rules.pieces[p.kind as usize].letter).to_string(),
                 };
                 Some(PieceView {
                     cell: sq as u32,
-                    owner: p.color as u32,
+                    owner: p.color.seat(),
                     kind: rules.pieces[p.kind as usize].name.clone(),
                     label,
                     stack: Vec::new(),
@@ -344,15 +345,14 @@ impl Game for FairyGame {
             .collect();
         let mut notes = Vec::new();
         if rules.drops || rules.gating {
-            for (c, name) in ["White", "Black"].iter().enumerate() {
-                let held: Vec<String> = self.pos.hands[c]
+            for (c, name) in Color::SIDES.into_iter().zip(["White", "Black"]) {
+                let held: Vec<String> = self.pos.hands[c as usize]
                     .iter()
                     .enumerate()
                     .filter(|(_, &n)| n > 0)
                     // As the pocket's letters: "White holds P×3, B".
                     .map(|(k, &n)| {
-                        let l = rules.pieces[k].letter;
-                        let l = if c == 0 { l.to_ascii_uppercase() } else { l };
+                        let l = c.letter_case(rules.pieces[k].letter);
                         if n == 1 {
                             l.to_string()
                         } else {
@@ -365,7 +365,7 @@ impl Game for FairyGame {
             }
         }
         let walls: Vec<String> = (0..rules.width as usize * rules.height as usize)
-            .filter(|&sq| self.pos.board[sq].is_some_and(|p| p.color == WALL))
+            .filter(|&sq| self.pos.board[sq].is_some_and(|p| p.color == Color::Wall))
             .map(|sq| rules.square_name(sq))
             .collect();
         if !walls.is_empty() {
@@ -383,7 +383,7 @@ impl Game for FairyGame {
             text: self.pos.fen(),
             view: ObservationView {
                 viewer: ObservationView::viewer_name(viewer),
-                to_move: self.pos.side as u32,
+                to_move: self.pos.side.seat(),
                 pieces,
                 highlights,
                 notes,

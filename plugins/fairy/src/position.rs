@@ -12,8 +12,8 @@ use crate::rules::{Counting, Rules};
 pub struct Piece {
     /// Its kind (index into the rules' pieces).
     pub kind: u8,
-    /// 0 White, 1 Black ([`WALL`] for a wall square).
-    pub color: u8,
+    /// Its side ([`Color::Wall`] for a wall square).
+    pub color: Color,
     /// A promoted pawn (`~` in FEN): goes to hand as a pawn.
     pub promoted: bool,
     /// For a piece promoted shogi-style (`+p` in FEN), the kind it was:
@@ -21,12 +21,61 @@ pub struct Piece {
     pub base: Option<u8>,
 }
 
-/// The colour of a wall square (`*` in FEN): no piece may enter, pass or take it.
-pub const WALL: u8 = 2;
+/// Whose a piece is: a side's, or a wall square's (`*` in FEN), which no
+/// piece may enter, pass or take. The side to move is never a wall. As an
+/// index (`color as usize`) a side picks its entry of the per-side tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Color {
+    /// The first player, whose pieces move up the board.
+    White = 0,
+    /// The second player.
+    Black = 1,
+    /// A wall square's.
+    Wall = 2,
+}
+
+impl Color {
+    /// The two sides, White first.
+    pub const SIDES: [Color; 2] = [Color::White, Color::Black];
+
+    /// The side a FEN letter's case names: lowercase is Black's.
+    pub fn of_letter(c: char) -> Color {
+        if c.is_ascii_lowercase() {
+            Color::Black
+        } else {
+            Color::White
+        }
+    }
+
+    /// The other side (a wall's is a wall).
+    pub fn opponent(self) -> Color {
+        match self {
+            Color::White => Color::Black,
+            Color::Black => Color::White,
+            Color::Wall => Color::Wall,
+        }
+    }
+
+    /// The side as the seat it plays from (White 0, Black 1).
+    pub fn seat(self) -> u32 {
+        self as u32
+    }
+
+    /// A piece letter as this side's pieces are written in FEN: uppercase
+    /// for White, lowercase for Black.
+    pub fn letter_case(self, letter: char) -> char {
+        if self == Color::White {
+            letter.to_ascii_uppercase()
+        } else {
+            letter
+        }
+    }
+}
 
 impl Piece {
     /// A wall square.
-    pub const WALL: Piece = Piece { kind: 0, color: WALL, promoted: false, base: None };
+    pub const WALL: Piece = Piece { kind: 0, color: Color::Wall, promoted: false, base: None };
 }
 
 /// What a move does.
@@ -143,8 +192,8 @@ pub struct Position {
     pub board: [Option<Piece>; MOST_SQUARES],
     /// Pieces in hand: counts by kind, White's then Black's.
     pub hands: [[u8; MOST_KINDS]; 2],
-    /// 0 White, 1 Black.
-    pub side: u8,
+    /// The side to move.
+    pub side: Color,
     /// Rooks that may still castle, by colour.
     pub castle_rooks: [Rooks; 2],
     /// The files of its first rank where each side may still gate, a bit
@@ -183,7 +232,7 @@ impl Position {
             rules: rules.clone(),
             board: [None; MOST_SQUARES],
             hands: [[0; MOST_KINDS]; 2],
-            side: 0,
+            side: Color::White,
             castle_rooks: [Rooks::default(); 2],
             gates: [0; 2],
             ep: None,
@@ -249,7 +298,7 @@ impl Position {
                     return Err(format!("rank {} has more than {w} files", rank + 1));
                 }
                 pos.board[rank * w + file] =
-                    Some(Piece { kind: kind as u8, color: u8::from(c.is_ascii_lowercase()), promoted, base });
+                    Some(Piece { kind: kind as u8, color: Color::of_letter(c), promoted, base });
                 file += 1;
             }
             if file != w {
@@ -259,13 +308,13 @@ impl Position {
         for text in pocket.into_iter().chain(extra_pocket) {
             for c in text.chars().filter(|&c| c != '-') {
                 let kind = rules.kind_of(c).ok_or_else(|| format!("pocket: '{c}' is no piece of {}", rules.id))?;
-                let count = &mut pos.hands[usize::from(c.is_ascii_lowercase())][kind];
+                let count = &mut pos.hands[Color::of_letter(c) as usize][kind];
                 *count = count.checked_add(1).ok_or_else(|| format!("pocket: more than 255 '{c}'"))?;
             }
         }
         pos.side = match fields.next() {
-            Some("w") | None => 0,
-            Some("b") => 1,
+            Some("w") | None => Color::White,
+            Some("b") => Color::Black,
             Some(s) => return Err(format!("side to move '{s}' must be w or b")),
         };
         let rest: Vec<&str> = fields.collect();
@@ -329,15 +378,15 @@ impl Position {
         }
         let rules = self.rules.clone();
         for c in text.chars() {
-            let color = usize::from(c.is_ascii_lowercase());
-            let rank = self.own_rank(color as u8, rules.castle_rank) as usize;
+            let color = Color::of_letter(c);
+            let rank = self.own_rank(color, rules.castle_rank) as usize;
             let king_file = self
-                .castle_king_square(color as u8)
+                .castle_king_square(color)
                 .filter(|k| k / rules.width as usize == rank)
                 .map(|k| k % rules.width as usize);
             let rook_at = |f: usize| {
                 self.board[rank * rules.width as usize + f]
-                    .is_some_and(|p| p.color as usize == color && rules.castle_rook_kinds.contains(&(p.kind as usize)))
+                    .is_some_and(|p| p.color == color && rules.castle_rook_kinds.contains(&(p.kind as usize)))
             };
             let file = match c.to_ascii_lowercase() {
                 'k' => king_file.and_then(|k| (k + 1..rules.width as usize).rev().find(|&f| rook_at(f))),
@@ -358,15 +407,14 @@ impl Position {
                     'k' | 'q' => file,
                     f => Some((f as u8 - b'a') as usize),
                 };
-                if let Some(f) = named.filter(|&f| self.board[rank * w + f].is_some_and(|p| p.color as usize == color))
-                {
-                    self.gates[color] |= 1 << f;
+                if let Some(f) = named.filter(|&f| self.board[rank * w + f].is_some_and(|p| p.color == color)) {
+                    self.gates[color as usize] |= 1 << f;
                 }
                 let king_letter = matches!(c, 'K' | 'Q' | 'k' | 'q');
                 if let Some(k) = king_file.filter(|_| king_letter) {
-                    self.gates[color] |= 1 << k;
+                    self.gates[color as usize] |= 1 << k;
                 }
-                let holding = self.hands[color].iter().any(|&n| n > 0) || rules.captures_to_hand;
+                let holding = self.hands[color as usize].iter().any(|&n| n > 0) || rules.captures_to_hand;
                 if !king_letter && holding {
                     continue;
                 }
@@ -374,8 +422,8 @@ impl Position {
             // A right with no rook to castle with is dropped, as Fairy-Stockfish does.
             if let Some(f) = file {
                 let sq = (rank * rules.width as usize + f) as u16;
-                if !self.castle_rooks[color].contains(&sq) {
-                    self.castle_rooks[color].push(sq);
+                if !self.castle_rooks[color as usize].contains(&sq) {
+                    self.castle_rooks[color as usize].push(sq);
                 }
             }
         }
@@ -383,8 +431,8 @@ impl Position {
     }
 
     /// The board rank `rank` of `color`'s own side (0 is its first).
-    pub fn own_rank(&self, color: u8, rank: u8) -> u8 {
-        if color == 0 {
+    pub fn own_rank(&self, color: Color, rank: u8) -> u8 {
+        if color == Color::White {
             rank
         } else {
             self.rules.height - 1 - rank
@@ -410,7 +458,7 @@ impl Position {
                             out.push_str(&empty.to_string());
                             empty = 0;
                         }
-                        if p.color == WALL {
+                        if p.color == Color::Wall {
                             out.push('*');
                             continue;
                         }
@@ -435,7 +483,7 @@ impl Position {
         }
         if rules.drops || rules.gating {
             out.push('[');
-            for color in 0..2u8 {
+            for color in Color::SIDES {
                 let mut kinds: Vec<usize> = (0..rules.pieces.len()).collect();
                 kinds.sort_by_key(|&k| std::cmp::Reverse(rules.pieces[k].order));
                 for k in kinds {
@@ -446,7 +494,7 @@ impl Position {
             }
             out.push(']');
         }
-        out.push_str(if self.side == 0 { " w " } else { " b " });
+        out.push_str(if self.side == Color::White { " w " } else { " b " });
         out.push_str(&self.castling_text());
         out.push(' ');
         match self.ep {
@@ -464,7 +512,7 @@ impl Position {
 
     fn castling_text(&self) -> String {
         let mut text = String::new();
-        for color in 0..2u8 {
+        for color in Color::SIDES {
             let mut rooks: Vec<u16> = self.castle_rooks[color as usize].iter().copied().collect();
             let king = self.castle_king_square(color);
             // Kingside first, then queenside, as FEN orders them.
@@ -481,7 +529,7 @@ impl Position {
                     (Some(_), true) => 'q',
                     _ => (b'a' + f as u8) as char,
                 };
-                text.push(if color == 0 { c.to_ascii_uppercase() } else { c });
+                text.push(color.letter_case(c));
             }
             // Gates, but those the castling letters already name.
             let holding = self.hands[color as usize].iter().any(|&n| n > 0) || self.rules.captures_to_hand;
@@ -494,7 +542,7 @@ impl Position {
                         || self.castle_rooks[color as usize].iter().any(|&r| r as usize % w == f);
                     if named && !implied {
                         let c = (b'a' + f as u8) as char;
-                        text.push(if color == 0 { c.to_ascii_uppercase() } else { c });
+                        text.push(color.letter_case(c));
                     }
                 }
             }
@@ -507,7 +555,7 @@ impl Position {
     }
 
     /// Whether another rook of `color` stands beyond `rook` on its rank (towards the edge).
-    fn rook_between(&self, color: u8, rook: usize, kingside: bool) -> bool {
+    fn rook_between(&self, color: Color, rook: usize, kingside: bool) -> bool {
         let w = self.rules.width as usize;
         let (rank, file) = (rook / w, rook % w);
         let files: Vec<usize> = if kingside { (file + 1..w).collect() } else { (0..file).collect() };
@@ -518,22 +566,17 @@ impl Position {
     }
 
     fn letter(&self, p: Piece) -> char {
-        let l = self.rules.pieces[p.kind as usize].letter;
-        if p.color == 0 {
-            l.to_ascii_uppercase()
-        } else {
-            l
-        }
+        p.color.letter_case(self.rules.pieces[p.kind as usize].letter)
     }
 
     /// The square of `color`'s castling king, if it has one.
-    pub fn castle_king_square(&self, color: u8) -> Option<usize> {
+    pub fn castle_king_square(&self, color: Color) -> Option<usize> {
         let kind = self.rules.castle_king?;
         self.board.iter().position(|p| p.is_some_and(|p| p.color == color && p.kind as usize == kind))
     }
 
     /// The square of `color`'s royal piece, if it has one.
-    pub fn royal_square(&self, color: u8) -> Option<usize> {
+    pub fn royal_square(&self, color: Color) -> Option<usize> {
         self.board.iter().position(|p| p.is_some_and(|p| p.color == color && self.rules.pieces[p.kind as usize].royal))
     }
 
@@ -544,10 +587,11 @@ impl Position {
     }
 
     /// The squares a piece of `color` on `sq` reaches with `step`: (target, is a capture).
-    fn step_targets(&self, sq: usize, color: u8, step: &Step, out: &mut Vec<(usize, bool)>) {
-        let flip = if color == 0 { 1 } else { -1 };
+    fn step_targets(&self, sq: usize, color: Color, step: &Step, out: &mut Vec<(usize, bool)>) {
+        let flip = if color == Color::White { 1 } else { -1 };
         let (dx, dy) = (step.dx as i32 * flip, step.dy as i32 * flip);
-        let enemy = |s: usize| self.board[s].is_some_and(|p| p.color == 1 - color);
+        let them = color.opponent();
+        let enemy = |s: usize| self.board[s].is_some_and(|p| p.color == them);
         if step.range == 1 && step.hop == Hop::None {
             if step.lame && self.lame_blocked(sq, dx, dy) {
                 return;
@@ -596,10 +640,10 @@ impl Position {
     }
 
     /// Whether `color`'s pieces attack `sq` (as if an enemy piece stood there).
-    pub fn attacked(&self, sq: usize, by: u8) -> bool {
+    pub fn attacked(&self, sq: usize, by: Color) -> bool {
         let w = self.rules.width as i32;
         let squares = self.rules.width as usize * self.rules.height as usize;
-        let flip = if by == 0 { 1 } else { -1 };
+        let flip = if by == Color::White { 1 } else { -1 };
         let (tx, ty) = (sq as i32 % w, sq as i32 / w);
         self.board[..squares]
             .iter()
@@ -638,9 +682,9 @@ impl Position {
     }
 
     /// The squares of `by`'s pieces that attack `sq`.
-    pub fn attackers(&self, sq: usize, by: u8) -> Vec<usize> {
+    pub fn attackers(&self, sq: usize, by: Color) -> Vec<usize> {
         let w = self.rules.width as i32;
-        let flip = if by == 0 { 1 } else { -1 };
+        let flip = if by == Color::White { 1 } else { -1 };
         let (tx, ty) = (sq as i32 % w, sq as i32 / w);
         let squares = self.rules.width as usize * self.rules.height as usize;
         (0..squares)
@@ -651,9 +695,9 @@ impl Position {
     }
 
     /// Whether `step` of a piece of `color` on `from` captures on `sq`.
-    fn hits(&self, from: usize, color: u8, step: &Step, sq: usize) -> bool {
+    fn hits(&self, from: usize, color: Color, step: &Step, sq: usize) -> bool {
         let w = self.rules.width as i32;
-        let flip = if color == 0 { 1 } else { -1 };
+        let flip = if color == Color::White { 1 } else { -1 };
         let (dx, dy) = (step.dx as i32 * flip, step.dy as i32 * flip);
         // Where `sq` lies from `from`: the step must point at it, a whole number of times.
         let (fx, fy) = ((sq as i32 % w) - (from as i32 % w), (sq as i32 / w) - (from as i32 / w));
@@ -690,13 +734,13 @@ impl Position {
     }
 
     /// Whether `color`'s royal piece is attacked.
-    pub fn in_check(&self, color: u8) -> bool {
-        self.rules.has_royal && self.royal_square(color).is_some_and(|k| self.attacked(k, 1 - color))
+    pub fn in_check(&self, color: Color) -> bool {
+        self.rules.has_royal && self.royal_square(color).is_some_and(|k| self.attacked(k, color.opponent()))
     }
 
     /// The squares of `color`'s pseudo-royal pieces: of each extinction kind
     /// of which it has at most one more than the extinction count.
-    pub fn pseudo_royals(&self, color: u8) -> Vec<usize> {
+    pub fn pseudo_royals(&self, color: Color) -> Vec<usize> {
         let rules = &self.rules;
         if !rules.pseudo_royal {
             return Vec::new();
@@ -725,17 +769,17 @@ impl Position {
 
     /// Whether one of `color`'s pseudo-royal pieces stands attacked (a
     /// touching enemy pseudo-royal shields it where captures explode).
-    pub fn pseudo_royal_attacked(&self, color: u8) -> bool {
-        let theirs = self.pseudo_royals(1 - color);
+    pub fn pseudo_royal_attacked(&self, color: Color) -> bool {
+        let theirs = self.pseudo_royals(color.opponent());
         self.pseudo_royals(color)
             .into_iter()
-            .any(|sq| !(self.rules.blast && self.touches(sq, &theirs)) && self.attacked(sq, 1 - color))
+            .any(|sq| !(self.rules.blast && self.touches(sq, &theirs)) && self.attacked(sq, color.opponent()))
     }
 
     /// Whether `m` keeps the side to move's pseudo-royal pieces: none blown
     /// up, none left attacked, unless it takes one of the opponent's.
     fn pseudo_royals_safe_after(&self, m: Move, next: &Position) -> bool {
-        let (us, them) = (self.side, 1 - self.side);
+        let (us, them) = (self.side, self.side.opponent());
         let rules = &self.rules;
         let mut mine = self.pseudo_royals(us);
         let (from, dest) = match m {
@@ -764,7 +808,7 @@ impl Position {
             }
             _ => {}
         }
-        let gone = |sq: usize, color: u8| next.board[sq].is_none_or(|p| p.color != color);
+        let gone = |sq: usize, color: Color| next.board[sq].is_none_or(|p| p.color != color);
         if mine.iter().any(|&sq| gone(sq, us)) {
             return false;
         }
@@ -783,7 +827,7 @@ impl Position {
             return false;
         };
         // The pawns that could take: beside the passed square's far side.
-        let back = if self.side == 0 { -1 } else { 1 };
+        let back = if self.side == Color::White { -1 } else { 1 };
         [-1, 1].into_iter().filter_map(|dx| self.offset(ep as usize, dx, back)).any(|from| {
             self.board[from].is_some_and(|p| p.color == self.side && self.rules.pieces[p.kind as usize].pawn)
                 && self.safe_after(Move::EnPassant { from: from as u16, to: ep })
@@ -807,7 +851,9 @@ impl Position {
 
     /// Whether the two royal pieces stand on one file with nothing between.
     fn generals_face(&self) -> bool {
-        let (Some(a), Some(b)) = (self.royal_square(0), self.royal_square(1)) else { return false };
+        let (Some(a), Some(b)) = (self.royal_square(Color::White), self.royal_square(Color::Black)) else {
+            return false;
+        };
         let w = self.rules.width as usize;
         a % w == b % w && (a.min(b) + w..a.max(b)).step_by(w).all(|s| self.board[s].is_none())
     }
@@ -841,7 +887,7 @@ impl Position {
                 targets.retain(|&(t, _)| region[t]);
             }
             if def.pawn {
-                let forward = if us == 0 { 1 } else { -1 };
+                let forward = if us == Color::White { 1 } else { -1 };
                 if rules.double_step_region[us as usize][from] {
                     if let (Some(one), Some(two)) = (self.offset(from, 0, forward), self.offset(from, 0, 2 * forward)) {
                         if self.board[one].is_none() && self.board[two].is_none() {
@@ -912,7 +958,7 @@ impl Position {
     }
 
     /// How many pieces of `kind` `color` has on the board.
-    fn on_board(&self, color: u8, kind: usize) -> u32 {
+    fn on_board(&self, color: Color, kind: usize) -> u32 {
         self.board.iter().flatten().filter(|p| p.color == color && p.kind as usize == kind).count() as u32
     }
 
@@ -942,11 +988,11 @@ impl Position {
             // The king crosses no attacked square (nor starts on one, when
             // it is pseudo-royal; touching the enemy's shields it in atomic).
             let royal_king = self.pseudo_royals(us).contains(&king);
-            let theirs = if royal_king { self.pseudo_royals(1 - us) } else { Vec::new() };
+            let theirs = if royal_king { self.pseudo_royals(us.opponent()) } else { Vec::new() };
             let safe = span(king, king_to).all(|s| {
                 (s == king && !royal_king)
                     || (self.rules.blast && royal_king && self.touches(s, &theirs))
-                    || !self.attacked_without(s, 1 - us, &[king, rook])
+                    || !self.attacked_without(s, us.opponent(), &[king, rook])
             });
             if clear && safe {
                 out.push(Move::Castle { from: king as u16, to: king_to as u16, rook: rook as u16 });
@@ -955,7 +1001,7 @@ impl Position {
     }
 
     /// Whether `by` attacks `sq` with the pieces on `gone` lifted off.
-    fn attacked_without(&self, sq: usize, by: u8, gone: &[usize]) -> bool {
+    fn attacked_without(&self, sq: usize, by: Color, gone: &[usize]) -> bool {
         let mut lifted = self.clone();
         for &g in gone {
             lifted.board[g] = None;
@@ -988,7 +1034,7 @@ impl Position {
     /// Whether `color` may put a `kind` from hand on `to` (by a drop or a
     /// gate): its drop region, no pawn on the first rank or in the
     /// promotion zone, no doubled shogi pawns.
-    fn drop_allowed(&self, kind: usize, color: u8, to: usize) -> bool {
+    fn drop_allowed(&self, kind: usize, color: Color, to: usize) -> bool {
         let rules = &self.rules;
         if !rules.drop_region[color as usize][to] {
             return false;
@@ -1018,8 +1064,8 @@ impl Position {
 
     /// Whether a piece of `kind` and `color` on `sq` could never move again
     /// (a shogi pawn or lance on the last rank, a knight on the last two).
-    fn immobile(&self, kind: usize, color: u8, sq: usize) -> bool {
-        let flip = if color == 0 { 1 } else { -1 };
+    fn immobile(&self, kind: usize, color: Color, sq: usize) -> bool {
+        let flip = if color == Color::White { 1 } else { -1 };
         !self.rules.pieces[kind]
             .steps
             .iter()
@@ -1076,7 +1122,7 @@ impl Position {
         }
         if !self.rules.checking {
             // No move may give check (racing kings).
-            let them = 1 - self.side;
+            let them = self.side.opponent();
             let mut kept = out.split_off(start);
             kept.retain(|&m| {
                 let mut next = self.clone();
@@ -1088,7 +1134,7 @@ impl Position {
         if self.rules.makpong && self.in_check(self.side) {
             // Makpong: a king in check may move only to take its one checker.
             let king = self.royal_square(self.side);
-            let checkers = king.map(|k| self.attackers(k, 1 - self.side)).unwrap_or_default();
+            let checkers = king.map(|k| self.attackers(k, self.side.opponent())).unwrap_or_default();
             out.retain(|&m| match m {
                 Move::Normal { from, to, .. } if Some(from as usize) == king => checkers == [to as usize],
                 _ => true,
@@ -1132,7 +1178,7 @@ impl Position {
         let counted = rules.counting.map(|rule| {
             let captured = match m {
                 Move::Normal { to, .. } | Move::Demote { to, .. } | Move::Gate { to, .. } => self.board[to as usize],
-                Move::EnPassant { .. } => Some(Piece { kind: 0, color: 1 - us, promoted: false, base: None }),
+                Move::EnPassant { .. } => Some(Piece { kind: 0, color: us.opponent(), promoted: false, base: None }),
                 Move::Castle { .. } | Move::GateCastle { .. } | Move::Drop { .. } => None,
             };
             let pawn_promotion = matches!(m, Move::Normal { from, promotion: Some(_), .. }
@@ -1243,10 +1289,10 @@ impl Position {
             self.gates[us as usize] = 0;
         }
         self.halfmove = if reset { 0 } else { self.halfmove.saturating_add(1) };
-        if us == 1 {
+        if us == Color::Black {
             self.fullmove = self.fullmove.saturating_add(1);
         }
-        self.side = 1 - us;
+        self.side = us.opponent();
         if let Some((rule, captured, pawn_promotion)) = counted {
             let captured_pawn = match m {
                 Move::EnPassant { .. } => true,
@@ -1257,11 +1303,11 @@ impl Position {
     }
 
     /// A piece leaving a gate, or taken on one, closes it (castling closes the rook's too).
-    fn update_gates(&mut self, m: Move, us: u8) {
+    fn update_gates(&mut self, m: Move, us: Color) {
         match m {
             Move::Normal { from, to, .. } | Move::EnPassant { from, to } | Move::Demote { from, to } => {
                 self.gates[us as usize] &= !self.gate_bit(us, from);
-                self.gates[1 - us as usize] &= !self.gate_bit(1 - us, to);
+                self.gates[us.opponent() as usize] &= !self.gate_bit(us.opponent(), to);
             }
             Move::Castle { from, rook, .. } => {
                 self.gates[us as usize] &= !(self.gate_bit(us, from) | self.gate_bit(us, rook))
@@ -1271,7 +1317,7 @@ impl Position {
     }
 
     /// The gate bit of `sq` for `color`: its file's, if it is on that side's castling rank.
-    fn gate_bit(&self, color: u8, sq: u16) -> u16 {
+    fn gate_bit(&self, color: Color, sq: u16) -> u16 {
         let w = self.rules.width as usize;
         if self.rank_of(sq as usize) == self.own_rank(color, self.rules.castle_rank) {
             1 << (sq as usize % w)
@@ -1309,9 +1355,9 @@ impl Position {
     /// Starts a count once the move just made calls for one (as
     /// Fairy-Stockfish counts: the side to move may be the one counting).
     fn start_count(&mut self, rule: Counting, captured: bool, captured_pawn: bool, promoted: bool) {
-        let (stm, mover) = (self.side, 1 - self.side);
-        let pieces = |c: u8| self.board.iter().flatten().filter(|p| p.color == c).count() as u32;
-        let total = pieces(0) + pieces(1);
+        let (stm, mover) = (self.side, self.side.opponent());
+        let pieces = |c: Color| self.board.iter().flatten().filter(|p| p.color == c).count() as u32;
+        let total = pieces(Color::White) + pieces(Color::Black);
         if rule != Counting::Asean
             && captured_pawn
             && pieces(mover) == 1
@@ -1330,15 +1376,18 @@ impl Position {
 
     /// How many pawns stand on the board.
     fn pawns(&self) -> u32 {
-        self.board.iter().flatten().filter(|p| p.color != WALL && self.rules.pieces[p.kind as usize].pawn).count()
-            as u32
+        self.board
+            .iter()
+            .flatten()
+            .filter(|p| p.color != Color::Wall && self.rules.pieces[p.kind as usize].pawn)
+            .count() as u32
     }
 
     /// The moves `counting` side may count to under the rule (0: no count for it).
-    fn count_limit(&self, rule: Counting, counting: u8) -> u32 {
-        let other = 1 - counting;
-        let all = |c: u8| self.board.iter().flatten().filter(|p| p.color == c).count() as u32;
-        let of = |c: u8, name: &str| {
+    fn count_limit(&self, rule: Counting, counting: Color) -> u32 {
+        let other = counting.opponent();
+        let all = |c: Color| self.board.iter().flatten().filter(|p| p.color == c).count() as u32;
+        let of = |c: Color, name: &str| {
             self.board
                 .iter()
                 .flatten()
@@ -1400,9 +1449,9 @@ impl Position {
 
     /// Whether a piece of `kind` and `color` on `at` could step back to
     /// `back` on an empty board (a sideways pawn's move can be undone).
-    fn steps_back(&self, kind: usize, color: u8, at: usize, back: usize) -> bool {
+    fn steps_back(&self, kind: usize, color: Color, at: usize, back: usize) -> bool {
         let w = self.rules.width as i32;
-        let flip = if color == 0 { 1 } else { -1 };
+        let flip = if color == Color::White { 1 } else { -1 };
         let (fx, fy) = ((back as i32 % w) - (at as i32 % w), (back as i32 / w) - (at as i32 / w));
         self.rules.pieces[kind].steps.iter().filter(|st| st.quiet && st.hop == Hop::None).any(|st| {
             let (dx, dy) = (st.dx as i32 * flip, st.dy as i32 * flip);
@@ -1419,7 +1468,7 @@ impl Position {
         for dy in -1..=1 {
             for dx in -1..=1 {
                 if let Some(n) = self.offset(sq, dx, dy).filter(|&n| n != sq) {
-                    if self.board[n].is_some_and(|p| p.color != WALL && !rules.pieces[p.kind as usize].pawn) {
+                    if self.board[n].is_some_and(|p| p.color != Color::Wall && !rules.pieces[p.kind as usize].pawn) {
                         blast.push(n);
                     }
                 }
@@ -1441,7 +1490,7 @@ impl Position {
     }
 
     /// A captured piece goes to the capturer's hand, a promoted one as a pawn.
-    fn take(&mut self, captured: Piece, by: u8) {
+    fn take(&mut self, captured: Piece, by: Color) {
         if !self.rules.captures_to_hand {
             return;
         }
