@@ -58,6 +58,7 @@ impl Default for Options {
     }
 }
 
+/// The seat of colour `c` (White 0), which also indexes the per-side arrays.
 fn side(c: Color) -> usize {
     (c == Color::Black) as usize
 }
@@ -157,12 +158,8 @@ impl BluffGame {
 
     /// The side that acts next: the decider, else the side to move on the board.
     fn actor(&self) -> usize {
-        let board_side = side(self.chess.board().side_to_move());
-        if self.deciding.is_some() {
-            1 - board_side
-        } else {
-            board_side
-        }
+        let on_board = self.chess.board().side_to_move();
+        side(if self.deciding.is_some() { !on_board } else { on_board })
     }
 
     /// Legal chess moves of the piece on `from`.
@@ -289,7 +286,7 @@ impl BluffGame {
 
     fn play_chess(&mut self, mv: Move) {
         let board = self.chess.board().clone();
-        let me = side(board.side_to_move());
+        let (me, them) = (side(board.side_to_move()), side(!board.side_to_move()));
         let captured = Self::captured_square(&board, mv);
         let t = if san::is_castle(&board, mv) {
             let short = mv.to.file() > mv.from.file();
@@ -308,7 +305,7 @@ impl BluffGame {
         self.alter_ego[me] = Some(t);
         self.last_moved[me] = Some(t);
         self.hidden = None;
-        if captured.is_some() && captured == self.alter_ego[1 - me] {
+        if captured.is_some() && captured == self.alter_ego[them] {
             self.ended = Some(Status::win(me as u32, "alter ego captured"));
             return;
         }
