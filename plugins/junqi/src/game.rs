@@ -24,13 +24,13 @@ pub struct Options {
     pub middle_railway: bool,
     /// Plies without combat that draw (0: never).
     pub quiet_limit: u32,
-    /// J9: the side that moves first after deployment (0 red, 1 blue).
-    pub first: usize,
+    /// J9: the side that moves first after deployment.
+    pub first: Side,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { middle_railway: true, quiet_limit: 70, first: 0 }
+        Options { middle_railway: true, quiet_limit: 70, first: Side::Red }
     }
 }
 
@@ -92,11 +92,61 @@ impl Move {
     }
 }
 
+/// A player's side: Red deploys first and holds rows 6-11, Blue rows
+/// 0-5. As an index (`side as usize`) it picks its entry of per-side tables,
+/// and it is its seat.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Side {
+    /// The first seat.
+    Red = 0,
+    /// The second seat.
+    Blue = 1,
+}
+
+impl Side {
+    /// Both sides, Red first.
+    pub const BOTH: [Side; 2] = [Side::Red, Side::Blue];
+
+    /// The other side.
+    pub fn opponent(self) -> Side {
+        match self {
+            Side::Red => Side::Blue,
+            Side::Blue => Side::Red,
+        }
+    }
+
+    /// The side's seat, as the kit numbers players.
+    pub fn seat(self) -> u32 {
+        self as u32
+    }
+
+    /// The side on `seat`, if there is one.
+    pub fn of_seat(seat: u32) -> Option<Side> {
+        Side::BOTH.get(seat as usize).copied()
+    }
+
+    /// The side's letter in position text: `r` or `b`.
+    pub fn letter(self) -> char {
+        ['r', 'b'][self as usize]
+    }
+
+    /// The side a position text's letter names.
+    pub fn of_letter(letter: char) -> Option<Side> {
+        Side::BOTH.into_iter().find(|s| s.letter() == letter)
+    }
+
+    /// The side's name, capitalised.
+    pub fn name(self) -> &'static str {
+        ["Red", "Blue"][self as usize]
+    }
+}
+
 /// A piece on the board (or removed).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Piece {
-    /// 0 red (rows 6-11), 1 blue (rows 0-5).
-    pub owner: usize,
+    /// Whose it is.
+    pub owner: Side,
     /// Its kind.
     pub kind: Kind,
     /// The kinds its opponent still thinks it could be.
@@ -121,22 +171,22 @@ fn geometry(middle_railway: bool) -> &'static Geometry {
 }
 
 /// The rows of `side`'s half, its last two rows and its front row.
-fn half(side: usize, row: usize) -> bool {
-    if side == 0 {
+fn half(side: Side, row: usize) -> bool {
+    if side == Side::Red {
         row >= 6
     } else {
         row <= 5
     }
 }
-fn last_two(side: usize, row: usize) -> bool {
-    if side == 0 {
+fn last_two(side: Side, row: usize) -> bool {
+    if side == Side::Red {
         row >= 10
     } else {
         row <= 1
     }
 }
-fn front(side: usize, row: usize) -> bool {
-    row == if side == 0 { 6 } else { 5 }
+fn front(side: Side, row: usize) -> bool {
+    row == if side == Side::Red { 6 } else { 5 }
 }
 
 /// Cells counted by the zones of one side's deployment: headquarters, the
@@ -152,7 +202,7 @@ struct Zones {
 
 impl Zones {
     /// The zones of `side` that `cell` lies in (one or none of each).
-    fn of(side: usize, cell: usize) -> Zones {
+    fn of(side: Side, cell: usize) -> Zones {
         let row = cell / 5;
         if !half(side, row) || board::kind(cell) == CellKind::Camp {
             return Zones::default();
@@ -195,14 +245,14 @@ impl Zones {
 
 /// Whether `side`, with `left` to deploy and `free` cells, can still complete
 /// its deployment after placing `placed` = (kind, an empty cell).
-fn completable_after(left: &[u32; KINDS], free: Zones, side: usize, (kind, cell): (Kind, usize)) -> bool {
+fn completable_after(left: &[u32; KINDS], free: Zones, side: Side, (kind, cell): (Kind, usize)) -> bool {
     let mut left = *left;
     left[kind] -= 1;
     free.minus(Zones::of(side, cell)).holds(&left)
 }
 
 /// The deployment rule a kind breaks on a cell, if any.
-pub fn deployment_violation(side: usize, kind: Kind, cell: usize) -> Option<&'static str> {
+pub fn deployment_violation(side: Side, kind: Kind, cell: usize) -> Option<&'static str> {
     let row = cell / 5;
     if !half(side, row) {
         Some("outside its own half")
@@ -220,7 +270,7 @@ pub fn deployment_violation(side: usize, kind: Kind, cell: usize) -> Option<&'st
 }
 
 /// The kinds that may be deployed on a cell (public: where a piece stands).
-fn deployable_kinds(side: usize, cell: usize) -> u16 {
+fn deployable_kinds(side: Side, cell: usize) -> u16 {
     (0..KINDS).filter(|&k| deployment_violation(side, k, cell).is_none()).fold(0, |m, k| m | 1 << k)
 }
 
@@ -230,10 +280,10 @@ pub struct JunqiGame {
     cells: [Option<Piece>; CELLS],
     dead: Vec<Piece>,
     deploying: bool,
-    to_move: usize,
+    to_move: Side,
     quiet: u32,
     revealed: [bool; 2],
-    winner: Option<usize>,
+    winner: Option<Side>,
     last: Option<(usize, usize, Option<Verdict>)>,
     opts: Options,
 }
@@ -245,7 +295,7 @@ impl JunqiGame {
             cells: [None; CELLS],
             dead: Vec::new(),
             deploying: true,
-            to_move: 0,
+            to_move: Side::Red,
             quiet: 0,
             revealed: [false; 2],
             winner: None,
@@ -265,7 +315,7 @@ impl JunqiGame {
     }
 
     /// Kinds `side` still has to deploy.
-    fn remaining(&self, side: usize) -> [u32; KINDS] {
+    fn remaining(&self, side: Side) -> [u32; KINDS] {
         let mut left = COUNTS;
         for p in self.cells.iter().flatten().filter(|p| p.owner == side) {
             left[p.kind] = left[p.kind].saturating_sub(1);
@@ -275,13 +325,13 @@ impl JunqiGame {
 
     /// Whether `side` can still complete its deployment (the zones are nested:
     /// headquarters within the last two rows within the rows behind the front).
-    fn completable(&self, side: usize) -> bool {
+    fn completable(&self, side: Side) -> bool {
         self.free_cells(side).holds(&self.remaining(side))
     }
 
     /// The empty cells of `side`'s half where its pieces may still go, counted
     /// by the zones the deployment rules name.
-    fn free_cells(&self, side: usize) -> Zones {
+    fn free_cells(&self, side: Side) -> Zones {
         (0..CELLS).filter(|&c| self.cells[c].is_none()).fold(Zones::default(), |sum, c| sum.plus(Zones::of(side, c)))
     }
 
@@ -389,12 +439,12 @@ impl JunqiGame {
             return Status::ONGOING;
         }
         if let Some(w) = self.winner {
-            return Status::win(w as u32, "flag captured");
+            return Status::win(w.seat(), "flag captured");
         }
         let mut moves = Vec::new();
         self.movement_moves(&mut moves);
         if moves.is_empty() {
-            return Status::win(1 - self.to_move as u32, "no legal move");
+            return Status::win(self.to_move.opponent().seat(), "no legal move");
         }
         if self.opts.quiet_limit > 0 && self.quiet >= self.opts.quiet_limit {
             return Status::draw("no combat within the limit");
@@ -410,7 +460,7 @@ impl JunqiGame {
 
     fn remove(&mut self, p: Piece) {
         if p.kind == MARSHAL {
-            self.revealed[p.owner] = true;
+            self.revealed[p.owner as usize] = true;
             for c in self.cells.iter_mut().flatten().filter(|q| q.owner == p.owner) {
                 c.known &= if c.kind == FLAG { 1 << FLAG } else { !(1 << FLAG) };
             }
@@ -460,15 +510,15 @@ impl JunqiGame {
                 self.last = Some((from, to, Some(verdict)));
             }
         }
-        self.to_move = 1 - self.to_move;
+        self.to_move = self.to_move.opponent();
     }
 
     fn play_deploy(&mut self, kind: Kind, cell: usize) {
         let side = self.to_move;
         self.cells[cell] = Some(Piece { owner: side, kind, known: deployable_kinds(side, cell) });
         if self.remaining(side).iter().sum::<u32>() == 0 {
-            if side == 0 {
-                self.to_move = 1;
+            if side == Side::Red {
+                self.to_move = Side::Blue;
             } else {
                 self.deploying = false;
                 self.to_move = self.opts.first;
@@ -480,8 +530,8 @@ impl JunqiGame {
     fn sees(&self, viewer: Viewer, p: &Piece) -> bool {
         match viewer {
             Viewer::Referee => true,
-            Viewer::Player(v) => v as usize == p.owner || (p.kind == FLAG && self.revealed[p.owner]),
-            Viewer::Spectator => p.kind == FLAG && self.revealed[p.owner],
+            Viewer::Player(v) => v == p.owner.seat() || (p.kind == FLAG && self.revealed[p.owner as usize]),
+            Viewer::Spectator => p.kind == FLAG && self.revealed[p.owner as usize],
         }
     }
 
@@ -494,7 +544,7 @@ impl JunqiGame {
                 CellKind::Post => " . ".into(),
             },
             Some(p) => {
-                let side = if p.owner == 0 { 'r' } else { 'b' };
+                let side = p.owner.letter();
                 let kind = if self.sees(viewer, &p) { CODES[p.kind] } else { '?' };
                 format!(" {side}{kind}")
             }
@@ -504,19 +554,81 @@ impl JunqiGame {
     fn verdict_text(v: Option<Verdict>) -> &'static str {
         v.map(Verdict::text).unwrap_or("move")
     }
-}
 
-fn side_char(s: usize) -> char {
-    if s == 0 {
-        'r'
-    } else {
-        'b'
+    /// Draws new kinds for `side`'s pieces in `world`, consistent with what
+    /// its opponent knows of each (the true kinds are one such draw), with
+    /// the xorshift state `rng`; false if no draw fits.
+    fn resample(&self, world: &mut JunqiGame, side: Side, rng: &mut u64) -> bool {
+        // Every piece `side` ever deployed: (Some(cell) | None for the dead, known kinds).
+        let mut items: Vec<(Option<usize>, usize, u16)> = Vec::new();
+        for c in 0..CELLS {
+            if let Some(q) = self.cells[c].filter(|q| q.owner == side) {
+                items.push((Some(c), 0, q.known));
+            }
+        }
+        for (i, q) in self.dead.iter().enumerate().filter(|(_, q)| q.owner == side) {
+            items.push((None, i, q.known));
+        }
+        let mut slots: Vec<Kind> = (0..KINDS).flat_map(|k| std::iter::repeat_n(k, COUNTS[k] as usize)).collect();
+        let mut next = || {
+            *rng ^= *rng << 13;
+            *rng ^= *rng >> 7;
+            *rng ^= *rng << 17;
+            *rng
+        };
+        for i in (1..slots.len()).rev() {
+            slots.swap(i, (next() % (i as u64 + 1)) as usize);
+        }
+        let mut order: Vec<usize> = (0..items.len()).collect();
+        for i in (1..order.len()).rev() {
+            order.swap(i, (next() % (i as u64 + 1)) as usize);
+        }
+        // Kuhn's augmenting paths: a perfect matching of pieces to kinds that
+        // respects what the viewer knows (the true assignment is one).
+        let mut slot_of_item: Vec<Option<usize>> = vec![None; items.len()];
+        let mut item_of_slot: Vec<Option<usize>> = vec![None; slots.len()];
+        fn augment(
+            i: usize,
+            items: &[(Option<usize>, usize, u16)],
+            slots: &[Kind],
+            seen: &mut [bool],
+            soi: &mut [Option<usize>],
+            ios: &mut [Option<usize>],
+        ) -> bool {
+            for s in 0..slots.len() {
+                if seen[s] || items[i].2 & (1 << slots[s]) == 0 {
+                    continue;
+                }
+                seen[s] = true;
+                if ios[s].is_none() || augment(ios[s].expect("matched"), items, slots, seen, soi, ios) {
+                    soi[i] = Some(s);
+                    ios[s] = Some(i);
+                    return true;
+                }
+            }
+            false
+        }
+        for &i in &order {
+            let mut seen = vec![false; slots.len()];
+            if !augment(i, &items, &slots, &mut seen, &mut slot_of_item, &mut item_of_slot) {
+                return false;
+            }
+        }
+        for (i, &(cell, dead_index, _)) in items.iter().enumerate() {
+            let kind = slots[slot_of_item[i].expect("perfect matching")];
+            match cell {
+                Some(c) => world.cells[c].as_mut().expect("piece").kind = kind,
+                None => world.dead[dead_index].kind = kind,
+            }
+        }
+        // Mid-deployment the side's unplaced pieces must still fit.
+        !world.deploying || world.completable(side)
     }
 }
 
 impl Game for JunqiGame {
     fn to_move(&self) -> u32 {
-        self.to_move as u32
+        self.to_move.seat()
     }
 
     fn status(&self) -> Status {
@@ -563,7 +675,7 @@ impl Game for JunqiGame {
             Some(Move::Deploy { kind, cell }) => {
                 return match viewer {
                     Viewer::Referee => format!("{}@{}", CODES[kind], board::name(cell)),
-                    Viewer::Player(p) if p as usize == self.to_move => {
+                    Viewer::Player(p) if p == self.to_move.seat() => {
                         format!("{}@{}", CODES[kind], board::name(cell))
                     }
                     _ => format!("deploy@{}", board::name(cell)),
@@ -576,7 +688,7 @@ impl Game for JunqiGame {
         let base = format!("{}{}{}", board::name(from), if attack { 'x' } else { '-' }, board::name(to));
         // The mover asks for its texts before it moves: no verdict for it.
         match viewer {
-            Viewer::Player(p) if p as usize == self.to_move => base,
+            Viewer::Player(p) if p == self.to_move.seat() => base,
             _ if attack => format!("{base}:{}", Self::verdict_text(self.verdict_of(from, to))),
             _ => base,
         }
@@ -626,16 +738,16 @@ impl Game for JunqiGame {
                 (0..5)
                     .map(|c| match self.cells[r * 5 + c] {
                         None => ".".to_string(),
-                        Some(p) => format!("{}{}{:03x}", side_char(p.owner), CODES[p.kind], p.known),
+                        Some(p) => format!("{}{}{:03x}", p.owner.letter(), CODES[p.kind], p.known),
                     })
                     .collect::<Vec<_>>()
                     .join(",")
             })
             .collect();
         let dead: Vec<String> =
-            self.dead.iter().map(|p| format!("{}{}{:03x}", side_char(p.owner), CODES[p.kind], p.known)).collect();
+            self.dead.iter().map(|p| format!("{}{}{:03x}", p.owner.letter(), CODES[p.kind], p.known)).collect();
         let revealed: String =
-            [(0, 'r'), (1, 'b')].iter().filter(|(s, _)| self.revealed[*s]).map(|(_, c)| *c).collect();
+            Side::BOTH.into_iter().filter(|&s| self.revealed[s as usize]).map(Side::letter).collect();
         let last = match self.last {
             None => "-".to_string(),
             Some((f, t, v)) => format!("{}-{}:{}", board::name(f), board::name(t), Self::verdict_text(v)),
@@ -643,10 +755,10 @@ impl Game for JunqiGame {
         format!(
             "{} {} quiet={} revealed={} winner={} last={} | {} | dead={}",
             if self.deploying { "deploy" } else { "move" },
-            side_char(self.to_move),
+            self.to_move.letter(),
             self.quiet,
             if revealed.is_empty() { "-".into() } else { revealed },
-            self.winner.map(side_char).unwrap_or('-'),
+            self.winner.map(Side::letter).unwrap_or('-'),
             last,
             rows.join("/"),
             if dead.is_empty() { "-".into() } else { dead.join(",") }
@@ -669,7 +781,7 @@ impl Game for JunqiGame {
                     let seen = self.sees(viewer, &p);
                     PieceView {
                         cell: c as u32,
-                        owner: p.owner as u32,
+                        owner: p.owner.seat(),
                         kind: if seen { NAMES[p.kind].into() } else { "unknown".into() },
                         label: if seen { CODES[p.kind].to_string() } else { "?".into() },
                         stack: Vec::new(),
@@ -679,14 +791,14 @@ impl Game for JunqiGame {
             .collect();
         let mut notes = Vec::new();
         if self.deploying {
-            notes.push(format!("deployment: {} places its pieces", ["Red", "Blue"][self.to_move]));
+            notes.push(format!("deployment: {} places its pieces", self.to_move.name()));
         }
         if let Some((f, t, v)) = self.last {
             notes.push(format!("last move {}-{}: {}", board::name(f), board::name(t), Self::verdict_text(v)));
         }
-        for s in 0..2 {
-            if self.revealed[s] {
-                notes.push(format!("{}'s marshal is gone: its flag is revealed", ["Red", "Blue"][s]));
+        for s in Side::BOTH {
+            if self.revealed[s as usize] {
+                notes.push(format!("{}'s marshal is gone: its flag is revealed", s.name()));
             }
         }
         notes.push(format!("plies without combat: {}", self.quiet));
@@ -698,80 +810,25 @@ impl Game for JunqiGame {
         let highlights = self.last.map(|(f, t, _)| vec![f as u32, t as u32]).unwrap_or_default();
         Observation {
             text,
-            view: ObservationView { viewer: viewer_name, to_move: self.to_move as u32, pieces, highlights, notes },
+            view: ObservationView { viewer: viewer_name, to_move: self.to_move.seat(), pieces, highlights, notes },
         }
     }
 
     fn sample_world(&self, viewer: Viewer, seed: u64) -> Self {
-        let Viewer::Player(p) = viewer else { return self.clone() };
-        let opp = 1 - p as usize;
-        let mut world = self.clone();
-        // Every opponent piece ever deployed: (Some(cell) | None for the dead, known kinds).
-        let mut items: Vec<(Option<usize>, usize, u16)> = Vec::new();
-        for c in 0..CELLS {
-            if let Some(q) = self.cells[c].filter(|q| q.owner == opp) {
-                items.push((Some(c), 0, q.known));
-            }
-        }
-        for (i, q) in self.dead.iter().enumerate().filter(|(_, q)| q.owner == opp) {
-            items.push((None, i, q.known));
-        }
-        let mut slots: Vec<Kind> = (0..KINDS).flat_map(|k| std::iter::repeat_n(k, COUNTS[k] as usize)).collect();
-        let mut rng = seed ^ 0x2545_F491_4F6C_DD1D;
-        let mut next = || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
+        // A player knows its own pieces; a spectator (or a seat no one sits
+        // on) knows neither side's beyond what combat and a fallen marshal made public.
+        let opponent_of = |p: u32| Side::of_seat(p).map(Side::opponent);
+        let hidden: Vec<Side> = match viewer {
+            Viewer::Referee => return self.clone(),
+            Viewer::Player(p) => opponent_of(p).map_or(Side::BOTH.to_vec(), |o| vec![o]),
+            Viewer::Spectator => Side::BOTH.to_vec(),
         };
-        for i in (1..slots.len()).rev() {
-            slots.swap(i, (next() % (i as u64 + 1)) as usize);
-        }
-        let mut order: Vec<usize> = (0..items.len()).collect();
-        for i in (1..order.len()).rev() {
-            order.swap(i, (next() % (i as u64 + 1)) as usize);
-        }
-        // Kuhn's augmenting paths: a perfect matching of pieces to kinds that
-        // respects what the viewer knows (the true assignment is one).
-        let mut slot_of_item: Vec<Option<usize>> = vec![None; items.len()];
-        let mut item_of_slot: Vec<Option<usize>> = vec![None; slots.len()];
-        fn augment(
-            i: usize,
-            items: &[(Option<usize>, usize, u16)],
-            slots: &[Kind],
-            seen: &mut [bool],
-            soi: &mut [Option<usize>],
-            ios: &mut [Option<usize>],
-        ) -> bool {
-            for s in 0..slots.len() {
-                if seen[s] || items[i].2 & (1 << slots[s]) == 0 {
-                    continue;
-                }
-                seen[s] = true;
-                if ios[s].is_none() || augment(ios[s].expect("matched"), items, slots, seen, soi, ios) {
-                    soi[i] = Some(s);
-                    ios[s] = Some(i);
-                    return true;
-                }
-            }
-            false
-        }
-        for &i in &order {
-            let mut seen = vec![false; slots.len()];
-            if !augment(i, &items, &slots, &mut seen, &mut slot_of_item, &mut item_of_slot) {
+        let mut rng = seed ^ 0x2545_F491_4F6C_DD1D;
+        let mut world = self.clone();
+        for side in hidden {
+            if !self.resample(&mut world, side, &mut rng) {
                 return self.clone();
             }
-        }
-        for (i, &(cell, dead_index, _)) in items.iter().enumerate() {
-            let kind = slots[slot_of_item[i].expect("perfect matching")];
-            match cell {
-                Some(c) => world.cells[c].as_mut().expect("piece").kind = kind,
-                None => world.dead[dead_index].kind = kind,
-            }
-        }
-        // Mid-deployment the opponent's unplaced pieces must still fit.
-        if world.deploying && !world.completable(opp) {
-            return self.clone();
         }
         world
     }
@@ -787,9 +844,9 @@ impl Game for JunqiGame {
     fn evaluate(&self, player: u32) -> Option<f64> {
         const VALUE: [f64; KINDS] = [9.0, 8.0, 7.0, 6.0, 5.0, 4.0, 3.0, 2.0, 2.5, 2.0, 5.0, 0.0];
         let material =
-            |s: usize| self.cells.iter().flatten().filter(|q| q.owner == s).map(|q| VALUE[q.kind]).sum::<f64>();
-        let me = player as usize;
-        Some(((material(me) - material(1 - me)) / 20.0).tanh())
+            |s: Side| self.cells.iter().flatten().filter(|q| q.owner == s).map(|q| VALUE[q.kind]).sum::<f64>();
+        let me = Side::of_seat(player)?;
+        Some(((material(me) - material(me.opponent())) / 20.0).tanh())
     }
 }
 
@@ -811,8 +868,8 @@ pub fn parse_position(text: &str, opts: Options) -> Result<JunqiGame, Error> {
         other => return Err(bad(format!("phase '{other}' must be deploy or move"))),
     };
     g.to_move = match *side {
-        "r" => 0,
-        "b" => 1,
+        "r" => Side::Red,
+        "b" => Side::Blue,
         other => return Err(bad(format!("side '{other}' must be r or b"))),
     };
     g.quiet = quiet
@@ -828,8 +885,8 @@ pub fn parse_position(text: &str, opts: Options) -> Result<JunqiGame, Error> {
     }
     g.revealed = [rev.contains('r'), rev.contains('b')];
     g.winner = match winner.strip_prefix("winner=") {
-        Some("r") => Some(0),
-        Some("b") => Some(1),
+        Some("r") => Some(Side::Red),
+        Some("b") => Some(Side::Blue),
         Some("-") => None,
         _ => return Err(bad(format!("'{winner}' is not winner=r|b|-"))),
     };
@@ -853,10 +910,8 @@ pub fn parse_position(text: &str, opts: Options) -> Result<JunqiGame, Error> {
     }
     let piece = |tok: &str| -> Result<Piece, Error> {
         let mut ch = tok.chars();
-        let owner = match ch.next() {
-            Some('r') => 0,
-            Some('b') => 1,
-            _ => return Err(bad(format!("piece '{tok}' must start with r or b"))),
+        let Some(owner) = ch.next().and_then(Side::of_letter) else {
+            return Err(bad(format!("piece '{tok}' must start with r or b")));
         };
         let kind =
             ch.next().and_then(pieces::from_code).ok_or_else(|| bad(format!("piece '{tok}': unknown kind code")))?;
@@ -886,13 +941,19 @@ pub fn parse_position(text: &str, opts: Options) -> Result<JunqiGame, Error> {
         }
     }
     // Counts never exceed the set, and a deployment obeys its rules.
-    for side in 0..2 {
+    for side in Side::BOTH {
         let mut n = [0u32; KINDS];
         for p in g.cells.iter().flatten().chain(&g.dead).filter(|p| p.owner == side) {
             n[p.kind] += 1;
         }
         if let Some(k) = (0..KINDS).find(|&k| n[k] > COUNTS[k]) {
-            return Err(bad(format!("{} has {} {}s, at most {}", ["red", "blue"][side], n[k], NAMES[k], COUNTS[k])));
+            return Err(bad(format!(
+                "{} has {} {}s, at most {}",
+                ["red", "blue"][side as usize],
+                n[k],
+                NAMES[k],
+                COUNTS[k]
+            )));
         }
         if g.deploying {
             for c in 0..CELLS {
@@ -900,7 +961,7 @@ pub fn parse_position(text: &str, opts: Options) -> Result<JunqiGame, Error> {
                     if let Some(why) = deployment_violation(side, p.kind, c) {
                         return Err(bad(format!(
                             "{} {} on {}: {why}",
-                            ["red", "blue"][side],
+                            ["red", "blue"][side as usize],
                             NAMES[p.kind],
                             board::name(c)
                         )));
@@ -911,8 +972,8 @@ pub fn parse_position(text: &str, opts: Options) -> Result<JunqiGame, Error> {
     }
     // A flag never moves from its headquarters; a flag is revealed only
     // once its side's marshal is gone.
-    for side in 0..2 {
-        let name = ["red", "blue"][side];
+    for side in Side::BOTH {
+        let name = ["red", "blue"][side as usize];
         for c in 0..CELLS {
             if g.cells[c].is_some_and(|p| p.owner == side && p.kind == FLAG)
                 && deployment_violation(side, FLAG, c).is_some()
@@ -924,12 +985,12 @@ pub fn parse_position(text: &str, opts: Options) -> Result<JunqiGame, Error> {
             }
         }
         let marshal_lives = g.cells.iter().flatten().any(|p| p.owner == side && p.kind == MARSHAL);
-        if g.revealed[side] && marshal_lives {
+        if g.revealed[side as usize] && marshal_lives {
             return Err(bad(format!("revealed= names {name}'s flag, but {name}'s marshal still stands")));
         }
     }
     // A complete deployment given as a position starts the movement phase.
-    if g.deploying && (0..2).all(|s| g.remaining(s).iter().sum::<u32>() == 0) {
+    if g.deploying && Side::BOTH.into_iter().all(|s| g.remaining(s).iter().sum::<u32>() == 0) {
         g.deploying = false;
     }
     Ok(g)

@@ -28,7 +28,7 @@ use arbiter_api::Error;
 use serde_json::{Map, Value};
 
 use board::CellKind;
-use game::{JunqiGame, Options};
+use game::{JunqiGame, Options, Side};
 
 /// The `junqi` variant.
 pub struct Junqi;
@@ -38,7 +38,13 @@ fn options(map: &Map<String, Value>) -> Options {
     Options {
         middle_railway: map.get("middle_crossing").and_then(Value::as_str).map_or(d.middle_railway, |v| v == "railway"),
         quiet_limit: map.get("quiet_plies").and_then(Value::as_u64).map_or(d.quiet_limit, |v| v as u32),
-        first: map.get("first_player").and_then(Value::as_str).map_or(d.first, |v| (v == "blue") as usize),
+        first: map.get("first_player").and_then(Value::as_str).map_or(d.first, |v| {
+            if v == "blue" {
+                Side::Blue
+            } else {
+                Side::Red
+            }
+        }),
     }
 }
 

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 
 use arbiter_api::kit::{Game, Outcome, Status, Variant, Viewer};
 use arbiter_junqi::board;
-use arbiter_junqi::game::{JunqiGame, Move};
+use arbiter_junqi::game::{JunqiGame, Move, Side};
 use arbiter_junqi::Junqi;
 use serde_json::{json, Map};
 
@@ -98,7 +98,7 @@ fn an_enemy_headquarters_can_be_attacked_and_the_winner_stays_frozen_there() {
     assert_eq!(g.status(), Status::win(0, "flag captured"));
     let mut g = position("r", &[("L1", "rF"), ("A1", "bF"), ("B3", "r6"), ("A3", "b5"), ("K0", "b5")]);
     g.play(g.parse_move("B3xA3").unwrap());
-    assert_eq!(g.piece(board::parse("A3").unwrap()).unwrap().owner, 0);
+    assert_eq!(g.piece(board::parse("A3").unwrap()).unwrap().owner, Side::Red);
     g.play(g.parse_move("K0-J0").unwrap());
     assert!(targets(&g, "A3").is_empty(), "a piece in a headquarters never moves again");
 }
@@ -107,11 +107,11 @@ fn an_enemy_headquarters_can_be_attacked_and_the_winner_stays_frozen_there() {
 fn combat_verdicts_reach_the_board() {
     // Codes: 9 = marshal (40) down to 1 = engineer (32); L mine, B bomb.
     for (att, def, winner_on_target) in [
-        ("r6", "b5", Some(0)),
-        ("r5", "b6", Some(1)),
+        ("r6", "b5", Some(Side::Red)),
+        ("r5", "b6", Some(Side::Blue)),
         ("r5", "b5", None),
-        ("r1", "bL", Some(0)),
-        ("r5", "bL", Some(1)),
+        ("r1", "bL", Some(Side::Red)),
+        ("r5", "bL", Some(Side::Blue)),
         ("rB", "b9", None),
     ] {
         let mut g = position("r", &[("L1", "rF"), ("A1", "bF"), ("G0", att), ("F0", def)]);
@@ -355,10 +355,9 @@ fn sampled_worlds_respect_counts_and_everything_the_viewer_learned() {
         if ids.is_empty() {
             break;
         }
-        for seed in 0..5 {
-            let me = g.to_move();
-            let w = g.sample_world(Viewer::Player(me), seed);
-            assert_eq!(w.observe(Viewer::Player(me)), g.observe(Viewer::Player(me)));
+        for (seed, viewer) in (0..5).map(|s| (s, Viewer::Player(g.to_move()))).chain([(5, Viewer::Spectator)]) {
+            let w = g.sample_world(viewer, seed);
+            assert_eq!(w.observe(viewer), g.observe(viewer), "{viewer:?}");
             let text = w.position_text();
             // Every piece's kind lies in what its opponent knows of it.
             let tokens: Vec<String> =
@@ -384,6 +383,33 @@ fn sampled_worlds_respect_counts_and_everything_the_viewer_learned() {
         }
         g.play(ids[rng.random_range(0..ids.len())]);
     }
+}
+
+#[test]
+fn a_spectator_s_world_redraws_both_sides_and_a_player_s_only_the_opponent_s() {
+    let g = deployed(11);
+    // The kinds on each side's half (rows 0-5 Blue's, 6-11 Red's), as a position text lists them.
+    let kinds = |w: &JunqiGame| -> [String; 2] {
+        let text = w.position_text();
+        let rows: Vec<&str> = text.split('|').nth(1).unwrap().trim().split('/').collect();
+        [rows[6..].join("/"), rows[..6].join("/")]
+    };
+    let truth = kinds(&g);
+    let redrawn = |viewer: Viewer| -> [bool; 2] {
+        let mut changed = [false; 2];
+        for seed in 0..20 {
+            let w = kinds(&g.sample_world(viewer, seed));
+            for side in 0..2 {
+                changed[side] |= w[side] != truth[side];
+            }
+        }
+        changed
+    };
+    assert_eq!(redrawn(Viewer::Spectator), [true, true], "a spectator knows neither side's pieces");
+    assert_eq!(redrawn(Viewer::Player(0)), [false, true], "Red knows its own");
+    assert_eq!(redrawn(Viewer::Player(1)), [true, false], "Blue knows its own");
+    assert_eq!(redrawn(Viewer::Player(7)), [true, true], "a seat no one sits on knows what a spectator knows");
+    assert_eq!(redrawn(Viewer::Referee), [false, false], "the referee knows all");
 }
 
 #[test]
