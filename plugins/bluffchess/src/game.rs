@@ -454,8 +454,14 @@ impl Game for BluffGame {
 
     fn sample_world(&self, viewer: Viewer, seed: u64) -> Self {
         let mut world = self.clone();
-        let Viewer::Player(p) = viewer else { return world };
-        let Some(s) = self.hidden.filter(|&s| s != p as usize) else { return world };
+        // The unseen decision is redrawn for whoever did not make it: the
+        // opponent, a spectator, or a seat no one sits on.
+        let made_it = |s: usize| match viewer {
+            Viewer::Referee => true,
+            Viewer::Player(p) => p as usize == s,
+            Viewer::Spectator => false,
+        };
+        let Some(s) = self.hidden.filter(|&s| !made_it(s)) else { return world };
         // The hidden decision: stay, or a transfer to any other piece of s.
         let board = self.chess.board();
         let colour = if s == 0 { Color::White } else { Color::Black };

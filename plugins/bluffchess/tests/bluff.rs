@@ -132,13 +132,20 @@ fn the_hidden_decision_leaks_nothing_to_the_opponent_until_it_moves() {
 fn sampled_worlds_draw_the_hidden_decision() {
     let mut g = start();
     play(&mut g, "e4 d5 dg8");
-    let mut alter_egos = std::collections::HashSet::new();
-    for seed in 0..200 {
-        let w = g.sample_world(Viewer::Player(0), seed);
-        assert_eq!(w.observe(Viewer::Player(0)), g.observe(Viewer::Player(0)));
-        alter_egos.insert(w.position_text());
+    // Black's decision is hidden from White and from spectators alike; Black
+    // and the referee know it.
+    for viewer in [Viewer::Player(0), Viewer::Spectator] {
+        let mut alter_egos = std::collections::HashSet::new();
+        for seed in 0..200 {
+            let w = g.sample_world(viewer, seed);
+            assert_eq!(w.observe(viewer), g.observe(viewer), "{viewer}");
+            alter_egos.insert(w.position_text());
+        }
+        assert!(alter_egos.len() > 10, "{viewer}: stay and many transfer targets are drawn: {}", alter_egos.len());
     }
-    assert!(alter_egos.len() > 10, "stay and many transfer targets are drawn: {}", alter_egos.len());
+    for viewer in [Viewer::Player(1), Viewer::Referee] {
+        assert_eq!(g.sample_world(viewer, 7).position_text(), g.position_text(), "{viewer} knows the decision");
+    }
 }
 
 #[test]
