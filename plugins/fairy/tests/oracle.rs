@@ -218,6 +218,8 @@ fn given_starts_agree_with_fairy_stockfish() {
             "makpong@8/8/8/4k3/8/3n4/8/R2SK3 w - - 0 1",
             "asean@8/8/8/4k3/8/3r4/8/R3K3 w - - 0 1",
             "asean@8/8/2b5/4k3/8/3r4/1N6/R3K3 w - - 0 1",
+            // Chessgi is loop chess: a promoted piece is not marked `~`.
+            "chessgi@rnb2pnb/1k1pPQ2/p2q2p1/2p4r/2P5/P3P3/PP1PB1PP/R1BN1KNR[Pp] w - - 4 21",
         ],
         2,
         3,
