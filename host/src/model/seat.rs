@@ -74,14 +74,6 @@ impl Seat {
             _ => None,
         }
     }
-
-    /// The seat `viewer` sits on, if it is a player.
-    pub const fn of_viewer(viewer: Viewer) -> Option<Seat> {
-        match viewer {
-            Viewer::Player(p) => Some(Seat(p)),
-            _ => None,
-        }
-    }
 }
 
 impl fmt::Display for Seat {
@@ -103,8 +95,6 @@ mod tests {
         assert_eq!(serde_json::from_str::<Seat>("1").unwrap(), s);
         assert_eq!((s.number(), s.index(), s.to_string()), (1, 1, "1".to_string()));
         assert_eq!(s.viewer(), Viewer::Player(1));
-        assert_eq!(Seat::of_viewer(Viewer::Player(1)), Some(s));
-        assert_eq!(Seat::of_viewer(Viewer::Spectator), None);
         assert_eq!(s.wins(), Outcome::Win(1));
         assert_eq!(Seat::winner(Outcome::Win(1)), Some(s));
         assert_eq!(Seat::winner(Outcome::Draw), None);

@@ -2,8 +2,6 @@
 //! in one, checking a tournament's stopping rule as they go), reading them
 //! back whole, and listing them.
 
-use arbiter_api::Outcome;
-
 use super::queue::Claim;
 use super::tallies::{SlotResult, Tallies};
 use super::{to_json, Store, StoreError, StoreFailure};
@@ -97,10 +95,7 @@ impl<'a> GameColumns<'a> {
             players: to_json(&record.players),
             time_controls: to_json(&record.time_controls),
             options: to_json(&record.options),
-            winner: match record.result.outcome {
-                Outcome::Win(p) => Some(p),
-                _ => None,
-            },
+            winner: Seat::winner(record.result.outcome).map(Seat::number),
             seats: event.tournament.as_ref().map(|t| to_json(&t.seats)),
             whole: to_json(record),
         }
