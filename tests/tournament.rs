@@ -741,6 +741,18 @@ fn a_store_audit_replays_every_game_and_names_one_altered_behind_its_back() {
     assert!(audit.stdout.contains("game 2 (tournament 1 game "), "{}", audit.stdout);
     assert!(audit.stdout.contains("): ply 1: move '"), "{}", audit.stdout);
     assert!(audit.stderr.contains("1 of 4 stored game(s) do not hold up when replayed"), "{}", audit.stderr);
+    // A forged counting row (standings read these, not the games) is found
+    // by counting the stored games again.
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute("UPDATE tallies SET games = games + 1000 WHERE rowid = (SELECT MIN(rowid) FROM tallies)", []).unwrap();
+    drop(conn);
+    let audit = arbiter(&["replay", "--db", db_text]);
+    assert!(!audit.ok);
+    assert!(
+        audit.stdout.contains("tournament 1: its counting rows hold 1004 game(s), but 4 are stored"),
+        "{}",
+        audit.stdout
+    );
 }
 
 /// `--fair-openings`: in a gauntlet every opponent meets the entrant under

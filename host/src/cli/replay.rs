@@ -13,7 +13,7 @@ use super::out::say;
 use crate::plugin::Registry;
 use crate::record::replay::replay_pgn;
 use crate::store::Store;
-use crate::tournament::audit::audit;
+use crate::tournament::audit::{audit, count_differences};
 
 /// Arguments of `arbiter replay`.
 #[derive(Args, Debug)]
@@ -38,10 +38,20 @@ pub(super) fn run(registry: &Registry, args: &ReplayArgs) -> Result<()> {
         for r in &refuted {
             say!("{r}");
         }
+        let miscounted = count_differences(&store, args.tournament)?;
+        for line in &miscounted {
+            say!("{line}");
+        }
         if !refuted.is_empty() {
             bail!("{} of {count} stored game(s) do not hold up when replayed", refuted.len());
         }
-        say!("{count} stored game(s) replayed: every move is legal and every result is what the rules allow");
+        if !miscounted.is_empty() {
+            bail!("the counting rows differ from the stored games (standings read the counting rows)");
+        }
+        say!(
+            "{count} stored game(s) replayed: every move is legal and every result is what the rules allow; the \
+             counting rows agree with the stored games"
+        );
         return Ok(());
     }
     let file = args.file.as_ref().expect("clap requires a file without --db");

@@ -90,6 +90,7 @@ on_both_backends!(
     a_game_is_queued_once_and_never_after_it_is_stored,
     a_claim_holds_a_game_until_its_lease_runs_out,
     a_claimed_game_is_stored_once_and_counted_for_its_workers_host,
+    a_game_named_many_times_in_one_batch_is_stored_and_counted_once,
     released_claims_go_back_and_a_claim_keeps_to_one_tournament,
     tournaments_are_listed_newest_first_with_their_games,
     a_lease_is_refused_while_fresh_and_taken_when_stale,
@@ -319,6 +320,26 @@ fn a_claimed_game_is_stored_once_and_counted_for_its_workers_host(store: &Store,
     let rates = store.worker_rates(t).unwrap();
     assert_eq!(rates.iter().map(|r| (r.host.as_str(), r.games)).collect::<Vec<_>>(), [("box", 2)]);
     assert_eq!(store.tallies(t).unwrap().pairs.len(), 1, "the pair is complete");
+}
+
+fn a_game_named_many_times_in_one_batch_is_stored_and_counted_once(store: &Store, _at: &Path) {
+    let t = store.add_tournament("t", "{}").unwrap();
+    queue(store, t, &[0, 1]);
+    let claims = store.claim("box:7#0", MINUTE, Some(t), &[], 2).unwrap();
+    let (r0, r1) = (ended(Outcome::Win(0)), ended(Outcome::Draw));
+    let (e0, e1) = (slot(t, 0, vec![0, 1]), slot(t, 1, vec![1, 0]));
+    let mut batch = vec![(&claims[0], &r0, &e0); 200];
+    batch.push((&claims[1], &r1, &e1));
+    batch.push((&claims[1], &r1, &e1));
+    let stored = store.complete_claims(&batch, None).unwrap();
+    let ids: Vec<usize> = stored.ids.iter().enumerate().filter(|(_, id)| id.is_some()).map(|(i, _)| i).collect();
+    assert_eq!(ids, [0, 200], "only each game's first naming is stored");
+    assert_eq!(store.games(Some(t)).unwrap().len(), 2);
+    let tallies = store.tallies(t).unwrap();
+    assert_eq!(tallies.games(), 2, "counted once each: {tallies:?}");
+    assert_eq!(tallies.pairs.iter().map(|p| p.pairs).sum::<u64>(), 1, "one pair");
+    let rates = store.worker_rates(t).unwrap();
+    assert_eq!(rates.iter().map(|r| (r.host.as_str(), r.games)).collect::<Vec<_>>(), [("box", 2)]);
 }
 
 fn released_claims_go_back_and_a_claim_keeps_to_one_tournament(store: &Store, _at: &Path) {

@@ -8,7 +8,7 @@ use crate::model::Seat;
 use crate::plugin::Registry;
 use crate::record::replay::{verify_record, ReplayError};
 use crate::stats::residuals::{residuals, Observation, Residual};
-use crate::store::{Store, StoreError};
+use crate::store::{Store, StoreError, Tallies};
 
 /// A stored game that does not hold up.
 #[derive(Debug)]
@@ -52,6 +52,44 @@ pub fn audit(registry: &Registry, store: &Store, tournament: Option<i64>) -> Res
         })
         .collect();
     Ok((games.len(), refuted))
+}
+
+/// Where the counting rows of a tournament (what standings, the web view
+/// and stopping rules read) differ from a count over its stored games: one
+/// line each, for `tournament` or every tournament. Counting rows are
+/// written by whoever stores a game; a worker with store rights can write
+/// them too, so the audit counts again.
+pub fn count_differences(store: &Store, tournament: Option<i64>) -> Result<Vec<String>, StoreError> {
+    let ids: Vec<i64> = match tournament {
+        Some(t) => vec![t],
+        None => store.tournament_list()?.into_iter().map(|(t, _)| t.id).collect(),
+    };
+    let mut lines = Vec::new();
+    for t in ids {
+        let mut kept = store.tallies(t)?;
+        let counted = Tallies::of(&store.tournament_results(t)?);
+        kept.games.retain(|g| g.games > 0);
+        kept.pairs.retain(|p| p.pairs > 0);
+        kept.games.sort();
+        kept.pairs.sort();
+        if kept.games != counted.games {
+            lines.push(format!(
+                "tournament {t}: its counting rows hold {} game(s), but {} are stored{}",
+                kept.games(),
+                counted.games(),
+                if kept.games() == counted.games() { " (counted under other outcomes)" } else { "" }
+            ));
+        }
+        if kept.pairs != counted.pairs {
+            let sum = |p: &[crate::store::PairTally]| p.iter().map(|p| p.pairs).sum::<u64>();
+            lines.push(format!(
+                "tournament {t}: its counting rows hold {} complete pair(s), but the stored games make {}",
+                sum(&kept.pairs),
+                sum(&counted.pairs)
+            ));
+        }
+    }
+    Ok(lines)
 }
 
 /// Each queue worker's residual in `tournament` (see

@@ -452,7 +452,14 @@ impl Coordinator {
         let mut verdicts = vec![Verdict::Stored; upload.games.len()];
         let mut accepted: Vec<(usize, Claim, crate::record::EventInfo)> = Vec::new();
         let mut tournaments = HashSet::new();
+        let mut named = HashSet::new();
         for (i, game) in upload.games.iter().enumerate() {
+            // A game named twice in one upload is looked at once: a repeat
+            // stores and counts nothing.
+            if !named.insert((game.key.tournament, game.key.index)) {
+                verdicts[i] = Verdict::AlreadyStored;
+                continue;
+            }
             let check = self.check(worker, &upload.holder, game)?;
             // A worker whose results drift is held: its games are verified
             // but not counted; each is played again elsewhere, its record
@@ -480,7 +487,7 @@ impl Coordinator {
                     accepted.push((i, Claim { game: entry.game, holder: upload.holder.clone() }, event));
                     tournaments.insert(game.key.tournament);
                 }
-                Check::Resent => {}
+                Check::Resent => verdicts[i] = Verdict::AlreadyStored,
                 Check::Compared => verdicts[i] = Verdict::Agrees,
                 Check::Duplicate => verdicts[i] = Verdict::Duplicate,
                 Check::Refused(why, claim) => {
@@ -961,7 +968,7 @@ mod tests {
     }
 
     #[test]
-    fn honest_games_are_verified_and_stored_once_and_a_resend_is_answered_the_same() {
+    fn honest_games_are_verified_and_stored_once_and_a_resend_is_answered_already_stored() {
         let (c, store, t) = coordinator("honest");
         let claimed = claim(&c, "w1", 2);
         assert_eq!((claimed.games.len(), claimed.holder.as_str()), (2, "w1:host:1#0"));
@@ -969,12 +976,30 @@ mod tests {
         let games: Vec<UploadedGame> = claimed.games.iter().map(|g| honest(&c, g)).collect();
         assert_eq!(upload(&c, "w1", &claimed.holder, games.clone()), [Verdict::Stored, Verdict::Stored]);
         // The answer was lost: the worker sends the batch again.
-        assert_eq!(upload(&c, "w1", &claimed.holder, games), [Verdict::Stored, Verdict::Stored]);
+        let again = [Verdict::AlreadyStored, Verdict::AlreadyStored];
+        assert_eq!(upload(&c, "w1", &claimed.holder, games), again);
         let stored = store.games(Some(t)).unwrap();
         assert_eq!(stored.len(), 2);
         assert!(stored.iter().all(|g| g.worker.as_deref() == Some("w1:host:1#0")));
         let names = ["a", "b", "c"];
         assert!(stored.iter().all(|g| g.record.players.iter().all(|p| names.contains(&p.as_str()))), "entrants' names");
+    }
+
+    #[test]
+    fn a_game_named_200_times_in_one_upload_is_stored_and_counted_once() {
+        let (c, store, t) = coordinator("repeated");
+        let claimed = claim(&c, "w1", 2);
+        let games: Vec<UploadedGame> = claimed.games.iter().map(|g| honest(&c, g)).collect();
+        let mut repeated = vec![games[0].clone(); 200];
+        repeated.push(games[1].clone());
+        let verdicts = upload(&c, "w1", &claimed.holder, repeated.clone());
+        assert_eq!(verdicts[0], Verdict::Stored);
+        assert_eq!(verdicts[200], Verdict::Stored);
+        assert!(verdicts[1..200].iter().all(|v| *v == Verdict::AlreadyStored), "{:?}", &verdicts[..3]);
+        let verdicts = upload(&c, "w1", &claimed.holder, repeated);
+        assert!(verdicts.iter().all(|v| *v == Verdict::AlreadyStored), "a second request changes nothing");
+        assert_eq!(store.games(Some(t)).unwrap().len(), 2);
+        assert_eq!(store.tallies(t).unwrap().games(), 2, "counted once each");
     }
 
     #[test]

@@ -414,7 +414,7 @@ impl Slot<'_> {
         let mut report = QueueReport::default();
         for ((game, event), verdict) in played.iter().zip(&answer.verdicts) {
             match verdict {
-                Verdict::Stored => {
+                Verdict::Stored | Verdict::AlreadyStored => {
                     report.stored += 1;
                     on_game(&game.record, event);
                 }

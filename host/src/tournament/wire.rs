@@ -151,9 +151,12 @@ pub struct UploadResponse {
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
-    /// Verified and stored (or stored already from this worker's earlier
-    /// upload of it: a resend is answered the same).
+    /// Verified and stored.
     Stored,
+    /// Stored already, from this worker's earlier upload of it (a resend
+    /// whose answer was lost) or named earlier in the same upload: nothing
+    /// is stored or counted again.
+    AlreadyStored,
     /// Another worker's result was stored first; this one is discarded.
     Duplicate,
     /// A game played again ([`GameKey::check`]) that equals the stored one.

@@ -232,10 +232,12 @@ fn insert_games(
     }
     unslotted.sort_unstable();
     let mut unslotted = unslotted.into_iter();
+    // A slot named twice in one batch was inserted once: its first naming
+    // takes the id, any other is a game stored already (and counts nothing).
     let ids: Vec<Option<i64>> = games
         .iter()
         .map(|g| match slot(&g.columns) {
-            Some(t) => by_slot.get(&(t.id, t.index)).copied(),
+            Some(t) => by_slot.remove(&(t.id, t.index)),
             None => unslotted.next(),
         })
         .collect();
