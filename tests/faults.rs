@@ -341,6 +341,33 @@ fn a_plugin_that_fails_is_to_blame_not_the_player_that_called_it() {
     }
 }
 
+/// An engine's legal move passes through the plugin's `parse_move`, then
+/// `move_text`, `apply`, `status` and the next `legal_moves`: a panic in any
+/// of them voids the game as the plugin's fault (naming the call), never
+/// the engine's illegal move or loss.
+#[test]
+fn a_plugin_that_fails_on_an_engine_s_legal_move_voids_the_game_not_the_engine() {
+    let fixture = arbiter_e2e::fixture_plugin("fixture", None);
+    let f = fixture.to_str().unwrap();
+    let engine = format!("engine:{}", example_engine());
+    // The kit's method, and the ABI call it is named by.
+    let calls =
+        [("parse_move", "parse_move"), ("move_text", "move_to_text"), ("apply", "apply"), ("status", "status")];
+    for (call, abi_call) in calls.into_iter().chain([("legal_moves", "legal_moves")]) {
+        let panic_in = format!("panic_in={call}");
+        let run = arbiter(&[
+            "--plugin-dir", f, "match", "fixture-race", "--p1", &engine, "--p2", "random", "--games", "1",
+            "--option", &panic_in, "--option", "panic_at_ply=2", "--no-db",
+        ]);
+        assert!(run.ok, "{call}: {}", run.stderr);
+        let games = game_lines(&run.stdout);
+        assert!(games[0].contains(": * {plugin crashed: "), "{call}: {}", games[0]);
+        assert!(games[0].contains(&format!("panicked in {abi_call}")), "{call}: {}", games[0]);
+        assert!(!games[0].contains("illegal move"), "{call}: {}", games[0]);
+        assert!(run.stdout.contains(": 0 - 0 - 0"), "{call}: a voided game is no one's result: {}", run.stdout);
+    }
+}
+
 #[test]
 fn mcts_refuses_a_hidden_variant_that_cannot_sample_worlds_and_the_kit_never_hands_out_the_truth() {
     let fixture = arbiter_e2e::fixture_plugin("fixture", None);

@@ -9,7 +9,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use arbiter_api::host::{Game, MoveBuf, VariantHandle};
 use arbiter_api::schema::VariantInfo;
-use arbiter_api::{Error, Outcome, Viewer};
+use arbiter_api::{Error, ErrorKind, Outcome, Viewer};
 
 use crate::clock::{Clock, TimeControl};
 use crate::seat::{Answer, Player, PlayerError, Reply};
@@ -343,7 +343,17 @@ impl<'a, 'w> Referee<'a, 'w> {
                 Answer::Move(mv) => return self.loss(player, illegal(format!("id {mv:#x}"))),
                 Answer::Text(text) => match self.game.parse_move(&text) {
                     Ok(mv) if moves.contains(&mv) => mv,
-                    _ => return self.loss(player, illegal(text)),
+                    Ok(_) => return self.loss(player, illegal(text)),
+                    Err(e) if matches!(e.kind, ErrorKind::IllegalMove | ErrorKind::BadNotation) => {
+                        return self.loss(player, illegal(text))
+                    }
+                    // The plugin failed to read the move (a panic, a fault,
+                    // an answer its contract does not allow): its fault.
+                    Err(e) => {
+                        let e = Error::new(e.kind, format!("reading player {player}'s move '{text}': {e}"));
+                        tracing::warn!("{}: {e}", self.info.id);
+                        return plugin_failure(e);
+                    }
                 },
             };
             match self.clocks[player.index()].charge(used_ms, self.config.margin_ms) {
@@ -438,7 +448,13 @@ impl<'a, 'w> Referee<'a, 'w> {
         let status = self.game.status();
         match status.outcome {
             Outcome::Ongoing => {}
-            Outcome::Faulted => return Some(void(Termination::PluginCrashed("the game state faulted".into()))),
+            // Every earlier failure ended the game where it happened, so the
+            // state faulted in this call (whose answer carries no message).
+            Outcome::Faulted => {
+                let why = format!("plugin {} panicked in status (or its state faulted there)", self.info.id);
+                tracing::warn!("{why}");
+                return Some(void(Termination::PluginCrashed(why)));
+            }
             outcome => return Some(end(outcome, Termination::Rules(status.reason.to_string()))),
         }
         if self.config.claim_draws && !status.claimable.is_empty() {
