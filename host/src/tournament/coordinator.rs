@@ -1072,7 +1072,7 @@ mod tests {
     fn a_worker_whose_results_drift_from_the_others_is_held() {
         let store = Arc::new(temp_store());
         let players = [("a", "random:seed=1"), ("b", "random:seed=2")];
-        let definition = definition("name = \"drift\"\nformat = \"round-robin\"\nrounds = 60", &players, &["race"]);
+        let definition = definition("name = \"drift\"\nformat = \"round-robin\"\nrounds = 250", &players, &["race"]);
         let t = store.add_tournament("drift", &serde_json::to_string(&definition).unwrap()).unwrap();
         let registry = Arc::new(Registry::of([race(arbiter_fixture::Fault::None)]));
         enqueue_pending(&store, &planned(&registry, &store, t).unwrap()).unwrap();
@@ -1082,7 +1082,7 @@ mod tests {
         let pending = ClaimedGame::from(held_claim.game);
         // Three workers whose first movers score half; one whose never win
         // (results stored as a worker with store rights would).
-        for (worker, n) in [("w1", 25), ("w2", 25), ("w3", 25), ("bad", 25)] {
+        for (worker, n) in [("w1", 100), ("w2", 100), ("w3", 100), ("bad", 100)] {
             let claims = store.claim(&format!("{worker}:h#0"), Duration::from_secs(60), Some(t), &[], n).unwrap();
             let played: Vec<_> = claims
                 .iter()
