@@ -179,3 +179,134 @@ fn remote_workers_over_https_store_what_one_process_plays_through_a_coordinator_
 fn stored_count(db: &Path) -> usize {
     arbiter::store::Store::open(db).map(|s| s.games(None).map(|g| g.len()).unwrap_or(0)).unwrap_or(0)
 }
+
+/// A connection to `port` on loopback from `source` (127.0.0.x).
+fn connect_from(source: &str, port: u16) -> std::net::TcpStream {
+    let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+    let from: std::net::SocketAddr = format!("{source}:0").parse().unwrap();
+    socket.bind(&from.into()).unwrap();
+    let to: std::net::SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+    socket.connect(&to.into()).unwrap();
+    socket.into()
+}
+
+/// Whether the server closed `stream` (an end of file, or a reset).
+fn closed(stream: &mut std::net::TcpStream) -> bool {
+    use std::io::Read;
+    stream.set_read_timeout(Some(Duration::from_millis(200))).unwrap();
+    let mut buf = [0u8; 4096];
+    loop {
+        match stream.read(&mut buf) {
+            Ok(0) => return true,
+            Ok(_) => continue,
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => return false,
+            Err(_) => return true,
+        }
+    }
+}
+
+/// The peak and present resident memory of process `pid`, in MB.
+fn memory_mb(pid: u32) -> (u64, u64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let kb = |key: &str| -> u64 {
+        let line = status.lines().find(|l| l.starts_with(key)).unwrap();
+        line.split_whitespace().nth(1).unwrap().parse().unwrap()
+    };
+    (kb("VmHWM:") / 1024, kb("VmRSS:") / 1024)
+}
+
+/// 1,000 hostile connections (silent, headers dripped a byte a second, an
+/// upload of 32 MiB announced without a token, a request then idle) from
+/// four addresses: an honest worker still claims at once, the coordinator
+/// stays small, the upload without a token is refused before its body, and
+/// every other hostile connection is closed within seconds; past 256
+/// connections from one address, more are closed at once.
+#[test]
+fn hostile_connections_cost_little_are_closed_in_seconds_and_lock_no_worker_out() {
+    use std::io::Write;
+    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: reads and writes `limit` only.
+    unsafe {
+        libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit);
+        limit.rlim_cur = limit.rlim_max;
+        libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+    }
+    assert!(limit.rlim_cur >= 2000, "this test needs 2,000 open files (ulimit -n)");
+    let dir = temp_dir("hostile");
+    let db = dir.join("c.db");
+    let db_text = db.to_str().unwrap();
+    let queued = arbiter(&[
+        "tournament", "--player", "a=random:seed=1", "--player", "b=random:seed=2", "--variant", "checkers",
+        "--max-plies", "20", "--rounds", "4", "--db", db_text, "--local-workers", "0",
+    ]);
+    assert!(queued.ok, "{}", queued.stderr);
+    let issued = arbiter(&["tokens", "--db", db_text, "issue", "honest"]);
+    let token = issued.stdout.trim().to_string();
+    let mut server = Command::new(arbiter_bin())
+        .env_remove("ARBITER_PLUGIN_PATH")
+        .args(["serve", "--db", db_text, "--bind", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(server.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let url = line.split_whitespace().find(|w| w.starts_with("http://")).unwrap().trim_end_matches('/').to_string();
+    let port: u16 = url.rsplit(':').next().unwrap().parse().unwrap();
+    let (_, before) = memory_mb(server.id());
+
+    let sources = ["127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"];
+    let mut hostile: Vec<(usize, std::net::TcpStream)> = (0..1000)
+        .map(|i| {
+            let mut s = connect_from(sources[i % 4], port);
+            let kind = (i / 4) % 4;
+            let said: &[u8] = match kind {
+                0 => b"",
+                1 => b"POST /api/worker/claim HTTP/1.1\r\nHo",
+                2 => b"POST /api/worker/upload HTTP/1.1\r\nHost: x\r\nContent-Length: 33554432\r\n\r\n{\"holder\": \"",
+                _ => b"GET /api/worker/pins HTTP/1.1\r\nHost: x\r\n\r\n",
+            };
+            s.write_all(said).unwrap();
+            (kind, s)
+        })
+        .collect();
+    // An upload announced without a token is answered 401 at once.
+    for (_, s) in hostile.iter_mut().filter(|(k, _)| *k == 2).take(20) {
+        use std::io::Read;
+        s.set_read_timeout(Some(Duration::from_secs(3))).unwrap();
+        let mut head = [0u8; 12];
+        s.read_exact(&mut head).unwrap();
+        assert_eq!(&head, b"HTTP/1.1 401");
+    }
+    // An honest worker claims while they are open.
+    let claim = serde_json::json!({"slot": "h:1#0", "most": 1}).to_string();
+    let started = Instant::now();
+    let answer = ureq::post(&format!("{url}/api/worker/claim"))
+        .header("Authorization", &format!("Bearer {token}"))
+        .header("Content-Type", "application/json")
+        .send(&claim)
+        .unwrap();
+    let latency = started.elapsed();
+    assert_eq!(answer.status(), 200);
+    assert!(latency < Duration::from_secs(2), "a claim took {latency:?} among 1,000 hostile connections");
+    // One address past its cap: the connections past 256 are closed at once.
+    let mut crowd: Vec<std::net::TcpStream> = (0..300).map(|_| connect_from("127.0.0.9", port)).collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let shut = crowd.iter_mut().map(closed).filter(|&c| c).count();
+    assert!(shut >= 44, "{shut} of 300 connections from one address closed");
+    drop(crowd);
+    let (peak, _) = memory_mb(server.id());
+    eprintln!("coordinator: {before} MB before, peak {peak} MB with 1,000 hostile connections; claim in {latency:?}");
+    assert!(peak < 200, "the coordinator grew to {peak} MB with 1,000 hostile connections");
+    // Dripping a byte a second, for 12 s: every hostile connection is closed.
+    for _ in 0..12 {
+        std::thread::sleep(Duration::from_secs(1));
+        for (_, s) in hostile.iter_mut().filter(|(k, _)| *k == 1) {
+            let _ = s.write_all(b"x");
+        }
+    }
+    let open: Vec<usize> = hostile.iter_mut().filter_map(|(k, s)| (!closed(s)).then_some(*k)).collect();
+    assert!(open.is_empty(), "{} hostile connections still open after 12 s (kinds {:?})", open.len(), &open[..open.len().min(8)]);
+    server.kill().unwrap();
+    server.wait().unwrap();
+}

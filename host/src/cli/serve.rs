@@ -8,6 +8,7 @@ use clap::Args;
 
 use super::out::say_or_quit;
 use crate::plugin::Registry;
+use crate::web::connections::ConnectionLimits;
 use crate::web::{self, Reveal, ServeConfig};
 
 /// Arguments of `arbiter serve`.
@@ -47,6 +48,11 @@ pub struct ServeArgs {
     /// that a second worker plays again, to compare the two games.
     #[arg(long, value_name = "FRACTION", default_value_t = 0.05, value_parser = fraction)]
     double_check: f64,
+    /// The most connections open at once from one address; more are closed
+    /// at once (raise it for many workers behind one address, as behind a
+    /// NAT or a reverse proxy on this machine).
+    #[arg(long, value_name = "N", default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    max_connections_per_address: u32,
 }
 
 /// A number from 0 to 1.
@@ -68,6 +74,10 @@ pub(super) fn run(registry: Registry, args: &ServeArgs) -> Result<()> {
         tls: args.tls_cert.clone().zip(args.tls_key.clone()),
         worker_lease: std::time::Duration::from_secs(args.worker_lease),
         double_check: args.double_check,
+        connections: ConnectionLimits {
+            per_address: args.max_connections_per_address as usize,
+            ..ConnectionLimits::default()
+        },
     };
     let scheme = if config.tls.is_some() { "https" } else { "http" };
     Ok(web::serve(registry, config, |addr, store| say_or_quit!("arbiter serve: {scheme}://{addr}/ (store {store})"))?)

@@ -37,6 +37,30 @@ use crate::referee::Termination;
 use crate::store::{Claim, QueueEntry, Refusal, Store};
 use crate::sync::LockExt;
 
+/// Who a worker request comes from, by its token.
+#[derive(Clone, Debug)]
+pub enum Identity {
+    /// A worker whose token is in force.
+    Worker(String),
+    /// A worker whose token was revoked: it may upload, to have the games
+    /// it still held kept for its admin, and nothing else.
+    Revoked {
+        /// The worker's name.
+        name: String,
+        /// Why its requests are refused.
+        why: String,
+    },
+}
+
+impl Identity {
+    /// The worker's name.
+    pub fn name(&self) -> &str {
+        match self {
+            Identity::Worker(name) | Identity::Revoked { name, .. } => name,
+        }
+    }
+}
+
 /// The most games one claim hands out.
 pub const MOST_PER_CLAIM: usize = 64;
 
@@ -421,25 +445,38 @@ impl Coordinator {
         Ok(())
     }
 
-    /// An upload under `bearer`'s token: verified and stored (see
-    /// [`Coordinator::upload`]); under a revoked token refused all the same
-    /// (HTTP 401, so that the worker stops), but each game it still held is
-    /// verified and held, whole, for its admin (`arbiter tokens held NAME`),
-    /// and given back for another worker to play.
-    pub fn upload_with_token(&self, bearer: Option<&str>, upload: &Upload) -> Result<UploadResponse, RequestError> {
+    /// Who `bearer`'s token names: a worker whose token is in force, or
+    /// one whose token was revoked (which may still upload, to have its
+    /// games held); any other token (unknown, expired, none) is refused.
+    pub fn identify(&self, bearer: Option<&str>) -> Result<Identity, RequestError> {
         let refused = match self.authenticate(bearer) {
-            Ok(worker) => return self.upload(&worker, upload),
+            Ok(worker) => return Ok(Identity::Worker(worker)),
             Err(e) => e,
         };
         let revoked = match bearer {
             Some(token) => self.store.worker_token(&token_hash(token))?.filter(|t| t.revoked_ms.is_some()),
             None => None,
         };
-        if let Some(t) = revoked {
-            let why = format!("the token of worker '{}' was revoked: its results are held", t.name);
-            self.upload_as(&t.name, upload, Some(&why))?;
+        match revoked {
+            Some(t) => Ok(Identity::Revoked { name: t.name, why: refused.to_string() }),
+            None => Err(refused),
         }
-        Err(refused)
+    }
+
+    /// An upload of `identity`: verified and stored (see
+    /// [`Coordinator::upload`]); a revoked worker's is refused all the same
+    /// (HTTP 401, so that the worker stops), but each game it still held is
+    /// verified and held, whole, for its admin (`arbiter tokens held NAME`),
+    /// and given back for another worker to play.
+    pub fn upload_as_identity(&self, identity: &Identity, upload: &Upload) -> Result<UploadResponse, RequestError> {
+        match identity {
+            Identity::Worker(worker) => self.upload(worker, upload),
+            Identity::Revoked { name, why } => {
+                let hold = format!("the token of worker '{name}' was revoked: its results are held");
+                self.upload_as(name, upload, Some(&hold))?;
+                Err(RequestError::Unauthorized(why.clone()))
+            }
+        }
     }
 
     /// Verifies and stores finished games: one verdict each.
@@ -930,7 +967,8 @@ mod tests {
         let game = honest(&c, &claimed.games[0]);
         assert!(store.revoke_worker_token("w1").unwrap());
         let upload = Upload { holder: claimed.holder.clone(), games: vec![game] };
-        let refused = c.upload_with_token(Some(&token), &upload).unwrap_err().to_string();
+        let identity = c.identify(Some(&token)).unwrap();
+        let refused = c.upload_as_identity(&identity, &upload).unwrap_err().to_string();
         assert_eq!(refused, "the token of worker 'w1' is revoked");
         assert!(store.games(Some(t)).unwrap().is_empty(), "nothing counted");
         let held = store.held_uploads("w1").unwrap();
@@ -939,7 +977,7 @@ mod tests {
         assert!(held[0].1.is_ok(), "its record kept");
         let entry = store.queue_entry(t, claimed.games[0].key.index).unwrap().unwrap();
         assert!(entry.holder.is_none(), "its game given back at once");
-        let unknown = c.upload_with_token(Some("arbw_00"), &upload).unwrap_err().to_string();
+        let unknown = c.identify(Some("arbw_00")).unwrap_err().to_string();
         assert_eq!(unknown, "unknown worker token");
         assert_eq!(store.held_uploads("w1").unwrap().len(), 1, "an unknown token holds nothing");
     }

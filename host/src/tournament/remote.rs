@@ -133,6 +133,10 @@ impl Client {
             .http_status_as_error(false)
             .timeout_global(Some(Duration::from_secs(120)))
             .timeout_connect(Some(Duration::from_secs(10)))
+            // The coordinator closes a connection idle for 10 s: one idle
+            // for 5 s is not used again (a request on a connection the
+            // server just closed would fail).
+            .max_idle_age(Duration::from_secs(5))
             .build()
             .new_agent();
         Ok(Client {

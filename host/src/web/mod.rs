@@ -11,6 +11,7 @@
 
 mod api;
 mod assets;
+pub mod connections;
 mod live;
 mod play;
 mod tls;
@@ -64,6 +65,8 @@ pub struct ServeConfig {
     /// The fraction of stored games with deterministic players that a
     /// second remote worker plays again, to compare.
     pub double_check: f64,
+    /// What clients may hold open, and for how long.
+    pub connections: connections::ConnectionLimits,
 }
 
 /// What every request handler shares.
@@ -75,6 +78,8 @@ struct App {
     sessions: play::Sessions,
     /// What remote workers talk to (`/api/worker/...`).
     coordinator: Coordinator,
+    /// The uploads being read, per worker.
+    uploads: workers::UploadSlots,
 }
 
 type Shared = Arc<App>;
@@ -156,17 +161,24 @@ pub fn serve(registry: Registry, config: ServeConfig, ready: impl FnOnce(SocketA
         let registry = Arc::new(registry);
         let coordinator = Coordinator::new(registry.clone(), store.clone(), config.worker_lease)
             .with_double_check(config.double_check);
-        let app = Arc::new(App { registry, store, config, changes, sessions: play::Sessions::default(), coordinator });
-        match tls {
-            Some(tls) => {
-                let listener = tls::TlsListener::new(listener, tls).map_err(system(&listening))?;
-                axum::serve(listener, router(app)).await.map_err(system("the server stopped"))?;
-            }
-            None => axum::serve(listener, router(app)).await.map_err(system("the server stopped"))?,
-        }
+        let app = Arc::new(App {
+            registry,
+            store,
+            config,
+            changes,
+            sessions: play::Sessions::default(),
+            coordinator,
+            uploads: Default::default(),
+        });
+        connections::raise_open_file_limit();
+        let limits = app.config.connections;
+        connections::serve(listener, tls, router(app), limits).await;
         Ok(())
     })
 }
+
+/// The largest body a page may send (a browser game's start or move).
+const PAGE_BODY_LIMIT: usize = 64 << 10;
 
 fn router(app: Shared) -> Router {
     Router::new()
@@ -186,6 +198,7 @@ fn router(app: Shared) -> Router {
         .route("/api/play/{id}", get(play::state))
         .route("/api/play/{id}/events", get(play::events))
         .route("/api/play/{id}/act", post(play::act))
+        .layer(axum::middleware::from_fn(|r, n| workers::read_body(r, n, PAGE_BODY_LIMIT, workers::BODY_TIME)))
         .layer(axum::middleware::from_fn_with_state(app.clone(), trusted_requests))
         .with_state(app.clone())
         .merge(workers::routes(app))

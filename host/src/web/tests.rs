@@ -33,6 +33,7 @@ fn app(name: &str, reveal: Reveal, max_games: usize) -> (Arc<App>, Arc<Store>) {
         tls: None,
         worker_lease: std::time::Duration::from_secs(30),
         double_check: 0.0,
+        connections: Default::default(),
     };
     let registry = Arc::new(Registry::of([race(Fault::None), secret()]));
     let app = App {
@@ -42,6 +43,7 @@ fn app(name: &str, reveal: Reveal, max_games: usize) -> (Arc<App>, Arc<Store>) {
         changes: live::StoreChanges::watch(Store::open(&db).unwrap()).unwrap(),
         sessions: play::Sessions::default(),
         coordinator: Coordinator::new(registry, store.clone(), std::time::Duration::from_secs(30)),
+        uploads: Default::default(),
     };
     (Arc::new(app), store)
 }
@@ -481,4 +483,45 @@ async fn the_worker_api_answers_a_token_in_force_and_refuses_the_rest_in_one_lin
         (status, body["error"].as_str()),
         (StatusCode::UNAUTHORIZED, Some("the token of worker 'w1' is revoked"))
     );
+}
+
+/// A body that sends its first bytes and then nothing, ever.
+fn stalled_body() -> Body {
+    let first = futures_first_chunk();
+    Body::from_stream(tokio_stream::StreamExt::chain(first, tokio_stream::pending()))
+}
+
+fn futures_first_chunk() -> tokio_stream::Iter<std::vec::IntoIter<Result<axum::body::Bytes, std::io::Error>>> {
+    tokio_stream::iter(vec![Ok(axum::body::Bytes::from_static(b"{\"holder\": \"w1:h:1#0\", \"games\": ["))])
+}
+
+/// An upload without a token in force is refused before its body is read
+/// (a body that never ends gets its 401 at once); a worker's own body that
+/// stalls is cut off after BODY_TIME or UPLOAD_TIME, not held open.
+#[tokio::test]
+async fn no_body_is_read_before_the_token_is_checked() {
+    let (app, store) = app("token-first", Reveal::Finished, 4);
+    for token in [None, Some("arbw_forged")] {
+        let mut builder = Request::builder().method("POST").uri("/api/worker/upload");
+        if let Some(t) = token {
+            builder = builder.header(header::AUTHORIZATION, format!("Bearer {t}"));
+        }
+        let request = builder.body(stalled_body()).unwrap();
+        let answered = tokio::time::timeout(Duration::from_secs(2), send(&app, request)).await;
+        let (status, _) = answered.expect("answered without reading the body");
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+    }
+    // With a token in force the body is read, within its time (here a
+    // short one, on a route of its own).
+    let timed = axum::Router::new()
+        .route("/", axum::routing::post(|| async { "read" }))
+        .layer(axum::middleware::from_fn(|r, n| {
+            super::workers::read_body(r, n, 1024, Duration::from_millis(200))
+        }));
+    let started = Instant::now();
+    let response = timed.oneshot(Request::builder().method("POST").uri("/").body(stalled_body()).unwrap()).await;
+    let response = response.unwrap();
+    assert_eq!(response.status(), StatusCode::REQUEST_TIMEOUT);
+    assert!(started.elapsed() < Duration::from_secs(2));
+    drop(store);
 }
