@@ -26,6 +26,25 @@ fn a_text_file_named_like_a_library_is_not_loadable() {
     assert_eq!(w[0].lines().count(), 1);
 }
 
+/// A plugin cut short (a copy broken off) used to map and then kill every
+/// command with SIGBUS: it is named in one line, and the rest load.
+#[test]
+fn a_plugin_cut_short_is_one_line_and_kills_nothing() {
+    let dir = temp_dir("cut-short");
+    let whole = std::fs::read(profile_dir().join("libarbiter_draughts.so")).unwrap();
+    let cut = dir.join("libarbiter_draughts.so");
+    std::fs::write(&cut, &whole[..65536]).unwrap();
+    let w = warnings(dir.clone());
+    assert_eq!(w.len(), 1, "{w:?}");
+    let expected = format!("{}: not a loadable shared library (cut short: 65536 bytes, but its own headers", cut.display());
+    assert!(w[0].starts_with(&expected), "{}", w[0]);
+    let run = arbiter(&["check", cut.to_str().unwrap()]);
+    assert!(!run.ok && run.stdout.contains("cut short: 65536 bytes"), "{}\n{}", run.stdout, run.stderr);
+    let listed = arbiter(&["--plugin-dir", dir.to_str().unwrap(), "list"]);
+    assert!(listed.ok && listed.stdout.contains("chess"), "the other plugins load: {}", listed.stderr);
+    assert!(listed.stderr.contains("cut short"), "{}", listed.stderr);
+}
+
 #[test]
 fn a_shared_library_without_a_root_module_is_not_a_plugin() {
     let dir = temp_dir("foreign");

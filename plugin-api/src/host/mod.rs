@@ -14,6 +14,7 @@ use crate::abi::{GameStateBox, PluginModule_Ref, VariantFactoryBox};
 use crate::schema::{Observation, ObservationView, PieceSet, VariantInfo};
 use crate::{Error, ErrorKind, Status, Viewer};
 
+mod elf;
 #[cfg(feature = "wasm")]
 pub mod wasm;
 
@@ -231,6 +232,10 @@ impl Plugin {
         // slash (`mychess.so`): name the file itself.
         let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
         let path = absolute.as_path();
+        // A file cut short would map and then kill the process (SIGBUS).
+        if let Some(detail) = elf::broken_library(path) {
+            return Err(LoadError::NotALibrary { path: path.to_path_buf(), detail });
+        }
         // Another version line is named as such, before abi_stable compares
         // layouts (which would report the difference as a layout mismatch).
         if let Some(declared) = declared_api_version(path) {
