@@ -1,8 +1,15 @@
 //! `arbiter new-variant`: writes a standalone plugin crate (a complete
 //! tic-tac-toe with tests, the plugin contract among them) that depends on
-//! this arbiter's arbiter-api by version (and by a relative path when a
-//! local copy is given) and builds to a `.so` that `arbiter list` shows as
-//! soon as it is on the plugin path.
+//! this arbiter's arbiter-api by version and builds to a `.so` that `arbiter
+//! list` shows as soon as it is on the plugin path.
+//!
+//! arbiter-api is on no registry an author can reach, so the binary carries
+//! its own arbiter-api source (the very code it was built with, some 180
+//! KiB) and writes it into the crate as `vendor/arbiter-api`, which a
+//! `[patch.crates-io]` entry names: the dependency keeps its version, and
+//! taking arbiter-api from a registry later is the patch's removal. With
+//! `--api-path DIR` a local copy is named instead (a path relative to the
+//! crate, beside the version).
 
 use std::path::{Path, PathBuf};
 
@@ -32,15 +39,56 @@ const FILES: [(&str, &str); 4] = [
     (".gitignore", include_str!("../templates/new-variant/gitignore.tmpl")),
 ];
 
+/// This arbiter's own arbiter-api source, file by file (paths within the
+/// crate): what a scaffolded crate builds against when no local copy is
+/// named. A unit test keeps the list equal to the folder.
+const API_SOURCE: [(&str, &str); 16] = [
+    ("Cargo.toml", include_str!("../../plugin-api/Cargo.toml")),
+    ("README.md", include_str!("../../plugin-api/README.md")),
+    ("src/__private.rs", include_str!("../../plugin-api/src/__private.rs")),
+    ("src/abi.rs", include_str!("../../plugin-api/src/abi.rs")),
+    ("src/contract.rs", include_str!("../../plugin-api/src/contract.rs")),
+    ("src/host/elf.rs", include_str!("../../plugin-api/src/host/elf.rs")),
+    ("src/host/mod.rs", include_str!("../../plugin-api/src/host/mod.rs")),
+    ("src/host/wasm.rs", include_str!("../../plugin-api/src/host/wasm.rs")),
+    ("src/kit/adapter.rs", include_str!("../../plugin-api/src/kit/adapter.rs")),
+    ("src/kit/mod.rs", include_str!("../../plugin-api/src/kit/mod.rs")),
+    ("src/kit/native.rs", include_str!("../../plugin-api/src/kit/native.rs")),
+    ("src/kit/wasm.rs", include_str!("../../plugin-api/src/kit/wasm.rs")),
+    ("src/lib.rs", include_str!("../../plugin-api/src/lib.rs")),
+    ("src/log.rs", include_str!("../../plugin-api/src/log.rs")),
+    ("src/perft.rs", include_str!("../../plugin-api/src/perft.rs")),
+    ("src/schema.rs", include_str!("../../plugin-api/src/schema.rs")),
+];
+
+/// Where the vendored arbiter-api goes, within the new crate.
+const VENDORED: &str = "vendor/arbiter-api";
+
 /// Where the new crate takes arbiter-api from: this arbiter's version (what
 /// a registry serves), and with `api_path` a local copy too, written
 /// relative to the crate (`root`) so that no path of this machine lands in
-/// the crate: it moves with the tree that holds both.
+/// the crate: it moves with the tree that holds both. Without `api_path`,
+/// the version alone (the vendored copy is patched in, see [`api_patch`]).
 fn api_source(api_path: Option<&Path>, root: &Path) -> String {
     let version = format!("version = \"{}\"", arbiter_api::API_VERSION);
     match api_path {
         Some(p) => format!("{version}, path = \"{}\"", relative_to(p, root).display().to_string().replace('\\', "/")),
         None => version,
+    }
+}
+
+/// The manifest's `[patch]` section: the vendored copy, unless a local copy
+/// is named.
+fn api_patch(api_path: Option<&Path>) -> String {
+    match api_path {
+        Some(_) => String::new(),
+        None => format!(
+            "# arbiter-api as the arbiter that made this crate was built with (it is on\n\
+             # no public registry yet). To take it from a registry instead, delete\n\
+             # these two lines and {VENDORED}.\n\
+             [patch.crates-io]\n\
+             arbiter-api = {{ path = \"{VENDORED}\" }}\n"
+        ),
     }
 }
 
@@ -80,14 +128,22 @@ pub fn new_variant(name: &str, dir: &Path, api_path: Option<&Path>) -> Result<Pa
     }
     std::fs::create_dir_all(&root).map_err(|source| ScaffoldError::Io { path: root.clone(), source })?;
     let api = api_source(api_path, &root);
+    let patch = api_patch(api_path);
     let lib = format!("arbiter_{}", name.replace('-', "_"));
-    for (file, template) in FILES {
+    let scaffold = FILES.into_iter().map(|(file, template)| {
         let text = template
             .replace("{{name}}", name)
             .replace("{{crate}}", &format!("{name}-plugin"))
             .replace("{{lib}}", &lib)
-            .replace("{{api_source}}", &api);
-        let path = root.join(file);
+            .replace("{{api_source}}", &api)
+            .replace("{{api_patch}}", &patch);
+        (file.to_string(), text)
+    });
+    let vendored = api_path
+        .is_none()
+        .then(|| API_SOURCE.into_iter().map(|(file, text)| (format!("{VENDORED}/{file}"), text.to_string())));
+    for (file, text) in scaffold.chain(vendored.into_iter().flatten()) {
+        let path = root.join(&file);
         let io = |source| ScaffoldError::Io { path: path.clone(), source };
         std::fs::create_dir_all(path.parent().expect("files are in the crate")).map_err(io)?;
         std::fs::write(&path, text).map_err(io)?;
@@ -100,6 +156,32 @@ mod tests {
     use std::path::Path;
 
     use super::relative_to;
+
+    /// The embedded arbiter-api is the whole folder, file for file.
+    #[test]
+    fn the_embedded_api_source_is_the_plugin_api_folder() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../plugin-api");
+        let mut files = Vec::new();
+        let mut dirs = vec![root.clone()];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    if path.file_name().is_some_and(|n| n != "target") {
+                        dirs.push(path);
+                    }
+                } else {
+                    files.push(path.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/"));
+                }
+            }
+        }
+        files.sort();
+        let embedded: Vec<String> = super::API_SOURCE.iter().map(|(f, _)| f.to_string()).collect();
+        assert_eq!(embedded, files, "list every file of plugin-api in API_SOURCE");
+        for (file, text) in super::API_SOURCE {
+            assert_eq!(std::fs::read_to_string(root.join(file)).unwrap(), text, "{file}");
+        }
+    }
 
     #[test]
     fn local_copies_are_named_from_the_crate() {
