@@ -252,7 +252,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Serve(args) => serve::run(registry, &args),
         Command::Worker(args) => worker::run(&registry, &args, &cli.plugin_dirs),
         Command::Store(args) => store::run(&args),
-        Command::Tokens(args) => tokens::run(&args),
+        Command::Tokens(args) => tokens::run(&registry, &args),
     }
 }
 

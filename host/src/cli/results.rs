@@ -66,6 +66,15 @@ pub(super) fn run(args: &ResultsArgs) -> Result<()> {
     if waiting + playing > 0 {
         say!("Queue: {waiting} games waiting, {playing} being played by workers");
     }
+    let unconfirmed = store.awaiting_confirmation(t.id)?;
+    if unconfirmed > 0 {
+        say!(
+            "Awaiting confirmation: {unconfirmed} results rest on one worker's word (a resignation, an engine's \
+             crash...) and are not counted above; each counts once a second worker's game ends alike, or the \
+             operator accepts it (`arbiter tokens accept {} GAME`)",
+            t.id
+        );
+    }
     for w in store.worker_rates(t.id)? {
         say!("Worker host {}: {} games, {:.1} games/min", w.host, w.games, w.per_minute);
     }

@@ -1,6 +1,7 @@
 //! `arbiter tokens`: the remote workers' tokens of a coordinator's store
 //! (see [`crate::tournament::coordinator`]): issue one (shown once, kept as
-//! its sha256), revoke one, list them, and the uploads refused.
+//! its sha256), revoke one, list them, and the uploads refused; the uploads
+//! held back from a worker; and an unconfirmed result the operator accepts.
 
 use std::path::PathBuf;
 
@@ -9,7 +10,8 @@ use clap::{Args, Subcommand};
 
 use super::out::say;
 use crate::store::Store;
-use crate::tournament::coordinator::issue_token;
+use crate::plugin::Registry;
+use crate::tournament::coordinator::{accept_unconfirmed, issue_token};
 
 /// Arguments of `arbiter tokens`.
 #[derive(Args, Debug)]
@@ -49,9 +51,21 @@ enum TokensAction {
         #[command(flatten)]
         records: super::RecordArgs,
     },
+    /// Accept an unconfirmed result (a resignation, an engine's crash... that
+    /// one worker uploaded and no second worker's game has confirmed): game
+    /// GAME of tournament TOURNAMENT is stored as uploaded, and counts.
+    Accept {
+        /// The tournament.
+        tournament: i64,
+        /// The game's number in it (as `arbiter results` and the refusals name it).
+        game: u32,
+        /// The worker whose upload to accept (the latest one if not given).
+        #[arg(long)]
+        worker: Option<String>,
+    },
 }
 
-pub(super) fn run(args: &TokensArgs) -> Result<()> {
+pub(super) fn run(registry: &Registry, args: &TokensArgs) -> Result<()> {
     let store = Store::open(&args.db)?;
     match &args.action {
         TokensAction::Issue { name, days } => {
@@ -81,8 +95,17 @@ pub(super) fn run(args: &TokensArgs) -> Result<()> {
                 );
             }
             for r in &refusals {
-                say!("refused: worker {} tournament {} game {}: {}", r.worker, r.tournament, r.index + 1, r.reason);
+                let kind = r.kind.name();
+                say!("{kind}: worker {} tournament {} game {}: {}", r.worker, r.tournament, r.index + 1, r.reason);
             }
+        }
+        TokensAction::Accept { tournament, game, worker } => {
+            let (from, record) = accept_unconfirmed(registry, &store, *tournament, *game, worker.as_deref())?;
+            say!(
+                "tournament {tournament} game {game}: {} ({}) accepted as worker {from} uploaded it",
+                super::out::result(&record),
+                record.result.termination
+            );
         }
         TokensAction::Held { name, records } => {
             let held = store.held_uploads(name)?;

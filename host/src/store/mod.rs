@@ -40,7 +40,7 @@ pub use tallies::{PairTally, SlotResult, Tallies, Tally, FORGET_TALLIES};
 use tournaments::TournamentBackend;
 pub use tournaments::{Lease, StoredTournament};
 use workers::WorkerBackend;
-pub use workers::{GameCheck, Refusal, WorkerToken};
+pub use workers::{GameCheck, Refusal, RefusalKind, WorkerToken};
 
 use crate::model::GameRecord;
 use crate::record::EventInfo;

@@ -463,6 +463,7 @@ fn worker_tokens_are_kept_by_hash_revoked_once_and_refusals_listed(store: &Store
     assert!(store.worker_token("aa").unwrap().unwrap().revoked_ms.is_some());
     assert_eq!(store.worker_tokens().unwrap().iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["lab-1", "lab-2"]);
     let refusal = |t: i64, index: u32| super::Refusal {
+        kind: super::RefusalKind::Forged,
         worker: "lab-1".into(),
         tournament: t,
         index,
@@ -473,6 +474,24 @@ fn worker_tokens_are_kept_by_hash_revoked_once_and_refusals_listed(store: &Store
     store.add_refusal(&refusal(2, 0)).unwrap();
     assert_eq!(store.refusals(Some(1)).unwrap(), [refusal(1, 4)]);
     assert_eq!(store.refusals(None).unwrap().len(), 2);
+    assert_eq!(store.forgeries("lab-1").unwrap(), 2);
+    // An unconfirmed upload waits, with its record, until its game is stored.
+    let t = store.add_tournament("t", "{}").unwrap();
+    queue(store, t, &[0, 1]);
+    let unconfirmed = super::Refusal { kind: super::RefusalKind::Unconfirmed, ..refusal(t, 1) };
+    let record = ended(Outcome::Win(0));
+    store.hold_upload(&unconfirmed, &record).unwrap();
+    assert_eq!(store.awaiting_confirmation(t).unwrap(), 1);
+    let held = store.unconfirmed(t, 1).unwrap();
+    assert_eq!((held.len(), &held[0].0), (1, &unconfirmed));
+    assert_eq!(held[0].1.as_ref().unwrap().result, record.result);
+    assert!(store.unconfirmed(t, 0).unwrap().is_empty());
+    assert_eq!(store.forgeries("lab-1").unwrap(), 2, "an unconfirmed upload is no forgery");
+    let claims = store.claim("box:1#0", MINUTE, Some(t), &[], 2).unwrap();
+    let event = slot(t, 1, vec![1, 0]);
+    let second = claims.iter().find(|c| c.game.index == 1).unwrap();
+    store.complete_claims(&[(second, &record, &event)], None).unwrap();
+    assert_eq!(store.awaiting_confirmation(t).unwrap(), 0, "stored: nothing waits");
 }
 
 /// A tune's state is its games replayed in store order (`tournament::tune`),

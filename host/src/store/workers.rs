@@ -19,9 +19,53 @@ pub struct WorkerToken {
     pub revoked_ms: Option<i64>,
 }
 
+/// What became of an upload that does not count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RefusalKind {
+    /// Not a game this worker may upload now (another's claim, a lease
+    /// that ran out, other builds than the pinned ones).
+    Refused,
+    /// A record that does not hold: a move, a start, a result the rules or
+    /// the players named cannot give. Repeated, it suspends the token.
+    Forged,
+    /// A verified game held back from a worker whose results drift, or whose
+    /// token was revoked: kept whole for its admin.
+    Held,
+    /// A verified game whose result no rule proves (a resignation, an
+    /// agreed draw, an engine's crash or hang, an illegal move claimed):
+    /// kept whole until a second worker's game agrees or the operator
+    /// accepts it.
+    Unconfirmed,
+}
+
+impl RefusalKind {
+    /// Its name, as the store keeps it.
+    pub fn name(self) -> &'static str {
+        match self {
+            RefusalKind::Refused => "refused",
+            RefusalKind::Forged => "forged",
+            RefusalKind::Held => "held",
+            RefusalKind::Unconfirmed => "unconfirmed",
+        }
+    }
+
+    /// The kind a stored name names (an unknown one reads as refused).
+    pub fn from_name(name: &str) -> RefusalKind {
+        match name {
+            "forged" => RefusalKind::Forged,
+            "held" => RefusalKind::Held,
+            "unconfirmed" => RefusalKind::Unconfirmed,
+            _ => RefusalKind::Refused,
+        }
+    }
+}
+
 /// An upload the coordinator refused.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Refusal {
+    /// What became of it.
+    pub kind: RefusalKind,
     /// The worker that uploaded it.
     pub worker: String,
     /// The game's tournament.
@@ -70,6 +114,14 @@ pub(super) trait WorkerBackend {
     fn held_records(&self, worker: &str) -> Result<Vec<(Refusal, String)>, StoreFailure>;
     /// The refusals of `tournament` (every one if `None`), oldest first.
     fn refusals(&self, tournament: Option<i64>) -> Result<Vec<Refusal>, StoreFailure>;
+    /// The unconfirmed uploads of game `index` of `tournament`, with their
+    /// records, oldest first.
+    fn unconfirmed(&self, tournament: i64, index: u32) -> Result<Vec<(Refusal, String)>, StoreFailure>;
+    /// How many games of `tournament` have an unconfirmed upload and no
+    /// stored result.
+    fn awaiting_confirmation(&self, tournament: i64) -> Result<u64, StoreFailure>;
+    /// How many of `worker`'s uploads were refused as forged.
+    fn forgeries(&self, worker: &str) -> Result<u64, StoreFailure>;
     /// Queues a check of game `index` of `tournament` (once).
     fn add_check(&self, tournament: i64, index: u32, first_worker: &str, digest: &str) -> Result<(), StoreFailure>;
     /// Claims one unsettled check of a game `worker` did not play (of
@@ -123,9 +175,11 @@ impl Store {
         self.backend.add_refusal(refusal, None).map_err(|e| self.err(e))
     }
 
-    /// Keeps the upload of a worker whose results are held (its residual
-    /// drifts from the other workers'): refused like any refusal (the game
-    /// is played again elsewhere), its record kept for the worker's admin.
+    /// Keeps a verified upload that does not count yet, with its record:
+    /// held from a worker whose results drift (or whose token was revoked),
+    /// for its admin, or unconfirmed, until another worker's game agrees or
+    /// the operator accepts it (the refusal's kind says which). The game is
+    /// played again elsewhere.
     pub fn hold_upload(&self, refusal: &Refusal, record: &GameRecord) -> Result<(), StoreError> {
         let json = serde_json::to_string(record).expect("a record serialises");
         self.backend.add_refusal(refusal, Some(&json)).map_err(|e| self.err(e))
@@ -185,5 +239,30 @@ impl Store {
     /// The refused uploads of `tournament` (or of every tournament), oldest first.
     pub fn refusals(&self, tournament: Option<i64>) -> Result<Vec<Refusal>, StoreError> {
         self.backend.refusals(tournament).map_err(|e| self.err(e))
+    }
+
+    /// The unconfirmed uploads of game `index` of `tournament`, each with
+    /// its record (or why that no longer reads), oldest first.
+    pub fn unconfirmed(&self, tournament: i64, index: u32) -> Result<Vec<HeldUpload>, StoreError> {
+        let rows = self.backend.unconfirmed(tournament, index).map_err(|e| self.err(e))?;
+        Ok(rows
+            .into_iter()
+            .map(|(r, json)| {
+                let record = serde_json::from_str(&json)
+                    .map_err(|e| format!("the unconfirmed record of game {} of tournament {tournament}: {e}", index + 1));
+                (r, record)
+            })
+            .collect())
+    }
+
+    /// How many games of `tournament` wait for a result to be confirmed
+    /// (an unconfirmed upload, nothing stored yet).
+    pub fn awaiting_confirmation(&self, tournament: i64) -> Result<u64, StoreError> {
+        self.backend.awaiting_confirmation(tournament).map_err(|e| self.err(e))
+    }
+
+    /// How many of `worker`'s uploads were refused as forged.
+    pub fn forgeries(&self, worker: &str) -> Result<u64, StoreError> {
+        self.backend.forgeries(worker).map_err(|e| self.err(e))
     }
 }

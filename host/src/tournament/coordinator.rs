@@ -21,6 +21,7 @@ use arbiter_api::Outcome;
 
 use super::driver::Tournament;
 use super::error::{Result, TournamentError};
+use super::outcomes::{self, Proof};
 use super::pins::PluginPin;
 use super::queue::{enqueue_pending, event_of, planned, unfinished};
 use super::view::TournamentView;
@@ -34,7 +35,7 @@ use crate::plugin::Registry;
 use crate::record::replay::verify_record;
 use crate::referee::adjudication::Adjudged;
 use crate::referee::Termination;
-use crate::store::{Claim, QueueEntry, Refusal, Store};
+use crate::store::{Claim, QueueEntry, Refusal, RefusalKind, Store};
 use crate::sync::LockExt;
 
 /// Who a worker request comes from, by its token.
@@ -108,6 +109,48 @@ pub fn issue_token(store: &Store, name: &str, valid: Option<Duration>) -> Result
         )));
     }
     Ok(token)
+}
+
+/// The operator accepts an unconfirmed result: game `game` (1-based) of
+/// tournament `t` is stored as `worker` uploaded it (the latest unconfirmed
+/// upload if no worker is named), and counts; returns the worker's name and
+/// the record stored.
+pub fn accept_unconfirmed(
+    registry: &Registry,
+    store: &Store,
+    t: i64,
+    game: u32,
+    worker: Option<&str>,
+) -> Result<(String, GameRecord)> {
+    let index = game.checked_sub(1).ok_or_else(|| TournamentError::Refused("games are numbered from 1".into()))?;
+    let refused = |why: String| TournamentError::Refused(why);
+    let entry = store
+        .queue_entry(t, index)?
+        .ok_or_else(|| refused(format!("tournament {t} has no game {game} in its queue")))?;
+    if entry.stored {
+        return Err(refused(format!("game {game} of tournament {t} is stored already")));
+    }
+    let kept = store.unconfirmed(t, index)?;
+    let (r, record) = kept
+        .into_iter()
+        .rev()
+        .find(|(r, _)| worker.is_none_or(|w| r.worker == w))
+        .ok_or_else(|| {
+            let from = worker.map(|w| format!(" from worker {w}")).unwrap_or_default();
+            refused(format!("game {game} of tournament {t} has no unconfirmed result{from}"))
+        })?;
+    let record = record.map_err(refused)?;
+    let tournament = planned(registry, store, t)?;
+    let claim = Claim { game: entry.game.clone(), holder: format!("{}:accepted", r.worker) };
+    let event = event_of(&entry.game);
+    let stored = store.complete_claims(&[(&claim, &record, &event)], tournament.stop_rule())?;
+    if stored.ids.first().is_none_or(Option::is_none) {
+        return Err(refused(format!("game {game} of tournament {t} was stored meanwhile")));
+    }
+    if tournament.plans_as_results_come() {
+        enqueue_pending(store, &tournament)?;
+    }
+    Ok((r.worker, record))
 }
 
 /// Milliseconds since the Unix epoch.
@@ -279,6 +322,17 @@ impl Coordinator {
         }))
     }
 
+    /// How many games `worker` had refused (of tournament `only`, if
+    /// given), as far as this coordinator knows.
+    fn refused_by(&self, worker: &str, only: Option<i64>) -> usize {
+        let refused = self.refused.lock_or_recover();
+        refused
+            .iter()
+            .filter(|(t, _)| only.is_none_or(|o| o == **t))
+            .map(|(_, games)| games.values().filter(|w| w.contains(worker)).count())
+            .sum()
+    }
+
     /// Whether `worker` had game `key` refused.
     fn refused_before(&self, worker: &str, key: GameKey) -> bool {
         let refused = self.refused.lock_or_recover();
@@ -312,7 +366,12 @@ impl Coordinator {
         if let Some((_, state)) = recent.filter(|(at, _)| at.elapsed() < IDLE_ANSWER && request.skip.is_empty()) {
             return Ok(idle(state));
         }
-        let mut claims = self.store.claim(&holder, self.lease, request.tournament, &request.skip, most)?;
+        // Games this worker sent refused results for come back to the queue
+        // and are another's to play: claim past them, or a worker with
+        // refusals at the head of the queue would claim them again and
+        // again and play nothing.
+        let passed = self.refused_by(worker, request.tournament).min(4 * MOST_PER_CLAIM);
+        let mut claims = self.store.claim(&holder, self.lease, request.tournament, &request.skip, most + passed)?;
         let Some(t) = claims.first().map(|c| c.game.tournament) else {
             let state = self.lull(request.tournament, &request.skip)?;
             self.idle.lock_or_recover().insert(request.tournament, (std::time::Instant::now(), state));
@@ -324,9 +383,10 @@ impl Coordinator {
         }
         let tournament = self.tournament(t)?;
         // A game this worker sent a refused result for is another's to play.
-        let (theirs, mine): (Vec<Claim>, Vec<Claim>) = claims
+        let (mut theirs, mut mine): (Vec<Claim>, Vec<Claim>) = claims
             .drain(..)
             .partition(|c| self.refused_before(worker, GameKey { tournament: t, index: c.game.index, check: false }));
+        theirs.extend(mine.drain(most.min(mine.len())..));
         if !theirs.is_empty() {
             self.store.release_claims(&theirs)?;
         }
@@ -512,7 +572,9 @@ impl Coordinator {
                         game.key.index + 1,
                         t = game.key.tournament
                     );
-                    self.store.hold_upload(&self.refusal(worker, game, &why), &game.record)?;
+                    let mut kept = self.refusal(worker, game, &why);
+                    kept.kind = RefusalKind::Held;
+                    self.store.hold_upload(&kept, &game.record)?;
                     self.forget(worker, game.key, Claim { game: entry.game.clone(), holder: upload.holder.clone() })?;
                     verdicts[i] = Verdict::Refused(why);
                     continue;
@@ -520,27 +582,34 @@ impl Coordinator {
             }
             match check {
                 Check::Fresh(entry) => {
-                    let event = event_of(&entry.game);
-                    accepted.push((i, Claim { game: entry.game, holder: upload.holder.clone() }, event));
-                    tournaments.insert(game.key.tournament);
+                    let claim = Claim { game: entry.game.clone(), holder: upload.holder.clone() };
+                    match self.standing(worker, game, &entry) {
+                        Standing::Counts => {
+                            let event = event_of(&entry.game);
+                            accepted.push((i, claim, event));
+                            tournaments.insert(game.key.tournament);
+                        }
+                        Standing::Forged(why) => {
+                            verdicts[i] = self.refuse(worker, game, RefusalKind::Forged, why, Some(claim))?;
+                        }
+                        Standing::Unconfirmed(why) => {
+                            tracing::info!(
+                                "worker {worker}: game {} of tournament {}: {why}",
+                                game.key.index + 1,
+                                game.key.tournament
+                            );
+                            let mut kept = self.refusal(worker, game, &why);
+                            kept.kind = RefusalKind::Unconfirmed;
+                            self.store.hold_upload(&kept, &game.record)?;
+                            self.forget(worker, game.key, claim)?;
+                            verdicts[i] = Verdict::Unconfirmed(why);
+                        }
+                    }
                 }
                 Check::Resent => verdicts[i] = Verdict::AlreadyStored,
                 Check::Compared => verdicts[i] = Verdict::Agrees,
                 Check::Duplicate => verdicts[i] = Verdict::Duplicate,
-                Check::Refused(why, claim) => {
-                    tracing::warn!(
-                        "worker {worker}: game {} of tournament {}: refused: {why}",
-                        game.key.index + 1,
-                        game.key.tournament
-                    );
-                    self.store.add_refusal(&self.refusal(worker, game, &why))?;
-                    if let Some(claim) = claim {
-                        self.forget(worker, game.key, claim)?;
-                    } else if let Some(map) = self.refused.lock_or_recover().get_mut(&game.key.tournament) {
-                        map.entry(game.key.index).or_default().insert(worker.to_string());
-                    }
-                    verdicts[i] = Verdict::Refused(why);
-                }
+                Check::Refused(kind, why, claim) => verdicts[i] = self.refuse(worker, game, kind, why, claim)?,
             }
         }
         // One transaction per tournament: its stopping rule sees its games.
@@ -588,9 +657,73 @@ impl Coordinator {
         Ok(())
     }
 
+    /// Refuses `worker`'s upload of `game` for `why` (a refusal of `kind`
+    /// kept), giving its `claim` back; a worker whose forged uploads reach
+    /// [`SUSPEND_AFTER`] has its token revoked.
+    fn refuse(
+        &self,
+        worker: &str,
+        game: &UploadedGame,
+        kind: RefusalKind,
+        why: String,
+        claim: Option<Claim>,
+    ) -> Result<Verdict, RequestError> {
+        tracing::warn!("worker {worker}: game {} of tournament {}: refused: {why}", game.key.index + 1, game.key.tournament);
+        let mut refusal = self.refusal(worker, game, &why);
+        refusal.kind = kind;
+        self.store.add_refusal(&refusal)?;
+        if let Some(claim) = claim {
+            self.forget(worker, game.key, claim)?;
+        } else if let Some(map) = self.refused.lock_or_recover().get_mut(&game.key.tournament) {
+            map.entry(game.key.index).or_default().insert(worker.to_string());
+        }
+        if kind == RefusalKind::Forged {
+            let forged = self.store.forgeries(worker)?;
+            if forged >= SUSPEND_AFTER && self.store.revoke_worker_token(worker)? {
+                tracing::warn!("worker {worker}: token suspended (revoked) after {forged} forged uploads");
+            }
+        }
+        Ok(Verdict::Refused(why))
+    }
+
+    /// Whether a verified `game` of `entry` counts now (see
+    /// [`super::outcomes`]): its result proved, or confirmed by another
+    /// worker's unconfirmed game of the same job that ended alike.
+    fn standing(&self, worker: &str, game: &UploadedGame, entry: &QueueEntry) -> Standing {
+        let Ok(job) = serde_json::from_str::<Job>(&entry.game.job) else {
+            return Standing::Forged("the queued job is unreadable".into());
+        };
+        let what = match outcomes::proof(&job, &game.record) {
+            Proof::Proved => return Standing::Counts,
+            Proof::Impossible(why) => return Standing::Forged(why),
+            Proof::Unproven(what) => what,
+        };
+        let (t, index) = (game.key.tournament, game.key.index);
+        let earlier = match self.store.unconfirmed(t, index) {
+            Ok(earlier) => earlier,
+            Err(e) => {
+                tracing::error!("tournament {t} game {}: {e}", index + 1);
+                Vec::new()
+            }
+        };
+        let confirmed = earlier.iter().find(|(r, record)| {
+            r.worker != worker && record.as_ref().is_ok_and(|record| outcomes::agree(record, &game.record))
+        });
+        if let Some((r, _)) = confirmed {
+            tracing::info!("tournament {t} game {}: {what}, confirmed by worker {}'s game", index + 1, r.worker);
+            return Standing::Counts;
+        }
+        Standing::Unconfirmed(format!(
+            "{what} rests on this worker's word: kept, and counted once another worker's game of it ends alike \
+             (or the operator accepts it: `arbiter tokens accept {t} {}`)",
+            index + 1
+        ))
+    }
+
     /// The refusal of `game`, uploaded by `worker`, for `why`.
     fn refusal(&self, worker: &str, game: &UploadedGame, why: &str) -> Refusal {
         Refusal {
+            kind: RefusalKind::Refused,
             worker: worker.to_string(),
             tournament: game.key.tournament,
             index: game.key.index,
@@ -607,6 +740,7 @@ impl Coordinator {
         }
         let Some(entry) = self.store.queue_entry(key.tournament, key.index)? else {
             return Ok(Check::Refused(
+                RefusalKind::Refused,
                 format!("no game {} in tournament {}'s queue", key.index + 1, key.tournament),
                 None,
             ));
@@ -617,6 +751,7 @@ impl Coordinator {
         }
         if entry.holder.as_deref() != Some(holder) || !holder.starts_with(&format!("{worker}:")) {
             return Ok(Check::Refused(
+                RefusalKind::Refused,
                 format!(
                     "game {} of tournament {} is not claimed by {holder} (its lease ran out, or it was never this \
                      worker's)",
@@ -630,7 +765,7 @@ impl Coordinator {
         let tournament = self.tournament(key.tournament)?;
         Ok(match self.verify(&tournament, &entry, game) {
             Ok(()) => Check::Fresh(entry),
-            Err(why) => Check::Refused(why, Some(claim)),
+            Err((kind, why)) => Check::Refused(kind, why, Some(claim)),
         })
     }
 
@@ -641,26 +776,28 @@ impl Coordinator {
     fn compare(&self, worker: &str, holder: &str, game: &UploadedGame) -> Result<Check, RequestError> {
         let (t, index) = (game.key.tournament, game.key.index);
         let Some(check) = self.store.check(t, index)? else {
-            return Ok(Check::Refused(format!("game {} of tournament {t} is not to be played again", index + 1), None));
+            let why = format!("game {} of tournament {t} is not to be played again", index + 1);
+            return Ok(Check::Refused(RefusalKind::Refused, why, None));
         };
         if let Some(agreed) = check.agreed {
             let mine = check.second_worker.as_deref() == Some(worker);
             return Ok(match (mine, agreed) {
                 (true, true) => Check::Compared,
-                (true, false) => Check::Refused("a resend of a game that differed".into(), None),
+                (true, false) => Check::Refused(RefusalKind::Refused, "a resend of a game that differed".into(), None),
                 (false, _) => Check::Duplicate,
             });
         }
         if check.claimed_by.as_deref() != Some(holder) || !holder.starts_with(&format!("{worker}:")) {
             let why = format!("the check of game {} of tournament {t} is not claimed by {holder}", index + 1);
-            return Ok(Check::Refused(why, None));
+            return Ok(Check::Refused(RefusalKind::Refused, why, None));
         }
         let Some(entry) = self.store.queue_entry(t, index)? else {
-            return Ok(Check::Refused(format!("no game {} in tournament {t}'s queue", index + 1), None));
+            let why = format!("no game {} in tournament {t}'s queue", index + 1);
+            return Ok(Check::Refused(RefusalKind::Refused, why, None));
         };
         let tournament = self.tournament(t)?;
-        if let Err(why) = self.verify(&tournament, &entry, game) {
-            return Ok(Check::Refused(why, None));
+        if let Err((kind, why)) = self.verify(&tournament, &entry, game) {
+            return Ok(Check::Refused(kind, why, None));
         }
         let agreed = digest(&game.record) == check.digest;
         self.store.settle_check(t, index, worker, agreed)?;
@@ -670,6 +807,7 @@ impl Coordinator {
         let first = &check.first_worker;
         tracing::warn!("game {} of tournament {t}: workers {first} and {worker} played it differently", index + 1);
         self.store.add_refusal(&Refusal {
+            kind: RefusalKind::Refused,
             worker: first.clone(),
             tournament: t,
             index,
@@ -677,6 +815,7 @@ impl Coordinator {
             at_ms: now_ms(),
         })?;
         Ok(Check::Refused(
+            RefusalKind::Refused,
             format!(
                 "game {} of tournament {t} differs from the one worker {first} played (its players are \
                  deterministic: the two must be equal)",
@@ -700,18 +839,22 @@ impl Coordinator {
         draw < self.double_check && serde_json::from_str::<Job>(&queued.job).is_ok_and(|job| deterministic(&job))
     }
 
-    /// Why `game` is not a true result of `entry`'s job, if it is not.
+    /// Why `game` is not a true result of `entry`'s job, if it is not: as
+    /// what it is refused (other builds than the pinned ones are refused, a
+    /// record that does not hold is forged), and why.
     fn verify(
         &self,
         tournament: &Tournament,
         entry: &QueueEntry,
         game: &UploadedGame,
-    ) -> std::result::Result<(), String> {
-        let job: Job =
-            serde_json::from_str(&entry.game.job).map_err(|e| format!("the queued job is unreadable: {e}"))?;
-        check_pins(&tournament.definition.plugins, &tournament.definition.engines, &job, &game.pins)?;
-        check_against_job(&self.registry, &job, &game.record)?;
-        verify_record(&self.registry, &game.record).map_err(|e| e.to_string())
+    ) -> std::result::Result<(), (RefusalKind, String)> {
+        let job: Job = serde_json::from_str(&entry.game.job)
+            .map_err(|e| (RefusalKind::Refused, format!("the queued job is unreadable: {e}")))?;
+        check_pins(&tournament.definition.plugins, &tournament.definition.engines, &job, &game.pins)
+            .map_err(|why| (RefusalKind::Refused, why))?;
+        let forged = |why: String| (RefusalKind::Forged, why);
+        check_against_job(&self.registry, &job, &game.record).map_err(forged)?;
+        verify_record(&self.registry, &game.record).map_err(|e| forged(e.to_string()))
     }
 
     /// The pins of every unfinished tournament.
@@ -743,11 +886,24 @@ enum Check {
     Resent,
     /// Another worker's result is stored.
     Duplicate,
-    /// Refused: why, and the claim to give back.
-    Refused(String, Option<Claim>),
+    /// Refused: as what, why, and the claim to give back.
+    Refused(RefusalKind, String, Option<Claim>),
     /// A check, played again, equal to the stored game.
     Compared,
 }
+
+/// Whether a verified upload counts.
+enum Standing {
+    /// Stored and counted.
+    Counts,
+    /// Refused as forged: why.
+    Forged(String),
+    /// Kept until confirmed: why.
+    Unconfirmed(String),
+}
+
+/// How many forged uploads suspend a worker's token (it is revoked).
+pub const SUSPEND_AFTER: u64 = 10;
 
 /// Whether the builds a game was played with are the tournament's.
 fn check_pins(
@@ -1038,6 +1194,162 @@ mod tests {
         assert!(verdicts.iter().all(|v| *v == Verdict::AlreadyStored), "a second request changes nothing");
         assert_eq!(store.games(Some(t)).unwrap().len(), 2);
         assert_eq!(store.tallies(t).unwrap().games(), 2, "counted once each");
+    }
+
+    /// `game` cut after its first `plies` plies and ended `termination`, the
+    /// seat `winner` winning (a draw without one): legal move by move.
+    fn forge(c: &Coordinator, game: &UploadedGame, plies: usize, termination: Termination, winner: Option<u32>) -> UploadedGame {
+        let mut g = game.clone();
+        g.record.plies.truncate(plies);
+        let variant = c.registry.get(&g.record.variant).unwrap();
+        let r = &g.record;
+        g.record.final_position =
+            crate::referee::position_after(&variant, &r.options, &r.start_position, &r.plies).unwrap();
+        g.record.result.outcome = winner.map_or(Outcome::Draw, Outcome::Win);
+        g.record.result.termination = termination;
+        g
+    }
+
+    /// 320 games legal move by move, ending as built-in players never end
+    /// one (MCTS resigning, crashing, playing an illegal move, agreeing a
+    /// draw; a flag without a clock), uploaded against an SPRT "random is
+    /// stronger than MCTS": every one is refused as forged, nothing is
+    /// stored or counted, the SPRT's tally stays empty, and the worker's
+    /// token is suspended after ten.
+    #[test]
+    fn outcomes_built_in_players_cannot_give_are_refused_and_cannot_move_an_sprt() {
+        let store = Arc::new(temp_store());
+        let players = [("random", "random:seed=1"), ("mcts", "mcts:iterations=5")];
+        let head = "name = \"sprt\"\nvariants = [\"race\"]\ngames_per_pairing = 2\nrounds = 160\n[sprt]\nelo0 = 0.0\nelo1 = 200.0\n\
+                    alpha = 0.05\nbeta = 0.05";
+        let definition = definition(head, &players, &["race"]);
+        let t = store.add_tournament("sprt", &serde_json::to_string(&definition).unwrap()).unwrap();
+        let registry = Arc::new(Registry::of([race(arbiter_fixture::Fault::None)]));
+        enqueue_pending(&store, &planned(&registry, &store, t).unwrap()).unwrap();
+        let c = Coordinator::new(registry, store.clone(), Duration::from_secs(60));
+        issue_token(&store, "forger", None).unwrap();
+        let endings = [
+            (Termination::Resignation, "it never resigns"),
+            (Termination::EngineCrashed("gone".into()), "it never crashes"),
+            (Termination::IllegalMove("+7".into()), "it never plays an illegal move"),
+            (Termination::DrawAgreed, "it never offers or accepts a draw"),
+            (Termination::TimeForfeit(Some(3)), "lost on time"),
+        ];
+        let mut forged = 0;
+        while forged < 320 {
+            let claimed = claim(&c, "forger", 64);
+            assert!(!claimed.games.is_empty(), "games left to forge");
+            let games: Vec<UploadedGame> = claimed
+                .games
+                .iter()
+                .enumerate()
+                .map(|(i, g)| {
+                    let job: Job = serde_json::from_str(&g.job).unwrap();
+                    let mcts = job.seats.iter().position(|s| s.name == "mcts").unwrap() as u32;
+                    let (termination, _) = endings[(forged + i) % endings.len()].clone();
+                    let winner = (termination != Termination::DrawAgreed).then_some(1 - mcts);
+                    // MCTS to move, as a fault's loser is.
+                    forge(&c, &honest(&c, g), 2 + mcts as usize, termination, winner)
+                })
+                .collect();
+            let n = games.len();
+            for (i, v) in upload(&c, "forger", &claimed.holder, games).into_iter().enumerate() {
+                let says = endings[(forged + i) % endings.len()].1;
+                assert!(matches!(&v, Verdict::Refused(why) if why.contains(says)), "{v:?} should say '{says}'");
+            }
+            forged += n;
+        }
+        assert!(store.games(Some(t)).unwrap().is_empty(), "nothing forged is stored");
+        assert_eq!(store.tallies(t).unwrap().games(), 0, "nor counted");
+        assert_eq!(store.tournament(Some(t)).unwrap().unwrap().finished_at, None, "the SPRT has not decided");
+        assert!(store.forgeries("forger").unwrap() >= 320);
+        let token = store.worker_tokens().unwrap().into_iter().find(|w| w.name == "forger").unwrap();
+        assert!(token.revoked_ms.is_some(), "suspended after {} forgeries", super::SUSPEND_AFTER);
+    }
+
+    /// Engines can resign, crash and agree draws, but the record cannot
+    /// show that they did: such a result is kept, not counted, until a
+    /// second worker's game of the same job ends alike (or the operator
+    /// accepts it); a game the rules end counts at once.
+    #[test]
+    fn an_engine_s_resignation_counts_once_a_second_worker_s_game_agrees() {
+        let store = Arc::new(temp_store());
+        let players = [("a", "engine:python3 a.py"), ("b", "engine:python3 b.py")];
+        let definition = definition("name = \"engines\"\nformat = \"round-robin\"\nrounds = 3", &players, &["race"]);
+        let t = store.add_tournament("engines", &serde_json::to_string(&definition).unwrap()).unwrap();
+        let registry = Arc::new(Registry::of([race(arbiter_fixture::Fault::None)]));
+        enqueue_pending(&store, &planned(&registry, &store, t).unwrap()).unwrap();
+        let c = Coordinator::new(registry, store.clone(), Duration::from_secs(60));
+        // The record as an engine game's: the seats' moves by scripted players.
+        let played = |g: &ClaimedGame| {
+            let mut job: Job = serde_json::from_str(&g.job).unwrap();
+            let names: Vec<String> = job.seats.iter().map(|s| s.name.clone()).collect();
+            for seat in &mut job.seats {
+                seat.spec = "random:seed=9".into();
+            }
+            let mut uploaded = honest(&c, &ClaimedGame { job: serde_json::to_string(&job).unwrap(), ..g.clone() });
+            uploaded.record.players = names;
+            uploaded
+        };
+        let first = claim(&c, "w1", 1);
+        let game = &first.games[0];
+        let resigned = forge(&c, &played(game), 2, Termination::Resignation, Some(0));
+        let verdict = upload(&c, "w1", &first.holder, vec![resigned.clone()]);
+        assert!(matches!(&verdict[0], Verdict::Unconfirmed(why) if why.contains("a resignation rests on")), "{verdict:?}");
+        assert!(store.games(Some(t)).unwrap().is_empty(), "not counted yet");
+        assert_eq!(store.awaiting_confirmation(t).unwrap(), 1);
+        // The game is another worker's to play now; w1 is not given it again.
+        let again = claim(&c, "w1", 8);
+        assert!(again.games.iter().all(|g| g.key.index != game.key.index));
+        c.release("w1", &Held { holder: again.holder.clone(), games: again.games.iter().map(|g| g.key).collect() }).unwrap();
+        // A second worker's game that ends otherwise is kept too.
+        let second = claim(&c, "w2", 1);
+        assert_eq!(second.games[0].key.index, game.key.index);
+        let crashed = forge(&c, &played(game), 3, Termination::EngineCrashed("gone".into()), Some(0));
+        let verdict = upload(&c, "w2", &second.holder, vec![crashed]);
+        assert!(matches!(&verdict[0], Verdict::Unconfirmed(_)), "{verdict:?}");
+        // A third that agrees with the first: it counts.
+        let third = claim(&c, "w3", 1);
+        assert_eq!(third.games[0].key.index, game.key.index);
+        let verdict = upload(&c, "w3", &third.holder, vec![resigned]);
+        assert_eq!(verdict, [Verdict::Stored]);
+        assert_eq!(store.games(Some(t)).unwrap().len(), 1);
+        assert_eq!(store.awaiting_confirmation(t).unwrap(), 0);
+        // A game the rules end counts at once.
+        let next = claim(&c, "w1", 1);
+        let verdict = upload(&c, "w1", &next.holder, vec![played(&next.games[0])]);
+        assert_eq!(verdict, [Verdict::Stored]);
+        // Or the operator accepts an unconfirmed result.
+        let last = claim(&c, "w2", 1);
+        let n = last.games[0].key.index + 1;
+        let crashed = forge(&c, &played(&last.games[0]), 3, Termination::EngineCrashed("gone".into()), Some(0));
+        assert!(matches!(&upload(&c, "w2", &last.holder, vec![crashed])[0], Verdict::Unconfirmed(_)));
+        let e = super::accept_unconfirmed(&c.registry, &store, t, n, Some("w9")).unwrap_err().to_string();
+        assert!(e.contains("has no unconfirmed result from worker w9"), "{e}");
+        let (from, record) = super::accept_unconfirmed(&c.registry, &store, t, n, None).unwrap();
+        assert_eq!((from.as_str(), record.result.termination.kind()), ("w2", "engine_crashed"));
+        assert_eq!(store.games(Some(t)).unwrap().len(), 3);
+        assert_eq!(store.awaiting_confirmation(t).unwrap(), 0);
+        let e = super::accept_unconfirmed(&c.registry, &store, t, n, None).unwrap_err().to_string();
+        assert!(e.contains("is stored already"), "{e}");
+    }
+
+    /// A worker whose refused games sit at the head of the queue claims
+    /// past them (it used to claim them again and again and play nothing).
+    #[test]
+    fn a_worker_claims_past_the_games_it_had_refused() {
+        let (c, _store, _t) = coordinator("past-refused");
+        let claimed = claim(&c, "w1", 3);
+        let mut games: Vec<UploadedGame> = claimed.games.iter().map(|g| honest(&c, g)).collect();
+        for g in &mut games {
+            g.record.plies[0].mv ^= 0x5a5a;
+        }
+        let verdicts = upload(&c, "w1", &claimed.holder, games);
+        assert!(verdicts.iter().all(|v| matches!(v, Verdict::Refused(_))));
+        let refused: Vec<u32> = claimed.games.iter().map(|g| g.key.index).collect();
+        let next = claim(&c, "w1", 2);
+        assert_eq!(next.games.len(), 2, "two games past the refused ones");
+        assert!(next.games.iter().all(|g| !refused.contains(&g.key.index)), "{:?}", next.games.iter().map(|g| g.key.index).collect::<Vec<_>>());
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //! games of many stored tournaments gathered for a rating list
 //! ([`rating_list`]), and the queue's workers on other machines: in the
 //! store ([`queue`]) or over HTTPS through a coordinator ([`coordinator`],
-//! [`wire`], [`remote`]).
+//! [`wire`], [`remote`]), which counts a remote worker's result only as far
+//! as its record proves it ([`outcomes`]).
 
 pub mod audit;
 pub mod config;
@@ -17,6 +18,7 @@ pub mod games;
 pub mod journal;
 pub mod lease;
 pub mod openings;
+pub mod outcomes;
 pub mod pairing;
 pub mod pins;
 pub mod pulse;

@@ -435,6 +435,9 @@ impl Slot<'_> {
                 Verdict::Refused(why) => {
                     eprintln!("game {} of tournament {t}: the coordinator refused it: {why}", game.key.index + 1)
                 }
+                Verdict::Unconfirmed(why) => {
+                    eprintln!("game {} of tournament {t}: kept, not yet counted: {why}", game.key.index + 1)
+                }
             }
         }
         Ok(Turn::Played(report))

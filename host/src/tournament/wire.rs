@@ -163,6 +163,10 @@ pub enum Verdict {
     Agrees,
     /// Refused: why. The game goes back to the queue for another worker.
     Refused(String),
+    /// Verified, but its result rests on this worker's word (a
+    /// resignation, an engine's crash...): kept, and counted once another
+    /// worker's game of it ends alike (or the operator accepts it); why.
+    Unconfirmed(String),
 }
 
 /// The pins of the unfinished tournaments, for a worker to fetch the

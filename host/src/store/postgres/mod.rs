@@ -31,7 +31,7 @@ use migrate::Migration;
 use crate::sync::LockExt;
 
 /// The schema, in order; `migrate` records which ran.
-const MIGRATIONS: [Migration; 9] = [
+const MIGRATIONS: [Migration; 10] = [
     Migration::new(
         1,
         "initial",
@@ -222,6 +222,12 @@ const MIGRATIONS: [Migration; 9] = [
         9,
         "held_records",
         "ALTER TABLE refused_uploads ADD COLUMN record TEXT;",
+    ),
+    Migration::new(
+        // What became of each upload that does not count (see RefusalKind).
+        10,
+        "refusal_kinds",
+        "ALTER TABLE refused_uploads ADD COLUMN kind TEXT NOT NULL DEFAULT 'refused';",
     ),
 ];
 

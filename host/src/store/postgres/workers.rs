@@ -1,11 +1,24 @@
 //! Remote workers' tokens and refused uploads, in PostgreSQL.
 
 use super::Postgres;
-use crate::store::workers::{GameCheck, Refusal, WorkerBackend, WorkerToken};
+use crate::store::workers::{GameCheck, Refusal, RefusalKind, WorkerBackend, WorkerToken};
 use crate::store::StoreFailure;
 
 fn token(r: &postgres::Row) -> WorkerToken {
     WorkerToken { name: r.get(0), issued_ms: r.get(1), revoked_ms: r.get(2), expires_ms: r.get(3) }
+}
+
+/// A refusal from the columns worker, tournament_id, game_index, reason,
+/// at_ms and kind.
+fn refusal(r: &postgres::Row) -> Refusal {
+    Refusal {
+        kind: RefusalKind::from_name(r.get(5)),
+        worker: r.get(0),
+        tournament: r.get(1),
+        index: r.get::<_, i32>(2) as u32,
+        reason: r.get(3),
+        at_ms: r.get(4),
+    }
 }
 
 impl WorkerBackend for Postgres {
@@ -51,9 +64,9 @@ impl WorkerBackend for Postgres {
         self.with(|client| {
             client
                 .execute(
-                    "INSERT INTO refused_uploads (worker, tournament_id, game_index, reason, at_ms, record)
-                     VALUES ($1, $2, $3, $4, $5, $6)",
-                    &[&r.worker, &r.tournament, &(r.index as i32), &r.reason, &r.at_ms, &held],
+                    "INSERT INTO refused_uploads (worker, tournament_id, game_index, reason, at_ms, record, kind)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                    &[&r.worker, &r.tournament, &(r.index as i32), &r.reason, &r.at_ms, &held, &r.kind.name()],
                 )
                 .map(drop)
         })
@@ -62,44 +75,54 @@ impl WorkerBackend for Postgres {
     fn held_records(&self, worker: &str) -> Result<Vec<(Refusal, String)>, StoreFailure> {
         let rows = self.with(|client| {
             client.query(
-                "SELECT worker, tournament_id, game_index, reason, at_ms, record FROM refused_uploads
+                "SELECT worker, tournament_id, game_index, reason, at_ms, kind, record FROM refused_uploads
                  WHERE worker = $1 AND record IS NOT NULL ORDER BY id",
                 &[&worker],
             )
         })?;
-        Ok(rows
-            .iter()
-            .map(|r| {
-                let refusal = Refusal {
-                    worker: r.get(0),
-                    tournament: r.get(1),
-                    index: r.get::<_, i32>(2) as u32,
-                    reason: r.get(3),
-                    at_ms: r.get(4),
-                };
-                (refusal, r.get(5))
-            })
-            .collect())
+        Ok(rows.iter().map(|r| (refusal(r), r.get(6))).collect())
     }
 
     fn refusals(&self, tournament: Option<i64>) -> Result<Vec<Refusal>, StoreFailure> {
         let rows = self.with(|client| {
             client.query(
-                "SELECT worker, tournament_id, game_index, reason, at_ms FROM refused_uploads
+                "SELECT worker, tournament_id, game_index, reason, at_ms, kind FROM refused_uploads
                  WHERE $1::BIGINT IS NULL OR tournament_id = $1 ORDER BY id",
                 &[&tournament],
             )
         })?;
-        Ok(rows
-            .iter()
-            .map(|r| Refusal {
-                worker: r.get(0),
-                tournament: r.get(1),
-                index: r.get::<_, i32>(2) as u32,
-                reason: r.get(3),
-                at_ms: r.get(4),
-            })
-            .collect())
+        Ok(rows.iter().map(refusal).collect())
+    }
+
+    fn unconfirmed(&self, tournament: i64, index: u32) -> Result<Vec<(Refusal, String)>, StoreFailure> {
+        let rows = self.with(|client| {
+            client.query(
+                "SELECT worker, tournament_id, game_index, reason, at_ms, kind, record FROM refused_uploads
+                 WHERE tournament_id = $1 AND game_index = $2 AND kind = 'unconfirmed' AND record IS NOT NULL
+                 ORDER BY id",
+                &[&tournament, &(index as i32)],
+            )
+        })?;
+        Ok(rows.iter().map(|r| (refusal(r), r.get(6))).collect())
+    }
+
+    fn awaiting_confirmation(&self, tournament: i64) -> Result<u64, StoreFailure> {
+        let row = self.with(|client| {
+            client.query_one(
+                "SELECT COUNT(DISTINCT r.game_index) FROM refused_uploads r
+                 WHERE r.tournament_id = $1 AND r.kind = 'unconfirmed' AND NOT EXISTS
+                    (SELECT 1 FROM games g WHERE g.tournament_id = r.tournament_id AND g.game_index = r.game_index)",
+                &[&tournament],
+            )
+        })?;
+        Ok(row.get::<_, i64>(0) as u64)
+    }
+
+    fn forgeries(&self, worker: &str) -> Result<u64, StoreFailure> {
+        let row = self.with(|client| {
+            client.query_one("SELECT COUNT(*) FROM refused_uploads WHERE worker = $1 AND kind = 'forged'", &[&worker])
+        })?;
+        Ok(row.get::<_, i64>(0) as u64)
     }
 
     fn add_check(&self, tournament: i64, index: u32, first_worker: &str, digest: &str) -> Result<(), StoreFailure> {

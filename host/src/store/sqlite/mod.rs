@@ -171,6 +171,8 @@ fn migration_steps() -> Vec<M<'static>> {
         M::up(WORKERS_V1),
         // The record of an upload held back from a flagged worker, for its admin.
         M::up("ALTER TABLE refused_uploads ADD COLUMN record TEXT;"),
+        // What became of each upload that does not count (see RefusalKind).
+        M::up("ALTER TABLE refused_uploads ADD COLUMN kind TEXT NOT NULL DEFAULT 'refused';"),
     ]
 }
 

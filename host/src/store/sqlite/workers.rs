@@ -3,12 +3,25 @@
 use rusqlite::{params, OptionalExtension};
 
 use super::Sqlite;
-use crate::store::workers::{GameCheck, Refusal, WorkerBackend, WorkerToken};
+use crate::store::workers::{GameCheck, Refusal, RefusalKind, WorkerBackend, WorkerToken};
 use crate::store::StoreFailure;
 use crate::sync::LockExt;
 
 fn token(r: &rusqlite::Row<'_>) -> rusqlite::Result<WorkerToken> {
     Ok(WorkerToken { name: r.get(0)?, issued_ms: r.get(1)?, revoked_ms: r.get(2)?, expires_ms: r.get(3)? })
+}
+
+/// A refusal from the columns worker, tournament_id, game_index, reason,
+/// at_ms and kind.
+fn refusal(r: &rusqlite::Row<'_>) -> rusqlite::Result<Refusal> {
+    Ok(Refusal {
+        kind: RefusalKind::from_name(&r.get::<_, String>(5)?),
+        worker: r.get(0)?,
+        tournament: r.get(1)?,
+        index: r.get(2)?,
+        reason: r.get(3)?,
+        at_ms: r.get(4)?,
+    })
 }
 
 impl WorkerBackend for Sqlite {
@@ -53,9 +66,9 @@ impl WorkerBackend for Sqlite {
     fn add_refusal(&self, r: &Refusal, held: Option<&str>) -> Result<(), StoreFailure> {
         let conn = self.conn.lock_or_recover();
         conn.execute(
-            "INSERT INTO refused_uploads (worker, tournament_id, game_index, reason, at_ms, record)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![r.worker, r.tournament, r.index, r.reason, r.at_ms, held],
+            "INSERT INTO refused_uploads (worker, tournament_id, game_index, reason, at_ms, record, kind)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            params![r.worker, r.tournament, r.index, r.reason, r.at_ms, held, r.kind.name()],
         )?;
         Ok(())
     }
@@ -63,38 +76,53 @@ impl WorkerBackend for Sqlite {
     fn held_records(&self, worker: &str) -> Result<Vec<(Refusal, String)>, StoreFailure> {
         let conn = self.conn.lock_or_recover();
         let mut stmt = conn.prepare(
-            "SELECT worker, tournament_id, game_index, reason, at_ms, record FROM refused_uploads
+            "SELECT worker, tournament_id, game_index, reason, at_ms, kind, record FROM refused_uploads
              WHERE worker = ?1 AND record IS NOT NULL ORDER BY id",
         )?;
-        let rows = stmt.query_map(params![worker], |r| {
-            let refusal = Refusal {
-                worker: r.get(0)?,
-                tournament: r.get(1)?,
-                index: r.get(2)?,
-                reason: r.get(3)?,
-                at_ms: r.get(4)?,
-            };
-            Ok((refusal, r.get(5)?))
-        })?;
+        let rows = stmt.query_map(params![worker], |r| Ok((refusal(r)?, r.get(6)?)))?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
     fn refusals(&self, tournament: Option<i64>) -> Result<Vec<Refusal>, StoreFailure> {
         let conn = self.conn.lock_or_recover();
         let mut stmt = conn.prepare(
-            "SELECT worker, tournament_id, game_index, reason, at_ms FROM refused_uploads
+            "SELECT worker, tournament_id, game_index, reason, at_ms, kind FROM refused_uploads
              WHERE ?1 IS NULL OR tournament_id = ?1 ORDER BY id",
         )?;
-        let rows = stmt.query_map(params![tournament], |r| {
-            Ok(Refusal {
-                worker: r.get(0)?,
-                tournament: r.get(1)?,
-                index: r.get(2)?,
-                reason: r.get(3)?,
-                at_ms: r.get(4)?,
-            })
-        })?;
+        let rows = stmt.query_map(params![tournament], refusal)?;
         Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    fn unconfirmed(&self, tournament: i64, index: u32) -> Result<Vec<(Refusal, String)>, StoreFailure> {
+        let conn = self.conn.lock_or_recover();
+        let mut stmt = conn.prepare_cached(
+            "SELECT worker, tournament_id, game_index, reason, at_ms, kind, record FROM refused_uploads
+             WHERE tournament_id = ?1 AND game_index = ?2 AND kind = 'unconfirmed' AND record IS NOT NULL ORDER BY id",
+        )?;
+        let rows = stmt.query_map(params![tournament, index], |r| Ok((refusal(r)?, r.get(6)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    fn awaiting_confirmation(&self, tournament: i64) -> Result<u64, StoreFailure> {
+        let conn = self.conn.lock_or_recover();
+        let n: i64 = conn.query_row(
+            "SELECT COUNT(DISTINCT r.game_index) FROM refused_uploads r
+             WHERE r.tournament_id = ?1 AND r.kind = 'unconfirmed' AND NOT EXISTS
+                (SELECT 1 FROM games g WHERE g.tournament_id = r.tournament_id AND g.game_index = r.game_index)",
+            params![tournament],
+            |r| r.get(0),
+        )?;
+        Ok(n as u64)
+    }
+
+    fn forgeries(&self, worker: &str) -> Result<u64, StoreFailure> {
+        let conn = self.conn.lock_or_recover();
+        let n: i64 = conn.query_row(
+            "SELECT COUNT(*) FROM refused_uploads WHERE worker = ?1 AND kind = 'forged'",
+            params![worker],
+            |r| r.get(0),
+        )?;
+        Ok(n as u64)
     }
 
     fn add_check(&self, tournament: i64, index: u32, first_worker: &str, digest: &str) -> Result<(), StoreFailure> {
