@@ -76,7 +76,8 @@ pub fn search_extras(ply: &crate::model::PlyRecord) -> String {
         let _ = write!(out, ", latency={}ms", (ply.used_us / 1000).saturating_sub(reported));
     }
     if let Some(pv) = &ply.pv {
-        let _ = write!(out, ", pv=\"{}\"", pv.replace(['"', '{', '}'], ""));
+        let pv: String = pv.chars().filter(|c| !matches!(c, '"' | '{' | '}') && !c.is_control()).collect();
+        let _ = write!(out, ", pv=\"{pv}\"");
     }
     out
 }
@@ -91,8 +92,33 @@ pub fn clock_text(ms: u64) -> String {
     }
 }
 
+/// A tag value as PGN writes it: backslashes and quotes escaped, and any
+/// control character (a line break would end the tag) a space.
 fn escape(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('"', "\\\"")
+    s.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect::<String>()
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+}
+
+/// A tag name as PGN allows it (a letter or digit, then letters, digits and
+/// `_+#=:-`), any other character an underscore; `None` for an empty name
+/// or one of the tags the writer writes itself (a record's own tags never
+/// stand in for `White` or `Result`).
+fn tag_name(name: &str) -> Option<String> {
+    let mut clean: String =
+        name.chars().map(|c| if c.is_ascii_alphanumeric() || "_+#=:-".contains(c) { c } else { '_' }).collect();
+    if !clean.starts_with(|c: char| c.is_ascii_alphanumeric()) {
+        clean.insert(0, 'X');
+    }
+    (!name.is_empty() && !WRITER_TAGS.contains(&clean.as_str())).then_some(clean)
+}
+
+/// Text inside a `{...}` comment: a closing brace would end it early and a
+/// line break could start a `%` escape line, so each is made harmless.
+fn comment(s: &str) -> String {
+    s.chars().map(|c| if c == '}' { ')' } else if c.is_control() { ' ' } else { c }).collect()
 }
 
 /// The tags [`write_game`] writes itself; any other tag in its output is one
@@ -147,7 +173,9 @@ pub fn write_game(record: &GameRecord, event: &EventInfo) -> String {
     let chess960 = record.variant == "chess" && record.options.get("chess960") == Some(&serde_json::Value::Bool(true));
     tag("Variant", if chess960 { "Chess960" } else { &record.variant });
     for (name, value) in &record.record_tags {
-        tag(name, value);
+        if let Some(name) = tag_name(name) {
+            tag(&name, value);
+        }
     }
     // A redacted export of a hidden-information game has no full position.
     if !record.standard_start && !record.start_position.is_empty() {
@@ -214,7 +242,7 @@ pub fn write_game(record: &GameRecord, event: &EventInfo) -> String {
         wrap(&mut out, &mut line, &text);
         text.clear();
     }
-    let _ = write!(text, "{{{}}} {}", record.result.termination.to_string().replace('}', ")"), record.result.pgn());
+    let _ = write!(text, "{{{}}} {}", comment(&record.result.termination.to_string()), record.result.pgn());
     wrap(&mut out, &mut line, &text);
     out.push_str(line.trim_end());
     out.push_str("\n\n");
@@ -517,5 +545,37 @@ mod tests {
         );
         assert_eq!(clock_text(3_723_004), "1:02:03.004");
         assert_eq!(clock_text(60_000), "0:01:00");
+    }
+
+    /// A worker's record can carry any tag names and texts: none can add a
+    /// tag, change one the writer writes, or end a comment early.
+    #[test]
+    fn tag_names_values_and_comments_from_a_record_cannot_break_out() {
+        let mut r = crate::referee::fixtures::record(&[0, 1]);
+        r.result.outcome = arbiter_api::Outcome::Draw;
+        r.result.termination = crate::referee::Termination::DrawAgreed;
+        r.record_tags = vec![
+            ("X \"1\"]\n[White \"Magnus".into(), "v".into()),
+            ("Result".into(), "1-0".into()),
+            ("Opening".into(), "Sicilian\"]\n[Black \"Hikaru\\".into()),
+            ("".into(), "empty".into()),
+        ];
+        r.engines = vec!["Stock\nfish".into(), String::new()];
+        r.plies[0].pv = Some("e2e4} 1-0 {\n%".into());
+        let pgn = write_game(&r, &EventInfo::default());
+        for line in pgn.lines().take_while(|l| !l.is_empty()) {
+            let inner = line.strip_prefix('[').and_then(|l| l.strip_suffix("\"]")).unwrap_or_else(|| panic!("{line}"));
+            let (name, value) = inner.split_once(" \"").unwrap();
+            assert!(name.chars().all(|c| c.is_ascii_alphanumeric() || "_+#=:-".contains(c)), "{line}");
+            assert!(!value.replace("\\\\", "").replace("\\\"", "").contains('"'), "{line}");
+        }
+        let games = read_games(&pgn);
+        assert_eq!(games.len(), 1, "{pgn}");
+        let g = &games[0];
+        assert_eq!((g.tag("White"), g.tag("Black"), g.tag("Result")), (Some("a"), Some("b"), Some("1/2-1/2")), "{pgn}");
+        assert_eq!(pgn.matches("[Result ").count(), 1, "{pgn}");
+        assert!(pgn.contains("[X__1____White__Magnus \"v\"]"), "{pgn}");
+        assert!(pgn.contains("[Opening \"Sicilian\\\"] [Black \\\"Hikaru\\\\\"]"), "{pgn}");
+        assert!(pgn.contains("pv=\"e2e4 1-0 %\""), "{pgn}");
     }
 }
