@@ -359,3 +359,32 @@ fn an_sprt_across_three_workers_decides_once_closes_its_queue_and_plays_one_mach
         assert_eq!(g, &alone[&g.0], "game {}", g.0);
     }
 }
+
+/// A URL without a password takes it from `--db-password-file` (or
+/// `ARBITER_DB_PASSWORD_FILE`), else `PGPASSWORD`: nothing secret on a
+/// command line. A wrong one is refused in one line that shows no password.
+#[test]
+fn a_store_s_password_comes_from_a_file_or_pgpassword_not_the_command_line() {
+    let _one = SERVER.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(pg) = fresh_database("password") else { return };
+    let (Some(scheme), Some(at)) = (pg.find("://"), pg.rfind('@')) else { panic!("{pg}") };
+    let (user, password) = pg[scheme + 3..at].split_once(':').expect("the test server's URL has a password");
+    let bare = format!("postgres://{user}@{}", &pg[at + 1..]);
+    let dir = temp_dir("cluster-password");
+    let file = dir.join("password");
+    std::fs::write(&file, format!("{password}\n")).unwrap();
+    let run = |env: &[(&str, &str)], args: &[&str]| {
+        let mut cmd = Command::new(arbiter_bin());
+        cmd.env_remove("PGPASSWORD").env_remove("ARBITER_DB_PASSWORD_FILE").env_remove("ARBITER_PLUGIN_PATH");
+        cmd.envs(env.iter().copied()).args(args);
+        cmd.output().unwrap()
+    };
+    let with_file = run(&[], &["--db-password-file", file.to_str().unwrap(), "tokens", "--db", &bare, "list"]);
+    assert!(with_file.status.success(), "{}", String::from_utf8_lossy(&with_file.stderr));
+    let from_env = run(&[("PGPASSWORD", password)], &["tokens", "--db", &bare, "list"]);
+    assert!(from_env.status.success(), "{}", String::from_utf8_lossy(&from_env.stderr));
+    let wrong = run(&[("PGPASSWORD", "not-the-password")], &["tokens", "--db", &bare, "list"]);
+    let said = String::from_utf8_lossy(&wrong.stderr);
+    assert!(!wrong.status.success() && !said.contains("not-the-password"), "{said}");
+    assert_eq!(said.trim().lines().count(), 1, "{said}");
+}

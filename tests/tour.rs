@@ -96,7 +96,7 @@ fn serve_answers(dir: &Path, words: &[String]) {
 }
 
 /// The PostgreSQL URL the README's tour shows, replaced by a test database.
-const README_POSTGRES: &str = "postgres://u:p@db/arbiter";
+const README_POSTGRES: &str = "postgres://u@db/arbiter";
 
 #[test]
 fn every_line_of_the_readme_tour_does_what_its_comment_says() {

@@ -49,6 +49,12 @@ pub struct Cli {
     #[arg(long = "log", value_name = "FILE", global = true)]
     pub engine_log: Option<PathBuf>,
 
+    /// The password of a `postgres://` store whose URL names none, from
+    /// the first line of FILE (else PGPASSWORD is read): a password in a
+    /// URL on the command line shows in every process listing.
+    #[arg(long, value_name = "FILE", global = true, env = "ARBITER_DB_PASSWORD_FILE")]
+    pub db_password_file: Option<PathBuf>,
+
     /// The subcommand.
     #[command(subcommand)]
     pub command: Command,
@@ -227,6 +233,11 @@ pub fn run(cli: Cli) -> Result<()> {
             .open(&path)
             .with_context(|| format!("--log {}: cannot write it", log.display()))?;
         std::env::set_var(crate::process::ENGINE_LOG_VAR, path);
+    }
+    if let Some(file) = &cli.db_password_file {
+        // Read where a store is opened, in this process and its workers.
+        let path = std::path::absolute(file).unwrap_or_else(|_| file.clone());
+        std::env::set_var("ARBITER_DB_PASSWORD_FILE", path);
     }
     if let Command::NewVariant(args) = &cli.command {
         return new_variant::run(args);

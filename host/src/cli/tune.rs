@@ -352,7 +352,7 @@ fn closing_sprt(
         "--seed".into(),
         cfg.seed.to_string(),
         "--db".into(),
-        args.db.display().to_string(),
+        crate::store::without_password(&args.db.display().to_string()),
     ];
     if let Some(tc) = &cfg.tc {
         argv.extend(["--tc".into(), tc.clone()]);

@@ -106,8 +106,9 @@ pub fn is_postgres(location: &str) -> bool {
     location.starts_with("postgres://") || location.starts_with("postgresql://")
 }
 
-/// A connection URL without its password, for messages.
-fn without_password(url: &str) -> String {
+/// A connection URL without its password, for messages and the commands
+/// arbiter prints.
+pub fn without_password(url: &str) -> String {
     match (url.find("://"), url.rfind('@')) {
         (Some(scheme), Some(at)) if at > scheme => {
             let user = &url[scheme + 3..at];

@@ -231,6 +231,20 @@ const MIGRATIONS: [Migration; 10] = [
     ),
 ];
 
+/// The password for a URL that names none, as PostgreSQL's own tools find
+/// it: the file `ARBITER_DB_PASSWORD_FILE` names (`--db-password-file`;
+/// its first line), else `PGPASSWORD`. Neither puts the password on a
+/// command line, where every process listing would show it.
+fn password() -> Result<Option<String>, StoreFailure> {
+    if let Some(file) = std::env::var_os("ARBITER_DB_PASSWORD_FILE") {
+        let text = std::fs::read_to_string(&file).map_err(|e| {
+            StoreFailure::Postgres(format!("the password file {}: {e}", std::path::Path::new(&file).display()))
+        })?;
+        return Ok(Some(text.lines().next().unwrap_or("").to_string()));
+    }
+    Ok(std::env::var("PGPASSWORD").ok())
+}
+
 /// Connections one process opens at most: enough for every concurrent
 /// game's claim and store to have one of their own; a server that refuses
 /// more (its `max_connections`) makes calls wait for an open one instead.
@@ -238,7 +252,9 @@ const MAX_CONNECTIONS: usize = 8;
 
 /// A PostgreSQL store.
 pub(super) struct Postgres {
-    url: String,
+    /// How to connect: the URL's settings, its password from the
+    /// environment or a file when the URL names none (see [`password`]).
+    config: postgres::Config,
     pool: Mutex<Pool>,
     /// Signalled when a connection is given back.
     returned: Condvar,
@@ -357,7 +373,13 @@ fn one_line(e: &postgres::Error) -> String {
 impl Postgres {
     /// Connects to `url` and brings the schema up to date.
     pub(super) fn open(url: &str) -> Result<Postgres, StoreFailure> {
-        let mut client = Client::connect(url, NoTls)?;
+        let mut config: postgres::Config = url.parse()?;
+        if config.get_password().is_none() {
+            if let Some(password) = password()? {
+                config.password(password);
+            }
+        }
+        let mut client = config.connect(NoTls)?;
         // Two processes migrating a new store at once: the loser waits on
         // the lock and then finds the work done.
         client.batch_execute("SELECT pg_advisory_lock(727274)")?;
@@ -370,7 +392,7 @@ impl Postgres {
             open: 1,
             most: MAX_CONNECTIONS,
         };
-        Ok(Postgres { url: url.to_string(), pool: Mutex::new(pool), returned: Condvar::new() })
+        Ok(Postgres { config, pool: Mutex::new(pool), returned: Condvar::new() })
     }
 
     /// Runs `f` on a connection of the pool, connecting again first if the
@@ -388,7 +410,7 @@ impl Postgres {
         let mut connection = self.take()?;
         for attempt in 0..2 {
             if connection.as_ref().is_none_or(|c| c.client.is_closed()) {
-                match Client::connect(&self.url, NoTls) {
+                match self.config.connect(NoTls) {
                     Ok(client) => connection = Some(Connection { client, statements: Statements::default() }),
                     Err(e) => {
                         self.give_back(None);
@@ -425,7 +447,7 @@ impl Postgres {
             if pool.open < pool.most {
                 pool.open += 1;
                 drop(pool);
-                match Client::connect(&self.url, NoTls) {
+                match self.config.connect(NoTls) {
                     Ok(client) => return Ok(Some(Connection { client, statements: Statements::default() })),
                     Err(e) => {
                         pool = self.pool.lock_or_recover();
