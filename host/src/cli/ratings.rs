@@ -10,7 +10,7 @@ use clap::Args;
 
 use super::out::say;
 use crate::store::Store;
-use crate::tournament::rating_list::{rated_games, scale, table, Table};
+use crate::tournament::rating_list::{rated_games, scale, table, Table, GAMES_TO_RANK};
 
 /// Arguments of `arbiter ratings`.
 #[derive(Args, Debug)]
@@ -105,5 +105,12 @@ fn render(t: &Table) -> String {
     let bound = if t.draw_at_bound { " (its bound: these games do not fix it)" } else { "" };
     out +=
         &format!("first mover's advantage {:+.1}{adv_error} Elo; draw parameter {:.1} Elo{bound}", t.advantage, t.draw);
+    if t.too_few_to_rank {
+        let fewest = t.rows.iter().map(|r| r.games).min().unwrap_or(0);
+        out += &format!(
+            "\ntoo few games to rank: a player with {fewest} game(s) (a ranking needs {GAMES_TO_RANK} each); the \
+             order above is no ranking, the error bars say how little is known"
+        );
+    }
     out
 }

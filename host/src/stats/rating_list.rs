@@ -9,9 +9,18 @@
 //! `F(-Δ - draw)` and draws otherwise, where `F(x) = 1 / (1 + 10^(-x/400))`.
 //! The prior is BayesElo's: two virtual draws between every two players
 //! who met (with no first-mover advantage), and one of each player against
-//! an opponent rated 0; it keeps ratings and the draw parameter finite for
-//! 100% and 0% scores and for small samples. Ratings are then shifted so
-//! that the field's mean, or one anchor player, has the rating asked for.
+//! an opponent rated 0; it keeps ratings finite for 100% and 0% scores and
+//! for small samples. The advantage and the draw parameter start from
+//! BayesElo's defaults (32.8 and 97.3 Elo, what its `mm` keeps unless told
+//! to fit them) under a normal prior worth about fifty games
+//! ([`PARAMETER_PRIOR_SD`]): a handful of games leaves them near the
+//! defaults, a long run fits them from its own games. Ratings are then
+//! shifted so that the field's mean, or one anchor player, has the rating
+//! asked for.
+//!
+//! Error bars are the larger of the bootstrap's spread and the posterior's
+//! curvature (its inverse Hessian), so that a list of one pair, whose
+//! resamples are all that pair, does not claim an error of zero.
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -76,6 +85,13 @@ pub struct RatingList {
 const K: f64 = std::f64::consts::LN_10 / 400.0;
 /// Virtual draws between every two players who met (BayesElo's default).
 const PRIOR_DRAWS: f64 = 2.0;
+/// BayesElo's default first-mover advantage, in Elo: the prior's centre.
+pub const PRIOR_ADVANTAGE: f64 = 32.8;
+/// BayesElo's default draw parameter (`drawelo`), in Elo: the prior's centre.
+pub const PRIOR_DRAW: f64 = 97.3;
+/// The standard deviation of the normal priors on the advantage and the
+/// draw parameter, in Elo: about as much as fifty games tell of either.
+pub const PARAMETER_PRIOR_SD: f64 = 50.0;
 /// The largest draw parameter tried: the fit stops there when the games
 /// leave it undetermined (every decisive game won by players who never
 /// draw, say, or a field of nothing but draws).
@@ -197,6 +213,13 @@ fn likelihood(c: &Counts, x: &[f64]) -> (f64, Vec<f64>, Vec<Vec<f64>>) {
             add(&counts, &[(i, 1.0), (j, -1.0), (adv, 1.0)]);
         }
     }
+    // Normal priors on the advantage and the draw parameter.
+    let precision = 1.0 / (PARAMETER_PRIOR_SD * PARAMETER_PRIOR_SD);
+    for (p, centre) in [(adv, PRIOR_ADVANTAGE), (draw, PRIOR_DRAW)] {
+        value -= 0.5 * precision * (x[p] - centre).powi(2);
+        grad[p] -= precision * (x[p] - centre);
+        hess[p][p] -= precision;
+    }
     (value, grad, hess)
 }
 
@@ -206,7 +229,7 @@ fn likelihood(c: &Counts, x: &[f64]) -> (f64, Vec<f64>, Vec<Vec<f64>>) {
 fn maximise(c: &Counts) -> Vec<f64> {
     let n = c.n;
     let mut x = vec![0.0; n + 2];
-    x[n + 1] = 100.0;
+    (x[n], x[n + 1]) = (PRIOR_ADVANTAGE, PRIOR_DRAW);
     let (mut value, mut grad, mut hess) = likelihood(c, &x);
     for _ in 0..200 {
         let minus: Vec<Vec<f64>> = hess.iter().map(|row| row.iter().map(|h| -h).collect()).collect();
@@ -249,10 +272,42 @@ fn anchored(mut ratings: Vec<f64>, anchor: Anchor) -> Vec<f64> {
 
 /// The maximum-likelihood fit of `games` between `n` players.
 pub fn fit(n: usize, games: &[Game], anchor: Anchor) -> Fit {
+    fitted(n, games, anchor).0
+}
+
+/// The fit, and the 95% half-widths the posterior's curvature gives each
+/// rating (on the anchor's scale: none for the anchor) and the advantage.
+fn fitted(n: usize, games: &[Game], anchor: Anchor) -> (Fit, Vec<f64>, f64) {
     let mut counts = Counts::new(n);
     games.iter().for_each(|g| counts.add(g));
     let x = maximise(&counts);
-    Fit { ratings: anchored(x[..n].to_vec(), anchor), advantage: x[n], draw: x[n + 1] }
+    let (_, _, hess) = likelihood(&counts, &x);
+    let information: Vec<Vec<f64>> = hess.iter().map(|row| row.iter().map(|h| -h).collect()).collect();
+    // The variance of c·x under the posterior's normal approximation.
+    let half_width = |c: &[f64]| {
+        let y = solve(&information, c);
+        Z95 * c.iter().zip(&y).map(|(a, b)| a * b).sum::<f64>().max(0.0).sqrt()
+    };
+    let errors = (0..n)
+        .map(|i| {
+            let mut c = vec![0.0; n + 2];
+            match anchor {
+                Anchor::Mean(_) => {
+                    c[..n].iter_mut().for_each(|v| *v = -1.0 / n as f64);
+                    c[i] += 1.0;
+                }
+                Anchor::Player(p, _) => {
+                    c[i] += 1.0;
+                    c[p] -= 1.0;
+                }
+            }
+            half_width(&c)
+        })
+        .collect();
+    let mut c = vec![0.0; n + 2];
+    c[n] = 1.0;
+    let advantage_error = half_width(&c);
+    (Fit { ratings: anchored(x[..n].to_vec(), anchor), advantage: x[n], draw: x[n + 1] }, errors, advantage_error)
 }
 
 /// The rating list of `n` players from `encounters` (each a game pair, or
@@ -260,7 +315,7 @@ pub fn fit(n: usize, games: &[Game], anchor: Anchor) -> Fit {
 /// `resamples` bootstrap resamples of the encounters (seeded by `seed`).
 pub fn rating_list(n: usize, encounters: &[Vec<Game>], anchor: Anchor, resamples: u32, seed: u64) -> RatingList {
     let all: Vec<Game> = encounters.iter().flatten().copied().collect();
-    let fitted = fit(n, &all, anchor);
+    let (fitted, curvature, advantage_curvature) = fitted(n, &all, anchor);
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut samples: Vec<Fit> = Vec::new();
     for _ in 0..resamples {
@@ -277,8 +332,11 @@ pub fn rating_list(n: usize, encounters: &[Vec<Game>], anchor: Anchor, resamples
         let var = samples.iter().map(|s| (value(s) - mean).powi(2)).sum::<f64>() / (samples.len() - 1) as f64;
         Z95 * var.sqrt()
     };
-    let errors = (0..n).map(|i| spread(&|f: &Fit| f.ratings[i])).collect();
-    let advantage_error = spread(&|f: &Fit| f.advantage);
+    // The larger of the two: a bootstrap over few encounters varies little
+    // (over one, not at all) though the ratings are barely known.
+    let larger = |bootstrap: f64, curvature: f64| if bootstrap.is_finite() { bootstrap.max(curvature) } else { curvature };
+    let errors = (0..n).map(|i| larger(spread(&|f: &Fit| f.ratings[i]), curvature[i])).collect();
+    let advantage_error = larger(spread(&|f: &Fit| f.advantage), advantage_curvature);
     RatingList { fit: fitted, errors, advantage_error }
 }
 
@@ -303,6 +361,8 @@ mod tests {
                 }
             }
         }
+        let normal = |v: f64, centre: f64| -0.5 * ((v - centre) / PARAMETER_PRIOR_SD).powi(2);
+        prior += normal(adv, PRIOR_ADVANTAGE) + normal(draw, PRIOR_DRAW);
         prior + games.iter().map(|g| p(r[g.first] - r[g.second] + adv, g.outcome).ln()).sum::<f64>()
     }
 
@@ -421,5 +481,40 @@ mod tests {
         );
         let anchored = rating_list(3, &pairs(2), Anchor::Player(0, 0.0), 100, 7);
         assert!(anchored.errors[0] < 1e-9, "{:?}", anchored.errors);
+    }
+
+    /// One tournament of two games used to give `1002.8 ± 0.0`, an
+    /// advantage of -2052.4 ± 0.0 and a draw parameter at its bound: the
+    /// priors keep the advantage and the draw parameter near BayesElo's
+    /// defaults, and no error bar is zero.
+    #[test]
+    fn two_games_give_modest_figures_with_honest_error_bars() {
+        let pair = vec![vec![
+            Game { first: 0, second: 1, outcome: Outcome::Loss },
+            Game { first: 1, second: 0, outcome: Outcome::Loss },
+        ]];
+        let list = rating_list(2, &pair, Anchor::Mean(1000.0), 200, 1);
+        assert!((list.fit.advantage - PRIOR_ADVANTAGE).abs() < 50.0, "{:?}", list.fit);
+        assert!(list.fit.draw < MAX_DRAW && (list.fit.draw - PRIOR_DRAW).abs() < 100.0, "{:?}", list.fit);
+        for e in list.errors.iter().chain([&list.advantage_error]) {
+            assert!(e.is_finite() && *e > 50.0, "an error bar of {e} from two games: {list:?}");
+        }
+        let unresampled = rating_list(2, &pair, Anchor::Mean(1000.0), 0, 1);
+        assert!(unresampled.errors.iter().all(|e| e.is_finite() && *e > 50.0), "{unresampled:?}");
+    }
+
+    /// Thousands of games fit the advantage and the draw parameter from
+    /// the games themselves, far from the prior's centre when they say so.
+    #[test]
+    fn many_games_fit_the_advantage_and_the_draw_rate_from_the_games() {
+        use Outcome::*;
+        // Equal players; the first mover scores 70% with 20% draws.
+        let pattern = [Win, Win, Win, Win, Win, Win, Draw, Draw, Loss, Loss];
+        let games: Vec<Game> = (0..4000)
+            .map(|i| Game { first: i % 2, second: 1 - i % 2, outcome: pattern[(i / 2) % 10] })
+            .collect();
+        let f = fit(2, &games, Anchor::Mean(0.0));
+        assert!(f.advantage > 150.0, "{f:?}");
+        assert!((f.ratings[0] - f.ratings[1]).abs() < 10.0, "{f:?}");
     }
 }

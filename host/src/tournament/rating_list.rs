@@ -127,7 +127,13 @@ pub struct Table {
     /// Whether the draw parameter stopped at its bound: the games leave it
     /// undetermined.
     pub draw_at_bound: bool,
+    /// Whether some player has fewer than [`GAMES_TO_RANK`] games: the
+    /// order is then no ranking (the error bars say how little is known).
+    pub too_few_to_rank: bool,
 }
+
+/// The fewest games of every player before a list ranks them.
+pub const GAMES_TO_RANK: u32 = 20;
 
 /// Where a list's scale is fixed: `anchor`'s player at its rating if it
 /// played this variant, else the field's mean at `average`.
@@ -174,11 +180,12 @@ pub fn table(list: &VariantGames, anchor: Anchor, resamples: u32, seed: u64) -> 
         games: list.games(),
         encounters: list.encounters.len(),
         tournaments: list.tournaments.clone(),
-        rows,
         advantage: rated.fit.advantage,
         advantage_error: finite(rated.advantage_error),
         draw: rated.fit.draw,
         draw_at_bound: rated.fit.draw >= MAX_DRAW,
+        too_few_to_rank: rows.iter().any(|r| r.games < GAMES_TO_RANK),
+        rows,
     }
 }
 

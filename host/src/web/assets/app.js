@@ -731,7 +731,7 @@ async function ratingsPage(query) {
         t.rows.map((r, i) => el("tr", {}, el("td", {}, i + 1), el("td", {}, r.name), el("td", { class: "num" }, r.rating.toFixed(1)),
           el("td", { class: "num" }, r.error === null ? "–" : r.error.toFixed(1)), el("td", { class: "num" }, r.games),
           el("td", { class: "num" }, pct(r.points, r.games)), el("td", { class: "num" }, pct(r.draws, r.games))))),
-      el("p", { class: "muted" }, `First mover's advantage ${t.advantage >= 0 ? "+" : ""}${t.advantage.toFixed(1)}${t.advantage_error === null ? "" : ` ± ${t.advantage_error.toFixed(1)}`} Elo; draw parameter ${t.draw.toFixed(1)} Elo${t.draw_at_bound ? " (its bound: these games do not fix it)" : ""}; tournaments ${t.tournaments.join(", ")}.`),
+      el("p", { class: "muted" }, `First mover's advantage ${t.advantage >= 0 ? "+" : ""}${t.advantage.toFixed(1)}${t.advantage_error === null ? "" : ` ± ${t.advantage_error.toFixed(1)}`} Elo; draw parameter ${t.draw.toFixed(1)} Elo${t.draw_at_bound ? " (its bound: these games do not fix it)" : ""}; tournaments ${t.tournaments.join(", ")}.${t.too_few_to_rank ? " Too few games to rank: the order is no ranking; the error bars say how little is known." : ""}`),
       el("div", { class: "board-wrap" }, ratingPlot(t)),
     ]),
   );
