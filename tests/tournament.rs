@@ -851,3 +851,30 @@ fn a_rating_list_over_two_tournaments_ranks_the_stronger_player_first() {
     assert!(!unknown.ok);
     assert_eq!(unknown.stderr.trim(), "error: --anchor: no player 'nobody' in the rated games");
 }
+
+/// A two-game match from a 200 MB PGN book reads the one opening it plays:
+/// it used to play every game of the book through the plugin and peak at
+/// over 2 GB.
+#[test]
+fn a_short_match_from_a_huge_book_reads_only_the_openings_it_plays() {
+    use std::io::Write;
+    let dir = temp_dir("huge-book");
+    let book = dir.join("huge.pgn");
+    let game = "[Event \"x\"]\n[Result \"*\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 *\n\n";
+    let block = game.repeat(4096);
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&book).unwrap());
+    while out.get_ref().metadata().unwrap().len() < 200 << 20 {
+        out.write_all(block.as_bytes()).unwrap();
+        out.flush().unwrap();
+    }
+    drop(out);
+    let started = std::time::Instant::now();
+    let (run, peak_kb) = arbiter_e2e::arbiter_peak_rss(&[
+        "match", "chess", "--p1", "random", "--p2", "random:seed=2", "--games", "2", "--openings",
+        book.to_str().unwrap(), "--opening-plies", "6", "--max-plies", "10", "--no-db",
+    ]);
+    assert!(run.ok, "{}", run.stderr);
+    assert!(peak_kb < 100 << 10, "peak {} MB for a two-game match", peak_kb >> 10);
+    assert!(started.elapsed() < std::time::Duration::from_secs(20), "{:?}", started.elapsed());
+    std::fs::remove_file(&book).unwrap();
+}

@@ -223,6 +223,13 @@ pub enum ConfigError {
 }
 
 impl TournamentConfig {
+    /// The most games a variant can have: each round plays at most every
+    /// pairing (a round-robin's rounds are the largest).
+    pub fn most_games_per_variant(&self) -> u64 {
+        let n = self.players.len() as u64;
+        self.rounds as u64 * self.games_per_pairing as u64 * n * n.saturating_sub(1) / 2
+    }
+
     /// Reads a TOML definition.
     pub fn from_toml(path: &str, text: &str) -> Result<TournamentConfig, ConfigError> {
         let cfg: TournamentConfig = toml::from_str(text)
@@ -277,9 +284,7 @@ impl TournamentConfig {
         if self.margin_ms > MAX_MARGIN_MS {
             return bad(format!("margin_ms is {}: it must be at most {MAX_MARGIN_MS}", self.margin_ms));
         }
-        // Each cycle plays every pairing (a round-robin's is the largest).
-        let n = self.players.len() as u64;
-        let games = self.rounds as u64 * self.games_per_pairing as u64 * n * (n - 1) / 2;
+        let (n, games) = (self.players.len(), self.most_games_per_variant());
         if games > MAX_GAMES {
             return bad(format!(
                 "{games} games per variant ({} rounds of {n} players, {} games per pairing): at most {MAX_GAMES}",

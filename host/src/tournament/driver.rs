@@ -110,8 +110,15 @@ fn load_openings(variant: &VariantHandle, cfg: &TournamentConfig) -> Result<Vec<
         return Ok(vec![position.clone()]);
     }
     let Some(oc) = cfg.openings.get(id) else { return Ok(Vec::new()) };
-    let shuffle = (oc.order == OpeningOrder::Random).then_some(cfg.seed);
-    Ok(super::openings::load(variant, std::path::Path::new(&oc.file), &options, shuffle, oc.plies, oc.start)?)
+    let choice = super::openings::Choice {
+        shuffle_seed: (oc.order == OpeningOrder::Random).then_some(cfg.seed),
+        plies: oc.plies,
+        start: oc.start,
+        // No run plays more games a variant than this, each from at most
+        // one new opening: the rest of a large book is never read.
+        most: usize::try_from(cfg.most_games_per_variant()).ok().filter(|&m| m > 0),
+    };
+    Ok(super::openings::load(variant, std::path::Path::new(&oc.file), &options, choice)?)
 }
 
 impl Tournament {

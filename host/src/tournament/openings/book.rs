@@ -1,11 +1,12 @@
 //! PGN and PDN books: each game's moves (the first `plies` of them, or
 //! all) are played through the plugin from its start (its `FEN` tag, or the
 //! variant's start), and the position reached is an opening. Read as a
-//! stream of games, so memory follows the positions kept.
+//! stream of games, so memory follows the positions kept; a game that is
+//! not kept is not played through.
 
 use std::io::BufRead;
 
-use super::format::{OpeningFormat, OpeningsError, Source};
+use super::format::{OpeningFormat, OpeningsError, Picker, Source, Want};
 use crate::record::pgn::GameReader;
 
 /// A book of games.
@@ -16,20 +17,25 @@ impl OpeningFormat for Book {
         &["pgn", "pdn"]
     }
 
-    fn positions(&self, source: &Source) -> Result<Vec<String>, OpeningsError> {
+    fn positions(&self, source: &Source, picker: &mut dyn Picker) -> Result<(), OpeningsError> {
         let input = std::fs::File::open(source.file).map_err(|e| source.unreadable(e.to_string()))?;
-        book_positions(source, std::io::BufReader::new(input))
+        book_positions(source, std::io::BufReader::new(input), picker)
     }
 }
 
-/// The position after the first `plies` moves of each game of a PGN book.
-fn book_positions(source: &Source, input: impl BufRead) -> Result<Vec<String>, OpeningsError> {
+/// The position after the first `plies` moves of each game of a PGN book
+/// that `picker` wants.
+fn book_positions(source: &Source, input: impl BufRead, picker: &mut dyn Picker) -> Result<(), OpeningsError> {
     let (variant, file, options, plies) = (source.variant, source.name(), source.options, source.plies);
     let unreadable = |reason: String| source.unreadable(reason);
     let id = &variant.info().id;
-    let mut positions = Vec::new();
     for (i, g) in GameReader::new(input).enumerate() {
         let g = g.map_err(|e| unreadable(e.to_string()))?;
+        match picker.wants(i) {
+            Want::Stop => break,
+            Want::Skip => continue,
+            Want::Keep => {}
+        }
         let fail = |reason: String| OpeningsError::BadGame { file: file.to_string(), game: i + 1, reason };
         let tagged = crate::record::replay::variant_id(g.tag("Variant"));
         if g.tag("Variant").is_some() && &tagged != id {
@@ -45,7 +51,7 @@ fn book_positions(source: &Source, input: impl BufRead) -> Result<Vec<String>, O
             let mv = game.parse_move(text).map_err(|e| fail(format!("ply {}: move '{text}': {e}", ply + 1)))?;
             game.apply(mv).map_err(|e| fail(format!("ply {}: move '{text}': {e}", ply + 1)))?;
         }
-        positions.push(game.position_text());
+        picker.keep(i, game.position_text());
     }
-    Ok(positions)
+    Ok(())
 }

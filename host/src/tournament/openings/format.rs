@@ -36,8 +36,31 @@ pub trait OpeningFormat: Sync {
     /// The file extensions it reads, lowercase (`pgn`); the last format
     /// of [`super::FORMATS`] reads every other file.
     fn extensions(&self) -> &'static [&'static str];
-    /// The positions the file gives, each checked by the plugin, in file order.
-    fn positions(&self, source: &Source) -> Result<Vec<String>, OpeningsError>;
+    /// Reads the file's openings in file order, numbered from 0: each one
+    /// `picker` wants is worked out (a book's game played through), checked
+    /// by the plugin and handed to it; the others are only counted, and
+    /// reading stops when the picker wants no more.
+    fn positions(&self, source: &Source, picker: &mut dyn Picker) -> Result<(), OpeningsError>;
+}
+
+/// What a reader is to do with the opening it has come to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Want {
+    /// Work it out and hand it over.
+    Keep,
+    /// Pass it by.
+    Skip,
+    /// Stop reading: no later opening is wanted.
+    Stop,
+}
+
+/// Chooses which openings of a file a run keeps, so that memory and time
+/// follow the openings kept, not the file's size.
+pub trait Picker {
+    /// Whether opening `index` (0-based, in file order) is wanted.
+    fn wants(&mut self, index: usize) -> Want;
+    /// Opening `index`, wanted and checked.
+    fn keep(&mut self, index: usize, position: String);
 }
 
 /// An opening file that cannot be used.

@@ -1,11 +1,12 @@
 //! Files of one position a line (FEN, EPD, or any variant's position
 //! notation): blank lines and `#` comments skipped, EPD operations stripped
 //! for FEN variants (`... bm e4; id "x";` keeps the four position fields).
-//! Read as a stream, so memory follows the positions kept.
+//! Read as a stream, so memory follows the positions kept; a line that is
+//! not kept is not checked.
 
 use std::io::{BufRead, Read as _};
 
-use super::format::{OpeningFormat, OpeningsError, Source};
+use super::format::{OpeningFormat, OpeningsError, Picker, Source, Want};
 use crate::record::pgn::MOST_LINE_BYTES;
 
 /// One position a line.
@@ -16,18 +17,19 @@ impl OpeningFormat for Lines {
         &["epd", "fen", "txt"]
     }
 
-    fn positions(&self, source: &Source) -> Result<Vec<String>, OpeningsError> {
+    fn positions(&self, source: &Source, picker: &mut dyn Picker) -> Result<(), OpeningsError> {
         let input = std::fs::File::open(source.file).map_err(|e| source.unreadable(e.to_string()))?;
-        line_positions(source, std::io::BufReader::new(input))
+        line_positions(source, std::io::BufReader::new(input), picker)
     }
 }
 
-/// The positions of a file of one position a line, each checked.
-fn line_positions(source: &Source, mut input: impl BufRead) -> Result<Vec<String>, OpeningsError> {
+/// The positions of a file of one position a line that `picker` wants,
+/// each checked.
+fn line_positions(source: &Source, mut input: impl BufRead, picker: &mut dyn Picker) -> Result<(), OpeningsError> {
     let (variant, file, options) = (source.variant, source.name(), source.options);
     let unreadable = |reason: String| source.unreadable(reason);
     let fen = variant.info().position_notation == "FEN";
-    let mut positions = Vec::new();
+    let mut index = 0;
     let mut buffer = Vec::new();
     for n in 1.. {
         buffer.clear();
@@ -44,15 +46,21 @@ fn line_positions(source: &Source, mut input: impl BufRead) -> Result<Vec<String
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
+        index += 1;
+        match picker.wants(index - 1) {
+            Want::Stop => break,
+            Want::Skip => continue,
+            Want::Keep => {}
+        }
         let position = if fen { strip_epd(line) } else { line.to_string() };
         variant.from_position(&position, options).map_err(|e| OpeningsError::BadLine {
             file: file.to_string(),
             line: n,
             reason: e.to_string(),
         })?;
-        positions.push(position);
+        picker.keep(index - 1, position);
     }
-    Ok(positions)
+    Ok(())
 }
 
 /// An EPD line's position: its four fields when operations follow (`;` or

@@ -12,7 +12,7 @@ use std::path::Path;
 use arbiter_api::host::{Game, VariantHandle};
 use polyglot_book_rs::PolyglotBook;
 
-use super::format::{OpeningFormat, OpeningsError, Source};
+use super::format::{OpeningFormat, OpeningsError, Picker, Source, Want};
 
 /// A Polyglot book.
 pub struct Polyglot;
@@ -22,8 +22,17 @@ impl OpeningFormat for Polyglot {
         &["bin"]
     }
 
-    fn positions(&self, source: &Source) -> Result<Vec<String>, OpeningsError> {
-        book_lines(source.variant, source.file, source.options, source.plies)
+    fn positions(&self, source: &Source, picker: &mut dyn Picker) -> Result<(), OpeningsError> {
+        // A Polyglot book's lines are found by walking it (at most
+        // MAX_LINES of them): all are worked out, the wanted ones kept.
+        for (i, position) in book_lines(source.variant, source.file, source.options, source.plies)?.into_iter().enumerate() {
+            match picker.wants(i) {
+                Want::Stop => break,
+                Want::Skip => {}
+                Want::Keep => picker.keep(i, position),
+            }
+        }
+        Ok(())
     }
 }
 
