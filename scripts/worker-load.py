@@ -88,7 +88,18 @@ class Connection:
         self.reader = self.writer = None
 
     async def call(self, method, path, body=b""):
-        """The answer's JSON and the time the exchange took."""
+        """The answer's JSON and the time the exchange took; on a kept-alive
+        connection the coordinator closed (after 10 s idle), once more on a
+        new one, as a real worker's client does."""
+        reused = self.writer is not None
+        try:
+            return await self.exchange(method, path, body)
+        except (ConnectionError, IndexError, asyncio.IncompleteReadError):
+            if not reused:
+                raise
+            return await self.exchange(method, path, body)
+
+    async def exchange(self, method, path, body):
         if self.writer is None:
             self.reader, self.writer = await asyncio.open_connection(
                 self.url.hostname, self.url.port, ssl=self.context)
@@ -122,7 +133,8 @@ def load_part(args, records, pins, workers, t0):
 
 async def load(args, records, pins, workers, t0):
     stats = {"claims": [], "claimed_at": [], "uploads": [], "heartbeats": [], "errors": [],
-             "verdicts": {"stored": 0, "duplicate": 0, "agrees": 0, "refused": 0}}
+             "verdicts": {"stored": 0, "already_stored": 0, "duplicate": 0, "agrees": 0, "refused": 0,
+                          "unconfirmed": 0}}
     await asyncio.sleep(max(0.0, t0 - time.monotonic()))
     await asyncio.gather(*(worker(args, n, Connection(args, n), records, pins, stats) for n in workers))
     stats["ended"] = time.monotonic()
@@ -199,9 +211,10 @@ async def worker(args, n, conn, records, pins, stats):
             continue
         stats["uploads"].append(took)
         for v in result["verdicts"]:
-            stats["verdicts"]["refused" if isinstance(v, dict) else v] += 1
+            kind = next(iter(v)) if isinstance(v, dict) else v
+            stats["verdicts"][kind] = stats["verdicts"].get(kind, 0) + 1
             if isinstance(v, dict):
-                stats["errors"].append(f"refused: {v['refused']}")
+                stats["errors"].append(f"{kind}: {v[kind]}")
 
 
 if __name__ == "__main__":
