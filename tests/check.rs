@@ -65,6 +65,12 @@ fn each_broken_fixture_fails_the_check_for_its_fault() {
         ("broken-nondeterministic-text", "the same seed gives the same game"),
         ("broken-nondeterministic-start", "a new game is the same every time"),
         ("broken-silent-move", "a move changes something, or is a declared pass"),
+        ("broken-shared-cache", "clones are independent"),
+        ("broken-impure-observation", "asked twice, a call gives the same answer"),
+        ("broken-parse-panics", "no call panics: parse_move of"),
+        ("broken-observation-lost", "position text round-trips"),
+        ("broken-order-leak", "the mover's legal moves do not depend on what it cannot see"),
+        ("broken-claim-leak", "sampled worlds have the true status"),
     ] {
         let fails = sections.get(variant).cloned().unwrap_or_default();
         assert!(fails.iter().any(|l| l.contains(check)), "{variant} should fail '{check}', got {fails:?}");

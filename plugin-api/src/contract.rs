@@ -148,6 +148,99 @@ fn err(e: crate::Error) -> String {
     }
 }
 
+/// Whether `e`, from `call` in position `here`, is a fault (a panic, a
+/// trap, a state that faulted): then it is reported once, as what it is,
+/// under "no call panics" naming the call and the position, and the game
+/// is not checked further (every later answer of a faulted state would
+/// fail some other check for a cause that is not its own).
+fn faulted(report: &mut Report, call: &str, here: &str, e: &crate::Error) -> bool {
+    if matches!(e.kind, ErrorKind::Panic | ErrorKind::Faulted) {
+        report.check("no call panics", Err(format!("{call} in '{here}': {}", err(e.clone()))));
+        true
+    } else {
+        false
+    }
+}
+
+/// Texts no move or position should be read from, built around `near` (a
+/// real one): empty, blank, very long, not ASCII, control characters, and
+/// near misses (a character more, one less, the case changed).
+fn hostile_texts(near: &str) -> Vec<String> {
+    let mut texts: Vec<String> = vec![
+        String::new(),
+        " ".into(),
+        "\n".into(),
+        "a".repeat(1 << 20),
+        "♞é日本\u{202e}".into(),
+        "\0".into(),
+        format!("{near}\0"),
+        format!("{near}x"),
+        format!("{near}{near}"),
+        near.to_uppercase(),
+        near.to_lowercase(),
+    ];
+    let mut chars: Vec<char> = near.chars().collect();
+    if chars.pop().is_some() {
+        texts.push(chars.iter().collect());
+    }
+    if let Some(first) = near.chars().next() {
+        texts.push(near.replacen(first, "é", 1));
+    }
+    texts
+}
+
+/// How long a call on hostile input may take before it is named as slow.
+const SLOW_INPUT: Duration = Duration::from_secs(2);
+
+/// Every reader of text (`parse_move` here, `from_position` with the
+/// start's text) given hostile texts: none may panic or take long, and
+/// each real text must still read as itself (checked where they are read).
+fn check_inputs(variant: &VariantHandle, game: &Game, near_move: &str, here: &str, report: &mut Report) -> bool {
+    for text in hostile_texts(near_move) {
+        let t0 = Instant::now();
+        let read = game.parse_move(&text);
+        let shown: String = text.chars().take(24).collect::<String>().escape_debug().to_string();
+        if let Err(e) = &read {
+            if faulted(report, &format!("parse_move of '{shown}'"), here, e) {
+                return false;
+            }
+        }
+        report.check(
+            "every input is read without a panic or a hang",
+            if t0.elapsed() > SLOW_INPUT {
+                Err(format!("parse_move took {:?} on a text of {} bytes in '{here}'", t0.elapsed(), text.len()))
+            } else {
+                Ok(())
+            },
+        );
+    }
+    for text in hostile_texts(here) {
+        let t0 = Instant::now();
+        let read = variant.from_position(&text, &Map::new());
+        let shown: String = text.chars().take(24).collect::<String>().escape_debug().to_string();
+        if let Err(e) = &read {
+            if e.kind == ErrorKind::Panic {
+                report.check("no call panics", Err(format!("from_position of '{shown}': {}", err(e.clone()))));
+                return false;
+            }
+        }
+        report.check(
+            "every input is read without a panic or a hang",
+            if t0.elapsed() > SLOW_INPUT {
+                Err(format!("from_position took {:?} on a text of {} bytes", t0.elapsed(), text.len()))
+            } else {
+                Ok(())
+            },
+        );
+    }
+    true
+}
+
+/// Every viewer's observation of `game` (an error's text where there is none).
+fn observations(game: &Game, viewers: &[Viewer]) -> Vec<Result<crate::schema::Observation, String>> {
+    viewers.iter().map(|v| game.observe(*v).map_err(err)).collect()
+}
+
 /// Runs every check on `variant`; `on_settled` hears of each check whose
 /// outcome is final as soon as it is (a failure, or a check that runs once),
 /// so a caller can stream it before a later call aborts the process.
@@ -359,14 +452,33 @@ fn play_checked(
     let mut played = Vec::new();
     let mut trace = Vec::new();
     let mut buf = MoveBuf::new();
+    let mut viewers: Vec<Viewer> = (0..players).map(Viewer::Player).collect();
+    viewers.extend([Viewer::Spectator, Viewer::Referee]);
     loop {
+        let here = game.position_text();
         let status = times.time("status", || game.status());
-        if let Err(e) = times.time("legal_moves", || game.legal_moves(&mut buf)) {
-            report.check("no call panics", Err(err(e)));
+        if status.outcome == Outcome::Faulted {
+            report.check("no call panics", Err(format!("status in '{here}': the state faulted (a panic in status)")));
             return trace;
         }
+        if let Err(e) = times.time("legal_moves", || game.legal_moves(&mut buf)) {
+            report.check("no call panics", Err(format!("legal_moves in '{here}': {}", err(e))));
+            return trace;
+        }
+        // The same question twice gets the same answer.
+        let mut twice = MoveBuf::new();
+        let _ = game.legal_moves(&mut twice);
+        let pure = if game.status() != status {
+            Err(format!("status asked twice in '{here}' gave {status:?} and then {:?}", game.status()))
+        } else if *twice != *buf {
+            Err(format!("legal_moves asked twice in '{here}' gave two lists (or one order, then another)"))
+        } else if observations(&game, &viewers) != observations(&game, &viewers) {
+            Err(format!("an observation made twice in '{here}' differs"))
+        } else {
+            Ok(())
+        };
+        report.check("asked twice, a call gives the same answer", pure);
         let ongoing = status.is_ongoing();
-        let here = game.position_text();
         report.check(
             "legal moves are non-empty exactly while the game is ongoing",
             if ongoing != buf.is_empty() {
@@ -382,30 +494,55 @@ fn play_checked(
                 Outcome::Win(_) | Outcome::Draw if status.reason.is_empty() => {
                     Err(format!("no reason given for the end in '{here}'"))
                 }
-                Outcome::Faulted => Err(format!("the state faulted in '{here}'")),
                 _ => Ok(()),
             },
         );
-        report.check(
-            "position text round-trips",
-            variant.from_position(&here, &Map::new()).map_err(err).and_then(|g| {
-                let (mut again, mut now) = (MoveBuf::new(), MoveBuf::new());
-                let _ = g.legal_moves(&mut again);
-                let _ = game.legal_moves(&mut now);
-                if g.position_text() != here {
-                    Err(format!("'{here}' reads back as '{}'", g.position_text()))
-                } else if g.to_move() != game.to_move() || *again != *now || g.status().outcome != status.outcome {
-                    Err(format!("the game read back from '{here}' differs (player to move, legal moves or status)"))
-                } else {
-                    Ok(())
-                }
-            }),
-        );
-        let mut viewers: Vec<Viewer> = (0..players).map(Viewer::Player).collect();
-        viewers.extend([Viewer::Spectator, Viewer::Referee]);
+        // Everything observable comes back from the position text: the
+        // player to move, every viewer's observation (but its highlights,
+        // which may show the last move) and, while the game goes on, its
+        // legal moves in their order and its status. A game that has ended
+        // may read back as one that goes on, or ends otherwise, where its
+        // end depends on how its last position was reached (a repetition,
+        // a mate by a pawn drop), which no position text carries; and a
+        // claimable draw may depend on the repetitions before it.
+        let round_trip = variant.from_position(&here, &Map::new()).map_err(err).and_then(|g| {
+            let mut again = MoveBuf::new();
+            let _ = g.legal_moves(&mut again);
+            let (back, status_back) = (g.position_text(), g.status());
+            let seen = |game: &Game| -> Vec<Option<crate::schema::Observation>> {
+                viewers
+                    .iter()
+                    .map(|v| {
+                        game.observe(*v).ok().map(|mut o| {
+                            o.view.highlights.clear();
+                            o
+                        })
+                    })
+                    .collect()
+            };
+            let going = status.is_ongoing();
+            if back != here {
+                Err(format!("'{here}' reads back as '{back}'"))
+            } else if g.to_move() != game.to_move() {
+                Err(format!("read back from '{here}', player {} is to move, not {}", g.to_move(), game.to_move()))
+            } else if going && *again != *buf {
+                Err(format!("read back from '{here}', the legal moves (or their order) differ"))
+            } else if going && (status_back.outcome != status.outcome || status_back.reason != status.reason) {
+                Err(format!(
+                    "read back from '{here}', the game stands {:?} ({}), not {:?} ({})",
+                    status_back.outcome, status_back.reason, status.outcome, status.reason
+                ))
+            } else if let Some((v, _)) = viewers.iter().zip(seen(&g).into_iter().zip(seen(&game))).find(|(_, (a, b))| a != b) {
+                Err(format!("read back from '{here}', {v} observes something else"))
+            } else {
+                Ok(())
+            }
+        });
+        report.check("position text round-trips", round_trip);
         let to_move = game.to_move();
         for v in &viewers {
             match times.time("observe", || game.observe(*v)) {
+                Err(e) if faulted(report, &format!("observe for {v}"), &here, &e) => return trace,
                 Err(e) => report.check("observations follow the schema", Err(format!("{v} in '{here}': {}", err(e)))),
                 Ok(o) => report.check(
                     "observations follow the schema",
@@ -431,6 +568,7 @@ fn play_checked(
         for &mv in buf.iter() {
             let text = match times.time("move_text", || game.move_text(mv, Viewer::Player(mover))) {
                 Ok(t) => t,
+                Err(e) if faulted(report, &format!("move_text of move {mv:#x}"), &here, &e) => return trace,
                 Err(e) => {
                     report.check(
                         "move texts are unique and parse back",
@@ -440,6 +578,17 @@ fn play_checked(
                 }
             };
             let back = game.parse_move(&text);
+            if let Err(e) = &back {
+                if faulted(report, &format!("parse_move of '{text}'"), &here, e) {
+                    return trace;
+                }
+            }
+            if game.move_text(mv, Viewer::Player(mover)).as_ref() != Ok(&text) {
+                report.check(
+                    "asked twice, a call gives the same answer",
+                    Err(format!("move {mv:#x} in '{here}' reads '{text}', then otherwise")),
+                );
+            }
             let problem = if !texts.insert(text.clone()) {
                 Some(format!("two moves read '{text}' in '{here}'"))
             } else if back.as_ref().ok() != Some(&mv) {
@@ -452,6 +601,14 @@ fn play_checked(
                 "move texts are safe in records",
                 record_unsafe(&text).map_or(Ok(()), |why| Err(format!("'{text}' in '{here}' {why}"))),
             );
+        }
+        // Every reader of text takes hostile input without a panic or a
+        // hang (at a few positions of each game: it costs a megabyte's read).
+        if played.len() % 16 == 0 {
+            let near = game.move_text(buf[0], Viewer::Player(mover)).unwrap_or_default();
+            if !check_inputs(variant, &game, &near, &here, report) {
+                return trace;
+            }
         }
         // Junk is refused and changes nothing.
         let junk = (0..8).map(|_| rng.random::<u64>()).find(|j| !buf.contains(j)).unwrap_or(u64::MAX);
@@ -509,10 +666,37 @@ fn play_checked(
                 },
             );
         }
-        // Clones are independent.
+        // Clones are independent: a clone that plays on, and is asked for
+        // its moves, its status and what each viewer sees, leaves the
+        // original as it was (no cache or counter shared between them).
+        let before_all = observations(&game, &viewers);
+        let mut probe = game.clone();
+        if probe.apply(mv).is_ok() {
+            let mut after = MoveBuf::new();
+            let _ = (probe.legal_moves(&mut after), probe.status(), observations(&probe, &viewers));
+            if let Some(&next) = after.first() {
+                let _ = probe.apply(next);
+            }
+        }
+        drop(probe);
+        let mut now = MoveBuf::new();
+        let _ = game.legal_moves(&mut now);
+        report.check(
+            "clones are independent",
+            if game.position_text() != here || *now != *buf || game.status() != status {
+                Err(format!("the game in '{here}' changed when a clone of it played on"))
+            } else if observations(&game, &viewers) != before_all {
+                Err(format!("in '{here}' a viewer sees something else once a clone of the game played on"))
+            } else {
+                Ok(())
+            },
+        );
         let copy = game.clone();
         let before = game.observe(Viewer::Referee).ok();
         if let Err(e) = times.time("apply", || game.apply(mv)) {
+            if faulted(report, &format!("apply of move {mv:#x}"), &here, &e) {
+                return trace;
+            }
             report.check("every legal move applies", Err(format!("move {mv:#x} in '{here}': {}", err(e))));
             return trace;
         }
@@ -584,13 +768,20 @@ fn check_worlds(
     let mover = game.to_move();
     let (mine, public) = (game.observe(viewer).ok(), game.observe(Viewer::Spectator).ok());
     let status = game.status();
-    // The move about to be played, and a few others, as this player reads them.
-    let mut probes: Vec<u64> = (0..3).map(|_| moves[rng.random_range(0..moves.len())]).collect();
-    probes.push(mv);
+    // Every legal move (the mover's) as this player reads it; for a player
+    // not to move, the move about to be played and a few others.
+    let probes: Vec<u64> = if p == mover {
+        moves.to_vec()
+    } else {
+        let mut some: Vec<u64> = (0..3).map(|_| moves[rng.random_range(0..moves.len())]).collect();
+        some.push(mv);
+        some
+    };
     report.check("move texts reveal nothing the viewer cannot see", Ok(()));
     for _ in 0..2 {
         let world = match times.time("sample_world", || game.sample_world(viewer, rng.random())) {
             Ok(w) => w,
+            Err(e) if faulted(report, &format!("sample_world for player {p}"), here, &e) => return,
             Err(e) => {
                 report.check("sampled worlds agree with the viewer's observation", Err(err(e)));
                 return;
@@ -617,31 +808,36 @@ fn check_worlds(
         let theirs = world.status();
         report.check(
             "sampled worlds have the true status",
-            if theirs.outcome == status.outcome && theirs.reason == status.reason {
+            if theirs.outcome == status.outcome && theirs.reason == status.reason && theirs.claimable == status.claimable {
                 Ok(())
             } else {
                 Err(format!(
-                    "in '{here}' the game stands {:?} ({}), in a world sampled for player {p} {:?} ({})",
-                    status.outcome, status.reason, theirs.outcome, theirs.reason
+                    "in '{here}' the game stands {:?} ({}; claimable: '{}'), in a world sampled for player {p} {:?} ({}; claimable: '{}')",
+                    status.outcome, status.reason, status.claimable, theirs.outcome, theirs.reason, theirs.claimable
                 ))
             },
         );
         let mut world_moves = MoveBuf::new();
         let _ = world.legal_moves(&mut world_moves);
         if p == mover {
-            let (mut a, mut b) = (moves.to_vec(), world_moves.to_vec());
-            a.sort_unstable();
-            b.sort_unstable();
+            let (a, b) = (moves.to_vec(), world_moves.to_vec());
+            let (mut sorted_a, mut sorted_b) = (a.clone(), b.clone());
+            sorted_a.sort_unstable();
+            sorted_b.sort_unstable();
             report.check(
                 "the mover's legal moves do not depend on what it cannot see",
-                if a == b {
-                    Ok(())
-                } else {
+                if sorted_a != sorted_b {
                     Err(format!(
                         "in '{here}' player {p} has {} legal moves, in a world sampled for it {}: the move list leaks",
                         a.len(),
                         b.len()
                     ))
+                } else if a != b {
+                    Err(format!(
+                        "in '{here}' player {p}'s legal moves come in another order in a world sampled for it: the order leaks"
+                    ))
+                } else {
+                    Ok(())
                 },
             );
         }

@@ -55,7 +55,8 @@ mod tests {
         let v = VariantHandle::in_process(Race { id: "race", fault: Fault::Panic }, "fixture-plugin", "0.1.0").unwrap();
         let panicked = std::panic::catch_unwind(|| arbiter_api::contract::assert_contract(&v, &CheckConfig::default()));
         let message = *panicked.unwrap_err().downcast::<String>().unwrap();
-        assert!(message.contains("FAIL no call panics: panicked: plugin"), "{message}");
+        assert!(message.contains("FAIL no call panics: legal_moves in '"), "{message}");
+        assert!(message.contains("': panicked: plugin"), "{message}");
     }
 
     #[test]

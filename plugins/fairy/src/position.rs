@@ -1207,6 +1207,11 @@ impl Position {
                     reset = true;
                     self.take(captured, us);
                     self.castle_rooks[captured.color as usize].retain(|&r| r as usize != to);
+                    // A king taken (giveaway, extinction) takes its side's
+                    // rights with it, as Fairy-Stockfish's mask of its square does.
+                    if Some(captured.kind as usize) == rules.castle_king {
+                        self.castle_rooks[captured.color as usize].clear();
+                    }
                 }
                 let def = &rules.pieces[piece.kind as usize];
                 // Captures, promotions (but kyoto's turning over) and moves of
