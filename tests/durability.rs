@@ -193,7 +193,11 @@ fn a_plugin_hanging_in_process_is_recorded_and_the_run_ends_then_resumes_in_work
     assert!(run.stderr.contains("hung inside a plugin") && run.stderr.contains("--resume 1"), "{}", run.stderr);
     let games = Store::open(&db).unwrap().games(None).unwrap();
     assert_eq!(games.len(), 1, "the hung game is stored");
-    assert_eq!(games[0].summary.termination.to_string(), "plugin hung: no progress for 1 s (the watchdog, in-process)");
+    // The call named, in the words a sandboxed plugin's time limit uses.
+    assert_eq!(
+        games[0].summary.termination.to_string(),
+        "plugin hung: plugin fixture-plugin ran past its time limit of 1000 ms in legal_moves (the watchdog, in-process)"
+    );
     assert_eq!(games[0].summary.plies, 3, "with the plies played before the hang");
     let run = arbiter(&["--plugin-dir", f, "tournament", "--resume", "1", "--watchdog", "1", "--db", d]);
     assert!(run.ok, "resumed in worker processes: {}", run.stderr);

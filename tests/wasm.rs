@@ -262,3 +262,21 @@ fn a_queue_worker_without_the_plugin_fetches_the_pinned_wasm_from_the_store_and_
     // At once: only a failing store is waited for, not a refusal.
     assert!(t0.elapsed() < std::time::Duration::from_secs(30), "refused after {:?}", t0.elapsed());
 }
+
+/// A call that never returns is named by `arbiter check` in the same words
+/// natively (a watchdog beside the checks) as in the sandbox (its time
+/// limit): the plugin, the limit, the call and the position.
+#[test]
+fn check_names_a_hung_call_alike_natively_and_in_the_sandbox() {
+    let native = arbiter_e2e::fixture_plugin("fixture", None);
+    let wasm = wasm_plugins().join("arbiter_fixture.wasm");
+    let env = [("ARBITER_WASM_CALL_MS", "500")];
+    for (plugin, variant) in [(&native, "fixture-spin"), (&wasm, "fixture-spin"), (&native, "fixture-hang")] {
+        let run = arbiter_with(&env, &["check", plugin.to_str().unwrap(), "--games", "3", "--timeout", "60"]);
+        let section = run.stdout.split(&format!("variant {variant}:")).nth(1).unwrap_or_default();
+        let section = section.split("variant ").next().unwrap_or_default();
+        let expected = "FAIL  no call aborts or hangs: plugin fixture-plugin ran past its time limit of 500 ms in \
+                        legal_moves, in '";
+        assert!(section.contains(expected), "{} {variant}:\n{section}", plugin.display());
+    }
+}

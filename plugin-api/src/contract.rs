@@ -154,12 +154,27 @@ fn err(e: crate::Error) -> String {
 /// is not checked further (every later answer of a faulted state would
 /// fail some other check for a cause that is not its own).
 fn faulted(report: &mut Report, call: &str, here: &str, e: &crate::Error) -> bool {
+    // A sandbox's time limit names the call as a native watchdog does.
+    if e.kind == ErrorKind::Panic && e.message.contains("ran past its time limit") {
+        report.check("no call aborts or hangs", Err(format!("{}, in '{here}'", e.message)));
+        return true;
+    }
     if matches!(e.kind, ErrorKind::Panic | ErrorKind::Faulted) {
         report.check("no call panics", Err(format!("{call} in '{here}': {}", err(e.clone()))));
         true
     } else {
         false
     }
+}
+
+/// The position the checks are at, for a watchdog to name with a call
+/// that never returns (see [`checking_at`]).
+static CHECKING_AT: std::sync::Mutex<String> = std::sync::Mutex::new(String::new());
+
+/// The position text of the position the checks are at now (empty before
+/// the first): `arbiter check` names it with a call that hangs.
+pub fn checking_at() -> String {
+    CHECKING_AT.lock().map(|p| p.clone()).unwrap_or_default()
 }
 
 /// Texts no move or position should be read from, built around `near` (a
@@ -456,6 +471,9 @@ fn play_checked(
     viewers.extend([Viewer::Spectator, Viewer::Referee]);
     loop {
         let here = game.position_text();
+        if let Ok(mut at) = CHECKING_AT.lock() {
+            at.clone_from(&here);
+        }
         let status = times.time("status", || game.status());
         if status.outcome == Outcome::Faulted {
             report.check("no call panics", Err(format!("status in '{here}': the state faulted (a panic in status)")));
@@ -672,8 +690,16 @@ fn play_checked(
         let before_all = observations(&game, &viewers);
         let mut probe = game.clone();
         if probe.apply(mv).is_ok() {
+            // The clone's position is the next one of this game: a fault
+            // there is this game's to report, where it happened.
+            let there = probe.position_text();
             let mut after = MoveBuf::new();
-            let _ = (probe.legal_moves(&mut after), probe.status(), observations(&probe, &viewers));
+            if let Err(e) = probe.legal_moves(&mut after) {
+                if faulted(report, "legal_moves", &there, &e) {
+                    return trace;
+                }
+            }
+            let _ = (probe.status(), observations(&probe, &viewers));
             if let Some(&next) = after.first() {
                 let _ = probe.apply(next);
             }

@@ -100,6 +100,7 @@ pub(super) fn run(registry: &Registry, args: &CheckArgs, plugin_dirs: &[PathBuf]
         return Ok(());
     }
     for v in variants.iter().filter(|v| Some(&v.info().id) == args.only.as_ref()) {
+        watch_for_hangs(&v.plugin().name);
         // A check is printed once its outcome is final: a later abort keeps it.
         let mut printed = std::collections::HashSet::new();
         let mut print = |r: &CheckResult| {
@@ -151,4 +152,37 @@ fn check_engine(registry: &Registry, args: &CheckArgs, spec: &PlayerSpec) -> Res
         bail!("{failed} check(s) failed");
     }
     Ok(())
+}
+
+/// Watches this thread's plugin calls from another: a call that runs past
+/// the call limit of sandboxed plugins (`ARBITER_WASM_CALL_MS`, 10 s; for
+/// perft its own, 600 s) is named as a `.wasm` plugin's is, with the
+/// position the checks are at, and ends this (child) process, whose
+/// parent reports the rest.
+fn watch_for_hangs(plugin: &str) {
+    let calls = arbiter_api::host::CallWatch::this_thread();
+    let limits = arbiter_api::host::wasm::Limits::from_env();
+    let plugin = plugin.to_string();
+    std::thread::spawn(move || {
+        let tick = Duration::from_millis(20);
+        let (mut seen, mut since) = (calls.now(), std::time::Instant::now());
+        loop {
+            std::thread::sleep(tick);
+            let now = calls.now();
+            if now != seen {
+                (seen, since) = (now, std::time::Instant::now());
+                continue;
+            }
+            let Some(call) = now.call else { continue };
+            let limit = if call == "perft" { limits.perft } else { limits.call };
+            if since.elapsed() >= limit {
+                let at = arbiter_api::contract::checking_at();
+                say_or_quit!(
+                    "  FAIL  no call aborts or hangs: plugin {plugin} ran past its time limit of {} ms in {call}, in '{at}'",
+                    limit.as_millis()
+                );
+                std::process::exit(1);
+            }
+        }
+    });
 }

@@ -261,6 +261,8 @@ struct GameThread {
     jobs: mpsc::Sender<ThreadJob>,
     events: mpsc::Receiver<Event>,
     pulse: SharedPulse,
+    /// The plugin call the thread is in, to name one that never returns.
+    calls: Option<arbiter_api::host::CallWatch>,
     thread: std::thread::JoinHandle<()>,
 }
 
@@ -277,7 +279,9 @@ impl GameThread {
         let (event_tx, events) = mpsc::channel();
         let pulse = Pulse::shared(Duration::from_secs(30));
         let thread_pulse = pulse.clone();
+        let (watch_tx, watch_rx) = mpsc::channel();
         let thread = std::thread::spawn(move || {
+            let _ = watch_tx.send(arbiter_api::host::CallWatch::this_thread());
             // Every entrant's engine is kept (as many as a tournament has),
             // while the entrant plays in the batch at hand.
             let mut kept = KeptEngines::new(usize::MAX);
@@ -292,7 +296,8 @@ impl GameThread {
                 }
             }
         });
-        GameThread { jobs, events, pulse, thread }
+        let calls = watch_rx.recv().ok();
+        GameThread { jobs, events, pulse, calls, thread }
     }
 
     /// Ends the thread once its game is over, and with it the engines it
@@ -336,7 +341,16 @@ impl GameThread {
                     let mut pulse = Pulse::lock(&self.pulse);
                     if pulse.stalled() {
                         let plies = pulse.take_plies();
-                        let why = format!("no progress for {} s (the watchdog, in-process)", config.watchdog.as_secs());
+                        // A plugin call that never returned is named, in the
+                        // words a sandboxed plugin's time limit uses.
+                        let why = match self.calls.as_ref().and_then(|c| c.now().call) {
+                            Some(call) => format!(
+                                "plugin {} ran past its time limit of {} ms in {call} (the watchdog, in-process)",
+                                game.variant.plugin().name,
+                                config.watchdog.as_millis()
+                            ),
+                            None => format!("no progress for {} s (the watchdog, in-process)", config.watchdog.as_secs()),
+                        };
                         let record = faulted_record(entrants, game, plies, started, Termination::PluginHung(why));
                         return Played::Hung(record);
                     }

@@ -14,9 +14,13 @@ use crate::abi::{GameStateBox, PluginModule_Ref, VariantFactoryBox};
 use crate::schema::{Observation, ObservationView, PieceSet, VariantInfo};
 use crate::{Error, ErrorKind, Status, Viewer};
 
+mod calls;
 mod elf;
 #[cfg(feature = "wasm")]
 pub mod wasm;
+
+pub use calls::{CallWatch, InFlight};
+use calls::{call, enter};
 
 /// Why a file could not be loaded as a plugin.
 #[derive(Debug, thiserror::Error)]
@@ -429,11 +433,13 @@ impl Game {
 
     /// Outcome, reason and claimable draw.
     pub fn status(&self) -> Status {
+        let _in = enter(call::STATUS);
         Status::from_raw(self.state.status())
     }
 
     /// Fills `out` with the legal moves of the player to move.
     pub fn legal_moves(&self, out: &mut MoveBuf) -> Result<(), Error> {
+        let _in = enter(call::LEGAL_MOVES);
         into_result(self.state.legal_moves_into(&mut out.0))
     }
 
@@ -446,37 +452,46 @@ impl Game {
 
     /// Plays a move; an illegal one is refused and changes nothing.
     pub fn apply(&mut self, mv: u64) -> Result<(), Error> {
+        let _in = enter(call::APPLY);
         into_result(self.state.apply(mv))
     }
 
     /// Overwrites this state with `other`, reusing allocations.
     pub fn copy_from(&mut self, other: &Game) -> Result<(), Error> {
+        let _in = enter(call::COPY_FROM);
         into_result(self.state.copy_from(&other.state))
     }
 
     /// Leaf count `depth` plies deep, computed inside the plugin.
     pub fn perft(&self, depth: u32) -> Result<u64, Error> {
+        let _in = enter(call::PERFT);
         into_result(self.state.perft(depth))
     }
 
     /// The move as `viewer` may see it.
     pub fn move_text(&self, mv: u64, viewer: Viewer) -> Result<String, Error> {
+        let _in = enter(call::MOVE_TO_TEXT);
         into_result(self.state.move_to_text(mv, viewer.to_raw())).map(|s| s.into_string())
     }
 
     /// Parses a move of the player to move.
     pub fn parse_move(&self, text: &str) -> Result<u64, Error> {
+        let _in = enter(call::PARSE_MOVE);
         into_result(self.state.parse_move(RStr::from_str(text)))
     }
 
     /// The full position text (the referee's view).
     pub fn position_text(&self) -> String {
+        let _in = enter(call::POSITION_TEXT);
         self.state.position_text().into_string()
     }
 
     /// What `viewer` may know of the game.
     pub fn observe(&self, viewer: Viewer) -> Result<Observation, Error> {
-        let raw = into_result(self.state.observe(viewer.to_raw()))?;
+        let raw = into_result({
+            let _in = enter(call::OBSERVE);
+            self.state.observe(viewer.to_raw())
+        })?;
         let view: ObservationView = serde_json::from_str(raw.json.as_str()).map_err(|e| {
             Error::new(ErrorKind::Unsupported, format!("observation JSON does not follow the schema: {e}"))
         })?;
@@ -485,11 +500,13 @@ impl Game {
 
     /// A full state consistent with what `viewer` knows, drawn with `seed`.
     pub fn sample_world(&self, viewer: Viewer, seed: u64) -> Result<Game, Error> {
+        let _in = enter(call::SAMPLE_WORLD);
         into_result(self.state.sample_world(viewer.to_raw(), seed)).map(Game::new)
     }
 
     /// A heuristic value in [-1, 1] for `player`, if the variant offers one.
     pub fn evaluate(&self, player: u32) -> Option<f64> {
+        let _in = enter(call::EVALUATE);
         self.state.evaluate(player).into_option()
     }
 
@@ -501,6 +518,7 @@ impl Game {
     /// A rare or experimental call, JSON in and out.
     pub fn call_json(&mut self, method: &str, args: &serde_json::Value) -> Result<serde_json::Value, Error> {
         let args = args.to_string();
+        let _in = enter(call::CALL_JSON);
         let out = into_result(self.state.call_json(RStr::from_str(method), RStr::from_str(&args)))?;
         serde_json::from_str(out.as_str()).map_err(|e| Error::unsupported(format!("call_json result is not JSON: {e}")))
     }
