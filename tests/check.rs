@@ -22,6 +22,52 @@ fn every_shipped_plugin_passes() {
     }
 }
 
+/// The ini variants of the fairy plugin, sampled: one or more of each rule
+/// family (drops and hands, promotion zones, walls, gating, flags, check
+/// counting, extinction and losing rules, counting, palaces, duck-free
+/// shogi repetition rules). The whole list: `every_ini_variant_passes`.
+const INI_SAMPLE: &[&str] = &[
+    "crazyhouse", "shogi", "gorogoro", "torishogi", "okisakishogi", "xiangqi", "makruk", "seirawan",
+    "giveaway", "codrus", "extinction", "kinglet", "armageddon", "racingkings", "3check", "atomic",
+    "joust", "shatar", "horde", "chessgi",
+];
+
+/// A sample of the ini variants passes the whole contract (each in a child
+/// process, as `arbiter check` runs them).
+#[test]
+fn a_sample_of_the_ini_variants_passes() {
+    let so = profile_dir().join("libarbiter_fairy.so");
+    let failures: Vec<String> = std::thread::scope(|scope| {
+        let runs: Vec<_> = INI_SAMPLE
+            .chunks(INI_SAMPLE.len().div_ceil(2))
+            .map(|part| {
+                let so = &so;
+                scope.spawn(move || {
+                    part.iter()
+                        .filter_map(|v| {
+                            let run = arbiter(&["check", so.to_str().unwrap(), "--only", v, "--games", "2"]);
+                            let failed = !run.ok || run.stdout.contains("FAIL");
+                            failed.then(|| format!("{v}:\n{}{}", run.stdout, run.stderr))
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        runs.into_iter().flat_map(|r| r.join().unwrap()).collect()
+    });
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Every ini variant passes the contract at its defaults (about half an
+/// hour on two cores: `cargo test --test e2e every_ini_variant -- --ignored`).
+#[test]
+#[ignore]
+fn every_ini_variant_passes() {
+    let so = profile_dir().join("libarbiter_fairy.so");
+    let run = arbiter(&["check", so.to_str().unwrap(), "--games", "5", "--timeout", "900"]);
+    assert!(run.ok && run.stdout.contains(", 0 failed"), "{}\n{}", run.stdout, run.stderr);
+}
+
 #[test]
 fn each_broken_fixture_fails_the_check_for_its_fault() {
     let so = fixture_plugin("fixture", None);
