@@ -388,3 +388,36 @@ fn a_store_s_password_comes_from_a_file_or_pgpassword_not_the_command_line() {
     assert!(!wrong.status.success() && !said.contains("not-the-password"), "{said}");
     assert_eq!(said.trim().lines().count(), 1, "{said}");
 }
+
+/// An ini variant's definition is pinned with its plugin: a worker whose
+/// `.ini` files define the tournament's variant otherwise refuses its
+/// games, naming both definitions' hashes; one with the same definition
+/// plays them.
+#[test]
+fn a_worker_whose_ini_defines_the_variant_otherwise_is_refused() {
+    let _one = SERVER.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(pg) = fresh_database("ini_pin") else { return };
+    let dir = temp_dir("cluster-ini-pin");
+    let (ours, theirs) = (dir.join("ours.ini"), dir.join("theirs.ini"));
+    std::fs::write(&ours, "[pinned:chess]\nmaxFile = h\n").unwrap();
+    std::fs::write(&theirs, "[pinned:chess]\nmaxFile = h\ncastling = false\n").unwrap();
+    let with = |ini: &Path, args: &[&str]| {
+        Command::new(arbiter_bin())
+            .env_remove("ARBITER_PLUGIN_PATH")
+            .env("ARBITER_VARIANTS_INI", ini)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let players = ["--player", "a=random", "--player", "b=random:seed=2", "--variant", "pinned", "--max-plies", "8"];
+    let queued = with(&ours, &[&["tournament", "--db", &pg, "--local-workers", "0"][..], &players[..]].concat());
+    assert!(queued.status.success(), "{}", String::from_utf8_lossy(&queued.stderr));
+    let refused = with(&theirs, &["worker", "--db", &pg, "--tournament", "1"]);
+    let text = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success(), "{text}");
+    assert!(text.contains("is not the build the tournament was registered with") && text.contains("definition sha256"), "{text}");
+    assert_eq!(Store::open(Path::new(&pg)).unwrap().games(None).unwrap().len(), 0, "no game played");
+    let played = with(&ours, &["worker", "--db", &pg, "--tournament", "1"]);
+    assert!(played.status.success(), "{}", String::from_utf8_lossy(&played.stderr));
+    assert_eq!(Store::open(Path::new(&pg)).unwrap().games(None).unwrap().len(), 2);
+}

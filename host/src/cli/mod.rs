@@ -242,6 +242,9 @@ pub fn run(cli: Cli) -> Result<()> {
     if let Command::NewVariant(args) = &cli.command {
         return new_variant::run(args);
     }
+    for warning in crate::plugin::search::hand_ini_places_to_plugins(&cli.plugin_dirs) {
+        eprintln!("warning: {warning}");
+    }
     let registry = Registry::load(&SearchPath::resolve(&cli.plugin_dirs));
     for warning in registry.warnings() {
         eprintln!("warning: {warning}");

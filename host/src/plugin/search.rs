@@ -11,6 +11,42 @@ use arbiter_api::host::is_wasm_file;
 /// Environment variable holding extra plugin directories, `:`-separated.
 pub const PLUGIN_PATH_ENV: &str = "ARBITER_PLUGIN_PATH";
 
+/// Environment variable the ini plugin reads `.ini` files (or folders of
+/// them) from, `:`-separated.
+pub const VARIANTS_INI_ENV: &str = "ARBITER_VARIANTS_INI";
+
+/// Hands the `.ini` files and folders among `explicit` (`--plugin-dir`
+/// entries) to the ini plugin, which reads variant definitions from the
+/// places [`VARIANTS_INI_ENV`] names: put first there, for this process and
+/// the worker processes it starts. Returns a line for each entry that does
+/// not exist.
+pub fn hand_ini_places_to_plugins(explicit: &[PathBuf]) -> Vec<String> {
+    let mut missing = Vec::new();
+    let mut places: Vec<PathBuf> = Vec::new();
+    for entry in explicit {
+        if !entry.exists() {
+            missing.push(format!("--plugin-dir {}: no such file or folder", entry.display()));
+        } else if entry.is_dir() || is_ini_file(entry) {
+            places.push(std::path::absolute(entry).unwrap_or_else(|_| entry.clone()));
+        }
+    }
+    if !places.is_empty() {
+        if let Some(env) = std::env::var_os(VARIANTS_INI_ENV) {
+            places.extend(std::env::split_paths(&env));
+        }
+        if let Ok(joined) = std::env::join_paths(&places) {
+            std::env::set_var(VARIANTS_INI_ENV, joined);
+        }
+    }
+    missing
+}
+
+/// Whether `path` names a variant definition file (`.ini`), which the ini
+/// plugin reads: no plugin library.
+pub fn is_ini_file(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("ini"))
+}
+
 /// An ordered list of plugin directories (or single plugin files).
 #[derive(Clone, Debug, Default)]
 pub struct SearchPath {
@@ -38,7 +74,11 @@ impl SearchPath {
         let mut files = Vec::new();
         let mut seen = std::collections::HashSet::new();
         for entry in &self.entries {
-            let mut found = if entry.is_file() { vec![entry.clone()] } else { libraries_in(entry) };
+            let mut found = match entry {
+                e if is_ini_file(e) => Vec::new(),
+                e if e.is_file() => vec![e.clone()],
+                e => libraries_in(e),
+            };
             // Native builds first: of one plugin built both ways, the native
             // one is kept (see `Registry::load`).
             found.sort_by_key(|f| (is_wasm_file(f), f.clone()));

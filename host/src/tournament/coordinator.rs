@@ -914,8 +914,8 @@ fn check_pins(
 ) -> std::result::Result<(), String> {
     if let Some(pin) = plugins.get(&job.variant) {
         match played.plugins.get(&job.variant) {
-            Some(p) if p.sha256 == pin.sha256 => {}
-            Some(p) => return Err(format!("played with plugin sha256 {}, not the pinned {}", p.sha256, pin.sha256)),
+            Some(p) if p.same_build(pin) => {}
+            Some(p) => return Err(format!("played with plugin {}, not the pinned {}", p.describe(), pin.describe())),
             None => return Err(format!("names no build of variant {}'s plugin", job.variant)),
         }
     }
@@ -1089,7 +1089,12 @@ mod tests {
         let store = Arc::new(temp_store());
         let players = [("a", "random:seed=1"), ("b", "random:seed=2"), ("c", "random:seed=3")];
         let mut definition = definition("name = \"remote\"\nformat = \"round-robin\"\nrounds = 2", &players, &["race"]);
-        let pin = PluginPin { file: "libarbiter_race.so".into(), sha256: PIN.into(), api_version: "0.1.0".into() };
+        let pin = PluginPin {
+            file: "libarbiter_race.so".into(),
+            sha256: PIN.into(),
+            api_version: "0.1.0".into(),
+            definition: None,
+        };
         definition.plugins.insert("race".into(), pin);
         let id = store.add_tournament(name, &serde_json::to_string(&definition).unwrap()).unwrap();
         let registry = Arc::new(Registry::of([race(arbiter_fixture::Fault::None)]));
@@ -1106,7 +1111,12 @@ mod tests {
     fn honest(c: &Coordinator, game: &ClaimedGame) -> UploadedGame {
         let job: Job = serde_json::from_str(&game.job).unwrap();
         let record = play_in_process(&c.registry, &job);
-        let pin = PluginPin { file: "libarbiter_race.so".into(), sha256: PIN.into(), api_version: "0.1.0".into() };
+        let pin = PluginPin {
+            file: "libarbiter_race.so".into(),
+            sha256: PIN.into(),
+            api_version: "0.1.0".into(),
+            definition: None,
+        };
         let pins = TournamentPins { plugins: [("race".to_string(), pin)].into(), engines: Default::default() };
         UploadedGame { key: game.key, record, pins }
     }

@@ -170,7 +170,7 @@ impl Tournament {
         let mut plugins = std::collections::BTreeMap::new();
         for id in &ids {
             let v = registry.get(id)?;
-            plugins.insert(id.clone(), super::pins::PluginPin::of(&v.plugin().path, &v.plugin().api_version)?);
+            plugins.insert(id.clone(), super::pins::PluginPin::of_variant(v)?);
         }
         let engines = super::pins::engine_pins(&entrants)?;
         Ok(StoredDefinition { config, variants: ids, openings, plugins, engines })

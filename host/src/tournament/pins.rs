@@ -26,6 +26,12 @@ pub struct PluginPin {
     pub sha256: String,
     /// The arbiter-api version it was built against.
     pub api_version: String,
+    /// For a variant a plugin builds from a definition the machine holds
+    /// (an ini variant, from its `.ini` files): that definition's sha256,
+    /// so that machines whose files define one name otherwise do not mix
+    /// their results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub definition: Option<String>,
 }
 
 impl PluginPin {
@@ -52,7 +58,36 @@ impl PluginPin {
         } else {
             path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default()
         };
-        Ok(PluginPin { file, sha256, api_version: api_version.to_string() })
+        Ok(PluginPin { file, sha256, api_version: api_version.to_string(), definition: None })
+    }
+
+    /// The pin of `variant`: its plugin file's, and the sha256 of its
+    /// definition if the plugin reports one (its `definition` call).
+    pub fn of_variant(variant: &VariantHandle) -> Result<PluginPin> {
+        use sha2::Digest;
+        let plugin = variant.plugin();
+        let mut pin = PluginPin::of(&plugin.path, &plugin.api_version)?;
+        let defaults = serde_json::Map::new();
+        let definition = variant
+            .new_game(&defaults)
+            .ok()
+            .and_then(|mut g| g.call_json("definition", &serde_json::Value::Null).ok())
+            .and_then(|d| d.as_str().map(str::to_string));
+        pin.definition = definition.map(|d| format!("{:x}", sha2::Sha256::digest(d.as_bytes())));
+        Ok(pin)
+    }
+
+    /// Whether `other` is the same build (and definition) as this pin.
+    pub fn same_build(&self, other: &PluginPin) -> bool {
+        self.sha256 == other.sha256 && self.definition == other.definition
+    }
+
+    /// How the pin reads in a refusal: its file, sha256 and definition.
+    pub fn describe(&self) -> String {
+        match &self.definition {
+            Some(d) => format!("{} sha256 {}, definition sha256 {d}", self.file, self.sha256),
+            None => format!("{} sha256 {}", self.file, self.sha256),
+        }
     }
 }
 

@@ -50,7 +50,7 @@ pub fn pins(tournament: &Tournament) -> Result<BTreeMap<String, PluginPin>> {
     tournament
         .variants
         .iter()
-        .map(|v| Ok((v.info().id.clone(), PluginPin::of(&v.plugin().path, &v.plugin().api_version)?)))
+        .map(|v| Ok((v.info().id.clone(), PluginPin::of_variant(v)?)))
         .collect()
 }
 
@@ -60,18 +60,21 @@ pub fn refusal(tournament: &Tournament) -> Result<Option<String>> {
     let registered = &tournament.definition.plugins;
     for (variant, mine) in pins(tournament)? {
         match registered.get(&variant) {
-            Some(theirs) if theirs != &mine => {
+            Some(theirs) if !theirs.same_build(&mine) || theirs.api_version != mine.api_version => {
                 let path = tournament.variants.iter().find(|v| v.info().id == variant).map(|v| v.plugin().path.clone());
+                let definition = |p: &PluginPin| p.definition.as_ref().map(|d| format!(", definition sha256 {d}"));
                 return Ok(Some(format!(
-                    "tournament {}: variant {variant}: this machine's plugin {} (sha256 {}, arbiter-api {}) is not the \
-                     build the tournament was registered with ({}, sha256 {}, arbiter-api {})",
+                    "tournament {}: variant {variant}: this machine's plugin {} (sha256 {}, arbiter-api {}{}) is not \
+                     the build the tournament was registered with ({}, sha256 {}, arbiter-api {}{})",
                     tournament.id,
                     path.map(|p| p.display().to_string()).unwrap_or_default(),
                     mine.sha256,
                     mine.api_version,
+                    definition(&mine).unwrap_or_default(),
                     theirs.file,
                     theirs.sha256,
-                    theirs.api_version
+                    theirs.api_version,
+                    definition(theirs).unwrap_or_default()
                 )));
             }
             _ => {}

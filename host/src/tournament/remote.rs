@@ -447,9 +447,8 @@ impl Slot<'_> {
     fn play(&mut self, queued: &QueuedGame, key: GameKey) -> Result<(UploadedGame, EventInfo)> {
         let (job, entrants, game, event) = playable(self.registry, queued)?;
         let record = self.handle.play(&entrants, &game, &job, None)?;
-        let plugin = game.variant.plugin();
         let pins = TournamentPins {
-            plugins: BTreeMap::from([(job.variant.clone(), PluginPin::of(&plugin.path, &plugin.api_version)?)]),
+            plugins: BTreeMap::from([(job.variant.clone(), PluginPin::of_variant(&game.variant)?)]),
             engines: engine_pins(&entrants)?,
         };
         Ok((UploadedGame { key, record, pins }, event))
@@ -464,18 +463,15 @@ impl Slot<'_> {
                 Err(e) => return Some(format!("tournament {t}: {e}")),
             };
             let plugin = scheduled.variant.plugin();
-            if let (Some(theirs), Ok(mine)) =
-                (pins.plugins.get(&job.variant), PluginPin::of(&plugin.path, &plugin.api_version))
-            {
-                if theirs.sha256 != mine.sha256 {
+            if let (Some(theirs), Ok(mine)) = (pins.plugins.get(&job.variant), PluginPin::of_variant(&scheduled.variant)) {
+                if !theirs.same_build(&mine) {
                     return Some(format!(
-                        "tournament {t}: variant {}: this machine's plugin {} (sha256 {}) is not the build the \
-                         tournament was registered with ({}, sha256 {})",
+                        "tournament {t}: variant {}: this machine's plugin {} ({}) is not the build the tournament \
+                         was registered with ({})",
                         job.variant,
                         plugin.path.display(),
-                        mine.sha256,
-                        theirs.file,
-                        theirs.sha256
+                        mine.describe(),
+                        theirs.describe()
                     ));
                 }
             }

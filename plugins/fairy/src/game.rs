@@ -438,8 +438,10 @@ impl Game for FairyGame {
                 "name": self.pos.rules.id,
                 "path": self.pos.rules.source.clone(),
             })),
+            // What a tournament pins besides the plugin's build.
+            "definition" => Ok(serde_json::Value::String(self.pos.rules.definition.clone())),
             _ => Err(arbiter_api::Error::unsupported(format!(
-                "unknown call '{method}' (ini variants offer uci_move, uci_variant and chess960)"
+                "unknown call '{method}' (ini variants offer uci_move, uci_variant, chess960 and definition)"
             ))),
         }
     }

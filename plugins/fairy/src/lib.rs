@@ -128,7 +128,14 @@ fn user_files() -> Vec<PathBuf> {
     }
     for var in ["ARBITER_PLUGIN_PATH", INI_PATH_ENV] {
         if let Some(v) = std::env::var_os(var) {
-            places.extend(std::env::split_paths(&v).filter(|p| !p.as_os_str().is_empty()));
+            for place in std::env::split_paths(&v).filter(|p| !p.as_os_str().is_empty()) {
+                // A definition file asked for by name and not there is said,
+                // not passed over.
+                if var == INI_PATH_ENV && !place.exists() {
+                    tracing::warn!("{INI_PATH_ENV} names {}, which does not exist", place.display());
+                }
+                places.push(place);
+            }
         }
     }
     let mut files = Vec::new();

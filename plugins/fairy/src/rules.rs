@@ -91,6 +91,10 @@ pub struct Rules {
     pub id: String,
     /// The user's ini file that defined it; `None` for the built-in definitions.
     pub source: Option<String>,
+    /// Its definition: every key it resolves to (inherited ones included),
+    /// `key = value` a line in key order. Two machines whose files define
+    /// one name otherwise have different definitions.
+    pub definition: String,
     /// Files.
     pub width: u8,
     /// Ranks.
@@ -406,9 +410,19 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
     let flag = |k: &str, default: bool| -> Result<bool, IniError> {
         match get(k) {
             None => Ok(default),
-            Some("true") => Ok(true),
-            Some("false") => Ok(false),
-            Some(v) => Err(err(k, format!("'{v}' must be true or false"))),
+            Some("true" | "1") => Ok(true),
+            Some("false" | "0") => Ok(false),
+            Some(v) => Err(err(k, format!("'{v}' must be true or false (or 1 or 0)"))),
+        }
+    };
+    // A file as Fairy-Stockfish reads one: a number counted from 1, or a
+    // letter (`maxFile = j` is ten files, `castlingKingsideFile = g`).
+    let file_index = |k: &str, v: &str| -> Result<u32, IniError> {
+        let bad = || err(k, format!("'{v}' is not a file (a letter, or a number from 1)"));
+        match v.as_bytes() {
+            [c, ..] if c.is_ascii_digit() => v.parse::<u32>().ok().filter(|&n| n >= 1).map(|n| n - 1).ok_or_else(bad),
+            [c] if c.is_ascii_alphabetic() => Ok(u32::from(c.to_ascii_lowercase() - b'a')),
+            _ => Err(bad()),
         }
     };
     let number = |k: &str, default: u32| -> Result<u32, IniError> {
@@ -425,7 +439,7 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
         }
     };
     let height = number("maxRank", 8)?;
-    let width = number("maxFile", 8)?;
+    let width = get("maxFile").map_or(Ok(8), |v| file_index("maxFile", v).map(|f| f + 1))?;
     if !(1..=10).contains(&height) || !(1..=12).contains(&width) {
         return Err(err(
             if (1..=10).contains(&height) { "maxFile" } else { "maxRank" },
@@ -498,10 +512,10 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
     let file = |k: &str, default: u8| -> Result<u8, IniError> {
         match get(k) {
             None => Ok(default),
-            Some(v) if v.len() == 1 && v.as_bytes()[0].is_ascii_lowercase() && v.as_bytes()[0] - b'a' < width as u8 => {
-                Ok(v.as_bytes()[0] - b'a')
-            }
-            Some(v) => Err(err(k, format!("'{v}' is not a file of the board"))),
+            Some(v) => match file_index(k, v)? {
+                f if f < width => Ok(f as u8),
+                _ => Err(err(k, format!("'{v}' is not a file of the board"))),
+            },
         }
     };
     let rank = |k: &str, default: u8| -> Result<u8, IniError> {
@@ -526,6 +540,7 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
     let partial = Rules {
         id: id.to_string(),
         source: None,
+        definition: keys.iter().map(|(k, (v, ..))| format!("{k} = {v}\n")).collect(),
         width: width as u8,
         height: rules_height,
         pieces: pieces.clone(),
@@ -607,9 +622,11 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
     // A region: squares, `*N` ranks and `a*` files, as a mask; `default` if the key is absent.
     let region = |k: &str, default: &str| -> Result<Vec<bool>, IniError> {
         let mut mask = vec![false; squares];
-        for token in get(k).unwrap_or(default).split_whitespace() {
+        // Letters in either case, as Fairy-Stockfish reads them.
+        let value = get(k).unwrap_or(default).to_ascii_lowercase();
+        for token in value.split_whitespace() {
             if token == "-" {
-                continue;
+                break;
             }
             if let Some(r) = token.strip_prefix('*') {
                 let r: usize = r

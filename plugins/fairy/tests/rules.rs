@@ -55,3 +55,33 @@ fn promoted_pieces_and_hands_are_shown_as_the_fen_writes_them() {
     assert_eq!((tokin.label.as_str(), tokin.kind.as_str()), ("+P", "gold"));
     assert_eq!(view.notes[..2], ["White holds B, P×2".to_string(), "Black holds r".to_string()]);
 }
+
+/// Every value form Fairy-Stockfish's parser reads: files as a letter or a
+/// number from 1 (`maxFile = j`, `castlingKingsideFile = 7`), booleans as
+/// true/false or 1/0, regions of files, ranks and squares in either case
+/// up to a `-`.
+#[test]
+fn ini_values_read_in_every_form_fairy_stockfish_reads() {
+    use arbiter_fairy::FairyVariant;
+    let by_letter = "[tenfiles:chess]\nmaxFile = j\nstartFen = rnbqkkbnrr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNBQKKBNRR w - - 0 1\n\
+                     castling = false\n";
+    let v = FairyVariant::from_ini(by_letter, "tenfiles").unwrap();
+    assert_eq!(v.rules.width, 10);
+    let by_number = by_letter.replace("maxFile = j", "maxFile = 10").replace("castling = false", "castling = 0");
+    let v = FairyVariant::from_ini(&by_number, "tenfiles").unwrap();
+    assert_eq!((v.rules.width, v.rules.castling), (10, false));
+    let castle = "[castle:chess]\ncastlingKingsideFile = 7\ncastlingQueensideFile = C\nchess960 = 1\n";
+    let v = FairyVariant::from_ini(castle, "castle").unwrap();
+    assert_eq!((v.rules.castle_king_file, v.rules.castle_queen_file, v.rules.chess960), (6, 2, true));
+    let regions = "[zones:chess]\npromotionRegionWhite = *8 A7 h*\npromotionRegionBlack = *1 - *2\n";
+    let v = FairyVariant::from_ini(regions, "zones").unwrap();
+    let white = &v.rules.promotion_region[0];
+    let (a7, h3, b7) = (6 * 8, 2 * 8 + 7, 6 * 8 + 1);
+    assert!(white[a7] && white[h3] && !white[b7] && (56..64).all(|s| white[s]));
+    let black = &v.rules.promotion_region[1];
+    assert!((0..8).all(|s| black[s]) && !(8..16).any(|s| black[s]), "a '-' ends the region");
+    for (bad, says) in [("maxFile = 0", "maxFile: '0' is not a file"), ("castling = yes", "must be true or false")] {
+        let e = FairyVariant::from_ini(&format!("[bad:chess]\n{bad}\n"), "bad").err().unwrap();
+        assert!(e.contains(says), "{bad}: {e}");
+    }
+}
