@@ -63,6 +63,12 @@ fn play_prints_moves_final_position_and_result_reproducibly() {
     assert!(a.stdout.contains("   1. White  "), "{}", &a.stdout[..200]);
     let b = arbiter(&["play", "chess", "--seed", "7"]);
     assert_eq!(a.stdout, b.stdout, "same seed, same game");
+    // An ini variant's final position (its text ends without a line break)
+    // is a line of its own, the result the next.
+    let c = arbiter(&["play", "crazyhouse", "--seed", "3", "--max-plies", "4"]);
+    let lines: Vec<&str> = c.stdout.lines().collect();
+    assert!(lines[lines.len() - 1].starts_with("Result: "), "{}", c.stdout);
+    assert!(lines[lines.len() - 2].ends_with(" w KQkq - 1 3"), "{}", c.stdout);
 }
 
 #[test]

@@ -88,7 +88,9 @@ pub(super) fn run(registry: &Registry, args: &PlayArgs) -> Result<()> {
     }
     say!();
     let final_game = variant.from_position(&record.final_position, &options)?;
-    say_text!("{}", final_game.observe(args.view)?.text);
+    // An observation's text may or may not end its last line.
+    let text = final_game.observe(args.view)?.text;
+    say_text!("{}{}", text, if text.ends_with('\n') { "" } else { "\n" });
     say!("Result: {} after {} plies", super::out::result(&record), record.plies.len());
     if info.capabilities.hidden_information && args.view == Viewer::Spectator {
         say!("Shown as a spectator sees it: --view referee shows everything, --view 0 what {} saw.", info.players[0]);

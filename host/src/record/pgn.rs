@@ -557,6 +557,7 @@ mod tests {
         r.record_tags = vec![
             ("X \"1\"]\n[White \"Magnus".into(), "v".into()),
             ("Result".into(), "1-0".into()),
+            ("Variant".into(), "crazyhouse".into()),
             ("Opening".into(), "Sicilian\"]\n[Black \"Hikaru\\".into()),
             ("".into(), "empty".into()),
         ];
@@ -574,6 +575,7 @@ mod tests {
         let g = &games[0];
         assert_eq!((g.tag("White"), g.tag("Black"), g.tag("Result")), (Some("a"), Some("b"), Some("1/2-1/2")), "{pgn}");
         assert_eq!(pgn.matches("[Result ").count(), 1, "{pgn}");
+        assert_eq!(pgn.matches("[Variant ").count(), 1, "an ini variant's own Variant tag is not written twice: {pgn}");
         assert!(pgn.contains("[X__1____White__Magnus \"v\"]"), "{pgn}");
         assert!(pgn.contains("[Opening \"Sicilian\\\"] [Black \\\"Hikaru\\\\\"]"), "{pgn}");
         assert!(pgn.contains("pv=\"e2e4 1-0 %\""), "{pgn}");
