@@ -176,7 +176,8 @@ fn plugins_that_panic_abort_or_hang_cost_one_game_each() {
                 "plugin crashed: plugin fixture-plugin panicked in legal_moves: fixture: deliberate panic at ply 3"
             }
             "fixture-abort" => "plugin crashed: worker exited (signal: 6 (SIGABRT))",
-            _ => "plugin hung: no progress for 1 s (the watchdog)",
+            // The call named, in the words a sandboxed plugin's time limit uses.
+            _ => "plugin hung: plugin fixture-plugin ran past its time limit of 1000 ms in legal_moves (the watchdog)",
         };
         assert_eq!(g.termination.to_string(), expected, "{}", g.variant);
         assert_eq!(g.result == "*", g.variant != "fixture-race");

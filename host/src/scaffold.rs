@@ -42,12 +42,13 @@ const FILES: [(&str, &str); 4] = [
 /// This arbiter's own arbiter-api source, file by file (paths within the
 /// crate): what a scaffolded crate builds against when no local copy is
 /// named. A unit test keeps the list equal to the folder.
-const API_SOURCE: [(&str, &str); 16] = [
+const API_SOURCE: [(&str, &str); 17] = [
     ("Cargo.toml", include_str!("../../plugin-api/Cargo.toml")),
     ("README.md", include_str!("../../plugin-api/README.md")),
     ("src/__private.rs", include_str!("../../plugin-api/src/__private.rs")),
     ("src/abi.rs", include_str!("../../plugin-api/src/abi.rs")),
     ("src/contract.rs", include_str!("../../plugin-api/src/contract.rs")),
+    ("src/host/calls.rs", include_str!("../../plugin-api/src/host/calls.rs")),
     ("src/host/elf.rs", include_str!("../../plugin-api/src/host/elf.rs")),
     ("src/host/mod.rs", include_str!("../../plugin-api/src/host/mod.rs")),
     ("src/host/wasm.rs", include_str!("../../plugin-api/src/host/wasm.rs")),

@@ -142,6 +142,9 @@ pub enum WorkerMessage {
         /// How many plies the journal holds for it.
         plies: usize,
     },
+    /// The game has been inside one plugin call for a while: its name, so
+    /// that a hang the watchdog ends is named.
+    InCall(String),
     /// The game could not be set up.
     Error(String),
 }
@@ -268,6 +271,7 @@ impl WorkerHandle {
         let mut job = job.clone();
         self.pin_for(entrants, &mut job);
         job.journal = self.journal.as_ref().map(|j| (j.path().to_path_buf(), self.games));
+        let mut in_call: Option<String> = None;
         let outcome = (|| -> Result<WorkerMessage, ProcessError> {
             let p = self.process()?;
             p.send(&serde_json::to_string(&job).expect("a job serializes"))?;
@@ -275,7 +279,11 @@ impl WorkerHandle {
             loop {
                 let line = p.recv(Some(Instant::now() + allowance))?;
                 match serde_json::from_str::<WorkerMessage>(&line) {
-                    Ok(WorkerMessage::Progress { allowance_ms }) => allowance = Duration::from_millis(allowance_ms),
+                    Ok(WorkerMessage::Progress { allowance_ms }) => {
+                        allowance = Duration::from_millis(allowance_ms);
+                        in_call = None;
+                    }
+                    Ok(WorkerMessage::InCall(call)) => in_call = Some(call),
                     Ok(WorkerMessage::Live(frame)) => {
                         if let Some(sink) = live {
                             sink(&frame);
@@ -306,9 +314,16 @@ impl WorkerHandle {
             Err(e) => {
                 self.process = None; // its whole group killed and reaped
                 let termination = match e {
-                    ProcessError::Timeout => {
-                        Termination::PluginHung(format!("no progress for {} s (the watchdog)", grace.as_secs()))
-                    }
+                    // A plugin call that never returned is named, in the words
+                    // a sandboxed plugin's time limit uses.
+                    ProcessError::Timeout => Termination::PluginHung(match in_call {
+                        Some(call) => format!(
+                            "plugin {} ran past its time limit of {} ms in {call} (the watchdog)",
+                            game.variant.plugin().name,
+                            grace.as_millis()
+                        ),
+                        None => format!("no progress for {} s (the watchdog)", grace.as_secs()),
+                    }),
                     ProcessError::Exited { status, .. } => {
                         Termination::PluginCrashed(format!("worker exited ({status})"))
                     }
@@ -332,10 +347,28 @@ fn send(msg: &WorkerMessage) -> std::io::Result<()> {
     out.flush()
 }
 
-/// Reports the game's progress every [`FLUSH_EVERY`] while it changes.
-fn report_progress(pulse: SharedPulse) {
+/// How long one plugin call may last before the parent is told its name.
+const CALL_NAMED_AFTER: Duration = Duration::from_millis(200);
+
+/// Reports the game's progress every [`FLUSH_EVERY`] while it changes, and
+/// the name of a plugin call the game has been in for
+/// [`CALL_NAMED_AFTER`] (once a call).
+fn report_progress(pulse: SharedPulse, calls: arbiter_api::host::CallWatch) {
+    let (mut seen, mut since, mut told) = (calls.now(), Instant::now(), false);
     loop {
         std::thread::sleep(FLUSH_EVERY);
+        let now = calls.now();
+        if now != seen {
+            (seen, since, told) = (now, Instant::now(), false);
+        } else if let (Some(call), false) = (now.call, told) {
+            if since.elapsed() >= CALL_NAMED_AFTER {
+                told = true;
+                let _p = Pulse::lock(&pulse);
+                if send(&WorkerMessage::InCall(call.to_string())).is_err() {
+                    return;
+                }
+            }
+        }
         let mut p = Pulse::lock(&pulse);
         if !p.take_changed() {
             continue;
@@ -356,7 +389,8 @@ pub fn serve(registry: &Registry) -> Result<()> {
     crate::process::end_engines_on_sigterm();
     let pulse = Pulse::shared(Duration::from_secs(30));
     let reporter = pulse.clone();
-    std::thread::spawn(move || report_progress(reporter));
+    let calls = arbiter_api::host::CallWatch::this_thread();
+    std::thread::spawn(move || report_progress(reporter, calls));
     let mut engines = KeptEngines::new(KEPT_ENGINES);
     let mut journal = None;
     for line in std::io::stdin().lock().lines() {
