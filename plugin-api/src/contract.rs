@@ -218,42 +218,31 @@ fn check_inputs(
     positions: bool,
     report: &mut Report,
 ) -> bool {
-    for text in hostile_texts(near_move) {
-        let t0 = Instant::now();
-        let read = game.parse_move(&text);
-        let shown: String = text.chars().take(24).collect::<String>().escape_debug().to_string();
-        if let Err(e) = &read {
-            if faulted(report, &format!("parse_move of '{shown}'"), here, e) {
-                return false;
+    let parse = |text: &str| game.parse_move(text).map(drop);
+    let read_position = |text: &str| variant.from_position(text, &Map::new()).map(drop);
+    let readers: [(&str, Vec<String>, &dyn Fn(&str) -> Result<(), crate::Error>); 2] = [
+        ("parse_move", hostile_texts(near_move), &parse),
+        ("from_position", if positions { hostile_texts(here) } else { Vec::new() }, &read_position),
+    ];
+    for (call, texts, read) in readers {
+        for text in texts {
+            let t0 = Instant::now();
+            let read = read(&text);
+            let shown: String = text.chars().take(24).collect::<String>().escape_debug().to_string();
+            if let Err(e) = &read {
+                if faulted(report, &format!("{call} of '{shown}'"), here, e) {
+                    return false;
+                }
             }
+            report.check(
+                "every input is read without a panic or a hang",
+                if t0.elapsed() > SLOW_INPUT {
+                    Err(format!("{call} took {:?} on a text of {} bytes in '{here}'", t0.elapsed(), text.len()))
+                } else {
+                    Ok(())
+                },
+            );
         }
-        report.check(
-            "every input is read without a panic or a hang",
-            if t0.elapsed() > SLOW_INPUT {
-                Err(format!("parse_move took {:?} on a text of {} bytes in '{here}'", t0.elapsed(), text.len()))
-            } else {
-                Ok(())
-            },
-        );
-    }
-    for text in hostile_texts(here).into_iter().filter(|_| positions) {
-        let t0 = Instant::now();
-        let read = variant.from_position(&text, &Map::new());
-        let shown: String = text.chars().take(24).collect::<String>().escape_debug().to_string();
-        if let Err(e) = &read {
-            if e.kind == ErrorKind::Panic {
-                report.check("no call panics", Err(format!("from_position of '{shown}': {}", err(e.clone()))));
-                return false;
-            }
-        }
-        report.check(
-            "every input is read without a panic or a hang",
-            if t0.elapsed() > SLOW_INPUT {
-                Err(format!("from_position took {:?} on a text of {} bytes", t0.elapsed(), text.len()))
-            } else {
-                Ok(())
-            },
-        );
     }
     true
 }
