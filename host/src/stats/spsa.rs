@@ -139,8 +139,10 @@ impl Spsa {
     }
 
     /// Reads fishtest's and OpenBench's format: one parameter a line,
-    /// `name, int|float, start, min, max, c_end, r_end` (commas or
-    /// whitespace between fields; blank lines and `#` comments skipped).
+    /// `name, int|float, start, min, max, c_end, r_end` (commas between
+    /// fields, a name keeping its inner spaces as UCI option names do:
+    /// `Skill Level, int, ...`; or, on a line without commas, white space;
+    /// blank lines and `#` comments skipped).
     pub fn parse_lines(text: &str) -> Result<Vec<Param>, SpsaError> {
         let mut params = Vec::new();
         for (i, line) in text.lines().enumerate() {
@@ -149,11 +151,17 @@ impl Spsa {
                 continue;
             }
             let bad = |why: String| SpsaError::Line { line: i + 1, why };
-            let fields: Vec<&str> =
-                line.split(|c: char| c == ',' || c.is_whitespace()).filter(|f| !f.is_empty()).collect();
+            let fields: Vec<&str> = if line.contains(',') {
+                line.split(',').map(str::trim).collect()
+            } else {
+                line.split_whitespace().collect()
+            };
             let [name, kind, numbers @ ..] = fields.as_slice() else {
                 return Err(bad(format!("'{line}' has too few fields")));
             };
+            if fields.iter().any(|f| f.is_empty()) {
+                return Err(bad(format!("'{line}' has an empty field")));
+            }
             if numbers.len() != 5 {
                 return Err(bad(format!("'{line}' has {} fields, not 7", fields.len())));
             }
@@ -308,8 +316,12 @@ mod tests {
                 param("Aspiration", ParamKind::Float, 12.5, 5.0, 30.0, 1.5, 0.002)
             ]
         );
+        // UCI option names hold spaces: with commas, a name keeps them.
+        let skill = Spsa::parse_lines("Skill Level, int, 5, 0, 20, 2, 0.02").unwrap();
+        assert_eq!(skill, [param("Skill Level", ParamKind::Int, 5.0, 0.0, 20.0, 2.0, 0.02)]);
         for (text, says) in [
             ("A, int, 1, 0, 2, 1", "line 1: 'A, int, 1, 0, 2, 1' has 6 fields, not 7"),
+            ("A, int, 1, 0, 2, 1, 0.1,", "line 1: 'A, int, 1, 0, 2, 1, 0.1,' has an empty field"),
             ("\nA, bool, 1, 0, 2, 1, 0.1", "line 2: type 'bool' is neither int nor float"),
             ("A, int, 1, 0, x, 1, 0.1", "line 1: 'x' is not a number"),
             ("A, int, 1, 0, inf, 1, 0.1", "line 1: 'inf' is not a number"),
