@@ -15,6 +15,12 @@ impl RecordFormat for Epd {
     fn title(&self) -> &'static str {
         "final positions"
     }
+    fn media_type(&self) -> &'static str {
+        "text/plain; charset=utf-8"
+    }
+    fn extension(&self) -> &'static str {
+        "epd"
+    }
 
     fn write(&self, record: &GameRecord, _event: &EventInfo) -> String {
         format!("{}\n", record.final_position)

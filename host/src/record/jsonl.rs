@@ -30,6 +30,12 @@ impl RecordFormat for JsonLines {
     fn title(&self) -> &'static str {
         "JSON lines"
     }
+    fn media_type(&self) -> &'static str {
+        "application/x-ndjson"
+    }
+    fn extension(&self) -> &'static str {
+        "jsonl"
+    }
 
     fn write(&self, record: &GameRecord, event: &EventInfo) -> String {
         let line = JsonLine { event: event.event.clone(), round: event.round, record: record.clone() };

@@ -24,6 +24,10 @@ pub trait RecordFormat: Sync {
     fn name(&self) -> &'static str;
     /// What people call it, for messages (`PGN`).
     fn title(&self) -> &'static str;
+    /// Its media type, as the web view serves it (`application/x-chess-pgn`).
+    fn media_type(&self) -> &'static str;
+    /// Its file extension (`pgn`).
+    fn extension(&self) -> &'static str;
     /// One game as this format writes it.
     fn write(&self, record: &GameRecord, event: &EventInfo) -> String;
 }

@@ -28,6 +28,12 @@ impl RecordFormat for Pgn {
     fn title(&self) -> &'static str {
         "PGN"
     }
+    fn media_type(&self) -> &'static str {
+        "application/x-chess-pgn"
+    }
+    fn extension(&self) -> &'static str {
+        "pgn"
+    }
 
     fn write(&self, record: &GameRecord, event: &EventInfo) -> String {
         write_game(record, event)

@@ -229,6 +229,13 @@ pub(super) async fn games(State(app): State<Shared>, Query(q): Query<GamesQuery>
     .await
 }
 
+/// Query of `GET /api/games/{id}/record`: the record format (`pgn`, the
+/// default, `jsonl` or `epd`: every format `--out` writes).
+#[derive(serde::Deserialize)]
+pub(super) struct RecordQuery {
+    format: Option<String>,
+}
+
 /// Query of `GET /api/games/{id}`.
 #[derive(serde::Deserialize)]
 pub(super) struct GameQuery {
@@ -348,17 +355,23 @@ fn view_name(viewer: Viewer) -> String {
 }
 
 /// `GET /api/games/{id}/record`: the stored PGN (PDN for draughts), as a download.
-pub(super) async fn record(State(app): State<Shared>, Path(id): Path<i64>) -> Result<impl IntoResponse, ApiError> {
+pub(super) async fn record(
+    State(app): State<Shared>,
+    Path(id): Path<i64>,
+    Query(q): Query<RecordQuery>,
+) -> Result<impl IntoResponse, ApiError> {
+    let format = crate::record::format(q.format.as_deref().unwrap_or("pgn")).map_err(|e| ApiError::bad_request(e.to_string()))?;
     blocking(move || {
         let g = stored_game(&app, id)?;
         let hidden =
             app.registry.get(&g.summary.variant).map(|v| v.info().capabilities.hidden_information).unwrap_or(true);
         may_reveal(&app, hidden)?;
-        let text = g.pgn();
-        let ext = if text.contains("[GameType ") { "pdn" } else { "pgn" };
+        let text = format.write(&g.record, &g.event());
+        // Draughts' PGN is PDN.
+        let ext = if format.name() == "pgn" && text.contains("[GameType ") { "pdn" } else { format.extension() };
         let disposition = format!("attachment; filename=\"arbiter-game-{id}.{ext}\"");
         Ok((
-            [(header::CONTENT_TYPE, "application/x-chess-pgn".to_string()), (header::CONTENT_DISPOSITION, disposition)],
+            [(header::CONTENT_TYPE, format.media_type().to_string()), (header::CONTENT_DISPOSITION, disposition)],
             text,
         ))
     })

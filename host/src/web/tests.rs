@@ -141,6 +141,15 @@ async fn a_stored_game_replays_frame_by_frame_and_an_unknown_one_is_not_found() 
     let (status, pgn) = get(&app, &format!("/api/games/{id}/record")).await;
     assert_eq!(status, StatusCode::OK);
     assert!(pgn.as_str().unwrap().contains("[Result \""), "{pgn}");
+    // Every format `--out` writes, by name.
+    let (status, line) = get(&app, &format!("/api/games/{id}/record?format=jsonl")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(line["plies"].as_array().map(Vec::len), Some(stored.record.plies.len()), "{line}");
+    let (status, epd) = get(&app, &format!("/api/games/{id}/record?format=epd")).await;
+    assert_eq!((status, epd.as_str().map(str::trim)), (StatusCode::OK, Some(stored.record.final_position.as_str())));
+    let (status, refused) = get(&app, &format!("/api/games/{id}/record?format=sgf")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(refused["error"].as_str().is_some_and(|e| e.contains("sgf") && e.contains("jsonl")), "{refused}");
     let (status, missing) = get(&app, &format!("/api/games/{}", id + 1)).await;
     assert_eq!(
         (status, missing["error"].as_str()),
