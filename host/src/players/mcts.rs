@@ -232,6 +232,13 @@ impl KindSpec for MctsConfig {
         Box::new(MctsPlayer::new(self.clone(), game_seed))
     }
 
+    /// By iterations and on no clock, a seeded search repeats itself; by
+    /// movetime, or within a clock's budget, it does as much as the
+    /// machine's speed allows.
+    fn repeats_itself(&self, on_a_clock: bool) -> bool {
+        self.movetime_ms.is_none() && !on_a_clock
+    }
+
     fn refuses(&self, info: &arbiter_api::schema::VariantInfo) -> Option<String> {
         let caps = &info.capabilities;
         (caps.hidden_information && !caps.sample_world).then(|| {

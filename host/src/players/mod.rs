@@ -238,6 +238,14 @@ pub trait KindSpec: std::fmt::Debug + Send + Sync {
     fn ponders(&self) -> bool {
         false
     }
+    /// Whether, given its seed, it plays the same moves on any machine,
+    /// `on_a_clock` or not: it reads no clock (a seeded built-in player that
+    /// does not search for a time or by the clock's budget). An engine
+    /// repeats itself only at a node limit, which its time control says,
+    /// not its spec.
+    fn repeats_itself(&self, _on_a_clock: bool) -> bool {
+        false
+    }
 }
 
 /// How a program kind makes its player from its settings and options.
@@ -431,6 +439,19 @@ impl PlayerSpec {
     /// Whether a person plays, at this terminal.
     pub fn is_person(&self) -> bool {
         self.spec.is_person()
+    }
+
+    /// Whether it is one of arbiter's own players (random, mcts): it plays
+    /// only legal moves, never resigns, offers or accepts a draw, and has
+    /// no process to crash or hang.
+    pub fn is_built_in(&self) -> bool {
+        !self.is_engine() && !self.is_person()
+    }
+
+    /// Whether, given its seed, it plays the same moves on any machine,
+    /// `on_a_clock` or not (see [`KindSpec::repeats_itself`]).
+    pub fn repeats_itself(&self, on_a_clock: bool) -> bool {
+        self.spec.repeats_itself(on_a_clock)
     }
 
     /// Whether the player thinks on its opponent's time.

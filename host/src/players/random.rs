@@ -45,6 +45,10 @@ impl KindSpec for RandomSpec {
     fn create(&self, game_seed: u64) -> Box<dyn Player> {
         Box::new(RandomPlayer::new(self.seed.wrapping_add(game_seed)))
     }
+    /// It answers at once, whatever the clock says.
+    fn repeats_itself(&self, _on_a_clock: bool) -> bool {
+        true
+    }
 }
 
 fn parse(rest: &str) -> Result<Box<dyn KindSpec>, SettingError> {

@@ -1020,12 +1020,10 @@ pub fn deterministic(job: &Job) -> bool {
     job.seats.iter().all(|seat| {
         let untimed = matches!(seat.tc.limit, crate::clock::Limit::Infinite);
         match crate::players::PlayerSpec::parse(&seat.spec) {
+            // Each kind says whether it repeats itself; an engine does at a
+            // node limit, and nothing that reads a clock does.
             Ok(spec) if spec.is_engine() => untimed && seat.tc.nodes.is_some(),
-            Ok(spec) => match spec.kind() {
-                "random" => true,
-                "mcts" => untimed && !seat.spec.contains("movetime"),
-                _ => false,
-            },
+            Ok(spec) => spec.repeats_itself(!untimed),
             Err(_) => false,
         }
     })

@@ -33,14 +33,10 @@ pub enum Proof {
     Impossible(String),
 }
 
-/// A built-in player's kind (`random` or `mcts`), if the seat holds one.
+/// A built-in player's kind (`random`, `mcts`), if the seat holds one.
 fn built_in(seat: &JobSeat) -> Option<&'static str> {
     let spec = PlayerSpec::parse(&seat.spec).ok()?;
-    match spec.kind() {
-        "random" => Some("random"),
-        "mcts" => Some("mcts"),
-        _ => None,
-    }
+    spec.is_built_in().then(|| spec.kind())
 }
 
 /// What `record`, a game of `job`, proves of its result.
@@ -51,7 +47,8 @@ pub fn proof(job: &Job, record: &GameRecord) -> Proof {
     for (i, ply) in record.plies.iter().enumerate() {
         let Some(kind) = seat(ply.player).and_then(built_in) else { continue };
         let searched = ply.depth.is_some() || ply.nodes.is_some() || ply.seldepth.is_some() || ply.pv.is_some();
-        if searched || (kind == "random" && ply.score.is_some()) {
+        // Only mcts reports a score (its search's value).
+        if searched || (kind != "mcts" && ply.score.is_some()) {
             return Proof::Impossible(format!(
                 "{} is a built-in {kind} player, which reports no such search as its move at ply {} carries",
                 name(ply.player),
