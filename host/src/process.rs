@@ -326,8 +326,12 @@ impl ChildProcess {
         if !self.limits.worker {
             log_engine_line(&self.program, self.child.id(), '>', line);
         }
-        let sent = self.stdin.write_all(line.as_bytes()).and_then(|_| self.stdin.write_all(b"\n"));
-        match sent.and_then(|_| self.stdin.flush()) {
+        // The line and its newline in one write(2): an engine woken by the
+        // text alone would read half a line and wait again.
+        let mut bytes = Vec::with_capacity(line.len() + 1);
+        bytes.extend_from_slice(line.as_bytes());
+        bytes.push(b'\n');
+        match self.stdin.write_all(&bytes).and_then(|_| self.stdin.flush()) {
             Ok(()) => Ok(()),
             Err(e) => Err(self.exited(if e.kind() == ErrorKind::BrokenPipe { "its input closed" } else { "" })),
         }
