@@ -155,3 +155,26 @@ fn a_bad_ini_section_is_named_by_file_line_and_key_and_the_others_still_load() {
     );
     assert!(!ok && err.trim().lines().count() == 1, "{err}");
 }
+
+/// Fairy-Stockfish over xboard (CECP) plays ini variants as their engines
+/// do: told `variant NAME`, moves in xboard's coordinates (a ten-rank
+/// board's ranks counted from 0, as xiangqi's `c0e2`), every move refereed:
+/// no illegal move and no protocol error, on crazyhouse, minishogi and
+/// xiangqi.
+#[test]
+fn fairy_stockfish_plays_ini_variants_over_xboard() {
+    let engine = format!("xboard:{}", fairy_stockfish());
+    for variant in ["crazyhouse", "minishogi", "xiangqi"] {
+        let (ok, out, err) = run(
+            &["match", variant, "--p1", &engine, "--p2", "random", "--games", "2", "--tc", "st=0.05", "--max-plies",
+              "40", "--no-db"],
+            &[],
+        );
+        assert!(ok, "{variant}: {err}");
+        let games: Vec<&str> = out.lines().filter(|l| l.starts_with("Game ")).collect();
+        assert_eq!(games.len(), 2, "{variant}: {out}");
+        for g in games {
+            assert!(!g.contains("illegal move") && !g.contains("protocol error") && !g.contains("crashed"), "{variant}: {g}");
+        }
+    }
+}

@@ -46,6 +46,9 @@ struct Features {
     setboard: bool,
     /// `ping N` is answered by `pong N`.
     ping: bool,
+    /// The variants it plays (`feature variants="normal,crazyhouse,..."`;
+    /// empty when it did not say).
+    variants: Vec<String>,
 }
 
 /// An xboard engine.
@@ -67,6 +70,29 @@ pub struct XboardPlayer {
     playing: bool,
     /// Option values taken since the engine started, told before its next game.
     unsent: Vec<(String, String)>,
+    /// Whether the board has ten ranks or more, which xboard numbers from
+    /// 0 (xiangqi's `c0e2`) where arbiter's coordinates count from 1.
+    zero_ranks: bool,
+}
+
+/// `text` (coordinates: `c1e3`, `P@e4`, `c7c8q`) with every square's rank
+/// moved by `by` (xboard's ranks of a ten-rank board count from 0).
+fn shift_ranks(text: &str, by: i64) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        out.push(c);
+        if c.is_ascii_lowercase() && chars.peek().is_some_and(char::is_ascii_digit) {
+            let mut digits = String::new();
+            while let Some(d) = chars.peek().filter(|d| d.is_ascii_digit()) {
+                digits.push(*d);
+                chars.next();
+            }
+            let rank = digits.parse::<i64>().unwrap_or(0) + by;
+            out.push_str(&rank.to_string());
+        }
+    }
+    out
 }
 
 impl XboardPlayer {
@@ -84,6 +110,7 @@ impl XboardPlayer {
             level_sent: false,
             playing: false,
             unsent: Vec::new(),
+            zero_ranks: false,
         }
     }
 
@@ -129,6 +156,7 @@ impl XboardPlayer {
                     "usermove" => features.usermove = on,
                     "setboard" => features.setboard = on,
                     "ping" => features.ping = on,
+                    "variants" => features.variants = value.split(',').map(|v| v.trim().to_string()).collect(),
                     "myname" => name = Some(value.clone()),
                     _ => {}
                 }
@@ -239,6 +267,10 @@ impl Player for XboardPlayer {
         let state = super::whole_position(start, "xboard")?;
         let fen = state.position_text();
         let chess960 = super::is_chess960(state);
+        // An ini variant is told by Fairy-Stockfish's name (`variant
+        // crazyhouse`), its definition file first where it is a user's.
+        let variant = super::uci_variant(state);
+        self.zero_ranks = matches!(start.info.board, arbiter_api::schema::BoardGeometry::Grid { height, .. } if height >= 10);
         self.unseen.clear();
         self.own = None;
         self.level_sent = false;
@@ -260,6 +292,18 @@ impl Player for XboardPlayer {
             if chess960 {
                 p.send("variant fischerandom")?;
             }
+            if let Some((name, path)) = variant.as_ref().filter(|(n, _)| n != "chess") {
+                if !f.variants.is_empty() && !f.variants.iter().any(|v| v == name) && path.is_none() {
+                    return Err(PlayerError::Protocol(format!(
+                        "the engine plays {} (feature variants), not {name}",
+                        f.variants.join(", ")
+                    )));
+                }
+                if let Some(path) = path {
+                    p.send(&format!("option VariantPath={path}"))?;
+                }
+                p.send(&format!("variant {name}"))?;
+            }
             if fen != START_FEN {
                 if !f.setboard {
                     return Err(PlayerError::Protocol(format!(
@@ -280,6 +324,7 @@ impl Player for XboardPlayer {
     fn notify(&mut self, seen: &Seen<'_>) {
         if let Some((before, mv)) = seen.before {
             let text = super::coordinate_text(before, mv).unwrap_or_else(|| seen.text.clone());
+            let text = if self.zero_ranks { shift_ranks(&text, -1) } else { text };
             // Its own move the engine has played already.
             if self.own.as_deref() == Some(text.as_str()) {
                 self.own = None;
@@ -342,7 +387,14 @@ impl Player for XboardPlayer {
                     if l == "resign" || l.starts_with("tellics resign") {
                         return Some(Ok(Answer::Resign));
                     }
-                    if l.starts_with("Illegal move") || l.starts_with("Error") {
+                    // An engine that does not know a command the protocol
+                    // makes optional (`post`, `easy`, `hard`, `option`...)
+                    // says so and plays on, as xboard lets it: only a refused
+                    // move or position is an error.
+                    let optional = ["post", "easy", "hard", "option", "random", "computer", "otim", "time"];
+                    let refused = l.rsplit_once(':').map(|(_, c)| c.trim().split(' ').next().unwrap_or(""));
+                    let unknown = l.starts_with("Error (unk") && refused.is_some_and(|c| optional.contains(&c));
+                    if (l.starts_with("Illegal move") || l.starts_with("Error")) && !unknown {
                         return Some(Err(PlayerError::Protocol(format!("the engine said: {l}"))));
                     }
                     thinking.read(l);
@@ -351,8 +403,12 @@ impl Player for XboardPlayer {
                 .map_err(|e| wait.blame(e.into()))?
             })
             .inspect_err(|_| self.playing = false)?;
-        if let Answer::Text(m) = &answer {
+        let mut answer = answer;
+        if let Answer::Text(m) = &mut answer {
             self.own = Some(m.clone());
+            if self.zero_ranks {
+                *m = shift_ranks(m, 1);
+            }
         }
         Ok(Reply {
             reported_ms: thinking.reported_ms,
@@ -390,6 +446,15 @@ pub const KIND: PlayerKind = PlayerKind {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_ten_rank_board_s_ranks_count_from_zero_in_xboard() {
+        assert_eq!(super::shift_ranks("c1e3", -1), "c0e2");
+        assert_eq!(super::shift_ranks("h10h9", -1), "h9h8");
+        assert_eq!(super::shift_ranks("c0e2", 1), "c1e3");
+        assert_eq!(super::shift_ranks("P@e4", -1), "P@e3");
+        assert_eq!(super::shift_ranks("c7c8q", 0), "c7c8q");
+    }
 
     #[test]
     fn features_with_quoted_values_are_read_whole() {
