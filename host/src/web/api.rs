@@ -102,10 +102,17 @@ fn tune_json(state: &crate::tournament::tune::TuneState) -> Value {
 }
 
 /// A tournament's queue on a shared store: games waiting, being played,
-/// and each worker host's games and rate (all zero and empty for a local run).
+/// results kept unconfirmed (counted nowhere until a second worker's game
+/// agrees or the operator accepts them), and each worker host's games and
+/// rate (all zero and empty for a local run).
 fn queue_json(app: &Shared, id: i64) -> Result<Value, ApiError> {
     let (waiting, playing) = app.store.queue_counts(id)?;
-    Ok(json!({ "waiting": waiting, "playing": playing, "workers": app.store.worker_rates(id)? }))
+    Ok(json!({
+        "waiting": waiting,
+        "playing": playing,
+        "unconfirmed": app.store.awaiting_confirmation(id)?,
+        "workers": app.store.worker_rates(id)?,
+    }))
 }
 
 /// `GET /api/tournaments/{id}/live`: the games in progress as spectators

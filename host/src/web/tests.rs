@@ -199,6 +199,20 @@ async fn a_tournament_shows_its_standings_and_its_games_in_progress() {
     assert_eq!(status, StatusCode::OK, "{standings}");
     let text = standings.to_string();
     assert!(text.contains("\"name\":\"a\"") && text.contains("\"name\":\"b\""), "{text}");
+    // A result one remote worker uploaded and none confirmed is said, apart
+    // from the standings.
+    assert_eq!(standings["queue"]["unconfirmed"], 0);
+    let unconfirmed = crate::store::Refusal {
+        kind: crate::store::RefusalKind::Unconfirmed,
+        worker: "w1".into(),
+        tournament: t,
+        index: 1,
+        reason: "a resignation".into(),
+        at_ms: 1,
+    };
+    store.hold_upload(&unconfirmed, &store.game(1).unwrap().unwrap().record).unwrap();
+    let (_, standings) = get(&app, &format!("/api/tournaments/{t}")).await;
+    assert_eq!(standings["queue"]["unconfirmed"], 1, "{standings}");
     let frame = crate::model::SeenFrame {
         ply: 2,
         to_move: crate::model::Seat::FIRST,
