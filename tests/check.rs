@@ -27,9 +27,26 @@ fn every_shipped_plugin_passes() {
 /// counting, extinction and losing rules, counting, palaces, duck-free
 /// shogi repetition rules). The whole list: `every_ini_variant_passes`.
 const INI_SAMPLE: &[&str] = &[
-    "crazyhouse", "shogi", "gorogoro", "torishogi", "okisakishogi", "xiangqi", "makruk", "seirawan",
-    "giveaway", "codrus", "extinction", "kinglet", "armageddon", "racingkings", "3check", "atomic",
-    "joust", "shatar", "horde", "chessgi",
+    "crazyhouse",
+    "shogi",
+    "gorogoro",
+    "torishogi",
+    "okisakishogi",
+    "xiangqi",
+    "makruk",
+    "seirawan",
+    "giveaway",
+    "codrus",
+    "extinction",
+    "kinglet",
+    "armageddon",
+    "racingkings",
+    "3check",
+    "atomic",
+    "joust",
+    "shatar",
+    "horde",
+    "chessgi",
 ];
 
 /// A sample of the ini variants passes the whole contract (each in a child

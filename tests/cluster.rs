@@ -415,7 +415,10 @@ fn a_worker_whose_ini_defines_the_variant_otherwise_is_refused() {
     let refused = with(&theirs, &["worker", "--db", &pg, "--tournament", "1"]);
     let text = String::from_utf8_lossy(&refused.stderr);
     assert!(!refused.status.success(), "{text}");
-    assert!(text.contains("is not the build the tournament was registered with") && text.contains("definition sha256"), "{text}");
+    assert!(
+        text.contains("is not the build the tournament was registered with") && text.contains("definition sha256"),
+        "{text}"
+    );
     assert_eq!(Store::open(Path::new(&pg)).unwrap().games(None).unwrap().len(), 0, "no game played");
     let played = with(&ours, &["worker", "--db", &pg, "--tournament", "1"]);
     assert!(played.status.success(), "{}", String::from_utf8_lossy(&played.stderr));

@@ -351,13 +351,25 @@ fn a_plugin_that_fails_on_an_engine_s_legal_move_voids_the_game_not_the_engine()
     let f = fixture.to_str().unwrap();
     let engine = format!("engine:{}", example_engine());
     // The kit's method, and the ABI call it is named by.
-    let calls =
-        [("parse_move", "parse_move"), ("move_text", "move_to_text"), ("apply", "apply"), ("status", "status")];
+    let calls = [("parse_move", "parse_move"), ("move_text", "move_to_text"), ("apply", "apply"), ("status", "status")];
     for (call, abi_call) in calls.into_iter().chain([("legal_moves", "legal_moves")]) {
         let panic_in = format!("panic_in={call}");
         let run = arbiter(&[
-            "--plugin-dir", f, "match", "fixture-race", "--p1", &engine, "--p2", "random", "--games", "1",
-            "--option", &panic_in, "--option", "panic_at_ply=2", "--no-db",
+            "--plugin-dir",
+            f,
+            "match",
+            "fixture-race",
+            "--p1",
+            &engine,
+            "--p2",
+            "random",
+            "--games",
+            "1",
+            "--option",
+            &panic_in,
+            "--option",
+            "panic_at_ply=2",
+            "--no-db",
         ]);
         assert!(run.ok, "{call}: {}", run.stderr);
         let games = game_lines(&run.stdout);

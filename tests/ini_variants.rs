@@ -166,15 +166,31 @@ fn fairy_stockfish_plays_ini_variants_over_xboard() {
     let engine = format!("xboard:{}", fairy_stockfish());
     for variant in ["crazyhouse", "minishogi", "xiangqi"] {
         let (ok, out, err) = run(
-            &["match", variant, "--p1", &engine, "--p2", "random", "--games", "2", "--tc", "st=0.05", "--max-plies",
-              "40", "--no-db"],
+            &[
+                "match",
+                variant,
+                "--p1",
+                &engine,
+                "--p2",
+                "random",
+                "--games",
+                "2",
+                "--tc",
+                "st=0.05",
+                "--max-plies",
+                "40",
+                "--no-db",
+            ],
             &[],
         );
         assert!(ok, "{variant}: {err}");
         let games: Vec<&str> = out.lines().filter(|l| l.starts_with("Game ")).collect();
         assert_eq!(games.len(), 2, "{variant}: {out}");
         for g in games {
-            assert!(!g.contains("illegal move") && !g.contains("protocol error") && !g.contains("crashed"), "{variant}: {g}");
+            assert!(
+                !g.contains("illegal move") && !g.contains("protocol error") && !g.contains("crashed"),
+                "{variant}: {g}"
+            );
         }
     }
 }

@@ -36,7 +36,8 @@ fn a_plugin_cut_short_is_one_line_and_kills_nothing() {
     std::fs::write(&cut, &whole[..65536]).unwrap();
     let w = warnings(dir.clone());
     assert_eq!(w.len(), 1, "{w:?}");
-    let expected = format!("{}: not a loadable shared library (cut short: 65536 bytes, but its own headers", cut.display());
+    let expected =
+        format!("{}: not a loadable shared library (cut short: 65536 bytes, but its own headers", cut.display());
     assert!(w[0].starts_with(&expected), "{}", w[0]);
     let run = arbiter(&["check", cut.to_str().unwrap()]);
     assert!(!run.ok && run.stdout.contains("cut short: 65536 bytes"), "{}\n{}", run.stdout, run.stderr);

@@ -199,7 +199,9 @@ fn closed(stream: &mut std::net::TcpStream) -> bool {
         match stream.read(&mut buf) {
             Ok(0) => return true,
             Ok(_) => continue,
-            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => return false,
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {
+                return false
+            }
             Err(_) => return true,
         }
     }
@@ -236,8 +238,21 @@ fn hostile_connections_cost_little_are_closed_in_seconds_and_lock_no_worker_out(
     let db = dir.join("c.db");
     let db_text = db.to_str().unwrap();
     let queued = arbiter(&[
-        "tournament", "--player", "a=random:seed=1", "--player", "b=random:seed=2", "--variant", "checkers",
-        "--max-plies", "20", "--rounds", "4", "--db", db_text, "--local-workers", "0",
+        "tournament",
+        "--player",
+        "a=random:seed=1",
+        "--player",
+        "b=random:seed=2",
+        "--variant",
+        "checkers",
+        "--max-plies",
+        "20",
+        "--rounds",
+        "4",
+        "--db",
+        db_text,
+        "--local-workers",
+        "0",
     ]);
     assert!(queued.ok, "{}", queued.stderr);
     let issued = arbiter(&["tokens", "--db", db_text, "issue", "honest"]);
@@ -306,7 +321,12 @@ fn hostile_connections_cost_little_are_closed_in_seconds_and_lock_no_worker_out(
         }
     }
     let open: Vec<usize> = hostile.iter_mut().filter_map(|(k, s)| (!closed(s)).then_some(*k)).collect();
-    assert!(open.is_empty(), "{} hostile connections still open after 12 s (kinds {:?})", open.len(), &open[..open.len().min(8)]);
+    assert!(
+        open.is_empty(),
+        "{} hostile connections still open after 12 s (kinds {:?})",
+        open.len(),
+        &open[..open.len().min(8)]
+    );
     server.kill().unwrap();
     server.wait().unwrap();
 }

@@ -871,8 +871,21 @@ fn a_short_match_from_a_huge_book_reads_only_the_openings_it_plays() {
     drop(out);
     let started = std::time::Instant::now();
     let (run, peak_kb) = arbiter_e2e::arbiter_peak_rss(&[
-        "match", "chess", "--p1", "random", "--p2", "random:seed=2", "--games", "2", "--openings",
-        book.to_str().unwrap(), "--opening-plies", "6", "--max-plies", "10", "--no-db",
+        "match",
+        "chess",
+        "--p1",
+        "random",
+        "--p2",
+        "random:seed=2",
+        "--games",
+        "2",
+        "--openings",
+        book.to_str().unwrap(),
+        "--opening-plies",
+        "6",
+        "--max-plies",
+        "10",
+        "--no-db",
     ]);
     assert!(run.ok, "{}", run.stderr);
     assert!(peak_kb < 100 << 10, "peak {} MB for a two-game match", peak_kb >> 10);

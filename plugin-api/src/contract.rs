@@ -546,7 +546,9 @@ fn play_checked(
                     "read back from '{here}', the game stands {:?} ({}), not {:?} ({})",
                     status_back.outcome, status_back.reason, status.outcome, status.reason
                 ))
-            } else if let Some((v, _)) = viewers.iter().zip(seen(&g).into_iter().zip(seen(&game))).find(|(_, (a, b))| a != b) {
+            } else if let Some((v, _)) =
+                viewers.iter().zip(seen(&g).into_iter().zip(seen(&game))).find(|(_, (a, b))| a != b)
+            {
                 Err(format!("read back from '{here}', {v} observes something else"))
             } else {
                 Ok(())

@@ -9,8 +9,8 @@ use anyhow::{bail, Result};
 use clap::{Args, Subcommand};
 
 use super::out::say;
-use crate::store::Store;
 use crate::plugin::Registry;
+use crate::store::Store;
 use crate::tournament::coordinator::{accept_unconfirmed, issue_token};
 
 /// Arguments of `arbiter tokens`.

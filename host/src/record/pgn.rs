@@ -124,7 +124,17 @@ fn tag_name(name: &str) -> Option<String> {
 /// Text inside a `{...}` comment: a closing brace would end it early and a
 /// line break could start a `%` escape line, so each is made harmless.
 fn comment(s: &str) -> String {
-    s.chars().map(|c| if c == '}' { ')' } else if c.is_control() { ' ' } else { c }).collect()
+    s.chars()
+        .map(|c| {
+            if c == '}' {
+                ')'
+            } else if c.is_control() {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect()
 }
 
 /// The tags [`write_game`] writes itself; any other tag in its output is one

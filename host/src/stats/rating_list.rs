@@ -334,7 +334,8 @@ pub fn rating_list(n: usize, encounters: &[Vec<Game>], anchor: Anchor, resamples
     };
     // The larger of the two: a bootstrap over few encounters varies little
     // (over one, not at all) though the ratings are barely known.
-    let larger = |bootstrap: f64, curvature: f64| if bootstrap.is_finite() { bootstrap.max(curvature) } else { curvature };
+    let larger =
+        |bootstrap: f64, curvature: f64| if bootstrap.is_finite() { bootstrap.max(curvature) } else { curvature };
     let errors = (0..n).map(|i| larger(spread(&|f: &Fit| f.ratings[i]), curvature[i])).collect();
     let advantage_error = larger(spread(&|f: &Fit| f.advantage), advantage_curvature);
     RatingList { fit: fitted, errors, advantage_error }
@@ -510,9 +511,8 @@ mod tests {
         use Outcome::*;
         // Equal players; the first mover scores 70% with 20% draws.
         let pattern = [Win, Win, Win, Win, Win, Win, Draw, Draw, Loss, Loss];
-        let games: Vec<Game> = (0..4000)
-            .map(|i| Game { first: i % 2, second: 1 - i % 2, outcome: pattern[(i / 2) % 10] })
-            .collect();
+        let games: Vec<Game> =
+            (0..4000).map(|i| Game { first: i % 2, second: 1 - i % 2, outcome: pattern[(i / 2) % 10] }).collect();
         let f = fit(2, &games, Anchor::Mean(0.0));
         assert!(f.advantage > 150.0, "{f:?}");
         assert!((f.ratings[0] - f.ratings[1]).abs() < 10.0, "{f:?}");

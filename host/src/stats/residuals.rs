@@ -196,10 +196,22 @@ mod tests {
             let mut all = Vec::with_capacity(10_000);
             for game in 0..10_000 {
                 let mut pick = rng.random_range(0.0..total);
-                let worker = weights.iter().position(|w| { pick -= w; pick < 0.0 }).unwrap_or(19);
+                let worker = weights
+                    .iter()
+                    .position(|w| {
+                        pick -= w;
+                        pick < 0.0
+                    })
+                    .unwrap_or(19);
                 let (pairing, win, draw) = if game % 2 == 0 { ("p|a|b", 0.45, 0.3) } else { ("p|b|a", 0.9, 0.08) };
                 let r: f64 = rng.random();
-                let score = if r < win { 1.0 } else if r < win + draw { 0.5 } else { 0.0 };
+                let score = if r < win {
+                    1.0
+                } else if r < win + draw {
+                    0.5
+                } else {
+                    0.0
+                };
                 all.push(Observation { pairing: pairing.into(), worker: format!("r{run}w{worker}"), score });
                 if (game + 1) % 250 == 0 {
                     flagged.extend(residuals(&all).into_iter().filter(|r| r.flagged()).map(|r| r.worker));

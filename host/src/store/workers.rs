@@ -248,8 +248,9 @@ impl Store {
         Ok(rows
             .into_iter()
             .map(|(r, json)| {
-                let record = serde_json::from_str(&json)
-                    .map_err(|e| format!("the unconfirmed record of game {} of tournament {tournament}: {e}", index + 1));
+                let record = serde_json::from_str(&json).map_err(|e| {
+                    format!("the unconfirmed record of game {} of tournament {tournament}: {e}", index + 1)
+                });
                 (r, record)
             })
             .collect())

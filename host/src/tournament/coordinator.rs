@@ -131,14 +131,10 @@ pub fn accept_unconfirmed(
         return Err(refused(format!("game {game} of tournament {t} is stored already")));
     }
     let kept = store.unconfirmed(t, index)?;
-    let (r, record) = kept
-        .into_iter()
-        .rev()
-        .find(|(r, _)| worker.is_none_or(|w| r.worker == w))
-        .ok_or_else(|| {
-            let from = worker.map(|w| format!(" from worker {w}")).unwrap_or_default();
-            refused(format!("game {game} of tournament {t} has no unconfirmed result{from}"))
-        })?;
+    let (r, record) = kept.into_iter().rev().find(|(r, _)| worker.is_none_or(|w| r.worker == w)).ok_or_else(|| {
+        let from = worker.map(|w| format!(" from worker {w}")).unwrap_or_default();
+        refused(format!("game {game} of tournament {t} has no unconfirmed result{from}"))
+    })?;
     let record = record.map_err(refused)?;
     let tournament = planned(registry, store, t)?;
     let claim = Claim { game: entry.game.clone(), holder: format!("{}:accepted", r.worker) };
@@ -668,7 +664,11 @@ impl Coordinator {
         why: String,
         claim: Option<Claim>,
     ) -> Result<Verdict, RequestError> {
-        tracing::warn!("worker {worker}: game {} of tournament {}: refused: {why}", game.key.index + 1, game.key.tournament);
+        tracing::warn!(
+            "worker {worker}: game {} of tournament {}: refused: {why}",
+            game.key.index + 1,
+            game.key.tournament
+        );
         let mut refusal = self.refusal(worker, game, &why);
         refusal.kind = kind;
         self.store.add_refusal(&refusal)?;
@@ -1206,7 +1206,13 @@ mod tests {
 
     /// `game` cut after its first `plies` plies and ended `termination`, the
     /// seat `winner` winning (a draw without one): legal move by move.
-    fn forge(c: &Coordinator, game: &UploadedGame, plies: usize, termination: Termination, winner: Option<u32>) -> UploadedGame {
+    fn forge(
+        c: &Coordinator,
+        game: &UploadedGame,
+        plies: usize,
+        termination: Termination,
+        winner: Option<u32>,
+    ) -> UploadedGame {
         let mut g = game.clone();
         g.record.plies.truncate(plies);
         let variant = c.registry.get(&g.record.variant).unwrap();
@@ -1303,13 +1309,17 @@ mod tests {
         let game = &first.games[0];
         let resigned = forge(&c, &played(game), 2, Termination::Resignation, Some(0));
         let verdict = upload(&c, "w1", &first.holder, vec![resigned.clone()]);
-        assert!(matches!(&verdict[0], Verdict::Unconfirmed(why) if why.contains("a resignation rests on")), "{verdict:?}");
+        assert!(
+            matches!(&verdict[0], Verdict::Unconfirmed(why) if why.contains("a resignation rests on")),
+            "{verdict:?}"
+        );
         assert!(store.games(Some(t)).unwrap().is_empty(), "not counted yet");
         assert_eq!(store.awaiting_confirmation(t).unwrap(), 1);
         // The game is another worker's to play now; w1 is not given it again.
         let again = claim(&c, "w1", 8);
         assert!(again.games.iter().all(|g| g.key.index != game.key.index));
-        c.release("w1", &Held { holder: again.holder.clone(), games: again.games.iter().map(|g| g.key).collect() }).unwrap();
+        c.release("w1", &Held { holder: again.holder.clone(), games: again.games.iter().map(|g| g.key).collect() })
+            .unwrap();
         // A second worker's game that ends otherwise is kept too.
         let second = claim(&c, "w2", 1);
         assert_eq!(second.games[0].key.index, game.key.index);
@@ -1357,7 +1367,11 @@ mod tests {
         let refused: Vec<u32> = claimed.games.iter().map(|g| g.key.index).collect();
         let next = claim(&c, "w1", 2);
         assert_eq!(next.games.len(), 2, "two games past the refused ones");
-        assert!(next.games.iter().all(|g| !refused.contains(&g.key.index)), "{:?}", next.games.iter().map(|g| g.key.index).collect::<Vec<_>>());
+        assert!(
+            next.games.iter().all(|g| !refused.contains(&g.key.index)),
+            "{:?}",
+            next.games.iter().map(|g| g.key.index).collect::<Vec<_>>()
+        );
     }
 
     #[test]

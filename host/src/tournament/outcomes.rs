@@ -63,7 +63,11 @@ pub fn proof(job: &Job, record: &GameRecord) -> Proof {
     let built_in_at_fault = seat(faulted).and_then(built_in);
     let any_built_in = job.seats.iter().find_map(|s| built_in(s).map(|k| (s.name.clone(), k)));
     let impossible = |what: &str| {
-        Proof::Impossible(format!("{} is a built-in {} player: it never {what}", name(faulted), built_in_at_fault.unwrap_or("")))
+        Proof::Impossible(format!(
+            "{} is a built-in {} player: it never {what}",
+            name(faulted),
+            built_in_at_fault.unwrap_or("")
+        ))
     };
     use Termination::*;
     match &record.result.termination {
@@ -162,7 +166,11 @@ mod tests {
         ];
         for (termination, winner) in cases {
             let r = ended(termination.clone(), winner);
-            assert!(matches!(proof(&built_in, &r), Proof::Impossible(_)), "{termination:?}: {:?}", proof(&built_in, &r));
+            assert!(
+                matches!(proof(&built_in, &r), Proof::Impossible(_)),
+                "{termination:?}: {:?}",
+                proof(&built_in, &r)
+            );
             assert!(matches!(proof(&engines, &r), Proof::Unproven(_)), "{termination:?}");
         }
         let why = match proof(&built_in, &ended(Termination::Resignation, Some(0))) {
@@ -170,7 +178,9 @@ mod tests {
             p => panic!("{p:?}"),
         };
         assert_eq!(why, "m is a built-in mcts player: it never resigns");
-        for (termination, winner) in [(Termination::Rules("reached ten".into()), Some(1)), (Termination::Adjudication("ply limit".into()), None)] {
+        for (termination, winner) in
+            [(Termination::Rules("reached ten".into()), Some(1)), (Termination::Adjudication("ply limit".into()), None)]
+        {
             assert_eq!(proof(&built_in, &ended(termination, winner)), Proof::Proved);
         }
     }

@@ -47,11 +47,7 @@ const BATCH_PLAY_TIME: Duration = Duration::from_millis(250);
 
 /// The pins of every variant of `tournament`, as this machine has them.
 pub fn pins(tournament: &Tournament) -> Result<BTreeMap<String, PluginPin>> {
-    tournament
-        .variants
-        .iter()
-        .map(|v| Ok((v.info().id.clone(), PluginPin::of_variant(v)?)))
-        .collect()
+    tournament.variants.iter().map(|v| Ok((v.info().id.clone(), PluginPin::of_variant(v)?))).collect()
 }
 
 /// Why this machine may not play `tournament`'s games: a plugin that is not

@@ -463,7 +463,9 @@ impl Slot<'_> {
                 Err(e) => return Some(format!("tournament {t}: {e}")),
             };
             let plugin = scheduled.variant.plugin();
-            if let (Some(theirs), Ok(mine)) = (pins.plugins.get(&job.variant), PluginPin::of_variant(&scheduled.variant)) {
+            if let (Some(theirs), Ok(mine)) =
+                (pins.plugins.get(&job.variant), PluginPin::of_variant(&scheduled.variant))
+            {
                 if !theirs.same_build(&mine) {
                     return Some(format!(
                         "tournament {t}: variant {}: this machine's plugin {} ({}) is not the build the tournament \

@@ -349,7 +349,9 @@ impl GameThread {
                                 game.variant.plugin().name,
                                 config.watchdog.as_millis()
                             ),
-                            None => format!("no progress for {} s (the watchdog, in-process)", config.watchdog.as_secs()),
+                            None => {
+                                format!("no progress for {} s (the watchdog, in-process)", config.watchdog.as_secs())
+                            }
                         };
                         let record = faulted_record(entrants, game, plies, started, Termination::PluginHung(why));
                         return Played::Hung(record);

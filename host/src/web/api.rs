@@ -367,7 +367,8 @@ pub(super) async fn record(
     Path(id): Path<i64>,
     Query(q): Query<RecordQuery>,
 ) -> Result<impl IntoResponse, ApiError> {
-    let format = crate::record::format(q.format.as_deref().unwrap_or("pgn")).map_err(|e| ApiError::bad_request(e.to_string()))?;
+    let format = crate::record::format(q.format.as_deref().unwrap_or("pgn"))
+        .map_err(|e| ApiError::bad_request(e.to_string()))?;
     blocking(move || {
         let g = stored_game(&app, id)?;
         let hidden =

@@ -59,7 +59,10 @@ impl UploadSlots {
         if slots.len() > 1024 {
             slots.retain(|_, s| s.available_permits() < UPLOADS_PER_TOKEN);
         }
-        slots.entry(worker.to_string()).or_insert_with(|| Arc::new(tokio::sync::Semaphore::new(UPLOADS_PER_TOKEN))).clone()
+        slots
+            .entry(worker.to_string())
+            .or_insert_with(|| Arc::new(tokio::sync::Semaphore::new(UPLOADS_PER_TOKEN)))
+            .clone()
     }
 }
 

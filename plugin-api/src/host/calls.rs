@@ -87,10 +87,7 @@ impl CallWatch {
     /// What the watched thread is doing now.
     pub fn now(&self) -> InFlight {
         let call = self.0.call.load(Ordering::Relaxed);
-        InFlight {
-            call: call.checked_sub(1).map(|i| NAMES[i]),
-            entered: self.0.entered.load(Ordering::Relaxed),
-        }
+        InFlight { call: call.checked_sub(1).map(|i| NAMES[i]), entered: self.0.entered.load(Ordering::Relaxed) }
     }
 }
 

@@ -19,8 +19,8 @@ mod elf;
 #[cfg(feature = "wasm")]
 pub mod wasm;
 
-pub use calls::{CallWatch, InFlight};
 use calls::{call, enter};
+pub use calls::{CallWatch, InFlight};
 
 /// Why a file could not be loaded as a plugin.
 #[derive(Debug, thiserror::Error)]

@@ -63,7 +63,8 @@ fn promoted_pieces_and_hands_are_shown_as_the_fen_writes_them() {
 #[test]
 fn ini_values_read_in_every_form_fairy_stockfish_reads() {
     use arbiter_fairy::FairyVariant;
-    let by_letter = "[tenfiles:chess]\nmaxFile = j\nstartFen = rnbqkkbnrr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNBQKKBNRR w - - 0 1\n\
+    let by_letter =
+        "[tenfiles:chess]\nmaxFile = j\nstartFen = rnbqkkbnrr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNBQKKBNRR w - - 0 1\n\
                      castling = false\n";
     let v = FairyVariant::from_ini(by_letter, "tenfiles").unwrap();
     assert_eq!(v.rules.width, 10);

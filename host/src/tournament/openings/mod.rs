@@ -215,14 +215,16 @@ mod tests {
         assert_eq!(from, ["4 0", "5 0"]);
         // A small file wraps around from the start, as a whole read did.
         let small = file(4);
-        let std::result::Result::Err(_) = load(v, &small, &options, Choice { most: Some(8), ..Choice::default() }) else {
+        let std::result::Result::Err(_) = load(v, &small, &options, Choice { most: Some(8), ..Choice::default() })
+        else {
             panic!("the bad fifth line is read when eight openings are wanted");
         };
         let shuffled = |seed| pick(Choice { most: Some(4), shuffle_seed: Some(seed), ..Choice::default() });
         assert!(shuffled(1).is_err(), "a sample draws from the whole file, the bad line included");
         let good = file(30);
         std::fs::write(&good, (0..30).map(|i| format!("{} 0\n", i % 9)).collect::<String>()).unwrap();
-        let sample = |seed| load(v, &good, &options, Choice { most: Some(4), shuffle_seed: Some(seed), ..Choice::default() });
+        let sample =
+            |seed| load(v, &good, &options, Choice { most: Some(4), shuffle_seed: Some(seed), ..Choice::default() });
         assert_eq!(sample(7).unwrap().len(), 4);
         assert_eq!(sample(7).unwrap(), sample(7).unwrap(), "a seed gives one sample");
         let all = load(v, &good, &options, Choice { shuffle_seed: Some(7), ..Choice::default() }).unwrap();

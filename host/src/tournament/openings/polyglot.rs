@@ -25,7 +25,9 @@ impl OpeningFormat for Polyglot {
     fn positions(&self, source: &Source, picker: &mut dyn Picker) -> Result<(), OpeningsError> {
         // A Polyglot book's lines are found by walking it (at most
         // MAX_LINES of them): all are worked out, the wanted ones kept.
-        for (i, position) in book_lines(source.variant, source.file, source.options, source.plies)?.into_iter().enumerate() {
+        for (i, position) in
+            book_lines(source.variant, source.file, source.options, source.plies)?.into_iter().enumerate()
+        {
             match picker.wants(i) {
                 Want::Stop => break,
                 Want::Skip => {}
