@@ -11,13 +11,16 @@
 //! - A request's headers have [`ConnectionLimits::headers`] to arrive, and
 //!   so does the next request's on a kept-alive connection: an idle
 //!   connection is closed after that long.
-//! - Bodies and handlers have their own limits (see [`super::workers`]).
+//! - A request's body is read whole before its handler runs, within
+//!   [`BODY_TIME`] (an upload's within its own time: [`super::workers`]),
+//!   so a body dripped a byte at a time ends its request ([`read_body`]).
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use axum::response::{IntoResponse, Response};
 use axum::Router;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -90,6 +93,33 @@ impl Drop for Admitted {
             }
         }
     }
+}
+
+/// How long a request's body (but an upload's) may take to arrive.
+pub const BODY_TIME: Duration = Duration::from_secs(10);
+
+/// Reads a request's body whole, at most `limit` bytes within `time`,
+/// before its handler runs: a body that is larger is refused (413), one
+/// that comes too slowly ends the request (408).
+pub(super) async fn read_body(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+    limit: usize,
+    time: Duration,
+) -> Response {
+    let (parts, body) = request.into_parts();
+    let bytes = match tokio::time::timeout(time, axum::body::to_bytes(body, limit)).await {
+        Ok(Ok(bytes)) => bytes,
+        Ok(Err(_)) => {
+            let why = format!("the body is larger than {} KiB, or broken off", limit >> 10);
+            return super::ApiError(axum::http::StatusCode::PAYLOAD_TOO_LARGE, why).into_response();
+        }
+        Err(_) => {
+            let why = format!("the body took longer than {} s to arrive", time.as_secs());
+            return super::ApiError(axum::http::StatusCode::REQUEST_TIMEOUT, why).into_response();
+        }
+    };
+    next.run(axum::extract::Request::from_parts(parts, axum::body::Body::from(bytes))).await
 }
 
 /// Raises this process's limit of open files to the most it may have, so

@@ -198,7 +198,7 @@ fn router(app: Shared) -> Router {
         .route("/api/play/{id}", get(play::state))
         .route("/api/play/{id}/events", get(play::events))
         .route("/api/play/{id}/act", post(play::act))
-        .layer(axum::middleware::from_fn(|r, n| workers::read_body(r, n, PAGE_BODY_LIMIT, workers::BODY_TIME)))
+        .layer(axum::middleware::from_fn(|r, n| connections::read_body(r, n, PAGE_BODY_LIMIT, connections::BODY_TIME)))
         .layer(axum::middleware::from_fn_with_state(app.clone(), trusted_requests))
         .with_state(app.clone())
         .merge(workers::routes(app))

@@ -538,7 +538,7 @@ async fn no_body_is_read_before_the_token_is_checked() {
     // short one, on a route of its own).
     let timed = axum::Router::new()
         .route("/", axum::routing::post(|| async { "read" }))
-        .layer(axum::middleware::from_fn(|r, n| super::workers::read_body(r, n, 1024, Duration::from_millis(200))));
+        .layer(axum::middleware::from_fn(|r, n| super::connections::read_body(r, n, 1024, Duration::from_millis(200))));
     let started = Instant::now();
     let response = timed.oneshot(Request::builder().method("POST").uri("/").body(stalled_body()).unwrap()).await;
     let response = response.unwrap();

@@ -23,6 +23,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Extension, Json, Router};
 
+use super::connections::{read_body, BODY_TIME};
 use super::{ApiError, Shared};
 use crate::sync::LockExt;
 use crate::tournament::coordinator::{Identity, RequestError};
@@ -36,9 +37,6 @@ const BODY_LIMIT: usize = 64 << 10;
 
 /// How long a request may take, body included.
 pub const REQUEST_TIME: Duration = Duration::from_secs(60);
-
-/// How long a request's body (but an upload's) may take to arrive.
-pub const BODY_TIME: Duration = Duration::from_secs(10);
 
 /// How long an upload's body may take to arrive.
 pub const UPLOAD_TIME: Duration = Duration::from_secs(60);
@@ -90,25 +88,6 @@ async fn in_time(request: Request, next: Next) -> Response {
         Ok(response) => response,
         Err(_) => ApiError(StatusCode::REQUEST_TIMEOUT, "the request took too long".into()).into_response(),
     }
-}
-
-/// Reads a request's body whole, at most `limit` bytes within `time`,
-/// before its handler runs: a body that is larger is refused (413), one
-/// that comes too slowly ends the request (408).
-pub(super) async fn read_body(request: Request, next: Next, limit: usize, time: Duration) -> Response {
-    let (parts, body) = request.into_parts();
-    let bytes = match tokio::time::timeout(time, axum::body::to_bytes(body, limit)).await {
-        Ok(Ok(bytes)) => bytes,
-        Ok(Err(_)) => {
-            let why = format!("the body is larger than {} KiB, or broken off", limit >> 10);
-            return ApiError(StatusCode::PAYLOAD_TOO_LARGE, why).into_response();
-        }
-        Err(_) => {
-            let why = format!("the body took longer than {} s to arrive", time.as_secs());
-            return ApiError(StatusCode::REQUEST_TIMEOUT, why).into_response();
-        }
-    };
-    next.run(Request::from_parts(parts, axum::body::Body::from(bytes))).await
 }
 
 /// Lets a request on only with a token in force (or, to upload, a revoked
