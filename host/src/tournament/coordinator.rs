@@ -1084,7 +1084,6 @@ mod tests {
     /// A coordinator over a store holding a queued round robin of the
     /// fixture's race between three seeded players, its plugin pinned.
     fn coordinator(name: &str) -> (Coordinator, Arc<Store>, i64) {
-        let store = Arc::new(temp_store());
         let players = [("a", "random:seed=1"), ("b", "random:seed=2"), ("c", "random:seed=3")];
         let mut definition = definition("name = \"remote\"\nformat = \"round-robin\"\nrounds = 2", &players, &["race"]);
         let pin = PluginPin {
@@ -1094,10 +1093,17 @@ mod tests {
             definition: None,
         };
         definition.plugins.insert("race".into(), pin);
-        let id = store.add_tournament(name, &serde_json::to_string(&definition).unwrap()).unwrap();
+        queued(name, &definition)
+    }
+
+    /// A coordinator over a new store holding `definition` (of the
+    /// fixture's race) registered as `name`, its games queued.
+    fn queued(name: &str, definition: &crate::tournament::view::StoredDefinition) -> (Coordinator, Arc<Store>, i64) {
+        let store = Arc::new(temp_store());
+        let id = store.add_tournament(name, &serde_json::to_string(definition).unwrap()).unwrap();
         let registry = Arc::new(Registry::of([race(arbiter_fixture::Fault::None)]));
         enqueue_pending(&store, &planned(&registry, &store, id).unwrap()).unwrap();
-        (Coordinator::new(registry.clone(), store.clone(), Duration::from_secs(60)), store, id)
+        (Coordinator::new(registry, store.clone(), Duration::from_secs(60)), store, id)
     }
 
     fn claim(c: &Coordinator, worker: &str, most: usize) -> ClaimResponse {
@@ -1232,15 +1238,10 @@ mod tests {
     /// token is suspended after ten.
     #[test]
     fn outcomes_built_in_players_cannot_give_are_refused_and_cannot_move_an_sprt() {
-        let store = Arc::new(temp_store());
         let players = [("random", "random:seed=1"), ("mcts", "mcts:iterations=5")];
         let head = "name = \"sprt\"\nvariants = [\"race\"]\ngames_per_pairing = 2\nrounds = 160\n[sprt]\nelo0 = 0.0\nelo1 = 200.0\n\
                     alpha = 0.05\nbeta = 0.05";
-        let definition = definition(head, &players, &["race"]);
-        let t = store.add_tournament("sprt", &serde_json::to_string(&definition).unwrap()).unwrap();
-        let registry = Arc::new(Registry::of([race(arbiter_fixture::Fault::None)]));
-        enqueue_pending(&store, &planned(&registry, &store, t).unwrap()).unwrap();
-        let c = Coordinator::new(registry, store.clone(), Duration::from_secs(60));
+        let (c, store, t) = queued("sprt", &definition(head, &players, &["race"]));
         issue_token(&store, "forger", None).unwrap();
         let endings = [
             (Termination::Resignation, "it never resigns"),
@@ -1287,13 +1288,9 @@ mod tests {
     /// accepts it); a game the rules end counts at once.
     #[test]
     fn an_engine_s_resignation_counts_once_a_second_worker_s_game_agrees() {
-        let store = Arc::new(temp_store());
         let players = [("a", "engine:python3 a.py"), ("b", "engine:python3 b.py")];
         let definition = definition("name = \"engines\"\nformat = \"round-robin\"\nrounds = 3", &players, &["race"]);
-        let t = store.add_tournament("engines", &serde_json::to_string(&definition).unwrap()).unwrap();
-        let registry = Arc::new(Registry::of([race(arbiter_fixture::Fault::None)]));
-        enqueue_pending(&store, &planned(&registry, &store, t).unwrap()).unwrap();
-        let c = Coordinator::new(registry, store.clone(), Duration::from_secs(60));
+        let (c, store, t) = queued("engines", &definition);
         // The record as an engine game's: the seats' moves by scripted players.
         let played = |g: &ClaimedGame| {
             let mut job: Job = serde_json::from_str(&g.job).unwrap();
@@ -1442,13 +1439,9 @@ mod tests {
 
     #[test]
     fn a_worker_whose_results_drift_from_the_others_is_held() {
-        let store = Arc::new(temp_store());
         let players = [("a", "random:seed=1"), ("b", "random:seed=2")];
         let definition = definition("name = \"drift\"\nformat = \"round-robin\"\nrounds = 250", &players, &["race"]);
-        let t = store.add_tournament("drift", &serde_json::to_string(&definition).unwrap()).unwrap();
-        let registry = Arc::new(Registry::of([race(arbiter_fixture::Fault::None)]));
-        enqueue_pending(&store, &planned(&registry, &store, t).unwrap()).unwrap();
-        let c = Coordinator::new(registry, store.clone(), Duration::from_secs(60));
+        let (c, store, t) = queued("drift", &definition);
         // A game the bad worker claimed before its results drifted.
         let held_claim = store.claim("bad:h#1", Duration::from_secs(60), Some(t), &[], 1).unwrap().remove(0);
         let pending = ClaimedGame::from(held_claim.game);
@@ -1492,15 +1485,10 @@ mod tests {
 
     #[test]
     fn a_deterministic_game_is_played_again_by_another_worker_and_compared() {
-        let store = Arc::new(temp_store());
         let players = [("a", "random:seed=1"), ("b", "random:seed=2")];
         let head = "name = \"checks\"\nformat = \"round-robin\"\nrounds = 2\ntc = \"inf\"";
-        let t = store
-            .add_tournament("checks", &serde_json::to_string(&definition(head, &players, &["race"])).unwrap())
-            .unwrap();
-        let registry = Arc::new(Registry::of([race(arbiter_fixture::Fault::None)]));
-        enqueue_pending(&store, &planned(&registry, &store, t).unwrap()).unwrap();
-        let c = Coordinator::new(registry, store.clone(), Duration::from_secs(60)).with_double_check(1.0);
+        let (c, store, t) = queued("checks", &definition(head, &players, &["race"]));
+        let c = c.with_double_check(1.0);
         let first = claim(&c, "w1", 4);
         assert_eq!(first.games.len(), 4);
         let games: Vec<UploadedGame> = first.games.iter().map(|g| honest(&c, g)).collect();
