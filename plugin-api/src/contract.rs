@@ -207,6 +207,9 @@ fn hostile_texts(near: &str) -> Vec<String> {
 /// How long a call on hostile input may take before it is named as slow.
 const SLOW_INPUT: Duration = Duration::from_secs(2);
 
+/// A reader of text checked by [`check_inputs`]: it reads, or says why not.
+type Reader<'a> = dyn Fn(&str) -> Result<(), crate::Error> + 'a;
+
 /// Every reader of text (`parse_move` here, `from_position` with the
 /// start's text) given hostile texts: none may panic or take long, and
 /// each real text must still read as itself (checked where they are read).
@@ -220,7 +223,7 @@ fn check_inputs(
 ) -> bool {
     let parse = |text: &str| game.parse_move(text).map(drop);
     let read_position = |text: &str| variant.from_position(text, &Map::new()).map(drop);
-    let readers: [(&str, Vec<String>, &dyn Fn(&str) -> Result<(), crate::Error>); 2] = [
+    let readers: [(&str, Vec<String>, &Reader); 2] = [
         ("parse_move", hostile_texts(near_move), &parse),
         ("from_position", if positions { hostile_texts(here) } else { Vec::new() }, &read_position),
     ];

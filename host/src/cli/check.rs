@@ -10,11 +10,11 @@ use arbiter_api::host::{Plugin, VariantHandle};
 use clap::Args;
 
 use super::out::{say, say_or_quit};
-use crate::check::engine::{check_hub, check_uci};
-use crate::check::isolated::check_in_child;
-use crate::check::{check_variant, CheckConfig, CheckResult};
-use crate::players::PlayerSpec;
-use crate::plugin::Registry;
+use arbiter_core::plugin::Registry;
+use arbiter_play::check::engine::{check_hub, check_uci};
+use arbiter_play::check::isolated::check_in_child;
+use arbiter_play::check::{check_variant, CheckConfig, CheckResult};
+use arbiter_play::players::PlayerSpec;
 
 /// Arguments of `arbiter check`.
 #[derive(Args, Debug)]

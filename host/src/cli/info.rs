@@ -3,7 +3,7 @@
 use anyhow::Result;
 
 use super::out::say;
-use crate::plugin::Registry;
+use arbiter_core::plugin::Registry;
 
 pub(super) fn run(registry: &Registry, id: &str) -> Result<()> {
     let v = registry.get(id)?;

@@ -12,18 +12,18 @@ use clap::Args;
 
 use super::out::{say, say_or_quit};
 use super::{AdjudicationArgs, ColourArgs, GameArgs, OptionArgs, RecordArgs};
-use crate::model::GameRecord;
-use crate::plugin::Registry;
-use crate::record::files::RecordFiles;
-use crate::record::{redact, EventInfo};
-use crate::stats::report::head_to_head;
-use crate::stats::Score;
-use crate::store::{SlotResult, Store, StoreError};
-use crate::tournament::config::{OpeningConfig, OpeningOrder, PlayerConfig, TournamentConfig, MAX_GAMES_PER_PAIRING};
-use crate::tournament::driver::{Progress, RunEnd, Tournament};
-use crate::tournament::duel::PairTally;
-use crate::tournament::Isolation;
-use crate::Viewer;
+use arbiter_api::Viewer;
+use arbiter_core::model::GameRecord;
+use arbiter_core::plugin::Registry;
+use arbiter_core::stats::report::head_to_head;
+use arbiter_core::stats::Score;
+use arbiter_play::record::files::RecordFiles;
+use arbiter_play::record::{redact, EventInfo};
+use arbiter_store::{SlotResult, Store, StoreError};
+use arbiter_tournament::config::{OpeningConfig, OpeningOrder, PlayerConfig, TournamentConfig, MAX_GAMES_PER_PAIRING};
+use arbiter_tournament::driver::{Progress, RunEnd, Tournament};
+use arbiter_tournament::duel::PairTally;
+use arbiter_tournament::Isolation;
 
 /// Arguments of `arbiter match`.
 #[derive(Args, Debug)]
@@ -56,7 +56,7 @@ pub struct MatchArgs {
     #[arg(long)]
     tc2: Option<String>,
     /// Overrun tolerated before a flag falls, in ms.
-    #[arg(long, default_value_t = crate::tournament::config::DEFAULT_MARGIN_MS)]
+    #[arg(long, default_value_t = arbiter_tournament::config::DEFAULT_MARGIN_MS)]
     margin: u64,
     /// Games played at once.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
@@ -287,7 +287,7 @@ pub(super) fn run(registry: &Registry, args: &MatchArgs, plugin_dirs: &[PathBuf]
                 say!("{}", summary(&lines.tally.score));
                 say!("Interrupted after {} games; {resume}", lines.tally.games);
                 // As shells expect of a program stopped by Ctrl-C.
-                crate::process::flush_engine_log();
+                arbiter_core::process::flush_engine_log();
                 std::process::exit(130)
             }
         }
@@ -324,7 +324,7 @@ pub fn summary(score: &Score) -> String {
 mod tests {
     use super::{definition, MatchArgs};
     use crate::cli::parse_line;
-    use crate::tournament::schedule::plan;
+    use arbiter_tournament::schedule::plan;
 
     fn args(line: &str) -> MatchArgs {
         parse_line(line).unwrap()

@@ -27,8 +27,8 @@ use anyhow::{anyhow, Context, Result};
 use clap::{Args, Parser, Subcommand};
 use serde_json::{Map, Value};
 
-use crate::plugin::{Registry, SearchPath};
-use crate::tournament::config::TournamentConfig;
+use arbiter_core::plugin::{Registry, SearchPath};
+use arbiter_tournament::config::TournamentConfig;
 
 /// arbiter: referee games of any installed board-game variant.
 #[derive(Parser, Debug)]
@@ -187,9 +187,9 @@ impl AdjudicationArgs {
     }
 
     /// The tablebases given with `--tb`, checked.
-    pub fn tablebases(&self) -> Result<Option<crate::referee::adjudication::Tablebases>> {
+    pub fn tablebases(&self) -> Result<Option<arbiter_play::referee::adjudication::Tablebases>> {
         let Some(path) = &self.tb else { return Ok(None) };
-        let tb = crate::referee::adjudication::Tablebases {
+        let tb = arbiter_play::referee::adjudication::Tablebases {
             path: path.clone(),
             pieces: self.tb_pieces,
             ignore50: self.tb_ignore50,
@@ -232,7 +232,7 @@ pub fn run(cli: Cli) -> Result<()> {
             .append(true)
             .open(&path)
             .with_context(|| format!("--log {}: cannot write it", log.display()))?;
-        std::env::set_var(crate::process::ENGINE_LOG_VAR, path);
+        std::env::set_var(arbiter_core::process::ENGINE_LOG_VAR, path);
     }
     if let Some(file) = &cli.db_password_file {
         // Read where a store is opened, in this process and its workers.
@@ -242,7 +242,7 @@ pub fn run(cli: Cli) -> Result<()> {
     if let Command::NewVariant(args) = &cli.command {
         return new_variant::run(args);
     }
-    for warning in crate::plugin::search::hand_ini_places_to_plugins(&cli.plugin_dirs) {
+    for warning in arbiter_core::plugin::search::hand_ini_places_to_plugins(&cli.plugin_dirs) {
         eprintln!("warning: {warning}");
     }
     let registry = Registry::load(&SearchPath::resolve(&cli.plugin_dirs));
@@ -299,16 +299,19 @@ impl RecordArgs {
         }
         for o in &self.out {
             let (name, path) = o.split_once('=').ok_or_else(|| anyhow!("--out '{o}' must be FORMAT=FILE"))?;
-            crate::record::format(name).map_err(|e| anyhow!("--out '{o}': {e}"))?;
+            arbiter_play::record::format(name).map_err(|e| anyhow!("--out '{o}': {e}"))?;
             outputs.push((name.to_string(), PathBuf::from(path)));
         }
         Ok(outputs)
     }
 
     /// Opens every file asked for, to append to or (`append` false) anew.
-    pub fn open(&self, append: bool) -> Result<crate::record::files::RecordFiles> {
+    pub fn open(&self, append: bool) -> Result<arbiter_play::record::files::RecordFiles> {
         let outputs = self.outputs()?;
-        Ok(crate::record::files::RecordFiles::open(outputs.iter().map(|(n, p)| (n.as_str(), p.as_path())), append)?)
+        Ok(arbiter_play::record::files::RecordFiles::open(
+            outputs.iter().map(|(n, p)| (n.as_str(), p.as_path())),
+            append,
+        )?)
     }
 }
 
@@ -323,7 +326,7 @@ fn stop_on_interrupt(after: &'static str) -> std::sync::Arc<std::sync::atomic::A
     let _ = ctrlc::set_handler(move || {
         if flag.swap(true, Ordering::SeqCst) {
             eprintln!("\nabandoning the games in progress");
-            crate::process::flush_engine_log();
+            arbiter_core::process::flush_engine_log();
             std::process::exit(130);
         }
         eprintln!("\nstopping after the games in progress (Ctrl-C again to abandon them{after})");
@@ -343,7 +346,7 @@ fn parse_line<A: clap::Args + clap::FromArgMatches>(line: &str) -> Result<A, cla
 #[cfg(test)]
 mod tests {
     use super::{AdjudicationArgs, ColourArgs, OptionArgs, RecordArgs};
-    use crate::tournament::config::TournamentConfig;
+    use arbiter_tournament::config::TournamentConfig;
 
     #[test]
     fn option_values_are_json_when_they_parse_as_json_and_text_otherwise() {

@@ -43,7 +43,7 @@ pub fn or_quit(printed: Result<(), PrintError>) {
     match printed {
         Ok(()) => {}
         Err(PrintError::Closed(_)) => {
-            crate::process::flush_engine_log();
+            arbiter_core::process::flush_engine_log();
             std::process::exit(0);
         }
         Err(e) => tracing::warn!("{e}"),
@@ -76,12 +76,12 @@ macro_rules! say_text_or_quit {
 pub(crate) use {say_or_quit, say_text_or_quit};
 
 /// A game's players as the one-game lines write them: `a vs b`.
-pub fn players(record: &crate::model::GameRecord) -> String {
+pub fn players(record: &arbiter_core::model::GameRecord) -> String {
     record.players.join(" vs ")
 }
 
 /// A game's result as the one-game lines write them: `1-0 {checkmate}`.
-pub fn result(record: &crate::model::GameRecord) -> String {
+pub fn result(record: &arbiter_core::model::GameRecord) -> String {
     format!("{} {{{}}}", record.result.pgn(), record.result.termination)
 }
 
@@ -100,7 +100,7 @@ pub fn ponder_hits(counts: &[(String, u64, u64)]) -> Option<String> {
 
 /// A tournament game's number as the lines write it: its place in the
 /// schedule, from 1 (0 for a game of no tournament).
-pub fn game_number(event: &crate::record::EventInfo) -> u32 {
+pub fn game_number(event: &arbiter_play::record::EventInfo) -> u32 {
     event.tournament.as_ref().map_or(0, |t| t.index + 1)
 }
 
@@ -133,14 +133,15 @@ mod tests {
 
     #[test]
     fn one_game_lines_name_the_players_and_the_result_with_its_reason() {
-        let mut r = crate::referee::fixtures::record(&[0, 1]);
+        let mut r = arbiter_testing::record(&[0, 1]);
         r.result.outcome = arbiter_api::Outcome::Win(1);
-        r.result.termination = crate::verdict::Termination::Resignation;
+        r.result.termination = arbiter_core::verdict::Termination::Resignation;
         assert_eq!(players(&r), "a vs b");
         assert_eq!(result(&r), "0-1 {resignation}");
-        let mut event = crate::record::EventInfo { event: "e".into(), round: 1, tournament: None };
+        let mut event = arbiter_play::record::EventInfo { event: "e".into(), round: 1, tournament: None };
         assert_eq!(game_number(&event), 0);
-        event.tournament = Some(crate::record::TournamentSlot { id: 3, index: 4, pair: Some(4), seats: vec![0, 1] });
+        event.tournament =
+            Some(arbiter_play::record::TournamentSlot { id: 3, index: 4, pair: Some(4), seats: vec![0, 1] });
         assert_eq!(game_number(&event), 5, "counted from 1");
     }
 

@@ -7,8 +7,8 @@ use clap::Args;
 
 use super::out::say;
 use super::OptionArgs;
-use crate::plugin::Registry;
 use arbiter_api::perft::{self, Mode};
+use arbiter_core::plugin::Registry;
 
 /// Arguments of `arbiter perft`.
 #[derive(Args, Debug)]

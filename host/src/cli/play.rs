@@ -6,14 +6,14 @@ use clap::Args;
 
 use super::out::{say, say_text};
 use super::{GameArgs, OptionArgs};
-use crate::clock::TimeControl;
-use crate::model::seeds::seat_seed;
-use crate::model::Seat;
-use crate::players::PlayerSpec;
-use crate::plugin::Registry;
-use crate::record::redact;
-use crate::referee::{play_game, GameConfig, StartFrom};
-use crate::Viewer;
+use arbiter_api::Viewer;
+use arbiter_core::clock::TimeControl;
+use arbiter_core::model::seeds::seat_seed;
+use arbiter_core::model::Seat;
+use arbiter_core::plugin::Registry;
+use arbiter_play::players::PlayerSpec;
+use arbiter_play::record::redact;
+use arbiter_play::referee::{play_game, GameConfig, StartFrom};
 
 /// Arguments of `arbiter play`.
 #[derive(Args, Debug)]
@@ -64,7 +64,7 @@ pub(super) fn run(registry: &Registry, args: &PlayArgs) -> Result<()> {
         Seat::all(specs.len()).zip(&specs).map(|(i, s)| s.create(seat_seed(args.game.seed, i))).collect();
     let config = GameConfig {
         time_controls: vec![tc.clone(), tc],
-        margin_ms: crate::tournament::config::DEFAULT_MARGIN_MS,
+        margin_ms: arbiter_tournament::config::DEFAULT_MARGIN_MS,
         max_plies: args.game.max_plies,
         claim_draws: true,
         adjudication: Default::default(),

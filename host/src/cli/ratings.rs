@@ -9,8 +9,8 @@ use anyhow::{anyhow, bail, Result};
 use clap::Args;
 
 use super::out::say;
-use crate::store::Store;
-use crate::tournament::rating_list::{rated_games, scale, table, Table, GAMES_TO_RANK};
+use arbiter_store::Store;
+use arbiter_tournament::rating_list::{rated_games, scale, table, Table, GAMES_TO_RANK};
 
 /// Arguments of `arbiter ratings`.
 #[derive(Args, Debug)]

@@ -10,10 +10,10 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 
 use super::out::say;
-use crate::plugin::Registry;
-use crate::record::replay::replay_pgn;
-use crate::store::Store;
-use crate::tournament::audit::{audit, count_differences};
+use arbiter_core::plugin::Registry;
+use arbiter_play::record::replay::replay_pgn;
+use arbiter_store::Store;
+use arbiter_tournament::audit::{audit, count_differences};
 
 /// Arguments of `arbiter replay`.
 #[derive(Args, Debug)]

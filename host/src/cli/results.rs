@@ -9,9 +9,9 @@ use clap::Args;
 
 use super::out::{say, say_text};
 use super::RecordArgs;
-use crate::store::Store;
-use crate::tournament::standings;
-use crate::tournament::view::TournamentView;
+use arbiter_store::Store;
+use arbiter_tournament::standings;
+use arbiter_tournament::view::TournamentView;
 
 /// Arguments of `arbiter results`.
 #[derive(Args, Debug)]
@@ -78,7 +78,7 @@ pub(super) fn run(args: &ResultsArgs) -> Result<()> {
     for w in store.worker_rates(t.id)? {
         say!("Worker host {}: {} games, {:.1} games/min", w.host, w.games, w.per_minute);
     }
-    for r in crate::tournament::audit::worker_residuals(&store, t.id)?.iter().filter(|r| r.games > 0) {
+    for r in arbiter_tournament::audit::worker_residuals(&store, t.id)?.iter().filter(|r| r.games > 0) {
         let flag = if r.flagged() { ": flagged, its results drift from the other workers'" } else { "" };
         say!("Worker {}: residual z = {:+.2} over {} games compared{flag}", r.worker, r.z, r.games);
     }

@@ -1,4 +1,4 @@
-//! `arbiter serve`: the web view (see [`crate::web`]).
+//! `arbiter serve`: the web view (see [`arbiter_web`]).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -7,9 +7,9 @@ use anyhow::Result;
 use clap::Args;
 
 use super::out::say_or_quit;
-use crate::plugin::Registry;
-use crate::web::connections::ConnectionLimits;
-use crate::web::{self, Reveal, ServeConfig};
+use arbiter_core::plugin::Registry;
+use arbiter_web::connections::ConnectionLimits;
+use arbiter_web::{Reveal, ServeConfig};
 
 /// Arguments of `arbiter serve`.
 #[derive(Args, Debug)]
@@ -41,7 +41,7 @@ pub struct ServeArgs {
     #[arg(long, value_name = "FILE", requires = "tls_cert")]
     tls_key: Option<PathBuf>,
     /// Seconds a remote worker's claim lasts without a heartbeat.
-    #[arg(long, value_name = "SECS", default_value_t = crate::tournament::queue::DEFAULT_LEASE.as_secs(), value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    #[arg(long, value_name = "SECS", default_value_t = arbiter_tournament::queue::DEFAULT_LEASE.as_secs(), value_parser = clap::value_parser!(u64).range(1..=86_400))]
     worker_lease: u64,
     /// The fraction (0 to 1) of remote workers' games with deterministic
     /// players (seeded built-in players, engines at a node limit, no clock)
@@ -80,5 +80,7 @@ pub(super) fn run(registry: Registry, args: &ServeArgs) -> Result<()> {
         },
     };
     let scheme = if config.tls.is_some() { "https" } else { "http" };
-    Ok(web::serve(registry, config, |addr, store| say_or_quit!("arbiter serve: {scheme}://{addr}/ (store {store})"))?)
+    Ok(arbiter_web::serve(registry, config, |addr, store| {
+        say_or_quit!("arbiter serve: {scheme}://{addr}/ (store {store})")
+    })?)
 }

@@ -10,17 +10,17 @@ use clap::Args;
 
 use super::out::{say, say_or_quit};
 use super::{AdjudicationArgs, ColourArgs, OptionArgs, RecordArgs};
-use crate::model::GameRecord;
-use crate::plugin::Registry;
-use crate::record::files::RecordFiles;
-use crate::record::EventInfo;
-use crate::stats::report::{head_to_head, SprtLine};
-use crate::stats::sprt::{Model, Sprt, Verdict};
-use crate::store::{SlotResult, Store, StoreError};
-use crate::tournament::config::{OpeningConfig, PlayerConfig, TournamentConfig};
-use crate::tournament::driver::{Progress, RunEnd, Tournament};
-use crate::tournament::sprt_match::SprtTally;
-use crate::tournament::Isolation;
+use arbiter_core::model::GameRecord;
+use arbiter_core::plugin::Registry;
+use arbiter_core::stats::report::{head_to_head, SprtLine};
+use arbiter_core::stats::sprt::{Model, Sprt, Verdict};
+use arbiter_play::record::files::RecordFiles;
+use arbiter_play::record::EventInfo;
+use arbiter_store::{SlotResult, Store, StoreError};
+use arbiter_tournament::config::{OpeningConfig, PlayerConfig, TournamentConfig};
+use arbiter_tournament::driver::{Progress, RunEnd, Tournament};
+use arbiter_tournament::sprt_match::SprtTally;
+use arbiter_tournament::Isolation;
 
 /// Arguments of `arbiter sprt`.
 #[derive(Args, Debug)]
@@ -41,7 +41,7 @@ pub struct SprtArgs {
     #[arg(long, default_value_t = 5.0, allow_negative_numbers = true)]
     elo1: f64,
     /// The Elo model of --elo0 and --elo1 (fastchess's names).
-    #[arg(long, value_enum, default_value_t = Model::Normalized)]
+    #[arg(long, default_value = "normalized", value_parser = model_names())]
     model: Model,
     /// Count single games (trinomial) instead of colour-swapped pairs
     /// (pentanomial, the default); the bayesian model needs it.
@@ -82,7 +82,7 @@ pub struct SprtArgs {
     #[arg(long)]
     max_plies: Option<u32>,
     /// The overrun tolerated before a flag falls, in ms.
-    #[arg(long, value_name = "MS", default_value_t = crate::tournament::config::DEFAULT_MARGIN_MS)]
+    #[arg(long, value_name = "MS", default_value_t = arbiter_tournament::config::DEFAULT_MARGIN_MS)]
     margin: u64,
     /// The store: an SQLite file, or a postgres:// URL shared by many machines.
     #[arg(long, default_value = "arbiter.db")]
@@ -112,6 +112,13 @@ pub struct SprtArgs {
 /// The tournament an SPRT is: a round-robin of the two players in
 /// colour-swapped pairs, as many as `--max-games` allows, with the test as
 /// its stopping rule.
+/// `--model`'s parser: fastchess's names of the Elo models.
+fn model_names() -> impl clap::builder::TypedValueParser<Value = Model> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(Model::ALL.map(Model::name))
+        .map(|name| Model::named(&name).expect("one of the possible values"))
+}
+
 fn definition(args: &SprtArgs) -> Result<TournamentConfig> {
     let mut cfg: TournamentConfig = toml::from_str("players = []").expect("defaults parse");
     cfg.name = format!("SPRT {} vs {}", args.p1, args.p2);
@@ -289,9 +296,9 @@ pub(super) fn run(registry: &Registry, args: &SprtArgs, plugin_dirs: &[PathBuf])
 mod tests {
     use super::{definition, game_line, verdict_line, SprtArgs};
     use crate::cli::parse_line;
-    use crate::stats::sprt::{Sprt, Verdict};
-    use crate::tournament::duel::tests::game;
-    use crate::tournament::sprt_match::SprtTally;
+    use arbiter_core::stats::sprt::{Sprt, Verdict};
+    use arbiter_testing::match_game as game;
+    use arbiter_tournament::sprt_match::SprtTally;
 
     fn args(line: &str) -> SprtArgs {
         parse_line(line).unwrap()
@@ -317,9 +324,9 @@ mod tests {
     fn the_lines_say_where_the_test_stands_and_what_it_decided() {
         let sprt = Sprt::new(0.0, 200.0, 0.05, 0.05).unwrap();
         let mut t = SprtTally::new(sprt);
-        let mut record = crate::referee::fixtures::record(&[0, 1]);
+        let mut record = arbiter_testing::record(&[0, 1]);
         record.result.outcome = arbiter_api::Outcome::Win(0);
-        record.result.termination = crate::verdict::Termination::Resignation;
+        record.result.termination = arbiter_core::verdict::Termination::Resignation;
         t.add(&game(0, true, "1-0"));
         assert!(
             game_line(&t, &record).starts_with("Game 1: 1-0 {resignation}  score 1-0-0  pairs [0, 0, 0, 0, 0]  LLR ")

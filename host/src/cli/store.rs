@@ -7,7 +7,7 @@ use anyhow::Result;
 use clap::{Args, Subcommand};
 
 use super::out::say;
-use crate::store::Store;
+use arbiter_store::Store;
 
 /// Arguments of `arbiter store`.
 #[derive(Args, Debug)]

@@ -1,5 +1,5 @@
 //! `arbiter tokens`: the remote workers' tokens of a coordinator's store
-//! (see [`crate::tournament::coordinator`]): issue one (shown once, kept as
+//! (see [`arbiter_tournament::coordinator`]): issue one (shown once, kept as
 //! its sha256), revoke one, list them, and the uploads refused; the uploads
 //! held back from a worker; and an unconfirmed result the operator accepts.
 
@@ -9,9 +9,9 @@ use anyhow::{bail, Result};
 use clap::{Args, Subcommand};
 
 use super::out::say;
-use crate::plugin::Registry;
-use crate::store::Store;
-use crate::tournament::coordinator::{accept_unconfirmed, issue_token};
+use arbiter_core::plugin::Registry;
+use arbiter_store::Store;
+use arbiter_tournament::coordinator::{accept_unconfirmed, issue_token};
 
 /// Arguments of `arbiter tokens`.
 #[derive(Args, Debug)]
@@ -82,7 +82,7 @@ pub(super) fn run(registry: &Registry, args: &TokensArgs) -> Result<()> {
             let refusals = store.refusals(None)?;
             for t in store.worker_tokens()? {
                 let refused = refusals.iter().filter(|r| r.worker == t.name).count();
-                let now = crate::tournament::worker::unix_now() as i64 * 1000;
+                let now = arbiter_tournament::worker::unix_now() as i64 * 1000;
                 let state = match (t.revoked_ms, t.expires_ms) {
                     (Some(_), _) => "revoked",
                     (None, Some(e)) if e <= now => "expired",
@@ -91,7 +91,7 @@ pub(super) fn run(registry: &Registry, args: &TokensArgs) -> Result<()> {
                 say!(
                     "{:<24} {state:<9} issued {}  {refused} uploads refused",
                     t.name,
-                    crate::model::calendar::date((t.issued_ms / 1000) as u64, '-')
+                    arbiter_core::model::calendar::date((t.issued_ms / 1000) as u64, '-')
                 );
             }
             for r in &refusals {
@@ -112,7 +112,8 @@ pub(super) fn run(registry: &Registry, args: &TokensArgs) -> Result<()> {
             let mut files = records.open(false)?;
             let mut unreadable = 0;
             for (r, record) in &held {
-                let event = crate::record::EventInfo { event: format!("held from {name}"), round: 0, tournament: None };
+                let event =
+                    arbiter_play::record::EventInfo { event: format!("held from {name}"), round: 0, tournament: None };
                 match record {
                     Ok(record) => {
                         say!(

@@ -12,16 +12,16 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::out::{say, say_or_quit, say_text, say_text_or_quit};
 use super::{AdjudicationArgs, ColourArgs, RecordArgs};
-use crate::model::GameRecord;
-use crate::plugin::Registry;
-use crate::record::files::RecordFiles;
-use crate::record::EventInfo;
-use crate::store::{Store, StoreError};
-use crate::sync::LockExt;
-use crate::tournament::config::{Format, OpeningConfig, OpeningOrder, PlayerConfig, TournamentConfig};
-use crate::tournament::driver::{Progress, RunEnd, Tournament};
-use crate::tournament::standings;
-use crate::tournament::{queue, Isolation};
+use arbiter_core::model::GameRecord;
+use arbiter_core::plugin::Registry;
+use arbiter_core::sync::LockExt;
+use arbiter_play::record::files::RecordFiles;
+use arbiter_play::record::EventInfo;
+use arbiter_store::{Store, StoreError};
+use arbiter_tournament::config::{Format, OpeningConfig, OpeningOrder, PlayerConfig, TournamentConfig};
+use arbiter_tournament::driver::{Progress, RunEnd, Tournament};
+use arbiter_tournament::standings;
+use arbiter_tournament::{queue, Isolation};
 
 /// Arguments of `arbiter tournament`.
 #[derive(Args, Debug)]
@@ -260,7 +260,7 @@ pub(super) fn run(registry: &Registry, args: &TournamentArgs, plugin_dirs: &[Pat
         RunEnd::Interrupted => {
             say!("Interrupted with {} games saved. Resume with: {resume}", games.games());
             // As shells expect of a program stopped by Ctrl-C.
-            crate::process::flush_engine_log();
+            arbiter_core::process::flush_engine_log();
             std::process::exit(130)
         }
         RunEnd::PluginHungInProcess { index } => bail!(
@@ -314,7 +314,7 @@ pub(super) fn run_queued(
 mod tests {
     use super::{definition, TournamentArgs};
     use crate::cli::parse_line;
-    use crate::tournament::config::{Format, OpeningOrder};
+    use arbiter_tournament::config::{Format, OpeningOrder};
 
     fn args(line: &str) -> TournamentArgs {
         parse_line(line).unwrap()
@@ -339,7 +339,7 @@ mod tests {
         assert_eq!((o.file.as_str(), o.order, o.plies), ("o.epd", OpeningOrder::Random, Some(6)));
         assert!(cfg.noswap && !cfg.reverse && cfg.resign.as_deref() == Some("movecount=3,score=600"));
 
-        let dir = crate::testing::temp_folder("cli-tournament-toml");
+        let dir = arbiter_testing::temp_folder("cli-tournament-toml");
         let toml = dir.join("t.toml");
         let two = "[[players]]\nname = \"a\"\nspec = \"random\"\n[[players]]\nname = \"b\"\nspec = \"mcts\"\n";
         std::fs::write(&toml, format!("rounds = 2\nseed = 5\n{two}")).unwrap();

@@ -10,16 +10,16 @@ use clap::{Args, FromArgMatches};
 
 use super::out::{say, say_or_quit};
 use super::{AdjudicationArgs, OptionArgs, RecordArgs};
-use crate::model::GameRecord;
-use crate::plugin::Registry;
-use crate::record::files::RecordFiles;
-use crate::record::EventInfo;
-use crate::stats::spsa::{setting_text, Param, Spsa};
-use crate::store::{Store, StoreError};
-use crate::tournament::config::{OpeningConfig, PlayerConfig, TournamentConfig};
-use crate::tournament::driver::{Progress, RunEnd, Tournament};
-use crate::tournament::tune::{TunePoint, TuneState};
-use crate::tournament::Isolation;
+use arbiter_core::model::GameRecord;
+use arbiter_core::plugin::Registry;
+use arbiter_core::stats::spsa::{setting_text, Param, Spsa};
+use arbiter_play::record::files::RecordFiles;
+use arbiter_play::record::EventInfo;
+use arbiter_store::{Store, StoreError};
+use arbiter_tournament::config::{OpeningConfig, PlayerConfig, TournamentConfig};
+use arbiter_tournament::driver::{Progress, RunEnd, Tournament};
+use arbiter_tournament::tune::{TunePoint, TuneState};
+use arbiter_tournament::Isolation;
 
 /// Arguments of `arbiter tune`.
 #[derive(Args, Debug)]
@@ -73,7 +73,7 @@ pub struct TuneArgs {
     #[arg(long)]
     max_plies: Option<u32>,
     /// The overrun tolerated before a flag falls, in ms.
-    #[arg(long, value_name = "MS", default_value_t = crate::tournament::config::DEFAULT_MARGIN_MS)]
+    #[arg(long, value_name = "MS", default_value_t = arbiter_tournament::config::DEFAULT_MARGIN_MS)]
     margin: u64,
     /// The store: an SQLite file, or a postgres:// URL shared by many machines.
     #[arg(long, default_value = "arbiter.db")]
@@ -222,7 +222,7 @@ pub(super) fn run(registry: &Registry, args: &TuneArgs, plugin_dirs: &[PathBuf])
         spsa.params.len(),
         state.iterations(),
         spsa.in_flight,
-        setting_text(crate::stats::spsa::ParamKind::Float, spsa.a_ratio * state.iterations() as f64),
+        setting_text(arbiter_core::stats::spsa::ParamKind::Float, spsa.a_ratio * state.iterations() as f64),
         spsa.alpha,
         spsa.gamma,
         tournament.id,
@@ -280,8 +280,8 @@ pub(super) fn render(state: &TuneState) -> String {
 
 fn kind_name(p: &Param) -> &'static str {
     match p.kind {
-        crate::stats::spsa::ParamKind::Int => "int",
-        crate::stats::spsa::ParamKind::Float => "float",
+        arbiter_core::stats::spsa::ParamKind::Int => "int",
+        arbiter_core::stats::spsa::ParamKind::Float => "float",
     }
 }
 
@@ -302,7 +302,7 @@ fn plot(path: &[f64], width: usize, height: usize) -> Vec<String> {
     let (lo, hi) = columns.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)));
     let span = (hi - lo).max(f64::EPSILON);
     let row_of = |v: f64| (((hi - v) / span) * (height - 1) as f64).round() as usize;
-    let label = |v: f64| format!("{:>10}", setting_text(crate::stats::spsa::ParamKind::Float, v));
+    let label = |v: f64| format!("{:>10}", setting_text(arbiter_core::stats::spsa::ParamKind::Float, v));
     let mut lines: Vec<String> = (0..height)
         .map(|r| {
             let mark: String = columns.iter().map(|&v| if row_of(v) == r { '*' } else { ' ' }).collect();
@@ -352,7 +352,7 @@ fn closing_sprt(
         "--seed".into(),
         cfg.seed.to_string(),
         "--db".into(),
-        crate::store::without_password(&args.db.display().to_string()),
+        arbiter_store::without_password(&args.db.display().to_string()),
     ];
     if let Some(tc) = &cfg.tc {
         argv.extend(["--tc".into(), tc.clone()]);
@@ -377,7 +377,7 @@ fn closing_sprt(
 mod tests {
     use super::{definition, plot, TuneArgs};
     use crate::cli::parse_line;
-    use crate::stats::spsa::ParamKind;
+    use arbiter_core::stats::spsa::ParamKind;
 
     fn args(line: &str) -> TuneArgs {
         parse_line(line).unwrap()
@@ -421,7 +421,7 @@ mod tests {
 
     #[test]
     fn parameters_come_from_a_file_of_lines_or_of_toml_and_bad_ones_are_named() {
-        let dir = crate::testing::temp_folder("cli-tune-params");
+        let dir = arbiter_testing::temp_folder("cli-tune-params");
         let (lines, table) = (dir.join("p.txt"), dir.join("p.toml"));
         std::fs::write(&lines, "# tuned\nc, float, 1, 0, 4, 0.2, 0.05\n").unwrap();
         std::fs::write(

@@ -1,7 +1,7 @@
 //! `arbiter worker`: with `--db`, a queue worker that claims and plays the
-//! games queued in a shared store (see [`crate::tournament::queue`]); with
+//! games queued in a shared store (see [`arbiter_tournament::queue`]); with
 //! `--server`, one that holds only a token and plays what a coordinator
-//! hands out (see [`crate::tournament::remote`]); with neither, the child
+//! hands out (see [`arbiter_tournament::remote`]); with neither, the child
 //! that plays the games a tournament sends on stdin.
 
 use std::path::PathBuf;
@@ -11,12 +11,12 @@ use anyhow::Result;
 use clap::Args;
 
 use super::out::{say, say_or_quit};
-use crate::model::GameRecord;
-use crate::plugin::{Registry, SearchPath};
-use crate::record::EventInfo;
-use crate::store::Store;
-use crate::tournament::queue::{self, QueueWorkers};
-use crate::tournament::remote::{self, Client, RemoteWorkers};
+use arbiter_core::model::GameRecord;
+use arbiter_core::plugin::{Registry, SearchPath};
+use arbiter_play::record::EventInfo;
+use arbiter_store::Store;
+use arbiter_tournament::queue::{self, QueueWorkers};
+use arbiter_tournament::remote::{self, Client, RemoteWorkers};
 
 /// Arguments of `arbiter worker`.
 #[derive(Args, Debug)]
@@ -86,7 +86,7 @@ pub(super) fn run(registry: &Registry, args: &WorkerArgs, plugin_dirs: &[PathBuf
     if let (Some(server), Some(token)) = (&args.server, &args.token) {
         return remote(registry, args, server, token, plugin_dirs);
     }
-    let Some(db) = &args.db else { return Ok(crate::tournament::worker::serve(registry)?) };
+    let Some(db) = &args.db else { return Ok(arbiter_tournament::worker::serve(registry)?) };
     let stop = super::stop_on_interrupt("; their claims expire");
     // A server that is starting or restarting is waited for (Ctrl-C ends the wait).
     let store = queue::patiently(&stop, || Ok(Store::open(db)?))?;

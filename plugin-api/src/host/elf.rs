@@ -66,7 +66,7 @@ pub(super) fn broken_library(path: &Path) -> Option<String> {
     for entry in table.chunks_exact(program_size as usize) {
         let at = |i: usize| u64::from_le_bytes(entry[i..i + 8].try_into().expect("eight bytes"));
         let (offset, file_size) = (at(8), at(32));
-        let end = offset.checked_add(file_size).unwrap_or(u64::MAX);
+        let end = offset.saturating_add(file_size);
         if end > size {
             return Some(cut_short(end));
         }

@@ -1,0 +1,813 @@
+//! `uci:CMD[,name=value...]`: a chess engine speaking UCI (Stockfish and the
+//! like). Handshake (`uci`/`uciok`, `setoption`, `isready`/`readyok`),
+//! `ucinewgame` per game, `position fen ... moves ...` from the game's start,
+//! `go` with the clocks (or movetime, nodes, depth), `bestmove` back; the last
+//! `info ... score` and `time` are kept for adjudication and host latency.
+//! Moves reach the engine in UCI notation through the chess plugin's
+//! `uci_move` call. A process that dies or hangs is restarted for the next game.
+//!
+//! With `ponder=on` the engine thinks on the opponent's time: after each
+//! `bestmove X ponder Y` it is sent the position after `Y` and `go ponder`;
+//! when the opponent plays `Y` it is told `ponderhit` (its clock runs from
+//! then, as every move's does: from the moment it is asked), else `stop`,
+//! and is asked afresh. Each move records whether its ponder hit.
+
+use super::{
+    handshake, refuses_hidden, Answer, EngineSettings, EngineSlot, KindSpec, MoveWait, OptionValueError, Player,
+    PlayerError, PlayerKind, Reply, SettingError,
+};
+use arbiter_core::model::Seat;
+use arbiter_core::process::{deadline_after, ChildProcess, ProcessError};
+use arbiter_core::seat::{Seen, Start, Turn};
+use arbiter_core::verdict::GameResult;
+
+/// Settings of a UCI engine player.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UciConfig {
+    /// How the engine's process is started and kept.
+    pub engine: EngineSettings,
+    /// `setoption` pairs sent after the handshake.
+    pub options: Vec<(String, String)>,
+}
+
+impl UciConfig {
+    /// Parses `CMD[,name=value...]`: the [`EngineSettings`] by their names,
+    /// `option.NAME=value` or any other name as a UCI option.
+    pub fn parse(rest: &str) -> Result<UciConfig, SettingError> {
+        let mut parts = rest.split(',');
+        let command = parts.next().unwrap_or("").trim();
+        if command.is_empty() {
+            return Err(SettingError::NoCommand { kind: KIND.name, example: KIND.example });
+        }
+        let (mut engine, mut options) = (EngineSettings::of(command), Vec::new());
+        for kv in parts {
+            let (k, v) = kv
+                .split_once('=')
+                .map(|(k, v)| (k.trim(), v.trim()))
+                .ok_or_else(|| SettingError::NotNameValue(kv.into()))?;
+            if let Some(option) = k.strip_prefix("option.") {
+                options.push((option.to_string(), v.to_string()));
+            } else if !engine.set(k, v)? {
+                options.push((k.to_string(), v.to_string()));
+            }
+        }
+        Ok(UciConfig { engine, options })
+    }
+}
+
+/// How long an engine may take to answer `uci` and `isready` (unless its
+/// `timeout=` says otherwise).
+const HANDSHAKE_MS: u64 = 10_000;
+
+/// How long an engine told to `stop` (at its hang limit, with no clock) may
+/// take to send its `bestmove`.
+const STOP_GRACE_MS: u64 = 1_000;
+
+/// A UCI engine.
+pub struct UciPlayer {
+    cfg: UciConfig,
+    engine: EngineSlot,
+    name: String,
+    start_fen: String,
+    moves: Vec<String>,
+    /// Whether the engine was last told `UCI_Chess960 true`.
+    chess960: bool,
+    /// The `UCI_Variant` the engine was last told (Fairy-Stockfish's name).
+    variant: Option<String>,
+    /// The opponent's move the engine is pondering on (`go ponder` sent).
+    pondering: Option<String>,
+    /// The options the running engine declared.
+    declared: Vec<DeclaredOption>,
+    /// Option values taken since the engine started, told before its next game.
+    unsent: Vec<(String, String)>,
+}
+
+impl UciPlayer {
+    /// A player for the engine `cfg` describes; the process starts with the first game.
+    pub fn new(cfg: UciConfig) -> Self {
+        let name = cfg.engine.program_name();
+        UciPlayer {
+            engine: EngineSlot::new(cfg.engine.restart),
+            cfg,
+            name,
+            start_fen: String::new(),
+            moves: Vec::new(),
+            chess960: false,
+            variant: None,
+            pondering: None,
+            declared: Vec::new(),
+            unsent: Vec::new(),
+        }
+    }
+
+    /// Runs `talk` on the engine (see [`EngineSlot`]).
+    fn with_engine<T>(
+        &mut self,
+        talk: impl FnOnce(&mut ChildProcess) -> Result<T, PlayerError>,
+    ) -> Result<T, PlayerError> {
+        let (cfg, declared) = (&self.cfg, &mut self.declared);
+        let start = || {
+            let (p, name, options) = Self::start(cfg)?;
+            *declared = options;
+            Ok((p, name))
+        };
+        self.engine.talk(start, &mut self.name, talk)
+    }
+
+    /// Starts the engine: `uci` until `uciok` (its name and options noted),
+    /// then the configured `setoption`s.
+    fn start(cfg: &UciConfig) -> Result<(ChildProcess, Option<String>, Vec<DeclaredOption>), PlayerError> {
+        let mut p = cfg.engine.start()?;
+        let (name, declared) = Self::handshake(&mut p, cfg)?;
+        // UCI's way of telling an engine it will be asked to ponder (unless set by hand).
+        let ponder_set = cfg.options.iter().any(|(k, _)| k.eq_ignore_ascii_case("Ponder"));
+        if cfg.engine.ponder && !ponder_set && declared.iter().any(|o| o.name.eq_ignore_ascii_case("Ponder")) {
+            p.send("setoption name Ponder value true")?;
+        }
+        for (k, v) in &cfg.options {
+            p.send(&setoption(&declared, &cfg.engine.command, k, v)?)?;
+        }
+        Ok((p, name, declared))
+    }
+
+    /// `uci` until `uciok`: the engine's name and the options it declares.
+    fn handshake(p: &mut ChildProcess, cfg: &UciConfig) -> Result<(Option<String>, Vec<DeclaredOption>), PlayerError> {
+        p.send("uci")?;
+        let (mut name, mut declared) = (None, Vec::new());
+        p.recv_until(Some(deadline_after(cfg.engine.handshake_ms(HANDSHAKE_MS))), |l| {
+            if let Some(n) = l.strip_prefix("id name ") {
+                name = Some(n.trim().to_string());
+            } else if let Some(option) = DeclaredOption::parse(l) {
+                declared.push(option);
+            }
+            (l.trim() == "uciok").then_some(())
+        })
+        .map_err(|e| handshake(e, "uciok"))?;
+        Ok((name, declared))
+    }
+}
+
+/// Starts the engine once, before any game, and checks every configured
+/// option's value against the type the engine declares for it (`Hash=abc`
+/// for a spin option, a value outside its range, a combo value it does not
+/// list), so that a mistyped setting is one error rather than an engine
+/// that aborts and loses.
+pub fn check_options(cfg: &UciConfig) -> Result<(), SettingError> {
+    if cfg.options.is_empty() {
+        return Ok(());
+    }
+    let mut p = cfg.engine.start().map_err(|e| SettingError::Engine(e.to_string()))?;
+    let declared = UciPlayer::handshake(&mut p, cfg).map_err(|e| SettingError::Engine(e.to_string()))?.1;
+    let _ = p.send("quit");
+    for (k, v) in &cfg.options {
+        if let Some(option) = declared.iter().find(|o| o.name.eq_ignore_ascii_case(k)) {
+            option.check(v).map_err(|reason| SettingError::Option { name: k.clone(), reason })?;
+        }
+    }
+    Ok(())
+}
+
+/// What kind of value a UCI option takes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum OptionKind {
+    /// A whole number within bounds.
+    Spin {
+        /// The least value.
+        min: i64,
+        /// The greatest value.
+        max: i64,
+    },
+    /// `true` or `false`.
+    Check,
+    /// One of the listed values.
+    Combo(Vec<String>),
+    /// No value: setting it presses it.
+    Button,
+    /// Any text.
+    Text,
+}
+
+/// An option as the engine declares it (`option name Hash type spin default 16 min 1 max 33554432`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeclaredOption {
+    /// Its name.
+    pub name: String,
+    /// The values it takes.
+    pub kind: OptionKind,
+}
+
+impl DeclaredOption {
+    /// The option an `option name ...` line declares, if it is one.
+    pub fn parse(line: &str) -> Option<DeclaredOption> {
+        let rest = line.trim().strip_prefix("option name ")?;
+        let (name, tail) = rest.split_once(" type ")?;
+        let mut words = tail.split_whitespace();
+        let kind_word = words.next()?;
+        // The values after each keyword, up to the next keyword (var values may hold spaces).
+        let mut fields: Vec<(&str, Vec<&str>)> = Vec::new();
+        for w in words {
+            match w {
+                "default" | "min" | "max" | "var" => fields.push((w, Vec::new())),
+                _ => {
+                    if let Some((_, v)) = fields.last_mut() {
+                        v.push(w)
+                    }
+                }
+            }
+        }
+        let field = |key: &str| fields.iter().find(|(k, _)| *k == key).map(|(_, v)| v.join(" "));
+        let kind = match kind_word {
+            "spin" => OptionKind::Spin {
+                min: field("min").and_then(|m| m.parse().ok()).unwrap_or(i64::MIN),
+                max: field("max").and_then(|m| m.parse().ok()).unwrap_or(i64::MAX),
+            },
+            "check" => OptionKind::Check,
+            "combo" => {
+                OptionKind::Combo(fields.iter().filter(|(k, _)| *k == "var").map(|(_, v)| v.join(" ")).collect())
+            }
+            "button" => OptionKind::Button,
+            _ => OptionKind::Text,
+        };
+        Some(DeclaredOption { name: name.trim().to_string(), kind })
+    }
+
+    /// Whether `value` is one this option takes; why not, if not.
+    pub fn check(&self, value: &str) -> Result<(), OptionValueError> {
+        match &self.kind {
+            &OptionKind::Spin { min, max } => match value.parse::<i64>() {
+                Ok(n) if (min..=max).contains(&n) => Ok(()),
+                Ok(n) => Err(OptionValueError::OutOfRange { value: n, min, max }),
+                Err(_) => Err(OptionValueError::NotWhole { value: value.into(), min, max }),
+            },
+            OptionKind::Check => match value {
+                "true" | "false" => Ok(()),
+                _ => Err(OptionValueError::NotBool(value.into())),
+            },
+            OptionKind::Combo(vars) => match vars.iter().any(|v| v.eq_ignore_ascii_case(value)) {
+                true => Ok(()),
+                false => Err(OptionValueError::NotListed { value: value.into(), vars: vars.join(", ") }),
+            },
+            OptionKind::Button | OptionKind::Text => Ok(()),
+        }
+    }
+}
+
+/// The `setoption` line telling an engine that declared `declared` the
+/// value `v` of its option `k`: checked against the option's type, and
+/// sent anyway (with a warning naming what it offers) if it declared none
+/// of that name.
+fn setoption(declared: &[DeclaredOption], command: &str, k: &str, v: &str) -> Result<String, PlayerError> {
+    let Some(option) = declared.iter().find(|o| o.name.eq_ignore_ascii_case(k)) else {
+        let offered = match declared.is_empty() {
+            true => "none".to_string(),
+            false => declared.iter().map(|o| o.name.as_str()).collect::<Vec<_>>().join(", "),
+        };
+        tracing::warn!("engine '{command}' has no UCI option '{k}' (it offers: {offered})");
+        return Ok(format!("setoption name {k} value {v}"));
+    };
+    option.check(v).map_err(|why| PlayerError::Protocol(format!("option {k}: {why}")))?;
+    Ok(match option.kind {
+        OptionKind::Button => format!("setoption name {k}"),
+        _ => format!("setoption name {k} value {v}"),
+    })
+}
+
+impl Player for UciPlayer {
+    engine_identity!();
+
+    /// UCI sets options whenever the engine waits: the changed values are
+    /// told before the next `ucinewgame`. An option told before and not
+    /// now cannot be taken back but by a new process.
+    fn take_options(&mut self, options: &[(String, String)]) -> bool {
+        super::take_new_options(&mut self.cfg.options, &mut self.unsent, options)
+    }
+
+    fn new_game(&mut self, start: &Start<'_>) -> Result<(), PlayerError> {
+        self.stop_ponder();
+        let state = super::whole_position(start, "UCI")?;
+        self.start_fen = state.position_text();
+        self.moves.clear();
+        let chess960 = super::is_chess960(state);
+        let variant = super::uci_variant(state);
+        self.engine.begin_game(Some("quit"));
+        // Said when it changes: one engine process may play games of both kinds.
+        let tell = chess960 != self.chess960 || (chess960 && !self.engine.running());
+        self.chess960 = chess960;
+        let name = variant.as_ref().map(|(n, _)| n.clone());
+        let tell_variant = name.is_some() && (name != self.variant || !self.engine.running());
+        self.variant = name;
+        let ready_ms = self.cfg.engine.handshake_ms(HANDSHAKE_MS);
+        // Values taken since the engine started (a fresh one is told them
+        // all); one it refuses ends the process, as any failure does.
+        let unsent = std::mem::take(&mut self.unsent);
+        let told = match self.engine.running() && !unsent.is_empty() {
+            true => Some((self.declared.clone(), self.cfg.engine.command.clone())),
+            false => None,
+        };
+        self.with_engine(|p| {
+            if let Some((declared, command)) = told {
+                for (k, v) in &unsent {
+                    p.send(&setoption(&declared, &command, k, v)?)?;
+                }
+            }
+            if tell {
+                p.send(&format!("setoption name UCI_Chess960 value {chess960}"))?;
+            }
+            // An ini variant: its file first if it is a user's, then its name.
+            if let Some((name, path)) = variant.filter(|_| tell_variant) {
+                if let Some(path) = path {
+                    p.send(&format!("setoption name VariantPath value {path}"))?;
+                }
+                p.send(&format!("setoption name UCI_Variant value {name}"))?;
+            }
+            p.send("ucinewgame")?;
+            p.send("isready")?;
+            p.recv_until(Some(deadline_after(ready_ms)), |l| (l.trim() == "readyok").then_some(()))
+                .map_err(|e| handshake(e, "readyok"))
+        })
+    }
+
+    fn notify(&mut self, seen: &Seen<'_>) {
+        if let Some((before, mv)) = seen.before {
+            self.moves.push(super::coordinate_text(before, mv).unwrap_or_else(|| seen.text.clone()));
+        }
+    }
+
+    fn choose(&mut self, turn: &Turn<'_>) -> Result<Reply, PlayerError> {
+        let asked = std::time::Instant::now();
+        let wait = MoveWait::of(turn);
+        let limits = Limits::of(turn);
+        let ponder_hit = self.settle_ponder()?;
+        let position = position_command(&self.start_fen, &self.moves);
+        let go = limits.go(None);
+        let infinite = go == "go infinite";
+        let mut search = Search::default();
+        let best = self.with_engine(|p| {
+            // After a ponder hit the engine is searching this very position already.
+            if ponder_hit != Some(true) {
+                p.send(&position)?;
+                p.send(&go)?;
+            }
+            let mut read = |line: &str| read_search_line(line, &mut search);
+            match p.recv_until(Some(wait.deadline), &mut read) {
+                Err(ProcessError::Timeout) if infinite => {
+                    p.send("stop")?;
+                    p.recv_until(Some(deadline_after(STOP_GRACE_MS)), read).map_err(|e| wait.blame(e.into()))
+                }
+                r => r.map_err(|e| wait.blame(e.into())),
+            }
+        })?;
+        // Pondering needs a search that ends by itself once told `ponderhit`.
+        if let (true, false, Some(expected)) = (self.cfg.engine.ponder, infinite, search.ponder.take()) {
+            self.start_ponder(&best, expected, &limits, asked.elapsed().as_millis() as u64);
+        }
+        Ok(Reply {
+            reported_ms: search.reported_ms,
+            score: search.score,
+            depth: search.depth,
+            nodes: search.nodes,
+            seldepth: search.seldepth,
+            pv: search.pv,
+            ponder_hit,
+            ..Reply::answer(Answer::Text(best))
+        })
+    }
+
+    fn game_over(&mut self, _result: &GameResult, _me: Seat) {
+        self.stop_ponder();
+        self.moves.clear();
+    }
+}
+
+impl UciPlayer {
+    /// Ends a ponder search before the engine is asked to move: `ponderhit`
+    /// if the opponent played the move it pondered on (the search goes on,
+    /// now on the clock), else `stop` and its `bestmove` read and dropped.
+    /// Whether it was a hit; `None` if the engine was not pondering.
+    fn settle_ponder(&mut self) -> Result<Option<bool>, PlayerError> {
+        let Some(expected) = self.pondering.take() else { return Ok(None) };
+        if self.moves.last() == Some(&expected) {
+            self.with_engine(|p| Ok(p.send("ponderhit")?))?;
+            return Ok(Some(true));
+        }
+        self.with_engine(stop_search)?;
+        Ok(Some(false))
+    }
+
+    /// Starts the engine thinking on `expected`, the opponent's reply to
+    /// `best`: the position after both, and `go ponder` with the clocks as
+    /// they will stand (this engine's less the `used_ms` it just took, plus
+    /// its increment). An engine that cannot be told just does not ponder.
+    fn start_ponder(&mut self, best: &str, expected: String, limits: &Limits, used_ms: u64) {
+        let mut line = self.moves.clone();
+        line.extend([best.to_string(), expected.clone()]);
+        let position = position_command(&self.start_fen, &line);
+        let go = limits.go(Some(used_ms)).replacen("go", "go ponder", 1);
+        match self.with_engine(|p| {
+            p.send(&position)?;
+            Ok(p.send(&go)?)
+        }) {
+            Ok(()) => self.pondering = Some(expected),
+            Err(e) => tracing::warn!("engine '{}': not pondering: {e}", self.name),
+        }
+    }
+
+    /// Stops a ponder search the game made pointless (it ended, or a new one
+    /// starts), reading its `bestmove` so the engine is ready for the next.
+    fn stop_ponder(&mut self) {
+        if self.pondering.take().is_none() {
+            return;
+        }
+        if let Err(e) = self.with_engine(stop_search) {
+            tracing::warn!("engine '{}': did not stop pondering: {e}", self.name);
+        }
+    }
+}
+
+/// Ends a search with `stop`, its `bestmove` read and dropped.
+fn stop_search(p: &mut ChildProcess) -> Result<(), PlayerError> {
+    p.send("stop")?;
+    let mut ignored = Search::default();
+    p.recv_until(Some(deadline_after(STOP_GRACE_MS)), |l| read_search_line(l, &mut ignored))?;
+    Ok(())
+}
+
+/// `position fen START [moves ...]`.
+fn position_command(start_fen: &str, moves: &[String]) -> String {
+    if moves.is_empty() {
+        format!("position fen {start_fen}")
+    } else {
+        format!("position fen {start_fen} moves {}", moves.join(" "))
+    }
+}
+
+/// What limits a search: the clocks, a fixed time, nodes or depth, as a
+/// turn gives them.
+struct Limits {
+    /// The mover (0 White, 1 Black).
+    me: Seat,
+    /// Both clocks' remaining time and increment, if both run.
+    clocks: Option<[(u64, u64); 2]>,
+    /// Moves to the next time control, for the mover.
+    moves_to_go: Option<u32>,
+    /// A fixed time for the move.
+    movetime_ms: Option<u64>,
+    /// A node limit.
+    nodes: Option<u64>,
+    /// A depth limit.
+    depth: Option<u32>,
+}
+
+impl Limits {
+    fn of(turn: &Turn<'_>) -> Limits {
+        let (me, white, black) = (turn.player(), turn.clock(Seat::FIRST), turn.clock(Seat::SECOND));
+        let clocks = match (white.remaining_ms, black.remaining_ms) {
+            (Some(w), Some(b)) => Some([(w, white.increment_ms), (b, black.increment_ms)]),
+            _ => None,
+        };
+        let tc = turn.time_control();
+        Limits {
+            me,
+            clocks,
+            moves_to_go: turn.clock(me).moves_to_go,
+            movetime_ms: turn.clock(me).movetime_ms,
+            nodes: tc.nodes,
+            depth: tc.depth,
+        }
+    }
+
+    /// The `go` command; with `used_ms`, for the mover's next move (its
+    /// clock less that time, plus its increment): `go infinite` when
+    /// nothing limits the search.
+    fn go(&self, used_ms: Option<u64>) -> String {
+        let mut go = String::from("go");
+        if let Some(mt) = self.movetime_ms {
+            go.push_str(&format!(" movetime {mt}"));
+        } else if let Some(mut clocks) = self.clocks {
+            if let Some(used) = used_ms {
+                let (left, inc) = clocks[self.me.index() % 2];
+                clocks[self.me.index() % 2] = (left.saturating_sub(used) + inc, inc);
+            }
+            let [(w, winc), (b, binc)] = clocks;
+            go.push_str(&format!(" wtime {w} btime {b} winc {winc} binc {binc}"));
+            if let Some(m) = self.moves_to_go {
+                go.push_str(&format!(" movestogo {m}"));
+            }
+        }
+        if let Some(n) = self.nodes {
+            go.push_str(&format!(" nodes {n}"));
+        }
+        if let Some(d) = self.depth {
+            go.push_str(&format!(" depth {d}"));
+        }
+        if go == "go" {
+            // No limit at all: search until told to stop, at the hang limit.
+            go.push_str(" infinite");
+        }
+        go
+    }
+}
+
+/// What an engine's `info` lines said of its search, the last of each.
+#[derive(Default)]
+struct Search {
+    /// The score, mate scores as ±30000 less the distance.
+    score: Option<i32>,
+    /// The depth.
+    depth: Option<u32>,
+    /// The nodes searched.
+    nodes: Option<u64>,
+    /// The selective depth.
+    seldepth: Option<u32>,
+    /// The principal variation.
+    pv: Option<String>,
+    /// The time the engine says it took, in ms.
+    reported_ms: Option<u64>,
+    /// The opponent's move it expects (`bestmove ... ponder MOVE`).
+    ponder: Option<String>,
+}
+
+/// Reads one line of an engine's search: `info` updates the score, depth,
+/// selective depth, nodes, pv and the time it reports (`info string` is
+/// free text, read for nothing); `bestmove` gives the move (and notes the
+/// move it would ponder on).
+fn read_search_line(line: &str, search: &mut Search) -> Option<String> {
+    let (score, reported) = (&mut search.score, &mut search.reported_ms);
+    let w: Vec<&str> = line.split_whitespace().collect();
+    match w.first() {
+        Some(&"info") => {
+            for i in 1..w.len() {
+                match (w[i - 1], w[i]) {
+                    (_, "string") => break,
+                    (_, "pv") => {
+                        search.pv = Some(w[i + 1..].join(" ")).filter(|pv| !pv.is_empty());
+                        break;
+                    }
+                    (_, "seldepth") => search.seldepth = w.get(i + 1).and_then(|t| t.parse().ok()).or(search.seldepth),
+                    (_, "time") => *reported = w.get(i + 1).and_then(|t| t.parse().ok()).or(*reported),
+                    (_, "depth") => search.depth = w.get(i + 1).and_then(|t| t.parse().ok()).or(search.depth),
+                    (_, "nodes") => search.nodes = w.get(i + 1).and_then(|t| t.parse().ok()).or(search.nodes),
+                    ("score", "cp") => *score = w.get(i + 1).and_then(|t| t.parse().ok()),
+                    ("score", "mate") => {
+                        *score = w.get(i + 1).and_then(|t| t.parse::<i32>().ok()).map(|m| {
+                            if m > 0 {
+                                30000 - m
+                            } else {
+                                -30000 - m
+                            }
+                        })
+                    }
+                    _ => {}
+                }
+            }
+            None
+        }
+        Some(&"bestmove") => {
+            search.ponder = match (w.get(2), w.get(3)) {
+                (Some(&"ponder"), Some(m)) => Some(m.to_string()),
+                _ => None,
+            };
+            Some(w.get(1).unwrap_or(&"").to_string())
+        }
+        _ => None,
+    }
+}
+
+/// `uci:CMD[,name=value...]`.
+pub const KIND: PlayerKind = PlayerKind {
+    name: "uci",
+    example: "uci:stockfish",
+    runs_a_program: true,
+    parse: |rest| Ok(Box::new(UciConfig::parse(rest)?)),
+};
+
+impl KindSpec for UciConfig {
+    fn create(&self, _game_seed: u64) -> Box<dyn Player> {
+        Box::new(UciPlayer::new(self.clone()))
+    }
+
+    fn ponders(&self) -> bool {
+        self.engine.ponder
+    }
+
+    fn settings(&self) -> Option<&EngineSettings> {
+        Some(&self.engine)
+    }
+
+    fn options(&self) -> &[(String, String)] {
+        &self.options
+    }
+
+    fn refuses(&self, info: &arbiter_api::schema::VariantInfo) -> Option<String> {
+        refuses_hidden(info)
+    }
+
+    fn check_options(&self) -> Result<(), SettingError> {
+        check_options(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn declared_options_are_read_with_their_types() {
+        let hash = DeclaredOption::parse("option name Hash type spin default 16 min 1 max 33554432").unwrap();
+        assert_eq!(hash, DeclaredOption { name: "Hash".into(), kind: OptionKind::Spin { min: 1, max: 33554432 } });
+        let style = DeclaredOption::parse("option name Play Style type combo default Normal var Very Solid var Normal")
+            .unwrap();
+        assert_eq!(style.name, "Play Style");
+        assert_eq!(style.kind, OptionKind::Combo(vec!["Very Solid".into(), "Normal".into()]));
+        let clear = DeclaredOption::parse("option name Clear Hash type button").unwrap();
+        assert_eq!(clear.kind, OptionKind::Button);
+        assert_eq!(
+            DeclaredOption::parse("option name Ponder type check default false").unwrap().kind,
+            OptionKind::Check
+        );
+        assert_eq!(
+            DeclaredOption::parse("option name SyzygyPath type string default <empty>").unwrap().kind,
+            OptionKind::Text
+        );
+        assert!(DeclaredOption::parse("id name Stockfish").is_none());
+    }
+
+    #[test]
+    fn values_of_the_wrong_type_are_refused_with_the_reason() {
+        let hash = DeclaredOption { name: "Hash".into(), kind: OptionKind::Spin { min: 1, max: 1024 } };
+        assert!(hash.check("64").is_ok());
+        assert_eq!(hash.check("abc").unwrap_err().to_string(), "'abc' is not a whole number (a spin option, 1..1024)");
+        assert_eq!(hash.check("0").unwrap_err().to_string(), "0 is outside 1..1024");
+        let ponder = DeclaredOption { name: "Ponder".into(), kind: OptionKind::Check };
+        assert!(ponder.check("true").is_ok() && ponder.check("yes").is_err());
+        let style =
+            DeclaredOption { name: "Style".into(), kind: OptionKind::Combo(vec!["Solid".into(), "Risky".into()]) };
+        assert!(style.check("solid").is_ok());
+        assert_eq!(style.check("Wild").unwrap_err().to_string(), "'Wild' is none of Solid, Risky");
+    }
+
+    #[test]
+    fn a_search_s_info_lines_keep_the_last_score_depth_nodes_and_pv_and_bestmove_ends_it() {
+        let mut search = super::Search::default();
+        let mut read = |line: &str| super::read_search_line(line, &mut search);
+        assert_eq!(read("info depth 1 seldepth 2 score cp 31 nodes 20 time 3 pv e2e4"), None);
+        assert_eq!(
+            read("info depth 12 seldepth 17 score cp -15 upperbound nodes 90210 nps 1 time 41 pv d2d4 g8f6 c2c4"),
+            None
+        );
+        assert_eq!(read("info string NNUE evaluation using nn-x.nnue pv a1a2"), None, "free text changes nothing");
+        assert_eq!(read("info currmove e2e4 currmovenumber 1"), None);
+        assert_eq!(read("bestmove d2d4 ponder g8f6").as_deref(), Some("d2d4"));
+        assert_eq!(
+            (search.score, search.depth, search.seldepth, search.nodes),
+            (Some(-15), Some(12), Some(17), Some(90210))
+        );
+        assert_eq!((search.pv.as_deref(), search.reported_ms), (Some("d2d4 g8f6 c2c4"), Some(41)));
+        assert_eq!(search.ponder.as_deref(), Some("g8f6"), "the move to ponder on");
+        let mut mate = super::Search::default();
+        super::read_search_line("info depth 9 score mate 3 pv a1a8", &mut mate);
+        assert_eq!(mate.score, Some(29997));
+        super::read_search_line("info depth 9 score mate -2 pv a1a8", &mut mate);
+        assert_eq!(mate.score, Some(-29998));
+        assert_eq!(super::read_search_line("bestmove", &mut mate).as_deref(), Some(""));
+        assert_eq!(mate.ponder, None);
+    }
+
+    #[test]
+    fn ponder_is_a_setting_on_or_off_and_not_an_option() {
+        let cfg = UciConfig::parse("stockfish,ponder=on,Hash=16").unwrap();
+        assert!(cfg.engine.ponder);
+        assert_eq!(cfg.options, [("Hash".to_string(), "16".to_string())]);
+        assert!(!UciConfig::parse("stockfish,ponder=off").unwrap().engine.ponder);
+        assert!(!UciConfig::parse("stockfish").unwrap().engine.ponder);
+        let e = UciConfig::parse("stockfish,ponder=yes").unwrap_err().to_string();
+        assert!(e.contains("ponder") && e.contains("must be on or off"), "{e}");
+        let raw = UciConfig::parse("stockfish,option.Ponder=true").unwrap();
+        assert_eq!((raw.engine.ponder, raw.options[0].0.as_str()), (false, "Ponder"), "the UCI option itself, by hand");
+    }
+
+    #[test]
+    fn a_ponder_search_is_told_the_clocks_as_they_will_stand_after_the_move() {
+        let limits = Limits {
+            me: Seat::SECOND,
+            clocks: Some([(60_000, 1_000), (30_000, 500)]),
+            moves_to_go: None,
+            movetime_ms: None,
+            nodes: Some(5000),
+            depth: None,
+        };
+        assert_eq!(limits.go(None), "go wtime 60000 btime 30000 winc 1000 binc 500 nodes 5000");
+        // Black took 2 s and earns its increment.
+        assert_eq!(limits.go(Some(2_000)), "go wtime 60000 btime 28500 winc 1000 binc 500 nodes 5000");
+        let fixed = Limits { clocks: None, movetime_ms: Some(100), nodes: None, ..limits };
+        assert_eq!(fixed.go(Some(50)), "go movetime 100");
+        let none = Limits { movetime_ms: None, ..fixed };
+        assert_eq!(none.go(None), "go infinite", "nothing limits the search");
+    }
+
+    /// A UCI engine in a few lines of shell for the fixture's race: it
+    /// always answers `+1` and expects `expected`, and logs what it is sent.
+    #[cfg(unix)]
+    fn fake_engine(name: &str, expected: &str) -> (UciPlayer, std::path::PathBuf) {
+        let (script, log) = arbiter_testing::shell_engine(
+            name,
+            &format!(
+                "uci) echo 'id name fake'; echo 'option name Ponder type check default false'; echo uciok;;\n\
+             isready) echo readyok;;\n\
+             'go ponder'*) ;;\n\
+             go*|ponderhit) echo 'info depth 1 score cp 5'; echo 'bestmove +1 ponder {expected}';;\n\
+             stop) echo 'bestmove +2';;\n\
+             quit) exit 0;;"
+            ),
+        );
+        let cfg = UciConfig::parse(&format!("sh {},ponder=on", script.display())).unwrap();
+        (UciPlayer::new(cfg), log)
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_ponder_on_the_move_played_is_a_hit_and_the_engine_is_told_ponderhit() {
+        let (engine, log) = fake_engine("uci-ponder-hit", "+1");
+        let record = arbiter_testing::race_against(Box::new(engine));
+        let mine: Vec<Option<bool>> =
+            record.plies.iter().filter(|p| p.player == Seat::FIRST).map(|p| p.ponder_hit).collect();
+        assert_eq!(mine[0], None, "nothing to ponder on before the first move");
+        assert!(mine.len() > 2 && mine[1..].iter().all(|h| *h == Some(true)), "{mine:?}");
+        let sent = std::fs::read_to_string(log).unwrap();
+        assert!(sent.contains("setoption name Ponder value true"), "{sent}");
+        let ponders = sent.lines().filter(|l| l.starts_with("go ponder")).count();
+        assert_eq!(sent.matches("ponderhit").count(), mine.len() - 1, "{sent}");
+        // The last ponder search, cut short by the end of the game, is stopped.
+        assert_eq!(ponders, mine.len() - 1 + sent.matches("stop").count(), "{sent}");
+        assert!(sent.contains("go ponder wtime "), "with the clocks: {sent}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_ponder_on_another_move_is_a_miss_stopped_before_the_engine_is_asked_afresh() {
+        let (engine, log) = fake_engine("uci-ponder-miss", "+2");
+        let record = arbiter_testing::race_against(Box::new(engine));
+        let mine: Vec<Option<bool>> =
+            record.plies.iter().filter(|p| p.player == Seat::FIRST).map(|p| p.ponder_hit).collect();
+        assert!(mine.len() > 2 && mine[1..].iter().all(|h| *h == Some(false)), "{mine:?}");
+        let sent = std::fs::read_to_string(log).unwrap();
+        assert!(!sent.contains("ponderhit"), "{sent}");
+        // Each miss: stop, then the position and a plain go.
+        let lines: Vec<&str> = sent.lines().collect();
+        for (i, _) in lines.iter().enumerate().filter(|(_, l)| **l == "stop") {
+            if let Some(next) = lines.get(i + 2) {
+                assert!(
+                    lines[i + 1].starts_with("position ") && next.starts_with("go wtime"),
+                    "{:?}",
+                    &lines[i..i + 3]
+                );
+            }
+        }
+        assert!(record.plies.iter().all(|p| p.text == "+1"), "the stopped search's move is never played");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn new_option_values_reach_the_running_engine_before_its_next_game() {
+        use arbiter_core::seat::Player;
+        let (script, log) = arbiter_testing::shell_engine(
+            "uci-take-options",
+            "uci) echo 'option name A type spin default 0 min 0 max 10'; echo uciok;;\n\
+             isready) echo readyok;;\n\
+             go*) echo 'bestmove +1';;",
+        );
+        let cfg = UciConfig::parse(&format!("sh {},A=1", script.display())).unwrap();
+        let mut players: Vec<Box<dyn Player>> =
+            vec![Box::new(UciPlayer::new(cfg)), Box::new(arbiter_testing::Scripted::new(vec![]))];
+        let play = arbiter_testing::race_game;
+        play(&mut players);
+        assert!(players[0].take_options(&[("A".into(), "2".into())]));
+        play(&mut players);
+        let sent = std::fs::read_to_string(&log).unwrap();
+        let lines: Vec<&str> = sent.lines().filter(|l| !l.starts_with("position") && !l.starts_with("go")).collect();
+        assert_eq!(
+            lines,
+            [
+                "uci",
+                "setoption name A value 1",
+                "ucinewgame",
+                "isready",
+                "setoption name A value 2",
+                "ucinewgame",
+                "isready"
+            ],
+            "one process, told the new value before its second game"
+        );
+        // A value the engine's declaration refuses loses that game and ends
+        // the process; an option cannot be taken back but by a new one.
+        assert!(players[0].take_options(&[("A".into(), "11".into())]));
+        let refused = play(&mut players);
+        assert!(
+            refused.result.termination.to_string().contains("option A: 11 is outside 0..10"),
+            "{:?}",
+            refused.result
+        );
+        assert!(!std::fs::read_to_string(&log).unwrap().contains("value 11"));
+        assert!(!players[0].take_options(&[]));
+    }
+}

@@ -1,0 +1,60 @@
+//! Running many games: the definition ([`config`]), the schedule
+//! ([`schedule`]), the runner with its worker processes ([`runner`],
+//! [`worker`]), the tournament against the store with resume ([`driver`]),
+//! reading a stored tournament ([`view`]), standings ([`standings`]), the
+//! games of many stored tournaments gathered for a rating list
+//! ([`rating_list`]), and the queue's workers on other machines: in the
+//! store ([`queue`]) or over HTTPS through a coordinator ([`coordinator`],
+//! [`wire`], [`remote`]), which counts a remote worker's result only as far
+//! as its record proves it ([`outcomes`]).
+
+pub mod audit;
+pub mod config;
+pub mod coordinator;
+pub mod driver;
+pub mod duel;
+pub mod error;
+pub mod games;
+pub mod journal;
+pub mod lease;
+pub mod openings;
+pub mod outcomes;
+pub mod pairing;
+pub mod pins;
+pub mod pulse;
+pub mod queue;
+pub mod rating_list;
+pub mod remote;
+pub mod runner;
+pub mod schedule;
+pub mod sprt_match;
+pub mod standings;
+pub mod tune;
+pub mod view;
+pub mod wire;
+pub mod worker;
+
+pub use games::{Entrant, Isolation, RunConfig, ScheduledGame};
+pub use runner::{run_games, RunReport};
+
+/// What this crate's unit tests share beside `arbiter-testing` (which
+/// knows no tournaments: this crate's types in a test build are not those
+/// it would be built against).
+#[cfg(test)]
+mod testing {
+    /// A tournament definition as `arbiter tournament` stores it: the TOML
+    /// lines `head`, then `players` as (name, spec); playing `variants`.
+    pub fn definition(head: &str, players: &[(&str, &str)], variants: &[&str]) -> crate::view::StoredDefinition {
+        let mut text = format!("{head}\n");
+        for (name, spec) in players {
+            text.push_str(&format!("[[players]]\nname = \"{name}\"\nspec = \"{spec}\"\n"));
+        }
+        crate::view::StoredDefinition {
+            config: crate::config::TournamentConfig::from_toml("t.toml", &text).unwrap(),
+            variants: variants.iter().map(|v| v.to_string()).collect(),
+            openings: Default::default(),
+            plugins: Default::default(),
+            engines: Default::default(),
+        }
+    }
+}
