@@ -10,13 +10,14 @@
 //!   [`plugin`], [`stats`], [`sync`].
 //! - `arbiter-play`: [`referee`], [`players`], [`record`], [`check`].
 //! - `arbiter-store`: [`store`]; `arbiter-tournament`: [`tournament`];
-//!   `arbiter-web`: [`web`].
+//!   `arbiter-fleet`: [`fleet`]; `arbiter-web`: [`web`].
 
 pub mod cli;
 pub mod scaffold;
 
 pub use arbiter_api::{host::Game, host::VariantHandle, Error, Outcome, Status, Viewer};
 pub use arbiter_core::{clock, model, plugin, process, seat, stats, sync, verdict};
+pub use arbiter_fleet as fleet;
 pub use arbiter_play::{check, players, record, referee};
 pub use arbiter_store as store;
 pub use arbiter_tournament as tournament;

@@ -205,3 +205,32 @@ pub fn match_game(index: u32, first_moves_first: bool, result: &str) -> SlotResu
         winner,
     }
 }
+
+/// A tournament definition as `arbiter tournament` stores it: the TOML
+/// lines `head`, then `players` as (name, spec); playing `variants`.
+pub fn definition(
+    head: &str,
+    players: &[(&str, &str)],
+    variants: &[&str],
+) -> arbiter_tournament::view::StoredDefinition {
+    let mut text = format!("{head}\n");
+    for (name, spec) in players {
+        text.push_str(&format!("[[players]]\nname = \"{name}\"\nspec = \"{spec}\"\n"));
+    }
+    arbiter_tournament::view::StoredDefinition {
+        config: arbiter_tournament::config::TournamentConfig::from_toml("t.toml", &text).unwrap(),
+        variants: variants.iter().map(|v| v.to_string()).collect(),
+        openings: Default::default(),
+        plugins: Default::default(),
+        engines: Default::default(),
+    }
+}
+
+/// Plays `job` in this process, as a worker process would.
+pub fn play_in_process(registry: &arbiter_core::plugin::Registry, job: &arbiter_tournament::worker::Job) -> GameRecord {
+    use arbiter_tournament::worker::{play_job, KEPT_ENGINES};
+    let pulse = arbiter_tournament::pulse::Pulse::shared(std::time::Duration::from_secs(30));
+    let line = serde_json::to_string(job).unwrap();
+    let mut engines = arbiter_play::players::KeptEngines::new(KEPT_ENGINES);
+    play_job(registry, &line, &pulse, &mut engines, &mut None).unwrap().0
+}

@@ -3,14 +3,11 @@
 //! [`worker`]), the tournament against the store with resume ([`driver`]),
 //! reading a stored tournament ([`view`]), standings ([`standings`]), the
 //! games of many stored tournaments gathered for a rating list
-//! ([`rating_list`]), and the queue's workers on other machines: in the
-//! store ([`queue`]) or over HTTPS through a coordinator ([`coordinator`],
-//! [`wire`], [`remote`]), which counts a remote worker's result only as far
-//! as its record proves it ([`outcomes`]).
+//! ([`rating_list`]), and what every machine of a tournament must agree on
+//! ([`pins`]). Workers on other machines are `arbiter-fleet`'s.
 
 pub mod audit;
 pub mod config;
-pub mod coordinator;
 pub mod driver;
 pub mod duel;
 pub mod error;
@@ -18,20 +15,16 @@ pub mod games;
 pub mod journal;
 pub mod lease;
 pub mod openings;
-pub mod outcomes;
 pub mod pairing;
 pub mod pins;
 pub mod pulse;
-pub mod queue;
 pub mod rating_list;
-pub mod remote;
 pub mod runner;
 pub mod schedule;
 pub mod sprt_match;
 pub mod standings;
 pub mod tune;
 pub mod view;
-pub mod wire;
 pub mod worker;
 
 pub use games::{Entrant, Isolation, RunConfig, ScheduledGame};

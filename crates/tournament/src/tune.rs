@@ -229,7 +229,6 @@ mod tests {
     use super::{TunePoint, TuneState};
     use crate::config::TournamentConfig;
     use crate::driver::{Progress, RunEnd, Tournament};
-    use crate::queue::enqueue_pending;
     use crate::testing::definition;
     use crate::view::{StoredDefinition, TournamentView};
     use crate::Isolation;
@@ -379,31 +378,6 @@ mod tests {
     }
 
     #[test]
-    fn the_queue_holds_in_flight_pairs_and_each_stored_pair_lets_in_the_next() {
-        let store = temp_store();
-        let t = stored_tune(&store, 6, 2);
-        assert_eq!(enqueue_pending(&store, &t).unwrap(), 4, "two pairs at once");
-        assert_eq!(enqueue_pending(&store, &t).unwrap(), 0, "queued once");
-        let queued: Vec<crate::worker::Job> = store
-            .claim("w", std::time::Duration::from_secs(30), Some(t.id), &[], 8)
-            .unwrap()
-            .iter()
-            .map(|c| serde_json::from_str(&c.game.job).unwrap())
-            .collect();
-        let specs: Vec<&str> = queued.iter().flat_map(|j| j.seats.iter().map(|s| s.spec.as_str())).collect();
-        assert!(specs.iter().all(|s| s.starts_with("mcts:iterations=6,c=")), "{specs:?}");
-        assert_ne!(specs[0], specs[1], "the two sides play apart");
-        for index in [0, 1] {
-            let seats = if index == 0 { vec![0, 1] } else { vec![1, 0] };
-            let slot = arbiter_play::record::TournamentSlot { id: t.id, index, pair: Some(0), seats };
-            let event = EventInfo { event: "t".into(), round: 1, tournament: Some(slot) };
-            store.add_game(&played(&race(Fault::None), serde_json::json!({})), &event).unwrap();
-        }
-        assert_eq!(enqueue_pending(&store, &t).unwrap(), 2, "pair 3 once pair 1 is in");
-        assert!(store.tournament(Some(t.id)).unwrap().unwrap().finished_at.is_none(), "not finished while pairs wait");
-    }
-
-    #[test]
     fn the_other_game_of_a_half_stored_pair_plays_at_the_values_its_first_game_had() {
         let store = temp_store();
         let t = stored_tune(&store, 6, 2);
@@ -425,21 +399,6 @@ mod tests {
         assert_eq!(indices, [3, 4, 5]);
         assert_eq!(specs(&after, 3), pair_two, "planned again, the same values");
         assert!(!after.all_stored);
-    }
-
-    #[test]
-    fn a_tune_whose_every_pair_is_stored_is_finished_by_the_queue() {
-        let store = temp_store();
-        let t = stored_tune(&store, 1, 1);
-        assert_eq!(enqueue_pending(&store, &t).unwrap(), 2);
-        for (index, seats) in [(0, vec![0, 1]), (1, vec![1, 0])] {
-            let slot = arbiter_play::record::TournamentSlot { id: t.id, index, pair: Some(0), seats };
-            let event = EventInfo { event: "t".into(), round: 1, tournament: Some(slot) };
-            store.add_game(&played(&race(Fault::None), serde_json::json!({})), &event).unwrap();
-        }
-        assert_eq!(enqueue_pending(&store, &t).unwrap(), 0);
-        assert!(store.tournament(Some(t.id)).unwrap().unwrap().finished_at.is_some());
-        assert_eq!(t.tune_state(&store).unwrap().unwrap().points.len(), 1);
     }
 
     #[test]

@@ -416,9 +416,9 @@ pub fn serve(registry: &Registry) -> Result<()> {
     Ok(())
 }
 
-/// Plays the job on `line`: its record, and whether the job's journal holds
-/// every one of its plies.
-fn play_job(
+/// Plays the job on `line` (in this process, as a worker process does):
+/// its record, and whether the job's journal holds every one of its plies.
+pub fn play_job(
     registry: &Registry,
     line: &str,
     pulse: &SharedPulse,
@@ -465,14 +465,6 @@ fn play_job(
     record.players = job.seats.iter().map(|s| s.name.clone()).collect();
     let journaled = journal.is_some_and(|j| j.plies() == Some(record.plies.len()));
     Ok((record, journaled))
-}
-
-/// Plays `job` in this process, as a worker process would (for tests).
-#[cfg(test)]
-pub(crate) fn play_in_process(registry: &Registry, job: &Job) -> GameRecord {
-    let pulse = Pulse::shared(Duration::from_secs(30));
-    let line = serde_json::to_string(job).unwrap();
-    play_job(registry, &line, &pulse, &mut KeptEngines::new(KEPT_ENGINES), &mut None).unwrap().0
 }
 
 #[cfg(test)]

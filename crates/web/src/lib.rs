@@ -27,8 +27,8 @@ use axum::routing::{get, post};
 use axum::Router;
 
 use arbiter_core::plugin::Registry;
+use arbiter_fleet::coordinator::Coordinator;
 use arbiter_store::Store;
-use arbiter_tournament::coordinator::Coordinator;
 
 /// When the referee's full record of a stored hidden-information game may be shown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

@@ -14,30 +14,12 @@ use tower::ServiceExt;
 
 use super::{live, play, router, same_origin, trusted_host, App, Reveal, ServeConfig};
 use arbiter_core::plugin::Registry;
+use arbiter_fleet::coordinator::Coordinator;
 use arbiter_play::record::{EventInfo, TournamentSlot};
 use arbiter_store::Store;
-use arbiter_testing::{played, race, secret, temp_folder};
-use arbiter_tournament::config::TournamentConfig;
-use arbiter_tournament::coordinator::Coordinator;
-use arbiter_tournament::view::StoredDefinition;
+use arbiter_testing::{definition, played, race, secret, temp_folder};
 
 /// A server's state over a new store, with `reveal` and `max_games`.
-/// A tournament definition as `arbiter tournament` stores it: the TOML
-/// lines `head`, then `players` as (name, spec); playing `variants`.
-fn definition(head: &str, players: &[(&str, &str)], variants: &[&str]) -> StoredDefinition {
-    let players: String =
-        players.iter().map(|(name, spec)| format!("[[players]]\nname = \"{name}\"\nspec = \"{spec}\"\n")).collect();
-    let config = TournamentConfig::from_toml("t.toml", &format!("{head}\n{players}")).unwrap();
-    let variants = variants.iter().map(|v| v.to_string()).collect();
-    StoredDefinition {
-        config,
-        variants,
-        openings: Default::default(),
-        plugins: Default::default(),
-        engines: Default::default(),
-    }
-}
-
 fn app(name: &str, reveal: Reveal, max_games: usize) -> (Arc<App>, Arc<Store>) {
     let db = temp_folder(&format!("web-{name}")).join("games.db");
     let store = Arc::new(Store::open(&db).unwrap());
@@ -496,7 +478,7 @@ fn worker_request(path: &str, token: Option<&str>, body: String) -> Request<Body
 #[tokio::test]
 async fn the_worker_api_answers_a_token_in_force_and_refuses_the_rest_in_one_line() {
     let (app, store) = app("worker-api", Reveal::Finished, 4);
-    let token = arbiter_tournament::coordinator::issue_token(&store, "w1", None).unwrap();
+    let token = arbiter_fleet::coordinator::issue_token(&store, "w1", None).unwrap();
     let claim = json!({"slot": "h:1#0", "most": 4}).to_string();
     let (status, body) = send(&app, worker_request("/api/worker/claim", Some(&token), claim.clone())).await;
     assert_eq!(status, StatusCode::OK, "{body}");

@@ -1,5 +1,5 @@
 //! The worker API's routes (`/api/worker/...`, see
-//! [`arbiter_tournament::wire`]). The bearer token is checked before a
+//! [`arbiter_fleet::wire`]). The bearer token is checked before a
 //! request's body is read: without a token in force (an unknown, expired or
 //! missing one) the answer is 401 and the body is never read, so a client
 //! without a token costs a connection and its headers, nothing more. A
@@ -26,8 +26,8 @@ use axum::{Extension, Json, Router};
 use super::connections::{read_body, BODY_TIME};
 use super::{ApiError, Shared};
 use arbiter_core::sync::LockExt;
-use arbiter_tournament::coordinator::{Identity, RequestError};
-use arbiter_tournament::wire::{ClaimRequest, Held, Upload, API};
+use arbiter_fleet::coordinator::{Identity, RequestError};
+use arbiter_fleet::wire::{ClaimRequest, Held, Upload, API};
 
 /// The largest upload accepted (a batch of games with their engines' PVs).
 pub const UPLOAD_LIMIT: usize = 32 << 20;
@@ -152,7 +152,7 @@ fn bearer(headers: &HeaderMap) -> Option<String> {
 async fn as_worker<T: Send + 'static>(
     app: Shared,
     identity: Identity,
-    f: impl FnOnce(&arbiter_tournament::coordinator::Coordinator, &str) -> Result<T, RequestError> + Send + 'static,
+    f: impl FnOnce(&arbiter_fleet::coordinator::Coordinator, &str) -> Result<T, RequestError> + Send + 'static,
 ) -> Result<T, ApiError> {
     let run = move || f(&app.coordinator, identity.name());
     tokio::task::spawn_blocking(run).await.map_err(|e| ApiError::from(format!("worker failed: {e}")))?.map_err(refused)

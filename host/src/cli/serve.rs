@@ -41,7 +41,7 @@ pub struct ServeArgs {
     #[arg(long, value_name = "FILE", requires = "tls_cert")]
     tls_key: Option<PathBuf>,
     /// Seconds a remote worker's claim lasts without a heartbeat.
-    #[arg(long, value_name = "SECS", default_value_t = arbiter_tournament::queue::DEFAULT_LEASE.as_secs(), value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    #[arg(long, value_name = "SECS", default_value_t = arbiter_fleet::queue::DEFAULT_LEASE.as_secs(), value_parser = clap::value_parser!(u64).range(1..=86_400))]
     worker_lease: u64,
     /// The fraction (0 to 1) of remote workers' games with deterministic
     /// players (seeded built-in players, engines at a node limit, no clock)

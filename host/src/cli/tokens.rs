@@ -1,5 +1,5 @@
 //! `arbiter tokens`: the remote workers' tokens of a coordinator's store
-//! (see [`arbiter_tournament::coordinator`]): issue one (shown once, kept as
+//! (see [`arbiter_fleet::coordinator`]): issue one (shown once, kept as
 //! its sha256), revoke one, list them, and the uploads refused; the uploads
 //! held back from a worker; and an unconfirmed result the operator accepts.
 
@@ -10,8 +10,8 @@ use clap::{Args, Subcommand};
 
 use super::out::say;
 use arbiter_core::plugin::Registry;
+use arbiter_fleet::coordinator::{accept_unconfirmed, issue_token};
 use arbiter_store::Store;
-use arbiter_tournament::coordinator::{accept_unconfirmed, issue_token};
 
 /// Arguments of `arbiter tokens`.
 #[derive(Args, Debug)]

@@ -15,13 +15,14 @@ use super::{AdjudicationArgs, ColourArgs, RecordArgs};
 use arbiter_core::model::GameRecord;
 use arbiter_core::plugin::Registry;
 use arbiter_core::sync::LockExt;
+use arbiter_fleet::queue;
 use arbiter_play::record::files::RecordFiles;
 use arbiter_play::record::EventInfo;
 use arbiter_store::{Store, StoreError};
 use arbiter_tournament::config::{Format, OpeningConfig, OpeningOrder, PlayerConfig, TournamentConfig};
 use arbiter_tournament::driver::{Progress, RunEnd, Tournament};
 use arbiter_tournament::standings;
-use arbiter_tournament::{queue, Isolation};
+use arbiter_tournament::Isolation;
 
 /// Arguments of `arbiter tournament`.
 #[derive(Args, Debug)]

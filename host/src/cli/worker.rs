@@ -1,7 +1,7 @@
 //! `arbiter worker`: with `--db`, a queue worker that claims and plays the
-//! games queued in a shared store (see [`arbiter_tournament::queue`]); with
+//! games queued in a shared store (see [`arbiter_fleet::queue`]); with
 //! `--server`, one that holds only a token and plays what a coordinator
-//! hands out (see [`arbiter_tournament::remote`]); with neither, the child
+//! hands out (see [`arbiter_fleet::remote`]); with neither, the child
 //! that plays the games a tournament sends on stdin.
 
 use std::path::PathBuf;
@@ -13,10 +13,10 @@ use clap::Args;
 use super::out::{say, say_or_quit};
 use arbiter_core::model::GameRecord;
 use arbiter_core::plugin::{Registry, SearchPath};
+use arbiter_fleet::queue::{self, QueueWorkers};
+use arbiter_fleet::remote::{self, Client, RemoteWorkers};
 use arbiter_play::record::EventInfo;
 use arbiter_store::Store;
-use arbiter_tournament::queue::{self, QueueWorkers};
-use arbiter_tournament::remote::{self, Client, RemoteWorkers};
 
 /// Arguments of `arbiter worker`.
 #[derive(Args, Debug)]

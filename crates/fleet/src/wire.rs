@@ -1,5 +1,5 @@
 //! The worker API's messages: what `arbiter worker --server URL` and the
-//! coordinator (`arbiter serve`, [`super::coordinator`]) say to each other,
+//! coordinator (`arbiter serve`, [`crate::coordinator`]) say to each other,
 //! as JSON over HTTPS. Every request carries the worker's token as
 //! `Authorization: Bearer ...`; every path is under [`API`].
 //!
@@ -19,9 +19,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::pins::PluginPin;
 use arbiter_core::model::GameRecord;
 use arbiter_store::QueuedGame;
+use arbiter_tournament::pins::PluginPin;
 
 /// Where the worker API's paths start.
 pub const API: &str = "/api/worker";

@@ -1,13 +1,13 @@
 //! `arbiter worker --server URL --token TOKEN`: queue workers that hold a
 //! token and no store credentials. Each slot claims games from the
-//! coordinator ([`super::coordinator`], over [`super::wire`]), checks that
+//! coordinator ([`crate::coordinator`], over [`crate::wire`]), checks that
 //! this machine has the builds the tournament is pinned to, plays the games
 //! in isolated worker processes exactly as a local run does, renews its
 //! claims while they are played, and uploads each finished batch, which the
 //! coordinator verifies before it counts.
 //!
 //! A coordinator that cannot be reached (restarting, a network cut) is
-//! tried again with a growing pause, up to [`super::queue::RECONNECT_FOR`]
+//! tried again with a growing pause, up to [`crate::queue::RECONNECT_FOR`]
 //! at a time; a finished game waits for it rather than being dropped, and an
 //! upload sent twice (its answer lost) is answered as stored once.
 
@@ -19,18 +19,18 @@ use std::time::{Duration, Instant};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use super::error::{Result, TournamentError};
-use super::pins::{engine_pins, PluginPin};
-use super::queue::{playable, BatchSize, QueueReport, RECONNECT_FOR};
-use super::wire::{
+use crate::queue::{playable, BatchSize, QueueReport, RECONNECT_FOR};
+use crate::wire::{
     ClaimRequest, ClaimResponse, GameKey, Held, PinsResponse, QueueState, TournamentPins, Upload, UploadResponse,
     UploadedGame, Verdict, API,
 };
-use super::worker::WorkerHandle;
 use arbiter_core::model::GameRecord;
 use arbiter_core::plugin::Registry;
 use arbiter_play::record::EventInfo;
 use arbiter_store::QueuedGame;
+use arbiter_tournament::error::{Result, TournamentError};
+use arbiter_tournament::pins::{engine_pins, PluginPin};
+use arbiter_tournament::worker::WorkerHandle;
 
 /// How `arbiter worker --server` runs.
 #[derive(Clone, Debug)]
@@ -497,7 +497,7 @@ impl Slot<'_> {
 
 /// The WebAssembly plugins the coordinator's unfinished tournaments (or
 /// only `tournament`) are pinned to and `registry` lacks, fetched into
-/// `folder` (see [`super::pins::fetch_sandboxed`]).
+/// `folder` (see [`arbiter_tournament::pins::fetch_sandboxed`]).
 pub fn fetch_plugins(
     registry: &Registry,
     client: &Client,
@@ -507,13 +507,14 @@ pub fn fetch_plugins(
     let pins = patiently(&AtomicBool::new(false), false, || client.pins())?;
     let mut files = Vec::new();
     for (_, pins) in pins.tournaments.iter().filter(|(t, _)| tournament.is_none_or(|only| only == **t)) {
-        let fetched = super::pins::fetch_sandboxed(registry, &pins.plugins, folder, "the coordinator", |sha256| {
-            match client.get(&format!("plugins/{sha256}")) {
-                Ok(bytes) => Ok(Some(bytes)),
-                Err(CallError::Refused { status: 404, .. }) => Ok(None),
-                Err(e) => Err(e.into()),
-            }
-        })?;
+        let fetched =
+            arbiter_tournament::pins::fetch_sandboxed(registry, &pins.plugins, folder, "the coordinator", |sha256| {
+                match client.get(&format!("plugins/{sha256}")) {
+                    Ok(bytes) => Ok(Some(bytes)),
+                    Err(CallError::Refused { status: 404, .. }) => Ok(None),
+                    Err(e) => Err(e.into()),
+                }
+            })?;
         for file in fetched {
             if !files.contains(&file) {
                 files.push(file);

@@ -23,16 +23,16 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use super::driver::Tournament;
-use super::error::{Result, TournamentError};
-use super::games::{Entrant, ScheduledGame};
-use super::pins::{engine_pins, PluginPin};
-use super::view::TournamentView;
-use super::worker::{Job, WorkerHandle};
 use arbiter_core::plugin::Registry;
 use arbiter_play::players::PlayerSpec;
 use arbiter_play::record::{EventInfo, TournamentSlot};
 use arbiter_store::{Claim, QueuedGame, Store};
+use arbiter_tournament::driver::Tournament;
+use arbiter_tournament::error::{Result, TournamentError};
+use arbiter_tournament::games::{Entrant, ScheduledGame};
+use arbiter_tournament::pins::{engine_pins, PluginPin};
+use arbiter_tournament::view::TournamentView;
+use arbiter_tournament::worker::{Job, WorkerHandle};
 
 /// How long a claim lasts without a heartbeat (renewed every third of it).
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(30);
@@ -94,7 +94,7 @@ pub fn refusal(tournament: &Tournament) -> Result<Option<String>> {
 
 /// The WebAssembly plugins the unfinished tournaments of `store` (or only
 /// `tournament`) are pinned to and this machine lacks, fetched from the
-/// store into `folder` (see [`super::pins::fetch_sandboxed`]): the files to
+/// store into `folder` (see [`arbiter_tournament::pins::fetch_sandboxed`]): the files to
 /// put first on the search path.
 pub fn fetch_plugins(
     registry: &Registry,
@@ -110,7 +110,9 @@ pub fn fetch_plugins(
     for id in ids {
         let view = TournamentView::load(store, Some(id))?;
         let fetch = |sha256: &str| Ok(store.plugin_file(sha256)?.map(|(_, bytes)| bytes));
-        for file in super::pins::fetch_sandboxed(registry, &view.definition.plugins, folder, "the store", fetch)? {
+        for file in
+            arbiter_tournament::pins::fetch_sandboxed(registry, &view.definition.plugins, folder, "the store", fetch)?
+        {
             if !files.contains(&file) {
                 files.push(file);
             }
@@ -135,7 +137,7 @@ pub fn enqueue_pending(store: &Store, tournament: &Tournament) -> Result<usize> 
         store.finish_tournament(id)?;
         return Ok(0);
     }
-    let config = tournament.run_config(Default::default(), super::Isolation::InProcess);
+    let config = tournament.run_config(Default::default(), arbiter_tournament::Isolation::InProcess);
     let queued: HashSet<u32> = store.queued_indices(id)?.into_iter().collect();
     let games: Vec<QueuedGame> = batch
         .games
@@ -625,12 +627,13 @@ mod tests {
     use std::time::Duration;
 
     use super::{enqueue_pending, planned, playable, BatchSize, BATCH_PLAY_TIME};
-    use crate::driver::Tournament;
-    use crate::testing::definition;
     use arbiter_core::plugin::Registry;
+    use arbiter_play::record::EventInfo;
     use arbiter_store::{Claim, Store};
+    use arbiter_testing::definition;
     use arbiter_testing::record;
-    use arbiter_testing::{race, temp_store};
+    use arbiter_testing::{played, race, temp_store};
+    use arbiter_tournament::driver::Tournament;
 
     /// A store holding one tournament of the fixture's race between
     /// `players` (name, spec), as `format`.
@@ -667,7 +670,7 @@ mod tests {
         use std::sync::atomic::AtomicBool;
 
         use super::patiently;
-        use crate::error::TournamentError;
+        use arbiter_tournament::error::TournamentError;
         let stop = AtomicBool::new(false);
         let mut calls = 0;
         let refused: Result<(), _> = patiently(&stop, || {
@@ -756,5 +759,63 @@ mod tests {
         size.played(50, Duration::from_micros(50));
         assert!(size.next() <= 16);
         assert!(size.poll() >= Duration::from_millis(10));
+    }
+
+    /// A tune of seeded MCTS players on the fixture's race, stored.
+    fn stored_tune(store: &arbiter_store::Store, iterations: u32, in_flight: u32) -> Tournament {
+        let registry = arbiter_core::plugin::Registry::of([race(arbiter_fixture::Fault::None)]);
+        let head = format!(
+            "variants = [\"race\"]\nrounds = {iterations}\nin_process = true\nconcurrency = 2\n[tune]\n\
+             in_flight = {in_flight}\nparams = [{{ name = \"c\", type = \"float\", start = 1.0, min = 0.0, max = 4.0, \
+             c_end = 0.3, r_end = 0.2 }}]"
+        );
+        let spec = "mcts:iterations=6";
+        let definition = definition(&head, &[("m (+)", spec), ("m (-)", spec)], &["race"]);
+        let id = store.add_tournament("t", &serde_json::to_string(&definition).unwrap()).unwrap();
+        arbiter_tournament::driver::Tournament::planned(
+            &registry,
+            arbiter_tournament::view::TournamentView { id, definition },
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn the_queue_holds_in_flight_pairs_and_each_stored_pair_lets_in_the_next() {
+        let store = temp_store();
+        let t = stored_tune(&store, 6, 2);
+        assert_eq!(enqueue_pending(&store, &t).unwrap(), 4, "two pairs at once");
+        assert_eq!(enqueue_pending(&store, &t).unwrap(), 0, "queued once");
+        let queued: Vec<arbiter_tournament::worker::Job> = store
+            .claim("w", std::time::Duration::from_secs(30), Some(t.id), &[], 8)
+            .unwrap()
+            .iter()
+            .map(|c| serde_json::from_str(&c.game.job).unwrap())
+            .collect();
+        let specs: Vec<&str> = queued.iter().flat_map(|j| j.seats.iter().map(|s| s.spec.as_str())).collect();
+        assert!(specs.iter().all(|s| s.starts_with("mcts:iterations=6,c=")), "{specs:?}");
+        assert_ne!(specs[0], specs[1], "the two sides play apart");
+        for index in [0, 1] {
+            let seats = if index == 0 { vec![0, 1] } else { vec![1, 0] };
+            let slot = arbiter_play::record::TournamentSlot { id: t.id, index, pair: Some(0), seats };
+            let event = EventInfo { event: "t".into(), round: 1, tournament: Some(slot) };
+            store.add_game(&played(&race(arbiter_fixture::Fault::None), serde_json::json!({})), &event).unwrap();
+        }
+        assert_eq!(enqueue_pending(&store, &t).unwrap(), 2, "pair 3 once pair 1 is in");
+        assert!(store.tournament(Some(t.id)).unwrap().unwrap().finished_at.is_none(), "not finished while pairs wait");
+    }
+
+    #[test]
+    fn a_tune_whose_every_pair_is_stored_is_finished_by_the_queue() {
+        let store = temp_store();
+        let t = stored_tune(&store, 1, 1);
+        assert_eq!(enqueue_pending(&store, &t).unwrap(), 2);
+        for (index, seats) in [(0, vec![0, 1]), (1, vec![1, 0])] {
+            let slot = arbiter_play::record::TournamentSlot { id: t.id, index, pair: Some(0), seats };
+            let event = EventInfo { event: "t".into(), round: 1, tournament: Some(slot) };
+            store.add_game(&played(&race(arbiter_fixture::Fault::None), serde_json::json!({})), &event).unwrap();
+        }
+        assert_eq!(enqueue_pending(&store, &t).unwrap(), 0);
+        assert!(store.tournament(Some(t.id)).unwrap().unwrap().finished_at.is_some());
+        assert_eq!(t.tune_state(&store).unwrap().unwrap().points.len(), 1);
     }
 }

@@ -16,11 +16,11 @@
 
 use arbiter_api::Outcome;
 
-use super::worker::{Job, JobSeat};
 use arbiter_core::clock::Limit;
 use arbiter_core::model::{GameRecord, Seat};
 use arbiter_play::players::PlayerSpec;
 use arbiter_play::referee::Termination;
+use arbiter_tournament::worker::{Job, JobSeat};
 
 /// What a record proves of its result.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -120,10 +120,10 @@ mod tests {
     use arbiter_api::Outcome;
 
     use super::{agree, proof, Proof};
-    use crate::worker::{Job, JobSeat};
     use arbiter_core::clock::TimeControl;
     use arbiter_core::model::{GameRecord, Seat};
     use arbiter_play::referee::Termination;
+    use arbiter_tournament::worker::{Job, JobSeat};
 
     fn job(seats: [(&str, &str, &str); 2]) -> Job {
         let mut job: Job = serde_json::from_value(serde_json::json!({
