@@ -632,7 +632,7 @@ mod tests {
     use arbiter_store::{Claim, Store};
     use arbiter_testing::definition;
     use arbiter_testing::record;
-    use arbiter_testing::{played, race, temp_store};
+    use arbiter_testing::{played, race, stored_tune, temp_store};
     use arbiter_tournament::driver::Tournament;
 
     /// A store holding one tournament of the fixture's race between
@@ -759,24 +759,6 @@ mod tests {
         size.played(50, Duration::from_micros(50));
         assert!(size.next() <= 16);
         assert!(size.poll() >= Duration::from_millis(10));
-    }
-
-    /// A tune of seeded MCTS players on the fixture's race, stored.
-    fn stored_tune(store: &arbiter_store::Store, iterations: u32, in_flight: u32) -> Tournament {
-        let registry = arbiter_core::plugin::Registry::of([race(arbiter_fixture::Fault::None)]);
-        let head = format!(
-            "variants = [\"race\"]\nrounds = {iterations}\nin_process = true\nconcurrency = 2\n[tune]\n\
-             in_flight = {in_flight}\nparams = [{{ name = \"c\", type = \"float\", start = 1.0, min = 0.0, max = 4.0, \
-             c_end = 0.3, r_end = 0.2 }}]"
-        );
-        let spec = "mcts:iterations=6";
-        let definition = definition(&head, &[("m (+)", spec), ("m (-)", spec)], &["race"]);
-        let id = store.add_tournament("t", &serde_json::to_string(&definition).unwrap()).unwrap();
-        arbiter_tournament::driver::Tournament::planned(
-            &registry,
-            arbiter_tournament::view::TournamentView { id, definition },
-        )
-        .unwrap()
     }
 
     #[test]

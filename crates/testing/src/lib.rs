@@ -234,3 +234,25 @@ pub fn play_in_process(registry: &arbiter_core::plugin::Registry, job: &arbiter_
     let mut engines = arbiter_play::players::KeptEngines::new(KEPT_ENGINES);
     play_job(registry, &line, &pulse, &mut engines, &mut None).unwrap().0
 }
+
+/// A tune of seeded MCTS players on the fixture's race, stored.
+pub fn stored_tune(
+    store: &arbiter_store::Store,
+    iterations: u32,
+    in_flight: u32,
+) -> arbiter_tournament::driver::Tournament {
+    let registry = arbiter_core::plugin::Registry::of([race(Fault::None)]);
+    let head = format!(
+        "variants = [\"race\"]\nrounds = {iterations}\nin_process = true\nconcurrency = 2\n[tune]\n\
+         in_flight = {in_flight}\nparams = [{{ name = \"c\", type = \"float\", start = 1.0, min = 0.0, max = 4.0, \
+         c_end = 0.3, r_end = 0.2 }}]"
+    );
+    let spec = "mcts:iterations=6";
+    let definition = definition(&head, &[("m (+)", spec), ("m (-)", spec)], &["race"]);
+    let id = store.add_tournament("t", &serde_json::to_string(&definition).unwrap()).unwrap();
+    arbiter_tournament::driver::Tournament::planned(
+        &registry,
+        arbiter_tournament::view::TournamentView { id, definition },
+    )
+    .unwrap()
+}

@@ -30,24 +30,13 @@ pub mod worker;
 pub use games::{Entrant, Isolation, RunConfig, ScheduledGame};
 pub use runner::{run_games, RunReport};
 
-/// What this crate's unit tests share beside `arbiter-testing` (which
-/// knows no tournaments: this crate's types in a test build are not those
-/// it would be built against).
+/// What this crate's unit tests share beside `arbiter-testing`.
 #[cfg(test)]
 mod testing {
-    /// A tournament definition as `arbiter tournament` stores it: the TOML
-    /// lines `head`, then `players` as (name, spec); playing `variants`.
+    /// `arbiter_testing::definition`, carried over as JSON from the
+    /// arbiter-tournament that crate was built against to this test build.
     pub fn definition(head: &str, players: &[(&str, &str)], variants: &[&str]) -> crate::view::StoredDefinition {
-        let mut text = format!("{head}\n");
-        for (name, spec) in players {
-            text.push_str(&format!("[[players]]\nname = \"{name}\"\nspec = \"{spec}\"\n"));
-        }
-        crate::view::StoredDefinition {
-            config: crate::config::TournamentConfig::from_toml("t.toml", &text).unwrap(),
-            variants: variants.iter().map(|v| v.to_string()).collect(),
-            openings: Default::default(),
-            plugins: Default::default(),
-            engines: Default::default(),
-        }
+        let theirs = arbiter_testing::definition(head, players, variants);
+        serde_json::from_value(serde_json::to_value(theirs).unwrap()).unwrap()
     }
 }

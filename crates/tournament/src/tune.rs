@@ -315,16 +315,10 @@ mod tests {
 
     /// A tune of seeded MCTS players on the fixture's race, stored.
     fn stored_tune(store: &arbiter_store::Store, iterations: u32, in_flight: u32) -> Tournament {
+        // arbiter-testing's, read back from the store by this test build.
+        let id = arbiter_testing::stored_tune(store, iterations, in_flight).view.id;
         let registry = Registry::of([race(Fault::None)]);
-        let head = format!(
-            "variants = [\"race\"]\nrounds = {iterations}\nin_process = true\nconcurrency = 2\n[tune]\n\
-             in_flight = {in_flight}\nparams = [{{ name = \"c\", type = \"float\", start = 1.0, min = 0.0, max = 4.0, \
-             c_end = 0.3, r_end = 0.2 }}]"
-        );
-        let spec = "mcts:iterations=6";
-        let definition = definition(&head, &[("m (+)", spec), ("m (-)", spec)], &["race"]);
-        let id = store.add_tournament("t", &serde_json::to_string(&definition).unwrap()).unwrap();
-        Tournament::planned(&registry, TournamentView { id, definition }).unwrap()
+        Tournament::planned(&registry, TournamentView::load(store, Some(id)).unwrap()).unwrap()
     }
 
     /// Hears of each pair, and stops the run after `stop_after` pairs.
