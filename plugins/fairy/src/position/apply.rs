@@ -1,0 +1,336 @@
+//! Playing a move on a position: captures, promotions and demotions,
+//! castling and gating rights, counters, explosions, pieces to hand.
+
+use crate::betza::Hop;
+use crate::rules::Counting;
+
+use super::{Color, Move, Piece, Position};
+
+impl Position {
+    /// Plays `m` (legal or at least pseudo-legal); the en passant square
+    /// stays only where the next player may take on it.
+    pub fn apply(&mut self, m: Move) {
+        self.apply_raw(m);
+        if self.ep.is_some() && !self.ep_capturable() {
+            self.ep = None;
+        }
+    }
+
+    /// Plays `m`, keeping any en passant square a double step leaves.
+    pub(super) fn apply_raw(&mut self, m: Move) {
+        let us = self.side;
+        let rules = self.rules.clone();
+        let mut reset = false;
+        self.ep = None;
+        if self.counting_limit > 0 {
+            self.counting_ply = self.counting_ply.saturating_add(1);
+        }
+        // What a counting rule needs to know of the move, taken before it is made.
+        let counted = rules.counting.map(|rule| {
+            let captured = match m {
+                Move::Normal { to, .. } | Move::Demote { to, .. } | Move::Gate { to, .. } => self.board[to as usize],
+                Move::EnPassant { .. } => Some(Piece { kind: 0, color: us.opponent(), promoted: false, base: None }),
+                Move::Castle { .. } | Move::GateCastle { .. } | Move::Drop { .. } => None,
+            };
+            let pawn_promotion = matches!(m, Move::Normal { from, promotion: Some(_), .. }
+                if self.board[from as usize].is_some_and(|p| rules.pieces[p.kind as usize].pawn));
+            (rule, captured, pawn_promotion)
+        });
+        // A demotion is a move after which the piece is what it was; a
+        // gating move, one after which a piece from hand stands where it left.
+        let (m, demote, gate) = match m {
+            Move::Demote { from, to } => (Move::Normal { from, to, promotion: None }, true, None),
+            Move::Gate { from, to, kind } => (Move::Normal { from, to, promotion: None }, false, Some((kind, from))),
+            Move::GateCastle { from, to, rook, kind, on_rook } => {
+                (Move::Castle { from, to, rook }, false, Some((kind, if on_rook { rook } else { from })))
+            }
+            other => (other, false, None),
+        };
+        if rules.gating {
+            self.update_gates(m, us);
+        }
+        match m {
+            Move::Normal { from, to, promotion } => {
+                let (from, to) = (from as usize, to as usize);
+                let mut piece = self.board[from].take().expect("a piece to move");
+                let captures = self.board[to].is_some();
+                if let Some(captured) = self.board[to] {
+                    reset = true;
+                    self.take(captured, us);
+                    self.castle_rooks[captured.color as usize].retain(|&r| r as usize != to);
+                    // A king taken (giveaway, extinction) takes its side's
+                    // rights with it, as Fairy-Stockfish's mask of its square does.
+                    if Some(captured.kind as usize) == rules.castle_king {
+                        self.castle_rooks[captured.color as usize].clear();
+                    }
+                }
+                let def = &rules.pieces[piece.kind as usize];
+                // Captures, promotions (but kyoto's turning over) and moves of
+                // the n-move rule's kinds (pawns) that cannot be taken back reset its count.
+                let irreversible = rules.n_move_kinds.contains(&(piece.kind as usize))
+                    && !self.steps_back(piece.kind as usize, us, to, from);
+                if irreversible || promotion.is_some_and(|_| def.pawn || !rules.piece_demotion) {
+                    reset = true;
+                }
+                if def.pawn {
+                    let (a, b) = (self.rank_of(from) as i32, self.rank_of(to) as i32);
+                    if (a - b).abs() == 2 && from % rules.width as usize == to % rules.width as usize {
+                        self.ep = Some(((from + to) / 2) as u16);
+                    }
+                }
+                if Some(piece.kind as usize) == rules.castle_king {
+                    self.castle_rooks[us as usize].clear();
+                }
+                self.castle_rooks[us as usize].retain(|&r| r as usize != from);
+                if rules.walling_past {
+                    self.board[from] = Some(Piece::WALL);
+                }
+                if let Some(k) = promotion {
+                    piece = if def.pawn {
+                        Piece { kind: k, color: us, promoted: rules.captures_to_hand && !rules.drop_loop, base: None }
+                    } else {
+                        Piece { kind: k, color: us, promoted: false, base: Some(piece.kind) }
+                    };
+                }
+                if demote {
+                    piece = Piece { kind: piece.base.unwrap_or(piece.kind), base: None, ..piece };
+                }
+                self.board[to] = Some(piece);
+                if captures && rules.blast {
+                    self.explode(to);
+                }
+            }
+            Move::EnPassant { from, to } => {
+                let (from, to) = (from as usize, to as usize);
+                let piece = self.board[from].take();
+                let w = rules.width as usize;
+                let victim = (from / w) * w + to % w;
+                if let Some(captured) = self.board[victim].take() {
+                    self.take(captured, us);
+                }
+                self.board[to] = piece;
+                reset = true;
+                if rules.blast {
+                    self.explode(to);
+                }
+            }
+            Move::Castle { from, to, rook } => {
+                let (from, to, rook) = (from as usize, to as usize, rook as usize);
+                let king = self.board[from].take();
+                let r = self.board[rook].take();
+                let rook_to = if rook > from { to - 1 } else { to + 1 };
+                self.board[to] = king;
+                self.board[rook_to] = r;
+                self.castle_rooks[us as usize].clear();
+            }
+            Move::Drop { kind, to, promoted } => {
+                // A drop resets the n-move count, as Fairy-Stockfish counts it.
+                reset = true;
+                self.hands[us as usize][kind as usize] -= 1;
+                self.board[to as usize] = Some(match rules.promoted_kind[kind as usize].filter(|_| promoted) {
+                    Some(k) => Piece { kind: k as u8, color: us, promoted: false, base: Some(kind) },
+                    None => Piece { kind, color: us, promoted: false, base: None },
+                });
+            }
+            Move::Demote { .. } | Move::Gate { .. } | Move::GateCastle { .. } => {
+                unreachable!("demotions and gating moves were made plain moves above")
+            }
+        }
+        if let Some((kind, square)) = gate {
+            self.hands[us as usize][kind as usize] -= 1;
+            self.board[square as usize] = Some(Piece { kind, color: us, promoted: false, base: None });
+        }
+        if rules.gating && !rules.captures_to_hand && self.hands[us as usize].iter().all(|&n| n == 0) {
+            // Nothing left to gate: the gates close.
+            self.gates[us as usize] = 0;
+        }
+        self.halfmove = if reset { 0 } else { self.halfmove.saturating_add(1) };
+        if us == Color::Black {
+            self.fullmove = self.fullmove.saturating_add(1);
+        }
+        self.side = us.opponent();
+        if let Some((rule, captured, pawn_promotion)) = counted {
+            let captured_pawn = match m {
+                Move::EnPassant { .. } => true,
+                _ => captured.is_some_and(|p| rules.pieces[p.kind as usize].pawn),
+            };
+            self.start_count(rule, captured.is_some(), captured_pawn, pawn_promotion);
+        }
+    }
+
+    /// A piece leaving a gate, or taken on one, closes it (castling closes the rook's too).
+    pub(super) fn update_gates(&mut self, m: Move, us: Color) {
+        match m {
+            Move::Normal { from, to, .. } | Move::EnPassant { from, to } | Move::Demote { from, to } => {
+                self.gates[us as usize] &= !self.gate_bit(us, from);
+                self.gates[us.opponent() as usize] &= !self.gate_bit(us.opponent(), to);
+            }
+            Move::Castle { from, rook, .. } => {
+                self.gates[us as usize] &= !(self.gate_bit(us, from) | self.gate_bit(us, rook))
+            }
+            _ => {}
+        }
+    }
+
+    /// The gate bit of `sq` for `color`: its file's, if it is on that side's castling rank.
+    pub(super) fn gate_bit(&self, color: Color, sq: u16) -> u16 {
+        let w = self.rules.width as usize;
+        if self.rank_of(sq as usize) == self.own_rank(color, self.rules.castle_rank) {
+            1 << (sq as usize % w)
+        } else {
+            0
+        }
+    }
+
+    /// Starts a count once the move just made calls for one (as
+    /// Fairy-Stockfish counts: the side to move may be the one counting).
+    pub(super) fn start_count(&mut self, rule: Counting, captured: bool, captured_pawn: bool, promoted: bool) {
+        let (stm, mover) = (self.side, self.side.opponent());
+        let pieces = |c: Color| self.board.iter().flatten().filter(|p| p.color == c).count() as u32;
+        let total = pieces(Color::White) + pieces(Color::Black);
+        if rule != Counting::Asean
+            && captured_pawn
+            && pieces(mover) == 1
+            && self.pawns() == 0
+            && self.count_limit(rule, mover) > 0
+        {
+            self.counting_limit = 2 * self.count_limit(rule, mover);
+            self.counting_ply = 2 * total - 1;
+        }
+        let fresh = self.counting_limit == 0 || ((captured || promoted) && pieces(stm) == 1);
+        if fresh && self.count_limit(rule, stm) > 0 {
+            self.counting_limit = 2 * self.count_limit(rule, stm);
+            self.counting_ply = if rule == Counting::Asean || pieces(stm) > 1 { 0 } else { 2 * total };
+        }
+    }
+
+    /// How many pawns stand on the board.
+    pub(super) fn pawns(&self) -> u32 {
+        self.board
+            .iter()
+            .flatten()
+            .filter(|p| p.color != Color::Wall && self.rules.pieces[p.kind as usize].pawn)
+            .count() as u32
+    }
+
+    /// The moves `counting` side may count to under the rule (0: no count for it).
+    pub(super) fn count_limit(&self, rule: Counting, counting: Color) -> u32 {
+        let other = counting.opponent();
+        let all = |c: Color| self.board.iter().flatten().filter(|p| p.color == c).count() as u32;
+        let of = |c: Color, name: &str| {
+            self.board
+                .iter()
+                .flatten()
+                .filter(|p| p.color == c && self.rules.pieces[p.kind as usize].name == name)
+                .count() as u32
+        };
+        let (rooks, khons, knights) = (of(other, "rook"), of(other, "silver"), of(other, "knight"));
+        let honour = |board: u32, offset: u32| {
+            if rooks > 1 {
+                8 - offset
+            } else if rooks == 1 {
+                16 - offset
+            } else if khons > 1 {
+                22 - offset
+            } else if knights > 1 {
+                32 - offset
+            } else if khons == 1 {
+                44 - offset
+            } else {
+                board
+            }
+        };
+        match rule {
+            Counting::Makruk => {
+                if self.pawns() > 0 || all(other) == 1 {
+                    0
+                } else if all(counting) > 1 {
+                    64
+                } else {
+                    honour(64, 0)
+                }
+            }
+            Counting::Cambodian => {
+                if all(counting) > 3 || all(other) == 1 {
+                    0
+                } else if all(counting) > 1 {
+                    63
+                } else if self.pawns() > 0 {
+                    0
+                } else {
+                    honour(63, 1)
+                }
+            }
+            Counting::Asean => {
+                if self.pawns() > 0 || all(counting) > 1 {
+                    0
+                } else if rooks > 0 {
+                    16
+                } else if khons > 0 {
+                    44
+                } else if knights > 0 {
+                    64
+                } else {
+                    0
+                }
+            }
+        }
+    }
+
+    /// Whether a piece of `kind` and `color` on `at` could step back to
+    /// `back` on an empty board (a sideways pawn's move can be undone).
+    pub(super) fn steps_back(&self, kind: usize, color: Color, at: usize, back: usize) -> bool {
+        let w = self.rules.width as i32;
+        let flip = if color == Color::White { 1 } else { -1 };
+        let (fx, fy) = ((back as i32 % w) - (at as i32 % w), (back as i32 / w) - (at as i32 / w));
+        self.rules.pieces[kind].steps.iter().filter(|st| st.quiet && st.hop == Hop::None).any(|st| {
+            let (dx, dy) = (st.dx as i32 * flip, st.dy as i32 * flip);
+            let times = if dx != 0 { fx / dx } else { fy / dy };
+            times >= 1 && times * dx == fx && times * dy == fy && (st.range == 0 || times <= st.range as i32)
+        })
+    }
+
+    /// A capture on `sq` explodes: the capturer and every piece but pawns
+    /// around it go, but for the blast-immune kinds; castling rights go with them.
+    pub(super) fn explode(&mut self, sq: usize) {
+        let rules = self.rules.clone();
+        let mut blast = vec![sq];
+        for dy in -1..=1 {
+            for dx in -1..=1 {
+                if let Some(n) = self.offset(sq, dx, dy).filter(|&n| n != sq) {
+                    if self.board[n].is_some_and(|p| p.color != Color::Wall && !rules.pieces[p.kind as usize].pawn) {
+                        blast.push(n);
+                    }
+                }
+            }
+        }
+        for b in blast {
+            let Some(p) = self.board[b] else { continue };
+            if rules.blast_immune.contains(&(p.kind as usize)) {
+                continue;
+            }
+            self.board[b] = None;
+            if Some(p.kind as usize) == rules.castle_king {
+                self.castle_rooks[p.color as usize].clear();
+            }
+            for rooks in self.castle_rooks.iter_mut() {
+                rooks.retain(|&r| r as usize != b);
+            }
+        }
+    }
+
+    /// A captured piece goes to the capturer's hand, a promoted one as a pawn.
+    pub(super) fn take(&mut self, captured: Piece, by: Color) {
+        if !self.rules.captures_to_hand {
+            return;
+        }
+        let kind = if let Some(b) = captured.base {
+            b as usize
+        } else if captured.promoted {
+            self.rules.pieces.iter().position(|p| p.pawn).unwrap_or(captured.kind as usize)
+        } else {
+            captured.kind as usize
+        };
+        self.hands[by as usize][kind] += 1;
+    }
+}

@@ -1,0 +1,394 @@
+//! The legal moves of a position: pseudo-legal moves, castling, drops,
+//! gating, then the king's safety.
+
+use super::{Color, Move, Position};
+
+impl Position {
+    /// Whether `m` keeps the side to move's pseudo-royal pieces: none blown
+    /// up, none left attacked, unless it takes one of the opponent's.
+    pub(super) fn pseudo_royals_safe_after(&self, m: Move, next: &Position) -> bool {
+        let (us, them) = (self.side, self.side.opponent());
+        let rules = &self.rules;
+        let mut mine = self.pseudo_royals(us);
+        let (from, dest) = match m {
+            Move::Normal { from, to, .. }
+            | Move::EnPassant { from, to }
+            | Move::Castle { from, to, .. }
+            | Move::Demote { from, to }
+            | Move::Gate { from, to, .. }
+            | Move::GateCastle { from, to, .. } => (Some(from as usize), to as usize),
+            Move::Drop { to, .. } => (None, to as usize),
+        };
+        for sq in mine.iter_mut() {
+            if Some(*sq) == from {
+                *sq = dest;
+            }
+        }
+        match m {
+            Move::Drop { kind, to, .. } if rules.extinction_kinds.contains(&(kind as usize)) => mine.push(to as usize),
+            Move::Normal { promotion: Some(k), .. } if rules.extinction_kinds.contains(&(k as usize)) => {
+                if self.on_board(us, k as usize) > rules.extinction_count {
+                    // One more of the kind than may be royal: none of them is.
+                    mine.retain(|&sq| next.board[sq].is_none_or(|p| p.kind != k));
+                } else {
+                    mine.push(dest);
+                }
+            }
+            _ => {}
+        }
+        let gone = |sq: usize, color: Color| next.board[sq].is_none_or(|p| p.color != color);
+        if mine.iter().any(|&sq| gone(sq, us)) {
+            return false;
+        }
+        let theirs = self.pseudo_royals(them);
+        if theirs.iter().any(|&sq| gone(sq, them)) {
+            return true;
+        }
+        mine.iter().all(|&sq| (rules.blast && self.touches(sq, &theirs)) || !next.attacked(sq, them))
+    }
+
+    /// Whether a pawn of the side to move may legally take en passant now.
+    pub(super) fn ep_capturable(&self) -> bool {
+        let Some(ep) =
+            self.ep.filter(|&e| self.rules.en_passant && self.rules.ep_region[self.side as usize][e as usize])
+        else {
+            return false;
+        };
+        // The pawns that could take: beside the passed square's far side.
+        let back = if self.side == Color::White { -1 } else { 1 };
+        [-1, 1].into_iter().filter_map(|dx| self.offset(ep as usize, dx, back)).any(|from| {
+            self.board[from].is_some_and(|p| p.color == self.side && self.rules.pieces[p.kind as usize].pawn)
+                && self.safe_after(Move::EnPassant { from: from as u16, to: ep })
+        })
+    }
+
+    /// Whether the side to move's royal piece is safe after `m`.
+    pub(super) fn safe_after(&self, m: Move) -> bool {
+        if !self.rules.has_royal && !self.rules.pseudo_royal {
+            return true;
+        }
+        let us = self.side;
+        let mut next = self.clone();
+        // A gated piece shields nothing, as Fairy-Stockfish judges it.
+        next.apply_raw(m.ungated());
+        if next.in_check(us) || (self.rules.flying_general && next.generals_face()) {
+            return false;
+        }
+        !self.rules.pseudo_royal || self.pseudo_royals_safe_after(m, &next)
+    }
+
+    /// Every move of the side to move that obeys the piece rules, before the king's safety.
+    pub(super) fn pseudo_moves(&self, out: &mut Vec<Move>) {
+        let rules = &self.rules;
+        let us = self.side;
+        let mut targets = Vec::new();
+        for (from, p) in self.board.iter().enumerate() {
+            let Some(p) = p else { continue };
+            if p.color != us {
+                continue;
+            }
+            let def = &rules.pieces[p.kind as usize];
+            targets.clear();
+            // A soldier steps only forward until it has crossed its river.
+            let soldier = def.soldier && self.own_rank(us, self.rank_of(from)) < rules.soldier_rank;
+            for step in &def.steps {
+                if soldier && step.dx != 0 {
+                    continue;
+                }
+                self.step_targets(from, us, step, &mut targets);
+            }
+            // Two steps may reach one square (a tori shogi eagle's K and bR): one move.
+            if def.overlapping {
+                targets.sort_unstable();
+                targets.dedup();
+            }
+            if let Some(region) = &rules.mobility[us as usize][p.kind as usize] {
+                targets.retain(|&(t, _)| region[t]);
+            }
+            if def.pawn {
+                let forward = if us == Color::White { 1 } else { -1 };
+                if rules.double_step_region[us as usize][from] {
+                    if let (Some(one), Some(two)) = (self.offset(from, 0, forward), self.offset(from, 0, 2 * forward)) {
+                        if self.board[one].is_none() && self.board[two].is_none() {
+                            targets.push((two, false));
+                        }
+                    }
+                }
+                if let Some(ep) = self.ep.filter(|_| rules.en_passant) {
+                    for dx in [-1, 1] {
+                        if self.offset(from, dx, forward) == Some(ep as usize) {
+                            out.push(Move::EnPassant { from: from as u16, to: ep });
+                        }
+                    }
+                }
+            }
+            let promotes_to = rules.promoted_kind[p.kind as usize].filter(|_| p.base.is_none() && !def.pawn);
+            let demotes = rules.piece_demotion && p.base.is_some();
+            for &(to, capture) in &targets {
+                let (from, to16) = (from as u16, to as u16);
+                if promotes_to.is_some() || demotes {
+                    // Shogi-style: into, out of or within the zone, the piece may
+                    // promote (or demote, in kyoto shogi; with promotion on capture,
+                    // only by taking); it must where it could never move again, or
+                    // where the rules say so.
+                    let zone = &rules.promotion_region[us as usize];
+                    let immobile = rules.immobility_illegal && self.immobile(p.kind as usize, us, to);
+                    if (zone[from as usize] || zone[to]) && (!rules.promotion_on_capture || capture) {
+                        out.push(match promotes_to {
+                            Some(k) => Move::Normal { from, to: to16, promotion: Some(k as u8) },
+                            None => Move::Demote { from, to: to16 },
+                        });
+                        if rules.mandatory_piece_promotion || (promotes_to.is_some() && immobile) {
+                            continue;
+                        }
+                    } else if immobile {
+                        continue;
+                    }
+                    out.push(Move::Normal { from, to: to16, promotion: None });
+                } else if def.pawn && rules.promotion_region[us as usize][to] {
+                    let kinds = &rules.promotion_kinds[us as usize];
+                    for &k in kinds {
+                        // A kind with a promotion limit is out once the side holds that many on the board.
+                        if rules.promotion_limit[k].is_some_and(|most| self.on_board(us, k) >= most) {
+                            continue;
+                        }
+                        out.push(Move::Normal { from, to: to16, promotion: Some(k as u8) });
+                    }
+                    let stays = !rules.mandatory_promotion || kinds.is_empty();
+                    if stays && !(rules.immobility_illegal && self.immobile(p.kind as usize, us, to)) {
+                        out.push(Move::Normal { from, to: to16, promotion: None });
+                    }
+                } else {
+                    out.push(Move::Normal { from, to: to16, promotion: None });
+                }
+            }
+        }
+        if rules.castling {
+            self.castling_moves(out);
+        }
+        if rules.gating && self.gates[us as usize] != 0 {
+            for i in 0..out.len() {
+                self.gating_moves(out[i], out);
+            }
+        }
+        if rules.drops {
+            self.drop_moves(out);
+        }
+    }
+
+    /// How many pieces of `kind` `color` has on the board.
+    pub(super) fn on_board(&self, color: Color, kind: usize) -> u32 {
+        self.board.iter().flatten().filter(|p| p.color == color && p.kind as usize == kind).count() as u32
+    }
+
+    pub(super) fn castling_moves(&self, out: &mut Vec<Move>) {
+        let rules = &self.rules;
+        let us = self.side;
+        let Some(king) = self.castle_king_square(us) else { return };
+        let rooks = self.castle_rooks[us as usize];
+        let w = rules.width as usize;
+        let rank = self.own_rank(us, rules.castle_rank) as usize;
+        if king / w != rank || self.in_check(us) {
+            return;
+        }
+        for &rook in rooks.iter() {
+            let rook = rook as usize;
+            if rook / w != rank || self.board[rook].is_none_or(|p| p.color != us) {
+                continue;
+            }
+            let kingside = rook > king;
+            let king_to = rank * w + if kingside { rules.castle_king_file } else { rules.castle_queen_file } as usize;
+            let rook_to = if kingside { king_to - 1 } else { king_to + 1 };
+            // Every square either piece crosses or lands on is empty but for the two.
+            let span = |a: usize, b: usize| a.min(b)..=a.max(b);
+            let clear = span(king, king_to)
+                .chain(span(rook, rook_to))
+                .all(|s| s == king || s == rook || self.board[s].is_none());
+            // The king crosses no attacked square (nor starts on one, when
+            // it is pseudo-royal; touching the enemy's shields it in atomic).
+            let royal_king = self.pseudo_royals(us).contains(&king);
+            let theirs = if royal_king { self.pseudo_royals(us.opponent()) } else { Vec::new() };
+            let safe = span(king, king_to).all(|s| {
+                (s == king && !royal_king)
+                    || (self.rules.blast && royal_king && self.touches(s, &theirs))
+                    || !self.attacked_without(s, us.opponent(), &[king, rook])
+            });
+            if clear && safe {
+                out.push(Move::Castle { from: king as u16, to: king_to as u16, rook: rook as u16 });
+            }
+        }
+    }
+
+    pub(super) fn drop_moves(&self, out: &mut Vec<Move>) {
+        let rules = &self.rules;
+        let us = self.side;
+        for (kind, &n) in self.hands[us as usize].iter().enumerate() {
+            if n == 0 {
+                continue;
+            }
+            for to in 0..rules.width as usize * rules.height as usize {
+                if self.board[to].is_some() || !self.drop_allowed(kind, us, to) {
+                    continue;
+                }
+                if rules.immobility_illegal && self.immobile(kind, us, to) {
+                    continue;
+                }
+                if rules.drop_promoted && rules.promoted_kind[kind].is_some() {
+                    out.push(Move::Drop { kind: kind as u8, to: to as u16, promoted: true });
+                }
+                out.push(Move::Drop { kind: kind as u8, to: to as u16, promoted: false });
+            }
+        }
+    }
+
+    /// Whether `color` may put a `kind` from hand on `to` (by a drop or a
+    /// gate): its drop region, no pawn on the first rank or in the
+    /// promotion zone, no doubled shogi pawns.
+    pub(super) fn drop_allowed(&self, kind: usize, color: Color, to: usize) -> bool {
+        let rules = &self.rules;
+        if !rules.drop_region[color as usize][to] {
+            return false;
+        }
+        if rules.drop_no_doubled == Some(kind) {
+            let (w, file) = (rules.width as usize, to % rules.width as usize);
+            let on_file = (0..rules.height as usize)
+                .filter(|r| {
+                    self.board[r * w + file]
+                        .is_some_and(|q| q.color == color && q.kind as usize == kind && q.base.is_none())
+                })
+                .count();
+            if on_file as u32 >= rules.drop_no_doubled_count {
+                return false;
+            }
+        }
+        if rules.pieces[kind].pawn {
+            if self.own_rank(color, self.rank_of(to)) == 0 && !rules.first_rank_pawn_drops {
+                return false;
+            }
+            if rules.promotion_region[color as usize][to] && !rules.promotion_zone_pawn_drops {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Whether a piece of `kind` and `color` on `sq` could never move again
+    /// (a shogi pawn or lance on the last rank, a knight on the last two).
+    pub(super) fn immobile(&self, kind: usize, color: Color, sq: usize) -> bool {
+        let flip = if color == Color::White { 1 } else { -1 };
+        !self.rules.pieces[kind]
+            .steps
+            .iter()
+            .any(|st| self.offset(sq, st.dx as i32 * flip, st.dy as i32 * flip).is_some())
+    }
+
+    /// Every legal move of the side to move (the game's end is not looked at).
+    pub fn legal_moves(&self, out: &mut Vec<Move>) {
+        let mut pseudo = Vec::new();
+        self.pseudo_moves(&mut pseudo);
+        let start = out.len();
+        if !self.rules.has_royal && !self.rules.pseudo_royal {
+            out.extend(pseudo);
+        } else {
+            // Out of check, a drop or a move of a piece off every line through
+            // the king cannot expose it (see `Rules::lines_only`): no need to try it.
+            let king = self.royal_square(self.side);
+            let quiet_check =
+                king.is_some() && self.rules.lines_only && !self.rules.pseudo_royal && !self.in_check(self.side);
+            let hoppers = self.rules.hoppers;
+            let w = self.rules.width as i32;
+            let aligned = |sq: usize| {
+                king.is_some_and(|k| {
+                    let (df, dr) = ((sq as i32 % w) - (k as i32 % w), (sq as i32 / w) - (k as i32 / w));
+                    df == 0 || dr == 0 || df.abs() == dr.abs()
+                })
+            };
+            out.extend(pseudo.into_iter().filter(|&m| {
+                let safe_without_trying = quiet_check
+                    && match m {
+                        Move::Drop { to, .. } => !hoppers || !aligned(to as usize),
+                        Move::Normal { from, to, .. } | Move::Demote { from, to } => {
+                            Some(from as usize) != king
+                                && !aligned(from as usize)
+                                && (!hoppers || !aligned(to as usize))
+                        }
+                        Move::EnPassant { .. } | Move::Castle { .. } | Move::Gate { .. } | Move::GateCastle { .. } => {
+                            false
+                        }
+                    };
+                safe_without_trying || self.safe_after(m)
+            }));
+        }
+        if !self.rules.mutually_immune.is_empty() {
+            // A piece of a mutually immune kind may not take one of its own kind (atomar's kings).
+            let immune = |k: u8| self.rules.mutually_immune.contains(&(k as usize));
+            out.retain(|&m| match m {
+                Move::Normal { from, to, .. } => match (self.board[from as usize], self.board[to as usize]) {
+                    (Some(a), Some(b)) => !(immune(a.kind) && a.kind == b.kind),
+                    _ => true,
+                },
+                _ => true,
+            });
+        }
+        if !self.rules.checking {
+            // No move may give check (racing kings).
+            let them = self.side.opponent();
+            let mut kept = out.split_off(start);
+            kept.retain(|&m| {
+                let mut next = self.clone();
+                next.apply_raw(m);
+                !next.in_check(them)
+            });
+            out.extend(kept);
+        }
+        if self.rules.makpong && self.in_check(self.side) {
+            // Makpong: a king in check may move only to take its one checker.
+            let king = self.royal_square(self.side);
+            let checkers = king.map(|k| self.attackers(k, self.side.opponent())).unwrap_or_default();
+            out.retain(|&m| match m {
+                Move::Normal { from, to, .. } if Some(from as usize) == king => checkers == [to as usize],
+                _ => true,
+            });
+        }
+        if self.rules.must_capture && out.iter().any(|&m| self.is_capture(m)) {
+            out.retain(|&m| self.is_capture(m));
+        }
+    }
+
+    /// Whether `m` takes a piece.
+    pub fn is_capture(&self, m: Move) -> bool {
+        match m {
+            Move::Normal { to, .. } | Move::Demote { to, .. } | Move::Gate { to, .. } => {
+                self.board[to as usize].is_some()
+            }
+            Move::EnPassant { .. } => true,
+            Move::Castle { .. } | Move::GateCastle { .. } | Move::Drop { .. } => false,
+        }
+    }
+
+    /// The gating moves beside `m`: one for each kind in hand, onto the
+    /// square the piece leaves (for castling, the king's or the rook's).
+    pub(super) fn gating_moves(&self, m: Move, out: &mut Vec<Move>) {
+        let us = self.side as usize;
+        let open = |sq: u16| self.gates[us] & self.gate_bit(self.side, sq) != 0;
+        for k in (0..self.rules.pieces.len()).filter(|&k| self.hands[us][k] > 0) {
+            let kind = k as u8;
+            let open = |sq: u16| open(sq) && self.drop_allowed(k, self.side, sq as usize);
+            match m {
+                Move::Normal { from, to, promotion: None } if open(from) => out.push(Move::Gate { from, to, kind }),
+                Move::Castle { from, to, rook } => {
+                    // Not onto a square king or rook lands on (Chess960).
+                    let rook_to = if rook > from { to - 1 } else { to + 1 };
+                    let open = |sq: u16| open(sq) && sq != to && sq != rook_to;
+                    if open(from) {
+                        out.push(Move::GateCastle { from, to, rook, kind, on_rook: false });
+                    }
+                    if open(rook) {
+                        out.push(Move::GateCastle { from, to, rook, kind, on_rook: true });
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
