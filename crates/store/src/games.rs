@@ -232,7 +232,7 @@ pub struct GameFilter {
 }
 
 /// One line of a game listing.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GameSummary {
     /// Row id.
     pub id: i64,
@@ -244,8 +244,9 @@ pub struct GameSummary {
     pub result: String,
     /// The winner's seat, if any.
     pub winner: Option<Seat>,
-    /// Why the game ended (shown as its text).
-    #[serde(serialize_with = "as_text")]
+    /// Why the game ended (shown as its text, and read back from it as a
+    /// store without the kind column reads it).
+    #[serde(serialize_with = "as_text", deserialize_with = "from_text")]
     pub termination: Termination,
     /// Plies played.
     pub plies: u32,
@@ -358,4 +359,10 @@ impl Store {
 /// Serializes a value as its display text.
 fn as_text<S: serde::Serializer>(value: &impl std::fmt::Display, s: S) -> Result<S::Ok, S::Error> {
     s.collect_str(value)
+}
+
+/// A termination read from its text alone (see [`Termination::from_stored`]).
+fn from_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Termination, D::Error> {
+    let text = <String as serde::Deserialize>::deserialize(d)?;
+    Ok(Termination::from_stored(None, &text))
 }

@@ -27,7 +27,7 @@ pub struct QueuedGame {
 }
 
 /// What the queue workers of one host did for a tournament.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct WorkerRate {
     /// The host the workers ran on.
     pub host: String,

@@ -27,7 +27,7 @@ use arbiter_play::record::EventInfo;
 use arbiter_store::SlotResult;
 
 /// One finished pair.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct TunePoint {
     /// Its iteration (the round), from 1.
     pub k: u32,

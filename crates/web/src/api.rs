@@ -2,50 +2,53 @@
 //! the rating list, the game list, one game replayed move by move for a
 //! viewer, its record.
 
-use axum::extract::{Path, Query, State};
-use axum::http::header;
-use axum::response::IntoResponse;
-use axum::Json;
-use serde_json::{json, Value};
-
+use super::answers::{
+    GamePage, LiveGames, QueueView, Ratings, Replay, ReplayFrame, StandingsRow, StandingsTable, TournamentItem,
+    TournamentPage, TuneView, VariantCard,
+};
 use super::{blocking, ApiError, Reveal, Shared};
 use arbiter_api::Viewer;
 use arbiter_core::clock::Clock;
+use arbiter_core::model::{FrameResult, Seat, SeenFrame};
 use arbiter_store::{GameFilter, StoredGame};
 use arbiter_store::{PairTally, Tally};
 use arbiter_tournament::view::TournamentView;
 use arbiter_tournament::{rating_list, standings};
+use axum::extract::{Path, Query, State};
+use axum::http::header;
+use axum::response::IntoResponse;
+use axum::Json;
 
 /// `GET /api/variants`: every installed variant's card.
-pub(super) async fn variants(State(app): State<Shared>) -> Json<Value> {
-    let cards: Vec<Value> = app
+pub(super) async fn variants(State(app): State<Shared>) -> Json<Vec<VariantCard>> {
+    let cards = app
         .registry
         .variants()
         .map(|v| {
             let info = v.info();
-            json!({
-                "id": info.id,
-                "name": info.name,
-                "players": info.players,
-                "board": info.board,
-                "piece_sets": v.piece_sets(),
-                "notation": info.notation,
-                "hidden": info.capabilities.hidden_information,
-                "default_time_control": info.default_time_control,
-                "options": info.options,
-            })
+            VariantCard {
+                id: info.id.clone(),
+                name: info.name.clone(),
+                players: info.players.clone(),
+                board: info.board.clone(),
+                piece_sets: v.piece_sets().to_vec(),
+                notation: info.notation.clone(),
+                hidden: info.capabilities.hidden_information,
+                default_time_control: info.default_time_control.clone(),
+                options: info.options.clone(),
+            }
         })
         .collect();
-    Json(Value::from(cards))
+    Json(cards)
 }
 
 /// `GET /api/tournaments`: every stored tournament, newest first.
-pub(super) async fn tournaments(State(app): State<Shared>) -> Result<Json<Value>, ApiError> {
+pub(super) async fn tournaments(State(app): State<Shared>) -> Result<Json<Vec<TournamentItem>>, ApiError> {
     blocking(move || {
         let list = app.store.tournament_list()?;
         Ok(Json(
             list.into_iter()
-                .map(|(t, games)| json!({"id": t.id, "name": t.name, "finished": t.finished_at.is_some(), "games": games}))
+                .map(|(t, games)| TournamentItem { id: t.id, name: t.name, finished: t.finished_at.is_some(), games })
                 .collect(),
         ))
     })
@@ -54,7 +57,10 @@ pub(super) async fn tournaments(State(app): State<Shared>) -> Result<Json<Value>
 
 /// `GET /api/tournaments/{id}`: progress, standings overall and per variant,
 /// crosstables and Elo.
-pub(super) async fn tournament(State(app): State<Shared>, Path(id): Path<i64>) -> Result<Json<Value>, ApiError> {
+pub(super) async fn tournament(
+    State(app): State<Shared>,
+    Path(id): Path<i64>,
+) -> Result<Json<TournamentPage>, ApiError> {
     blocking(move || {
         let stored =
             app.store.tournament(Some(id))?.ok_or_else(|| ApiError::not_found(format!("no tournament {id}")))?;
@@ -63,97 +69,94 @@ pub(super) async fn tournament(State(app): State<Shared>, Path(id): Path<i64>) -
         let (expected, played) = (t.expected_games(), tallies.games() as usize);
         let names = t.names();
         let (games, pairs) = standings::of_variant(&tallies, None);
-        let mut tables = vec![table_json("overall", &names, &games, &pairs, &byes)];
+        let mut tables = vec![table("overall", &names, &games, &pairs, &byes)];
         if t.definition.variants.len() > 1 {
             for v in &t.definition.variants {
                 let (games, pairs) = standings::of_variant(&tallies, Some(v));
-                tables.push(table_json(v, &names, &games, &pairs, &vec![0.0; names.len()]));
+                tables.push(table(v, &names, &games, &pairs, &vec![0.0; names.len()]));
             }
         }
         let config = &t.definition.config;
-        Ok(Json(json!({
-            "id": id,
-            "name": stored.name,
-            "format": config.format,
-            "variants": t.definition.variants,
-            "players": names,
-            "finished": stored.finished_at.is_some(),
-            "played": played,
-            "expected": expected.max(played),
-            "queue": queue_json(&app, id)?,
-            "tables": tables,
-            "tune": t.tune_state(&app.store)?.map(|state| tune_json(&state)),
-        })))
+        Ok(Json(TournamentPage {
+            id,
+            name: stored.name,
+            format: config.format,
+            variants: t.definition.variants.clone(),
+            players: names,
+            finished: stored.finished_at.is_some(),
+            played,
+            expected: expected.max(played),
+            queue: queue_view(&app, id)?,
+            tables,
+            tune: t.tune_state(&app.store)?.map(|state| tune_view(&state)),
+        }))
     })
     .await
 }
 
 /// A tune's parameters and the estimate after each finished pair (each
 /// parameter's path, for the plot).
-fn tune_json(state: &arbiter_tournament::tune::TuneState) -> Value {
-    json!({
-        "iterations": state.iterations(),
-        "in_flight": state.spsa().in_flight,
-        "params": state.spsa().params,
-        "start": state.start,
-        "theta": state.theta(),
-        "points": state.points,
-    })
+fn tune_view(state: &arbiter_tournament::tune::TuneState) -> TuneView {
+    TuneView {
+        iterations: state.iterations(),
+        in_flight: state.spsa().in_flight,
+        params: state.spsa().params.clone(),
+        start: state.start.clone(),
+        theta: state.theta().to_vec(),
+        points: state.points.clone(),
+    }
 }
 
 /// A tournament's queue on a shared store: games waiting, being played,
 /// results kept unconfirmed (counted nowhere until a second worker's game
 /// agrees or the operator accepts them), and each worker host's games and
 /// rate (all zero and empty for a local run).
-fn queue_json(app: &Shared, id: i64) -> Result<Value, ApiError> {
+fn queue_view(app: &Shared, id: i64) -> Result<QueueView, ApiError> {
     let (waiting, playing) = app.store.queue_counts(id)?;
-    Ok(json!({
-        "waiting": waiting,
-        "playing": playing,
-        "unconfirmed": app.store.awaiting_confirmation(id)?,
-        "workers": app.store.worker_rates(id)?,
-    }))
+    Ok(QueueView {
+        waiting,
+        playing,
+        unconfirmed: app.store.awaiting_confirmation(id)?,
+        workers: app.store.worker_rates(id)?,
+    })
 }
 
 /// `GET /api/tournaments/{id}/live`: the games in progress as spectators
 /// see them (the tournament's runner stores only that view), and how many
 /// games are stored (pages refetch the standings when it changes).
-pub(super) async fn tournament_live(State(app): State<Shared>, Path(id): Path<i64>) -> Result<Json<Value>, ApiError> {
+pub(super) async fn tournament_live(
+    State(app): State<Shared>,
+    Path(id): Path<i64>,
+) -> Result<Json<LiveGames>, ApiError> {
     blocking(move || {
         let filter = GameFilter { tournament: Some(id), ..GameFilter::default() };
         let (_, played) = app.store.game_list(&filter, 1, 0)?;
-        Ok(Json(json!({ "played": played, "games": app.store.live_games(id)? })))
+        Ok(Json(LiveGames { played, games: app.store.live_games(id)? }))
     })
     .await
 }
 
-fn table_json(title: &str, names: &[String], games: &[&Tally], pairs: &[&PairTally], byes: &[f64]) -> Value {
+fn table(title: &str, names: &[String], games: &[&Tally], pairs: &[&PairTally], byes: &[f64]) -> StandingsTable {
     let t = standings::table(names.len(), games, pairs, byes);
-    let rows: Vec<Value> = t
+    let rows = t
         .rows
         .iter()
         .enumerate()
-        .map(|(rank, r)| {
-            json!({
-                "rank": rank + 1,
-                "entrant": r.entrant,
-                "name": names[r.entrant],
-                "games": r.games,
-                "points": r.points(),
-                "wins": r.wins,
-                "draws": r.draws,
-                "losses": r.losses,
-                "elo": r.elo,
-                "error": r.error,
-            })
+        .map(|(rank, r)| StandingsRow {
+            rank: rank + 1,
+            entrant: r.entrant,
+            name: names[r.entrant].clone(),
+            games: r.games,
+            points: r.points(),
+            wins: r.wins,
+            draws: r.draws,
+            losses: r.losses,
+            elo: r.elo,
+            error: r.error,
         })
         .collect();
-    let cross: Vec<Vec<Value>> = t
-        .cross
-        .iter()
-        .map(|row| row.iter().map(|&(p, g)| if g == 0 { Value::Null } else { json!([p, g]) }).collect())
-        .collect();
-    json!({ "title": title, "rows": rows, "cross": cross, "unfinished": t.unfinished })
+    let cross = t.cross.iter().map(|row| row.iter().map(|&(p, g)| (g > 0).then_some((p, g))).collect()).collect();
+    StandingsTable { title: title.to_string(), rows, cross, unfinished: t.unfinished }
 }
 
 /// Query of `GET /api/ratings`: the scale and the bootstrap.
@@ -172,7 +175,10 @@ const MAX_RESAMPLES: u32 = 1000;
 
 /// `GET /api/ratings`: the rating list over every stored tournament, a
 /// table per variant (see `arbiter ratings`).
-pub(super) async fn ratings(State(app): State<Shared>, Query(q): Query<RatingsQuery>) -> Result<Json<Value>, ApiError> {
+pub(super) async fn ratings(
+    State(app): State<Shared>,
+    Query(q): Query<RatingsQuery>,
+) -> Result<Json<Ratings>, ApiError> {
     blocking(move || {
         let anchor = match q.anchor.as_deref().filter(|a| !a.trim().is_empty()) {
             None => None,
@@ -192,7 +198,7 @@ pub(super) async fn ratings(State(app): State<Shared>, Query(q): Query<RatingsQu
                 rating_list::table(list, scale, resamples, 1)
             })
             .collect();
-        Ok(Json(json!({ "resamples": resamples, "variants": tables })))
+        Ok(Json(Ratings { resamples, variants: tables }))
     })
     .await
 }
@@ -210,7 +216,7 @@ pub(super) struct GamesQuery {
 }
 
 /// `GET /api/games`: a page of games, newest first, filtered.
-pub(super) async fn games(State(app): State<Shared>, Query(q): Query<GamesQuery>) -> Result<Json<Value>, ApiError> {
+pub(super) async fn games(State(app): State<Shared>, Query(q): Query<GamesQuery>) -> Result<Json<GamePage>, ApiError> {
     blocking(move || {
         // No store keeps a NUL in a text; PostgreSQL refuses one in a query.
         for (name, value) in [("variant", &q.variant), ("player", &q.player), ("result", &q.result)]
@@ -231,7 +237,7 @@ pub(super) async fn games(State(app): State<Shared>, Query(q): Query<GamesQuery>
         };
         let limit = q.limit.unwrap_or(50).clamp(1, 500);
         let (games, total) = app.store.game_list(&filter, limit, q.offset.unwrap_or(0))?;
-        Ok(Json(json!({ "total": total, "games": games })))
+        Ok(Json(GamePage { total, games }))
     })
     .await
 }
@@ -290,7 +296,7 @@ pub(super) async fn game(
     State(app): State<Shared>,
     Path(id): Path<i64>,
     Query(q): Query<GameQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Replay>, ApiError> {
     blocking(move || {
         let g = stored_game(&app, id)?;
         let record = &g.record;
@@ -306,21 +312,36 @@ pub(super) async fn game(
         let mut clocks: Vec<Option<u64>> =
             record.time_controls.iter().map(|tc| Clock::new(tc).remaining_ms()).collect();
         clocks.resize(record.players.len(), None);
-        let mut frames = vec![json!({ "ply": 0, "observation": game.observe(viewer)?.view, "clocks": clocks })];
+        // The frame a watcher of the live game saw at each moment.
+        let seen = |game: &arbiter_api::host::Game, ply: usize, clocks: &[Option<u64>], last: Option<String>| {
+            Ok::<_, ApiError>(SeenFrame {
+                ply: ply as u32,
+                to_move: Seat::new(game.to_move()),
+                observation: game.observe(viewer)?.view,
+                last_move: last,
+                clocks: clocks.to_vec(),
+                result: None,
+            })
+        };
+        let start = seen(&game, 0, &clocks, None)?;
+        let mut frames = vec![ReplayFrame { seen: start, mover: None, text: None, used_ms: None }];
         for (i, ply) in record.plies.iter().enumerate() {
             let text = if redacted { game.move_text(ply.mv, viewer)? } else { ply.text.clone() };
             game.apply(ply.mv)?;
             if let Some(c) = clocks.get_mut(ply.player.index()) {
                 *c = ply.clock_ms;
             }
-            frames.push(json!({
-                "ply": i + 1,
-                "mover": ply.player,
-                "text": text,
-                "used_ms": ply.used_us / 1000,
-                "clocks": clocks,
-                "observation": game.observe(viewer)?.view,
-            }));
+            frames.push(ReplayFrame {
+                seen: seen(&game, i + 1, &clocks, Some(text.clone()))?,
+                mover: Some(ply.player),
+                text: Some(text),
+                used_ms: Some(ply.used_us / 1000),
+            });
+        }
+        if let Some(last) = frames.last_mut() {
+            let result = &record.result;
+            last.seen.result =
+                Some(FrameResult { result: result.pgn().to_string(), termination: result.termination.to_string() });
         }
         let can_reveal = hidden && app.config.reveal == Reveal::Finished;
         let mut views = vec!["spectator".to_string()];
@@ -328,26 +349,26 @@ pub(super) async fn game(
             views.extend((0..record.players.len()).map(|p| format!("player:{p}")));
             views.push("referee".into());
         }
-        Ok(Json(json!({
-            "id": id,
-            "variant": g.summary.variant,
-            "variant_name": info.name,
-            "board": info.board,
-            "piece_sets": variant.piece_sets(),
-            "sides": info.players,
-            "players": g.summary.players,
-            "result": g.summary.result,
-            "termination": g.summary.termination.to_string(),
-            "event": g.summary.event,
-            "round": g.summary.round,
-            "time_controls": record.time_controls,
-            "tournament": g.slot.as_ref().map(|s| s.id),
-            "hidden": hidden,
-            "viewer": view_name(viewer),
-            "can_reveal": can_reveal,
-            "views": views,
-            "frames": frames,
-        })))
+        Ok(Json(Replay {
+            id,
+            variant: g.summary.variant.clone(),
+            variant_name: info.name.clone(),
+            board: info.board.clone(),
+            piece_sets: variant.piece_sets().to_vec(),
+            sides: info.players.clone(),
+            players: g.summary.players.clone(),
+            result: g.summary.result.clone(),
+            termination: g.summary.termination.to_string(),
+            event: g.summary.event.clone(),
+            round: g.summary.round,
+            time_controls: record.time_controls.clone(),
+            tournament: g.slot.as_ref().map(|s| s.id),
+            hidden,
+            viewer: view_name(viewer),
+            can_reveal,
+            views,
+            frames,
+        }))
     })
     .await
 }

@@ -9,6 +9,7 @@
 //! else is a spectator); a stored game's full record is shown only when the
 //! server's [`Reveal`] policy allows it.
 
+pub mod answers;
 mod api;
 mod assets;
 pub mod connections;
@@ -111,7 +112,7 @@ impl<E: std::fmt::Display> From<E> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (self.0, axum::Json(serde_json::json!({ "error": self.1 }))).into_response()
+        (self.0, axum::Json(answers::ErrorAnswer { error: self.1 })).into_response()
     }
 }
 

@@ -19,12 +19,14 @@ use std::time::{Duration, Instant};
 use axum::extract::{Path, Query, State};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::Json;
-use serde_json::{json, Value};
+use serde_json::Value;
 use tokio::sync::watch;
 use tokio_stream::wrappers::WatchStream;
 use tokio_stream::{Stream, StreamExt};
 
+use super::answers::{Done, MoveOffer, PlayItem, SessionView, Started};
 use super::{blocking, ApiError, Shared};
+use arbiter_api::schema::{BoardGeometry, PieceSet};
 use arbiter_api::Viewer;
 use arbiter_core::clock::TimeControl;
 use arbiter_core::model::seeds::seat_seed;
@@ -86,7 +88,7 @@ struct Progress {
     frame: Option<LiveFrame>,
     frame_at: Option<Instant>,
     /// Per seat: its legal moves while it is asked to move.
-    offers: Vec<Option<Vec<Value>>>,
+    offers: Vec<Option<Vec<MoveOffer>>>,
     /// Per seat: a draw offer from this player awaits its answer.
     draw_offered_by: Vec<Option<Seat>>,
     /// Per seat: something to tell that player ("your draw offer was declined").
@@ -101,9 +103,9 @@ struct Session {
     id: u64,
     variant: String,
     variant_name: String,
-    board: Value,
+    board: BoardGeometry,
     /// The variant's piece glyph sets.
-    piece_sets: Value,
+    piece_sets: Vec<PieceSet>,
     sides: Vec<String>,
     names: Vec<String>,
     seats: Vec<SeatLink>,
@@ -130,34 +132,29 @@ impl Session {
 
     /// Everything `seat` (or a spectator, for `None`) may see now: the
     /// session, and the latest frame as that viewer sees it.
-    fn view(&self, seat: Option<Seat>) -> Value {
+    fn view(&self, seat: Option<Seat>) -> SessionView {
         let p = self.progress();
         let viewer = seat.map_or(Viewer::Spectator, Seat::viewer);
         fn seat_part<T: Clone>(items: &[Option<T>], seat: Option<Seat>) -> Option<T> {
             seat.and_then(|s| items.get(s.index()).cloned().flatten())
         }
-        let mut view = json!({
-            "id": self.id,
-            "variant": self.variant,
-            "variant_name": self.variant_name,
-            "board": self.board,
-            "piece_sets": self.piece_sets,
-            "sides": self.sides,
-            "players": self.names,
-            "you": seat,
-            "ply": null, "to_move": null, "observation": null, "last_move": null, "clocks": null, "result": null,
-            "clock_age_ms": p.frame_at.map(|t| t.elapsed().as_millis() as u64),
-            "moves": seat_part(&p.offers, seat),
-            "draw_offered_by": seat_part(&p.draw_offered_by, seat),
-            "notice": seat_part(&p.notices, seat),
-            "stored_as": p.stored_as,
-            "error": p.error,
-        });
-        let seen = p.frame.as_ref().and_then(|f| f.seen_by(viewer)).map(serde_json::to_value);
-        if let Some(Ok(Value::Object(seen))) = seen {
-            view.as_object_mut().expect("an object").extend(seen);
+        SessionView {
+            id: self.id,
+            variant: self.variant.clone(),
+            variant_name: self.variant_name.clone(),
+            board: self.board.clone(),
+            piece_sets: self.piece_sets.clone(),
+            sides: self.sides.clone(),
+            players: self.names.clone(),
+            you: seat,
+            now: p.frame.as_ref().and_then(|f| f.seen_by(viewer)),
+            clock_age_ms: p.frame_at.map(|t| t.elapsed().as_millis() as u64),
+            moves: seat_part(&p.offers, seat),
+            draw_offered_by: seat_part(&p.draw_offered_by, seat),
+            notice: seat_part(&p.notices, seat),
+            stored_as: p.stored_as,
+            error: p.error.clone(),
         }
-        view
     }
 
     /// Hands `action` to `seat`'s player.
@@ -201,10 +198,10 @@ impl Player for BrowserPlayer {
 
     fn choose(&mut self, turn: &Turn<'_>) -> Result<Reply, PlayerError> {
         let moves = turn.legal_moves();
-        let offer: Vec<Value> = moves
+        let offer: Vec<MoveOffer> = moves
             .iter()
             .zip(turn.move_cells())
-            .map(|(&mv, cells)| json!({"id": mv.to_string(), "text": turn.move_text(mv).unwrap_or_default(), "cells": cells}))
+            .map(|(&mv, cells)| MoveOffer { id: mv.to_string(), text: turn.move_text(mv).unwrap_or_default(), cells })
             .collect();
         let seat = self.seat.index();
         let declined = self.offered_at == Some(turn.ply());
@@ -279,11 +276,11 @@ fn token() -> String {
 
 /// `POST /api/play`: starts a game; answers its id, the person's seat and
 /// token, and for a game between two people the other seat's invite token.
-pub(super) async fn start(State(app): State<Shared>, Json(req): Json<StartRequest>) -> Result<Json<Value>, ApiError> {
+pub(super) async fn start(State(app): State<Shared>, Json(req): Json<StartRequest>) -> Result<Json<Started>, ApiError> {
     blocking(move || start_game(&app, req)).await
 }
 
-fn start_game(app: &Shared, req: StartRequest) -> Result<Json<Value>, ApiError> {
+fn start_game(app: &Shared, req: StartRequest) -> Result<Json<Started>, ApiError> {
     let variant = app.registry.get(&req.variant).map_err(|e| ApiError::bad_request(e.to_string()))?.clone();
     let info = variant.info().clone();
     let n = info.players.len();
@@ -351,8 +348,8 @@ fn start_game(app: &Shared, req: StartRequest) -> Result<Json<Value>, ApiError> 
         id,
         variant: info.id.clone(),
         variant_name: info.name.clone(),
-        board: serde_json::to_value(&info.board)?,
-        piece_sets: serde_json::to_value(variant.piece_sets())?,
+        board: info.board.clone(),
+        piece_sets: variant.piece_sets().to_vec(),
         sides: info.players.clone(),
         names: names.clone(),
         seats,
@@ -432,27 +429,27 @@ fn start_game(app: &Shared, req: StartRequest) -> Result<Json<Value>, ApiError> 
     let invite = (opponent.is_none())
         .then(|| Seat::all(n).zip(&session.seats).find(|(s, _)| *s != me).and_then(|(_, seat)| seat.token.clone()))
         .flatten();
-    Ok(Json(json!({ "id": id, "seat": me, "token": session.seats[me.index()].token, "invite": invite })))
+    Ok(Json(Started { id, seat: me, token: session.seats[me.index()].token.clone(), invite }))
 }
 
 /// `GET /api/play`: the games of this server, newest first.
-pub(super) async fn list(State(app): State<Shared>) -> Json<Value> {
+pub(super) async fn list(State(app): State<Shared>) -> Json<Vec<PlayItem>> {
     let map = app.sessions.map.lock_or_recover();
-    let mut games: Vec<Value> = map
+    let mut games: Vec<PlayItem> = map
         .values()
         .map(|s| {
             let p = s.progress();
-            json!({
-                "id": s.id,
-                "variant": s.variant,
-                "players": s.names,
-                "ply": p.frame.as_ref().map(|f| f.ply),
-                "result": p.frame.as_ref().and_then(|f| f.result.as_ref()).map(|r| r.pgn()),
-            })
+            PlayItem {
+                id: s.id,
+                variant: s.variant.clone(),
+                players: s.names.clone(),
+                ply: p.frame.as_ref().map(|f| f.ply),
+                result: p.frame.as_ref().and_then(|f| f.result.as_ref()).map(|r| r.pgn().to_string()),
+            }
         })
         .collect();
-    games.sort_by_key(|g| std::cmp::Reverse(g["id"].as_u64()));
-    Json(Value::from(games))
+    games.sort_by_key(|g| std::cmp::Reverse(g.id));
+    Json(games)
 }
 
 /// The token of a request (`?token=`), if any.
@@ -471,7 +468,7 @@ pub(super) async fn state(
     State(app): State<Shared>,
     Path(id): Path<u64>,
     Query(access): Query<Access>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<SessionView>, ApiError> {
     let s = session(&app, id)?;
     Ok(Json(s.view(s.seat_of(access.token.as_deref()))))
 }
@@ -486,7 +483,9 @@ pub(super) async fn events(
     let s = session(&app, id)?;
     let seat = s.seat_of(access.token.as_deref());
     let changes = WatchStream::new(s.version.subscribe());
-    let events = changes.map(move |_| Ok(Event::default().event("state").data(s.view(seat).to_string())));
+    let events = changes.map(move |_| {
+        Ok(Event::default().event("state").data(serde_json::to_string(&s.view(seat)).expect("plain data serialises")))
+    });
     Ok(Sse::new(events).keep_alive(KeepAlive::default()))
 }
 
@@ -506,7 +505,7 @@ pub(super) async fn act(
     State(app): State<Shared>,
     Path(id): Path<u64>,
     Json(req): Json<ActRequest>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Done>, ApiError> {
     let s = session(&app, id)?;
     let seat = s.seat_of(Some(&req.token)).ok_or_else(|| ApiError::forbidden("not a player of this game"))?;
     let action = match req.action.as_str() {
@@ -519,7 +518,7 @@ pub(super) async fn act(
             let Some(offered) = offer.as_ref() else {
                 return Err(ApiError::bad_request("it is not your turn"));
             };
-            if !offered.iter().any(|m| m["id"] == text) {
+            if !offered.iter().any(|m| m.id == text) {
                 return Err(ApiError::bad_request(format!("move '{text}' is not one of your legal moves")));
             }
             let mv = text.parse().map_err(|_| ApiError::bad_request(format!("move '{text}' is not a move id")))?;
@@ -533,5 +532,5 @@ pub(super) async fn act(
         other => return Err(ApiError::bad_request(format!("unknown action '{other}'"))),
     };
     s.send(seat, action)?;
-    Ok(Json(json!({ "ok": true })))
+    Ok(Json(Done { ok: true }))
 }

@@ -68,11 +68,49 @@ async fn send(app: &Arc<App>, req: Request<Body>) -> (StatusCode, Value) {
 }
 
 async fn get(app: &Arc<App>, path: &str) -> (StatusCode, Value) {
-    send(app, request("GET", path, None)).await
+    let (status, body) = send(app, request("GET", path, None)).await;
+    answers_as_typed("GET", path, status, &body);
+    (status, body)
 }
 
 async fn post(app: &Arc<App>, path: &str, body: Value) -> (StatusCode, Value) {
-    send(app, request("POST", path, Some(body))).await
+    let (status, body) = send(app, request("POST", path, Some(body))).await;
+    answers_as_typed("POST", path, status, &body);
+    (status, body)
+}
+
+/// Checks that an answer of the JSON API reads back as the type the
+/// contract (`answers`) gives its route: an error as `ErrorAnswer`.
+fn answers_as_typed(method: &str, path: &str, status: StatusCode, body: &Value) {
+    use super::answers::*;
+    fn reads<T: serde::de::DeserializeOwned>(body: &Value) -> Result<(), serde_json::Error> {
+        serde_json::from_value::<T>(body.clone()).map(drop)
+    }
+    let route = path.split('?').next().unwrap_or_default();
+    let parts: Vec<&str> = route.trim_start_matches("/api/").split('/').collect();
+    let read = if status.is_client_error() || status.is_server_error() {
+        if !body.is_object() {
+            return; // refused by the router itself (a path or body it cannot read)
+        }
+        reads::<ErrorAnswer>(body)
+    } else {
+        match (method, parts.as_slice()) {
+            ("GET", ["variants"]) => reads::<Vec<VariantCard>>(body),
+            ("GET", ["tournaments"]) => reads::<Vec<TournamentItem>>(body),
+            ("GET", ["tournaments", _]) => reads::<TournamentPage>(body),
+            ("GET", ["tournaments", _, "live"]) => reads::<LiveGames>(body),
+            ("GET", ["games"]) => reads::<GamePage>(body),
+            ("GET", ["games", _]) => reads::<Replay>(body),
+            ("GET", ["play"]) => reads::<Vec<PlayItem>>(body),
+            ("GET", ["play", _]) => reads::<SessionView>(body),
+            ("POST", ["play"]) => reads::<Started>(body),
+            ("POST", ["play", _, "act"]) => reads::<Done>(body),
+            _ => Ok(()), // records (text), ratings (serialised only), workers' routes
+        }
+    };
+    if let Err(e) = read {
+        panic!("{method} {path} answered {status} outside its type: {e}: {body}");
+    }
 }
 
 /// Plays a whole game of `variant` (each seat its first legal move) and stores it.

@@ -181,7 +181,7 @@ async fn heartbeat(
 ) -> Result<Response, ApiError> {
     let held = body(held)?;
     as_worker(app, identity, move |c, w| c.heartbeat(w, &held)).await?;
-    Ok(Json(serde_json::json!({})).into_response())
+    Ok(Json(super::answers::Empty {}).into_response())
 }
 
 /// `POST /api/worker/release`.
@@ -192,7 +192,7 @@ async fn release(
 ) -> Result<Response, ApiError> {
     let held = body(held)?;
     as_worker(app, identity, move |c, w| c.release(w, &held)).await?;
-    Ok(Json(serde_json::json!({})).into_response())
+    Ok(Json(super::answers::Empty {}).into_response())
 }
 
 /// `POST /api/worker/upload`.

@@ -103,13 +103,13 @@ function changedCells(before, after) {
 function moveLabels(frames) {
   let number = 0, previous = null, run = 0;
   return frames.slice(1).map((f, i) => {
-    const mover = f.mover ?? frames[i].observation?.to_move;
+    const mover = f.mover ?? frames[i].to_move;
     let label = "";
     if (mover === 0 && previous !== 0) label = `${++number}. `;
     else if (mover !== 0 && (previous === null || previous !== 0 || run > 1)) label = `${(number = Math.max(number, 1))}... `;
     run = previous === mover ? run + 1 : 1;
     previous = mover;
-    return label + f.text;
+    return label + f.last_move;
   });
 }
 
@@ -482,7 +482,7 @@ async function gamePage(id, query) {
             button("Flip", "flip", () => (state.flipped = !state.flipped)),
             pieceSetPicker(g.variant, g.piece_sets, render),
             (!g.hidden || g.can_reveal) ? el("a", { href: `/api/games/${id}/record`, download: "", id: "download" }, el("button", {}, "Download record")) : null),
-          el("p", { id: "ply" }, `Ply ${state.ply} of ${g.frames.length - 1}`, frame.text ? `: ${frame.text}` : ""),
+          el("p", { id: "ply" }, `Ply ${state.ply} of ${g.frames.length - 1}`, frame.last_move ? `: ${frame.last_move}` : ""),
           moves)));
   };
   const keys = (e) => {
