@@ -310,103 +310,19 @@ const BUILT_IN: &[(&str, char, &str, u32)] = &[
     ("king", 'k', "K", 100),
 ];
 
-/// Keys this engine implements, besides piece names and `customPieceN`.
-const KEYS: &[&str] = &[
-    "maxRank",
-    "maxFile",
-    "startFen",
-    "castling",
-    "chess960",
-    "gating",
-    "seirawanGating",
-    "castlingKingsideFile",
-    "castlingQueensideFile",
-    "castlingRank",
-    "castlingKingPiece",
-    "castlingRookPieces",
-    "promotedPieceType",
-    "nMoveRuleTypes",
-    "flyingGeneral",
-    "soldierPromotionRank",
-    "mandatoryPiecePromotion",
-    "pieceDemotion",
-    "dropPromoted",
-    "piecePromotionOnCapture",
-    "immobilityIllegal",
-    "dropNoDoubled",
-    "shogiPawnDropMateIllegal",
-    "doubleStep",
-    "doubleStepRank",
-    "doubleStepRegionWhite",
-    "doubleStepRegionBlack",
-    "promotionRegionWhite",
-    "promotionRegionBlack",
-    "promotionPieceTypesWhite",
-    "promotionPieceTypesBlack",
-    "whiteDropRegion",
-    "blackDropRegion",
-    "flagRegion",
-    "enPassant",
-    "promotionRank",
-    "promotionPieceTypes",
-    "mandatoryPawnPromotion",
-    "checking",
-    "enPassantRegion",
-    "enPassantRegionWhite",
-    "enPassantRegionBlack",
-    "makpongRule",
-    "wallingRule",
-    "promotionLimit",
-    "dropNoDoubledCount",
-    "stalematePieceCount",
-    "materialCounting",
-    "countingRule",
-    "blastOnCapture",
-    "blastImmuneTypes",
-    "mutuallyImmuneTypes",
-    "extinctionPseudoRoyal",
-    "pieceDrops",
-    "capturesToHand",
-    "dropLoop",
-    "firstRankPawnDrops",
-    "promotionZonePawnDrops",
-    "mustCapture",
-    "stalemateValue",
-    "checkmateValue",
-    "extinctionValue",
-    "extinctionPieceTypes",
-    "extinctionPieceCount",
-    "extinctionOpponentPieceCount",
-    "extinctionClaim",
-    "flagPiece",
-    "flagRegionWhite",
-    "flagRegionBlack",
-    "flagMove",
-    "flagPieceSafe",
-    "shatarMateRule",
-    "checkCounting",
-    "nMoveRule",
-    "nFoldRule",
-    "pocketSize",
-    "variantTemplate",
-    "pieceToCharTable",
-];
-
 /// Builds the rules of `id` from its resolved keys (value, file, line).
 pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Result<Rules, IniError> {
     let err = |key: &str, message: String| {
         let (file, line) = keys.get(key).map(|(_, f, l)| (f.clone(), *l)).unwrap_or_default();
         IniError { file, line, message: format!("{key}: {message}") }
     };
-    // Keys first: anything not understood stops this variant.
-    for (k, _) in keys.iter() {
-        let piece =
-            BUILT_IN.iter().any(|(n, ..)| n == k) || custom_index(k).is_some() || k.starts_with("mobilityRegion");
-        if !piece && !KEYS.contains(&k.as_str()) {
-            return Err(err(k, "unknown key, or a rule this plugin does not implement".into()));
-        }
-    }
-    let get = |k: &str| keys.get(k).map(|(v, ..)| v.as_str());
+    // Each key is named once, where it is read: every read marks its key
+    // known, and a key no read asked for stops this variant (see `unknown`).
+    let asked: std::cell::RefCell<std::collections::BTreeSet<String>> = Default::default();
+    let get = |k: &str| {
+        asked.borrow_mut().insert(k.to_string());
+        keys.get(k).map(|(v, ..)| v.as_str())
+    };
     let flag = |k: &str, default: bool| -> Result<bool, IniError> {
         match get(k) {
             None => Ok(default),
@@ -652,7 +568,7 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
     };
     let last = format!("*{height}");
     let second_last = format!("*{}", height.saturating_sub(1).max(1));
-    // The older `promotionRank` and `doubleStepRank` name a rank from each side's own side.
+    // The older `promotionRank` names the first rank of each side's promotion zone, from its own side.
     let own_rank = |k: &str| -> Result<Option<(String, String)>, IniError> {
         match get(k) {
             None => Ok(None),
@@ -671,8 +587,21 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
     let (promo_white, promo_black) = own_rank("promotionRank")?.unwrap_or((last.clone(), "*1".into()));
     let promotion_region =
         [region("promotionRegionWhite", &promo_white)?, region("promotionRegionBlack", &promo_black)?];
+    // The older `doubleStepRank`: a pawn double-steps from its second rank
+    // up to this one, counted from each side's own side, as Fairy-Stockfish
+    // reads it (its `doubleStepRegion` keys, when given, win).
+    let (double_white, double_black) = match get("doubleStepRank") {
+        None => ("*2".to_string(), second_last.clone()),
+        Some(v) => {
+            let bad = || err("doubleStepRank", format!("rank {v} is not on the board"));
+            let most: u32 = v.parse().ok().filter(|r| (1..=height).contains(r)).ok_or_else(bad)?;
+            let white = (2..=most).map(|r| format!("*{r}")).collect::<Vec<_>>().join(" ");
+            let black = (2..=most).map(|r| format!("*{}", height + 1 - r)).collect::<Vec<_>>().join(" ");
+            (white, black)
+        }
+    };
     let mut double_step_region =
-        [region("doubleStepRegionWhite", "*2")?, region("doubleStepRegionBlack", &second_last)?];
+        [region("doubleStepRegionWhite", &double_white)?, region("doubleStepRegionBlack", &double_black)?];
     if !flag("doubleStep", true)? {
         double_step_region = [vec![false; squares], vec![false; squares]];
     }
@@ -747,7 +676,11 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
     if soldier_rank == 0 || soldier_rank > height {
         return Err(err("soldierPromotionRank", format!("rank {soldier_rank} is not on the board")));
     }
-    Ok(Rules {
+    // GUI hints Fairy-Stockfish reads and this plugin has no use for.
+    for hint in ["pieceToCharTable", "pocketSize", "variantTemplate"] {
+        get(hint);
+    }
+    let rules = Rules {
         ep_region,
         makpong: flag("makpongRule", false)?,
         walling_past,
@@ -834,7 +767,15 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
         n_move_plies: 2 * number("nMoveRule", 50)?,
         n_fold: number("nFoldRule", 3)?,
         ..partial
-    })
+    };
+    // Anything not understood stops this variant: a key no read asked for,
+    // other than a piece (built in or custom) or a piece's mobility region.
+    let asked = asked.into_inner();
+    let known = |k: &String| asked.contains(k) || custom_index(k).is_some() || k.starts_with("mobilityRegion");
+    if let Some(k) = keys.keys().find(|k| !known(k)) {
+        return Err(err(k, "unknown key, or a rule this plugin does not implement".into()));
+    }
+    Ok(rules)
 }
 
 /// The offsets a board of up to 12x10 allows: files -11..=11, ranks -9..=9.

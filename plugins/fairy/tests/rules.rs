@@ -86,3 +86,24 @@ fn ini_values_read_in_every_form_fairy_stockfish_reads() {
         assert!(e.contains(says), "{bad}: {e}");
     }
 }
+
+/// Every key is known where it is read: `doubleStepRank` (once listed and
+/// never applied) bounds the pawns' double step as Fairy-Stockfish's does
+/// (from the second rank up to it, from each side's own side), and a key
+/// no read asks for is refused by name.
+#[test]
+fn double_step_rank_is_applied_and_a_key_nothing_reads_is_refused() {
+    use arbiter_fairy::FairyVariant;
+    let v = FairyVariant::from_ini("[dsr:chess]\ndoubleStepRank = 3\n", "dsr").unwrap();
+    let [white, black] = &v.rules.double_step_region;
+    let rank = |region: &Vec<bool>, r: usize| (0..8).all(|f| region[r * 8 + f]);
+    assert!(rank(white, 1) && rank(white, 2) && !rank(white, 0) && !rank(white, 3));
+    assert!(rank(black, 6) && rank(black, 5) && !rank(black, 7) && !rank(black, 4));
+    let game = v.from_position("4k3/8/8/8/8/P7/1P6/4K3 w - - 0 1", &Default::default()).unwrap();
+    let mut moves = Vec::new();
+    game.legal_moves(&mut moves);
+    let texts: Vec<String> = moves.iter().map(|&m| game.move_text(m, Viewer::Referee)).collect();
+    assert!(texts.iter().any(|t| t == "a3a5") && texts.iter().any(|t| t == "b2b4"), "{texts:?}");
+    let e = FairyVariant::from_ini("[min:chess]\ndoubleStepRankMin = 3\n", "min").err().unwrap();
+    assert!(e.contains("doubleStepRankMin: unknown key"), "{e}");
+}
