@@ -1,0 +1,282 @@
+//! A variant's rules, read from its ini keys: the board, the pieces (built-in
+//! names or `customPieceN = letter:betza`), the start position and every
+//! rule the engine implements. A key this engine does not implement is an
+//! error naming its file and line, never silently ignored: a variant is
+//! played exactly or not at all.
+
+use crate::betza::Step;
+
+mod build;
+pub use build::build;
+
+/// One kind of piece.
+#[derive(Clone, Debug)]
+pub struct PieceDef {
+    /// Its Fairy-Stockfish name (`knight`, `customPiece1`).
+    pub name: String,
+    /// Its letter, lowercase (Black's; White's is the uppercase).
+    pub letter: char,
+    /// How it moves and captures (White's orientation; Black's is turned half round, as Fairy-Stockfish turns it).
+    pub steps: Vec<Step>,
+    /// A royal piece: its side must never leave it attacked.
+    pub royal: bool,
+    /// A pawn: double steps, en passant and promotion apply to it.
+    pub pawn: bool,
+    /// A soldier: it steps only forward until it reaches `soldierPromotionRank`.
+    pub soldier: bool,
+    /// For each offset (White's view, see [`reach_index`]), the capturing
+    /// steps that could reach it on an empty board, as a bit mask: attack
+    /// tests look there before walking any ray.
+    pub reach: Vec<u64>,
+    /// Two of its steps can reach one square (a tori shogi eagle's K and
+    /// bR): its targets are then made unique.
+    pub overlapping: bool,
+    /// Its place in Fairy-Stockfish's order of piece types (pockets are written in it).
+    pub order: u32,
+}
+
+/// The most piece kinds a variant has.
+pub const MOST_KINDS: usize = 40;
+
+/// How a game ends for the player it applies to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum End {
+    /// That player wins.
+    Win,
+    /// That player loses.
+    Loss,
+    /// Nobody wins.
+    Draw,
+}
+
+/// What a drawn game becomes under `materialCounting`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MaterialCounting {
+    /// Whoever has more pieces wins (`unweighted`).
+    Unweighted,
+    /// White wins every draw (`whitedrawodds`).
+    WhiteDrawOdds,
+    /// Black wins every draw (`blackdrawodds`, armageddon).
+    BlackDrawOdds,
+}
+
+impl End {
+    /// The same end seen by the other player.
+    pub fn reversed(self) -> End {
+        match self {
+            End::Win => End::Loss,
+            End::Loss => End::Win,
+            End::Draw => End::Draw,
+        }
+    }
+}
+
+/// A counting rule of the south-east Asian games (`countingRule`): once
+/// one side is down to its king (or, on the board's honour, no pawn is
+/// left), the other must mate within a count of moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Counting {
+    /// Makruk's board's and pieces' honour counts.
+    Makruk,
+    /// Ouk Chatrang's (cambodian) counts.
+    Cambodian,
+    /// ASEAN chess's counts.
+    Asean,
+}
+
+/// Every rule of one variant.
+#[derive(Clone, Debug)]
+pub struct Rules {
+    /// The variant's id (its section name).
+    pub id: String,
+    /// The user's ini file that defined it; `None` for the built-in definitions.
+    pub source: Option<String>,
+    /// Its definition: every key it resolves to (inherited ones included),
+    /// `key = value` a line in key order. Two machines whose files define
+    /// one name otherwise have different definitions.
+    pub definition: String,
+    /// Files.
+    pub width: u8,
+    /// Ranks.
+    pub height: u8,
+    /// The piece kinds; a piece's kind is its index here.
+    pub pieces: Vec<PieceDef>,
+    /// The start position (FEN).
+    pub start_fen: String,
+    /// Castling is allowed.
+    pub castling: bool,
+    /// Chess960 castling (`chess960`): written king takes rook, rights as files.
+    pub chess960: bool,
+    /// S-chess gating (`gating` with `seirawanGating`): a piece leaving a
+    /// square of its side's gates may bring a piece from hand onto it.
+    pub gating: bool,
+    /// The file a king castles to on the kingside (0-based).
+    pub castle_king_file: u8,
+    /// The file a king castles to on the queenside.
+    pub castle_queen_file: u8,
+    /// The rank castling happens on, from each side's own side (0-based).
+    pub castle_rank: u8,
+    /// The kind that castles (the king by default).
+    pub castle_king: Option<usize>,
+    /// The kinds a king castles with (rooks by default).
+    pub castle_rook_kinds: Vec<usize>,
+    /// Squares a pawn may step twice from, White's then Black's.
+    pub double_step_region: [Vec<bool>; 2],
+    /// En passant captures exist.
+    pub en_passant: bool,
+    /// Squares a pawn promotes on, White's then Black's.
+    pub promotion_region: [Vec<bool>; 2],
+    /// The kinds a pawn may promote to, White's then Black's.
+    pub promotion_kinds: [Vec<usize>; 2],
+    /// A pawn reaching the promotion zone must promote.
+    pub mandatory_promotion: bool,
+    /// A move may give check (`checking = false`: no move may, as in racing kings).
+    pub checking: bool,
+    /// Some kind is royal (a king): moves are tried for its safety.
+    pub has_royal: bool,
+    /// The squares each side may take en passant on (`enPassantRegion`), White's then Black's.
+    pub ep_region: [Vec<bool>; 2],
+    /// A king in check may move only to take the checker (`makpongRule`).
+    pub makpong: bool,
+    /// Every move leaves a wall where the piece stood (`wallingRule = past`).
+    pub walling_past: bool,
+    /// How many of a kind a side may hold before no pawn may promote to it (`promotionLimit`).
+    pub promotion_limit: Vec<Option<u32>>,
+    /// How many unpromoted pieces of the `dropNoDoubled` kind a file may hold before none is dropped there.
+    pub drop_no_doubled_count: u32,
+    /// Stalemate is won by whoever has fewer pieces (`stalematePieceCount`).
+    pub stalemate_piece_count: bool,
+    /// The counting rule (`countingRule`).
+    pub counting: Option<Counting>,
+    /// What a draw becomes (`materialCounting`).
+    pub material_counting: Option<MaterialCounting>,
+    /// A capture explodes: the capturer and every piece but pawns next to
+    /// the square go too (`blastOnCapture`, atomic).
+    pub blast: bool,
+    /// The kinds no blast removes (`blastImmuneTypes`).
+    pub blast_immune: Vec<usize>,
+    /// The kinds that may not take a piece of their own kind (`mutuallyImmuneTypes`).
+    pub mutually_immune: Vec<usize>,
+    /// The extinction kinds are pseudo-royal while a side has at most one
+    /// more than `extinctionPieceCount` of them: no move may leave one
+    /// attacked (`extinctionPseudoRoyal`).
+    pub pseudo_royal: bool,
+    /// Pieces in hand may be dropped.
+    pub drops: bool,
+    /// Captured pieces go to the capturer's hand.
+    pub captures_to_hand: bool,
+    /// A captured promoted pawn goes to hand as what it became (`dropLoop`).
+    pub drop_loop: bool,
+    /// Squares each side may drop on.
+    pub drop_region: [Vec<bool>; 2],
+    /// Pawns may be dropped on the first rank.
+    pub first_rank_pawn_drops: bool,
+    /// Pawns may be dropped in the promotion zone.
+    pub promotion_zone_pawn_drops: bool,
+    /// Any capture, if one exists, must be made.
+    pub must_capture: bool,
+    /// For the player to move with no legal move, not in check.
+    pub stalemate: End,
+    /// For the player to move with no legal move, in check.
+    pub checkmate: End,
+    /// For a player with no piece of `extinction_kinds` left.
+    pub extinction: Option<End>,
+    /// The kinds that must not all be lost (empty: every kind).
+    pub extinction_kinds: Vec<usize>,
+    /// A side with at most this many of those kinds is extinct...
+    pub extinction_count: u32,
+    /// ...while the other side has at least this many.
+    pub extinction_opponent_count: u32,
+    /// Only the side to move wins by its opponent's extinction (a bare king may bare back).
+    pub extinction_claim: bool,
+    /// A kind that wins by reaching its side's flag region.
+    pub flag: Option<usize>,
+    /// The flag squares, White's then Black's.
+    pub flag_regions: [Vec<usize>; 2],
+    /// After the first side reaches its flag, the other may still reach its own for a draw.
+    pub flag_move: bool,
+    /// A flag counts only for a piece the opponent cannot take there (`flagPieceSafe`, dobutsu's lion).
+    pub flag_piece_safe: bool,
+    /// Shatar's mate: not by a knight alone, and only after a check by a
+    /// knight, rook or bers in the series of checks that ends in it (else a draw).
+    pub shatar_mate: bool,
+    /// Giving check counts: the FEN holds the checks left to give.
+    pub check_counting: bool,
+    /// Plies without a capture or pawn move after which a draw may be claimed (0: off).
+    pub n_move_plies: u32,
+    /// Occurrences of a position after which a draw may be claimed (0: off).
+    pub n_fold: u32,
+    /// The kind each kind promotes to, shogi-style (`promotedPieceType`).
+    pub promoted_kind: Vec<Option<usize>>,
+    /// A piece in the promotion zone must promote.
+    pub mandatory_piece_promotion: bool,
+    /// A promoted piece turns back on its next move in the zone (`pieceDemotion`, kyoto shogi).
+    pub piece_demotion: bool,
+    /// Pieces in hand may be dropped promoted (`dropPromoted`).
+    pub drop_promoted: bool,
+    /// Pieces promote and demote only by taking (`piecePromotionOnCapture`, micro shogi).
+    pub promotion_on_capture: bool,
+    /// No move or drop may leave a piece where it could never move again.
+    pub immobility_illegal: bool,
+    /// The kind no side may drop on a file it already holds unpromoted.
+    pub drop_no_doubled: Option<usize>,
+    /// A mate by dropping a shogi pawn loses for the dropper (Fairy-Stockfish
+    /// lets the drop be played and scores it so; shogi calls it a foul).
+    pub pawn_drop_mate_illegal: bool,
+    /// The kinds whose moves reset the n-move count (`nMoveRuleTypes`; the pawn by default).
+    pub n_move_kinds: Vec<usize>,
+    /// Where each kind may stand, White's then Black's (`mobilityRegionWhiteKing`...; `None`: anywhere).
+    pub mobility: [Vec<Option<Vec<bool>>>; 2],
+    /// Kings may not face each other on an open file (`flyingGeneral`).
+    pub flying_general: bool,
+    /// A soldier steps only forward until it reaches this rank of its own (0-based; `soldierPromotionRank`).
+    pub soldier_rank: u8,
+    /// Every long-range move slides or hops along a rank, file or diagonal,
+    /// and every lame leap's blocking square lies on one from its target: a
+    /// move that leaves no such line through the king (and, with hoppers,
+    /// lands on none) cannot expose it.
+    pub lines_only: bool,
+    /// Some piece hops (a cannon, a grasshopper): a piece landing on a line
+    /// through the king may make a screen.
+    pub hoppers: bool,
+}
+
+impl Rules {
+    /// The kind written with `letter` (either case).
+    pub fn kind_of(&self, letter: char) -> Option<usize> {
+        let l = letter.to_ascii_lowercase();
+        self.pieces.iter().position(|p| p.letter == l)
+    }
+
+    /// The square index of `file` and `rank`.
+    pub fn square(&self, file: u8, rank: u8) -> usize {
+        rank as usize * self.width as usize + file as usize
+    }
+
+    /// A square's name (`a1`, `j10`).
+    pub fn square_name(&self, sq: usize) -> String {
+        let (f, r) = (sq % self.width as usize, sq / self.width as usize);
+        format!("{}{}", (b'a' + f as u8) as char, r + 1)
+    }
+
+    /// The square a name such as `e4` or `a10` names, if it is on the board.
+    pub fn parse_square(&self, text: &str) -> Option<usize> {
+        let mut chars = text.chars();
+        let f = chars.next()?;
+        if !f.is_ascii_lowercase() {
+            return None;
+        }
+        let rank: usize = chars.as_str().parse().ok()?;
+        let file = (f as u8 - b'a') as usize;
+        (file < self.width as usize && (1..=self.height as usize).contains(&rank))
+            .then(|| (rank - 1) * self.width as usize + file)
+    }
+}
+
+/// The offsets a board of up to 12x10 allows: files -11..=11, ranks -9..=9.
+const REACH_FILES: i32 = 23;
+
+/// The index of the offset (`dx` files, `dy` ranks) in a [`PieceDef::reach`] table.
+pub fn reach_index(dx: i32, dy: i32) -> usize {
+    ((dy + 9) * REACH_FILES + dx + 11) as usize
+}
