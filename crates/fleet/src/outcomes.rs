@@ -19,8 +19,9 @@ use arbiter_api::Outcome;
 use arbiter_core::clock::Limit;
 use arbiter_core::model::{GameRecord, Seat};
 use arbiter_play::players::PlayerSpec;
+use arbiter_play::referee::SeatSetup;
 use arbiter_play::referee::Termination;
-use arbiter_tournament::worker::{Job, JobSeat};
+use arbiter_tournament::worker::Job;
 
 /// What a record proves of its result.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,14 +35,14 @@ pub enum Proof {
 }
 
 /// A built-in player's kind (`random`, `mcts`), if the seat holds one.
-fn built_in(seat: &JobSeat) -> Option<&'static str> {
+fn built_in(seat: &SeatSetup) -> Option<&'static str> {
     let spec = PlayerSpec::parse(&seat.spec).ok()?;
     spec.is_built_in().then(|| spec.kind())
 }
 
 /// What `record`, a game of `job`, proves of its result.
 pub fn proof(job: &Job, record: &GameRecord) -> Proof {
-    let seat = |s: Seat| job.seats.get(s.index());
+    let seat = |s: Seat| job.setup.seats.get(s.index());
     let name = |s: Seat| seat(s).map_or_else(|| format!("player {s}"), |j| j.name.clone());
     // Searches a built-in player never reports.
     for (i, ply) in record.plies.iter().enumerate() {
@@ -61,7 +62,7 @@ pub fn proof(job: &Job, record: &GameRecord) -> Proof {
     let to_move = record.plies.last().map_or(Seat::FIRST, |p| p.player.opponent());
     let faulted = Seat::winner(record.result.outcome).map_or(to_move, Seat::opponent);
     let built_in_at_fault = seat(faulted).and_then(built_in);
-    let any_built_in = job.seats.iter().find_map(|s| built_in(s).map(|k| (s.name.clone(), k)));
+    let any_built_in = job.setup.seats.iter().find_map(|s| built_in(s).map(|k| (s.name.clone(), k)));
     let impossible = |what: &str| {
         Proof::Impossible(format!(
             "{} is a built-in {} player: it never {what}",
@@ -122,8 +123,8 @@ mod tests {
     use super::{agree, proof, Proof};
     use arbiter_core::clock::TimeControl;
     use arbiter_core::model::{GameRecord, Seat};
-    use arbiter_play::referee::Termination;
-    use arbiter_tournament::worker::{Job, JobSeat};
+    use arbiter_play::referee::{SeatSetup, Termination};
+    use arbiter_tournament::worker::Job;
 
     fn job(seats: [(&str, &str, &str); 2]) -> Job {
         let mut job: Job = serde_json::from_value(serde_json::json!({
@@ -131,9 +132,9 @@ mod tests {
             "max_plies": null, "claim_draws": false, "grace_ms": 0, "live": false, "journal": null,
         }))
         .unwrap();
-        job.seats = seats
+        job.setup.seats = seats
             .iter()
-            .map(|(name, spec, tc)| JobSeat {
+            .map(|(name, spec, tc)| SeatSetup {
                 name: name.to_string(),
                 spec: spec.to_string(),
                 tc: TimeControl::parse(tc).unwrap(),

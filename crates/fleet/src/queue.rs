@@ -204,6 +204,7 @@ pub(super) fn playable(
     let job: Job = serde_json::from_str(&queued.job)
         .map_err(|e| TournamentError::Unreadable(format!("unreadable job in the queue: {e}")))?;
     let entrants = job
+        .setup
         .seats
         .iter()
         .map(|s| {
@@ -217,11 +218,11 @@ pub(super) fn playable(
         .collect::<Result<Vec<_>>>()?;
     let game = ScheduledGame {
         round: queued.round,
-        variant: registry.get(&job.variant)?.clone(),
-        options: job.options.clone(),
+        variant: registry.get(&job.setup.variant)?.clone(),
+        options: job.setup.options.clone(),
         seats: (0..entrants.len()).collect(),
-        position: job.position.clone(),
-        seed: job.seed,
+        position: job.setup.position.clone(),
+        seed: job.setup.seed,
     };
     Ok((job, entrants, game, event_of(queued)))
 }
@@ -654,8 +655,8 @@ mod tests {
             .map(|c| {
                 let (job, _, _, event) = playable(registry, &c.game).unwrap();
                 let mut r = record(&[0, 1, 0]);
-                r.variant = job.variant;
-                r.players = job.seats.iter().map(|s| s.name.clone()).collect();
+                r.variant = job.setup.variant;
+                r.players = job.setup.seats.iter().map(|s| s.name.clone()).collect();
                 r.result.outcome = arbiter_api::Outcome::Win(0);
                 (c, r, event)
             })
@@ -740,7 +741,7 @@ mod tests {
         let (job, entrants, game, event) = playable(&registry, &claims[1].game).unwrap();
         assert_eq!(entrants.iter().map(|e| e.name.as_str()).collect::<Vec<_>>(), ["b", "a"], "the pair's second game");
         assert_eq!(entrants[0].spec.kind(), "random");
-        assert_eq!((game.variant.info().id.as_str(), game.round, job.seed), ("race", 1, game.seed));
+        assert_eq!((game.variant.info().id.as_str(), game.round, job.setup.seed), ("race", 1, game.seed));
         let slot = event.tournament.unwrap();
         assert_eq!((slot.id, slot.index, slot.pair, slot.seats), (t, 1, Some(0), vec![1, 0]));
         let mut broken = claims[0].clone();
@@ -773,7 +774,7 @@ mod tests {
             .iter()
             .map(|c| serde_json::from_str(&c.game.job).unwrap())
             .collect();
-        let specs: Vec<&str> = queued.iter().flat_map(|j| j.seats.iter().map(|s| s.spec.as_str())).collect();
+        let specs: Vec<&str> = queued.iter().flat_map(|j| j.setup.seats.iter().map(|s| s.spec.as_str())).collect();
         assert!(specs.iter().all(|s| s.starts_with("mcts:iterations=6,c=")), "{specs:?}");
         assert_ne!(specs[0], specs[1], "the two sides play apart");
         for index in [0, 1] {

@@ -448,7 +448,7 @@ impl Slot<'_> {
         let (job, entrants, game, event) = playable(self.registry, queued)?;
         let record = self.handle.play(&entrants, &game, &job, None)?;
         let pins = TournamentPins {
-            plugins: BTreeMap::from([(job.variant.clone(), PluginPin::of_variant(&game.variant)?)]),
+            plugins: BTreeMap::from([(job.setup.variant.clone(), PluginPin::of_variant(&game.variant)?)]),
             engines: engine_pins(&entrants)?,
         };
         Ok((UploadedGame { key, record, pins }, event))
@@ -464,13 +464,13 @@ impl Slot<'_> {
             };
             let plugin = scheduled.variant.plugin();
             if let (Some(theirs), Ok(mine)) =
-                (pins.plugins.get(&job.variant), PluginPin::of_variant(&scheduled.variant))
+                (pins.plugins.get(&job.setup.variant), PluginPin::of_variant(&scheduled.variant))
             {
                 if !theirs.same_build(&mine) {
                     return Some(format!(
                         "tournament {t}: variant {}: this machine's plugin {} ({}) is not the build the tournament \
                          was registered with ({})",
-                        job.variant,
+                        job.setup.variant,
                         plugin.path.display(),
                         mine.describe(),
                         theirs.describe()

@@ -14,11 +14,11 @@ use super::games::{
     keep_engines, seat_players, Entrant, GameWatch, Isolation, LiveRelay, LiveSink, RunConfig, ScheduledGame,
 };
 use super::pulse::{Pulse, SharedPulse};
-use super::worker::{faulted_record, Job, WorkerHandle};
+use super::worker::{faulted_record, setup_of, Job, WorkerHandle};
 use arbiter_core::model::{GameRecord, SeenFrame};
 use arbiter_core::sync::LockExt;
 use arbiter_play::players::{KeptEngines, PlayerSpec};
-use arbiter_play::referee::{play_game_watched, GameConfig, StartFrom, Termination};
+use arbiter_play::referee::{play, GameSetup, Termination};
 
 /// How a run of games ended, beyond the games themselves.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -92,11 +92,7 @@ pub fn run_games(
                                 break;
                             }
                         },
-                    }
-                    .map(|mut r| {
-                        r.players = game.seats.iter().map(|&e| entrants[e].name.clone()).collect();
-                        r
-                    });
+                    };
                     if tx.send((i, result)).is_err() {
                         break;
                     }
@@ -250,7 +246,7 @@ enum Event {
 struct ThreadJob {
     entrants: Arc<[Entrant]>,
     game: ScheduledGame,
-    config: GameConfig,
+    setup: GameSetup,
     live: bool,
 }
 
@@ -316,16 +312,8 @@ impl GameThread {
     ) -> Played {
         let started = (super::worker::unix_now(), Instant::now());
         Pulse::lock(&self.pulse).restart(config.watchdog);
-        let game_config = GameConfig {
-            time_controls: game.seats.iter().map(|&e| entrants[e].time_control(&game.variant)).collect(),
-            margin_ms: config.margin_ms,
-            max_plies: config.max_plies,
-            claim_draws: config.claim_draws,
-            adjudication: config.adjudication.clone(),
-            pin_seats: pins_seats(entrants, game, config),
-        };
-        let job =
-            ThreadJob { entrants: entrants.clone(), game: game.clone(), config: game_config, live: live.is_some() };
+        let setup = setup_of(entrants, game, config);
+        let job = ThreadJob { entrants: entrants.clone(), game: game.clone(), setup, live: live.is_some() };
         if self.jobs.send(job).is_err() {
             return Played::Finished(Err(arbiter_api::Error::unsupported("the game thread has ended")));
         }
@@ -380,12 +368,8 @@ fn play_one(
     let seats: Vec<(&str, &PlayerSpec)> =
         game.seats.iter().map(|&e| (job.entrants[e].name.as_str(), &job.entrants[e].spec)).collect();
     let mut players = seat_players(&seats, game.seed, pulse, kept);
-    let start = match &game.position {
-        Some(p) => StartFrom::Position(p),
-        None => StartFrom::Standard,
-    };
     let mut watch = GameWatch { pulse, journal: None, live: job.live.then(|| LiveRelay::new(sink)) };
-    let result = play_game_watched(&game.variant, &game.options, start, &mut players, &job.config, &mut watch);
+    let result = play(&job.setup, &game.variant, &mut players, Some(&mut watch));
     keep_engines(&seats, players, kept);
     result
 }

@@ -24,19 +24,18 @@ use std::time::{Duration, Instant};
 
 use arbiter_api::{Error, Outcome};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
 
 use super::error::{Result, TournamentError};
 use super::games::{keep_engines, seat_players, Entrant, GameWatch, LiveRelay, ScheduledGame};
 use super::journal::{Journal, JournalFile};
 use super::pulse::{Pulse, SharedPulse};
-use arbiter_core::clock::TimeControl;
+
 use arbiter_core::model::SeenFrame;
 use arbiter_core::model::{GameRecord, PlyRecord};
 use arbiter_core::plugin::Registry;
 use arbiter_core::process::{ChildProcess, Limits, ProcessError};
 use arbiter_play::players::{KeptEngines, PlayerSpec};
-use arbiter_play::referee::{play_game_watched, Adjudication, GameConfig, GameResult, StartFrom, Termination};
+use arbiter_play::referee::{play, GameResult, GameSetup, SeatSetup, Termination};
 
 /// How often the worker reports progress while a game moves.
 pub const FLUSH_EVERY: Duration = Duration::from_millis(20);
@@ -48,77 +47,54 @@ pub const FLUSH_EVERY: Duration = Duration::from_millis(20);
 /// again.
 pub const KEPT_ENGINES: usize = 4;
 
-/// One seat of a [`Job`].
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct JobSeat {
-    /// The entrant's name.
-    pub name: String,
-    /// Its player spec, parsed again by the worker.
-    pub spec: String,
-    /// Its time control.
-    pub tc: TimeControl,
-}
-
-/// One game for a worker to play.
+/// One game for a worker to play: its setup (the same JSON keys at the
+/// top level), and what the worker process needs besides.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Job {
-    /// Variant id.
-    pub variant: String,
-    /// Variant options.
-    pub options: Map<String, Value>,
-    /// A start position, or the variant's start.
-    pub position: Option<String>,
-    /// The seats in turn order.
-    pub seats: Vec<JobSeat>,
-    /// Seed for seeded players.
-    pub seed: u64,
-    /// Referee settings.
-    pub margin_ms: u64,
-    /// Adjudicate a draw after this many plies.
-    pub max_plies: Option<u32>,
-    /// Claim claimable draws at once.
-    pub claim_draws: bool,
-    /// Score adjudication.
-    #[serde(default)]
-    pub adjudication: Adjudication,
+    /// The game.
+    #[serde(flatten)]
+    pub setup: GameSetup,
     /// Silence tolerated beyond a player's time budget.
     pub grace_ms: u64,
     /// Whether to send `live` frames of the game.
     pub live: bool,
     /// The ply journal to write, and this game's number in it.
     pub journal: Option<(PathBuf, u64)>,
-    /// Pin each seat's engine to a CPU of its own among those the worker
-    /// may use (`--affinity` with a pondering engine).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub pin_seats: bool,
 }
 
 impl Job {
     /// The job for `game`.
     pub fn new(entrants: &[Entrant], game: &ScheduledGame, config: &super::games::RunConfig, live: bool) -> Job {
         Job {
-            variant: game.variant.info().id.clone(),
-            options: game.options.clone(),
-            position: game.position.clone(),
-            seats: game
-                .seats
-                .iter()
-                .map(|&e| JobSeat {
-                    name: entrants[e].name.clone(),
-                    spec: entrants[e].spec_text.clone(),
-                    tc: entrants[e].time_control(&game.variant),
-                })
-                .collect(),
-            seed: game.seed,
-            margin_ms: config.margin_ms,
-            max_plies: config.max_plies,
-            claim_draws: config.claim_draws,
-            adjudication: config.adjudication.clone(),
+            setup: setup_of(entrants, game, config),
             grace_ms: config.watchdog.as_millis() as u64,
             live,
             journal: None,
-            pin_seats: super::runner::pins_seats(entrants, game, config),
         }
+    }
+}
+
+/// The setup of `game` between `entrants` under `config`.
+pub fn setup_of(entrants: &[Entrant], game: &ScheduledGame, config: &super::games::RunConfig) -> GameSetup {
+    GameSetup {
+        variant: game.variant.info().id.clone(),
+        options: game.options.clone(),
+        position: game.position.clone(),
+        seats: game
+            .seats
+            .iter()
+            .map(|&e| SeatSetup {
+                name: entrants[e].name.clone(),
+                spec: entrants[e].spec_text.clone(),
+                tc: entrants[e].time_control(&game.variant),
+            })
+            .collect(),
+        seed: game.seed,
+        margin_ms: config.margin_ms,
+        max_plies: config.max_plies,
+        claim_draws: config.claim_draws,
+        adjudication: config.adjudication.clone(),
+        pin_seats: super::runner::pins_seats(entrants, game, config),
     }
 }
 
@@ -225,8 +201,8 @@ impl WorkerHandle {
     /// Pins the calling thread, a slot's, for `job`'s game (see [`WorkerHandle::for_slot`]).
     fn pin_for(&mut self, entrants: &[Entrant], job: &mut Job) {
         let Some(pin) = self.slot.as_mut() else { return };
-        let ponders = job.seats.len() > 1 && entrants.iter().any(|e| e.spec.ponders());
-        job.pin_seats = pin.affinity && ponders;
+        let ponders = job.setup.seats.len() > 1 && entrants.iter().any(|e| e.spec.ponders());
+        job.setup.pin_seats = pin.affinity && ponders;
         let width = if ponders { 2 } else { 1 };
         if !pin.affinity || pin.width == width {
             return;
@@ -440,29 +416,18 @@ pub fn play_job(
         }
         None => None,
     };
-    let variant = registry.get(&job.variant)?;
-    let specs = job.seats.iter().map(|seat| PlayerSpec::parse(&seat.spec)).collect::<Result<Vec<_>, _>>()?;
-    let seats: Vec<(&str, &PlayerSpec)> = job.seats.iter().map(|s| s.name.as_str()).zip(&specs).collect();
-    let mut players = seat_players(&seats, job.seed, pulse, engines);
-    let tcs = job.seats.iter().map(|seat| seat.tc.clone()).collect();
-    let config = GameConfig {
-        time_controls: tcs,
-        margin_ms: job.margin_ms,
-        max_plies: job.max_plies,
-        claim_draws: job.claim_draws,
-        adjudication: job.adjudication,
-        pin_seats: job.pin_seats,
-    };
-    let start = job.position.as_deref().map(StartFrom::Position).unwrap_or(StartFrom::Standard);
+    let setup = &job.setup;
+    let variant = registry.get(&setup.variant)?;
+    let specs = setup.seats.iter().map(|seat| PlayerSpec::parse(&seat.spec)).collect::<Result<Vec<_>, _>>()?;
+    let seats: Vec<(&str, &PlayerSpec)> = setup.seats.iter().map(|s| s.name.as_str()).zip(&specs).collect();
+    let mut players = seat_players(&seats, setup.seed, pulse, engines);
     let sink = |frame: &SeenFrame| {
         let _ = send(&WorkerMessage::Live(frame.clone()));
     };
     let mut watch = GameWatch { pulse, journal: journal.as_deref_mut(), live: job.live.then(|| LiveRelay::new(&sink)) };
-    let result = play_game_watched(variant, &job.options, start, &mut players, &config, &mut watch);
+    let result = play(setup, variant, &mut players, Some(&mut watch));
     keep_engines(&seats, players, engines);
-    // The record names the entrants as the event does, not their kinds.
-    let mut record = result?;
-    record.players = job.seats.iter().map(|s| s.name.clone()).collect();
+    let record = result?;
     let journaled = journal.is_some_and(|j| j.plies() == Some(record.plies.len()));
     Ok((record, journaled))
 }
@@ -511,27 +476,25 @@ mod tests {
     }
 
     fn job() -> Job {
-        Job {
+        let setup = GameSetup {
             variant: "chess".into(),
-            options: Map::new(),
+            options: Default::default(),
             position: Some("8/8/8/8/8/8/8/K6k w - - 0 1".into()),
             seats: ["a", "b"]
-                .map(|name| JobSeat {
+                .map(|name| SeatSetup {
                     name: name.into(),
                     spec: "random".into(),
-                    tc: TimeControl::parse("40/60+0.5").unwrap(),
+                    tc: arbiter_core::clock::TimeControl::parse("40/60+0.5").unwrap(),
                 })
                 .to_vec(),
             seed: 7,
             margin_ms: 50,
             max_plies: Some(300),
             claim_draws: true,
-            adjudication: Adjudication::default(),
-            grace_ms: 30_000,
-            live: false,
-            journal: Some((PathBuf::from("/tmp/j"), 3)),
+            adjudication: Default::default(),
             pin_seats: true,
-        }
+        };
+        Job { setup, grace_ms: 30_000, live: false, journal: Some((PathBuf::from("/tmp/j"), 3)) }
     }
 
     #[test]
@@ -564,14 +527,14 @@ mod tests {
             let mut free = WorkerHandle::for_slot(Vec::new(), 0, false);
             let mut j = job();
             free.pin_for(&pondering, &mut j);
-            assert!(!j.pin_seats, "no seat pinned without --affinity");
+            assert!(!j.setup.pin_seats, "no seat pinned without --affinity");
             assert_eq!(arbiter_core::process::allowed_cpus().unwrap(), all);
             let mut slot = WorkerHandle::for_slot(Vec::new(), 0, true);
             slot.pin_for(&pondering, &mut j);
-            assert!(j.pin_seats);
+            assert!(j.setup.pin_seats);
             assert_eq!(arbiter_core::process::allowed_cpus().unwrap().len(), all.len().min(2));
             slot.pin_for(&plain, &mut j);
-            assert!(!j.pin_seats);
+            assert!(!j.setup.pin_seats);
             assert_eq!(arbiter_core::process::allowed_cpus().unwrap(), [all[0]]);
         })
         .join()

@@ -33,7 +33,7 @@ use arbiter_core::model::seeds::seat_seed;
 use arbiter_core::model::{LiveFrame, Seat};
 use arbiter_play::players::{Answer, Player, PlayerError, PlayerSpec, Reply};
 use arbiter_play::record::EventInfo;
-use arbiter_play::referee::{play_game_watched, GameConfig, StartFrom, Turn};
+use arbiter_play::referee::{play, GameSetup, SeatSetup, Turn};
 
 /// The overrun a browser seat is allowed past its clock: the network's and
 /// the page's latency on top of the engines' [`arbiter_tournament::config::DEFAULT_MARGIN_MS`].
@@ -375,8 +375,18 @@ fn start_game(app: &Shared, req: StartRequest) -> Result<Json<Started>, ApiError
             (None, None) => return Err(ApiError::from("a seat has neither a person nor a program")),
         });
     }
-    let config = GameConfig {
-        time_controls: vec![tc; n],
+    let setup = GameSetup {
+        variant: info.id.clone(),
+        options: req.options.clone(),
+        position: position.clone(),
+        seats: Seat::all(n)
+            .map(|s| SeatSetup {
+                name: names[s.index()].clone(),
+                spec: if browser_seat(s) { "human".into() } else { req.opponent.trim().to_string() },
+                tc: tc.clone(),
+            })
+            .collect(),
+        seed,
         margin_ms: BROWSER_MARGIN_MS,
         max_plies: None,
         claim_draws: true,
@@ -400,7 +410,7 @@ fn start_game(app: &Shared, req: StartRequest) -> Result<Json<Started>, ApiError
         map.retain(|_, s| s.progress().finished_at.is_none_or(|t| t.elapsed() < KEEP_FINISHED));
         map.insert(id, session.clone());
     }
-    let (store, options, game_session) = (app.store.clone(), req.options.clone(), session.clone());
+    let (store, game_session) = (app.store.clone(), session.clone());
     std::thread::Builder::new().name(format!("web-game-{id}")).spawn(move || {
         let _slot = slot;
         let s = &game_session;
@@ -410,8 +420,7 @@ fn start_game(app: &Shared, req: StartRequest) -> Result<Json<Started>, ApiError
                 p.frame_at = Some(Instant::now());
             })
         };
-        let start = position.as_deref().map_or(StartFrom::Standard, StartFrom::Position);
-        let record = play_game_watched(&variant, &options, start, &mut players, &config, watch);
+        let record = play(&setup, &variant, &mut players, Some(watch));
         let event = EventInfo { event: "arbiter serve".into(), round: 1, tournament: None };
         let stored =
             record.map_err(|e| e.to_string()).and_then(|r| store.add_game(&r, &event).map_err(|e| e.to_string()));

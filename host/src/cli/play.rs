@@ -13,7 +13,7 @@ use arbiter_core::model::Seat;
 use arbiter_core::plugin::Registry;
 use arbiter_play::players::PlayerSpec;
 use arbiter_play::record::redact;
-use arbiter_play::referee::{play_game, GameConfig, StartFrom};
+use arbiter_play::referee::{play, GameSetup, SeatSetup};
 
 /// Arguments of `arbiter play`.
 #[derive(Args, Debug)]
@@ -62,24 +62,27 @@ pub(super) fn run(registry: &Registry, args: &PlayArgs) -> Result<()> {
     }
     let mut players: Vec<_> =
         Seat::all(specs.len()).zip(&specs).map(|(i, s)| s.create(seat_seed(args.game.seed, i))).collect();
-    let config = GameConfig {
-        time_controls: vec![tc.clone(), tc],
+    let setup = GameSetup {
+        variant: info.id.clone(),
+        options: options.clone(),
+        position: args.game.position.clone(),
+        seats: [&args.p1, &args.p2]
+            .into_iter()
+            .map(|spec| SeatSetup { name: spec.clone(), spec: spec.clone(), tc: tc.clone() })
+            .collect(),
+        seed: args.game.seed,
         margin_ms: arbiter_tournament::config::DEFAULT_MARGIN_MS,
         max_plies: args.game.max_plies,
         claim_draws: true,
         adjudication: Default::default(),
         pin_seats: false,
     };
-    let start = match &args.game.position {
-        Some(text) => StartFrom::Position(text),
-        None => StartFrom::Standard,
-    };
     if let Viewer::Player(p) = args.view {
         if p as usize >= info.players.len() {
             anyhow::bail!("--view {p}: {} has players 0 to {}", info.id, info.players.len() - 1);
         }
     }
-    let record = play_game(variant, &options, start, &mut players, &config)?;
+    let record = play(&setup, variant, &mut players, None)?;
     // The screen shows one viewer's view (a spectator's unless asked).
     let plies = redact::plies_as_seen_by(variant, &record, args.view)?;
     for (i, ply) in plies.iter().enumerate() {

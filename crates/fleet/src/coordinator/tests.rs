@@ -201,7 +201,7 @@ fn outcomes_built_in_players_cannot_give_are_refused_and_cannot_move_an_sprt() {
             .enumerate()
             .map(|(i, g)| {
                 let job: Job = serde_json::from_str(&g.job).unwrap();
-                let mcts = job.seats.iter().position(|s| s.name == "mcts").unwrap() as u32;
+                let mcts = job.setup.seats.iter().position(|s| s.name == "mcts").unwrap() as u32;
                 let (termination, _) = endings[(forged + i) % endings.len()].clone();
                 let winner = (termination != Termination::DrawAgreed).then_some(1 - mcts);
                 // MCTS to move, as a fault's loser is.
@@ -235,8 +235,8 @@ fn an_engine_s_resignation_counts_once_a_second_worker_s_game_agrees() {
     // The record as an engine game's: the seats' moves by scripted players.
     let played = |g: &ClaimedGame| {
         let mut job: Job = serde_json::from_str(&g.job).unwrap();
-        let names: Vec<String> = job.seats.iter().map(|s| s.name.clone()).collect();
-        for seat in &mut job.seats {
+        let names: Vec<String> = job.setup.seats.iter().map(|s| s.name.clone()).collect();
+        for seat in &mut job.setup.seats {
             seat.spec = "random:seed=9".into();
         }
         let mut uploaded = honest(&c, &ClaimedGame { job: serde_json::to_string(&job).unwrap(), ..g.clone() });
@@ -445,7 +445,7 @@ fn a_deterministic_game_is_played_again_by_another_worker_and_compared() {
     // w3 plays the next one with another seed: legal, but not the game.
     let other = claim(&c, "w3", 4);
     let mut job: Job = serde_json::from_str(&other.games[0].job).unwrap();
-    job.seed += 1;
+    job.setup.seed += 1;
     let mut forged = honest(&c, &other.games[0]);
     forged.record = play_in_process(&c.registry, &job);
     let verdicts = upload(&c, "w3", &other.holder, vec![forged]);
@@ -461,12 +461,12 @@ fn a_deterministic_game_is_played_again_by_another_worker_and_compared() {
 /// A job of the race between `seats` (spec, time control), with a
 /// 100 ms margin and no adjudication.
 fn job(seats: &[(&str, &str)]) -> Job {
-    let seat = |(i, (spec, tc)): (usize, &(&str, &str))| arbiter_tournament::worker::JobSeat {
+    let seat = |(i, (spec, tc)): (usize, &(&str, &str))| arbiter_play::referee::SeatSetup {
         name: ["a", "b"][i.min(1)].into(),
         spec: spec.to_string(),
         tc: arbiter_core::clock::TimeControl::parse(tc).unwrap(),
     };
-    Job {
+    let setup = arbiter_play::referee::GameSetup {
         variant: "race".into(),
         options: Default::default(),
         position: None,
@@ -476,11 +476,9 @@ fn job(seats: &[(&str, &str)]) -> Job {
         max_plies: None,
         claim_draws: false,
         adjudication: Default::default(),
-        grace_ms: 1000,
-        live: false,
-        journal: None,
         pin_seats: false,
-    }
+    };
+    Job { setup, grace_ms: 1000, live: false, journal: None }
 }
 
 #[test]

@@ -21,14 +21,14 @@ pub(super) fn check_pins(
     job: &Job,
     played: &TournamentPins,
 ) -> std::result::Result<(), String> {
-    if let Some(pin) = plugins.get(&job.variant) {
-        match played.plugins.get(&job.variant) {
+    if let Some(pin) = plugins.get(&job.setup.variant) {
+        match played.plugins.get(&job.setup.variant) {
             Some(p) if p.same_build(pin) => {}
             Some(p) => return Err(format!("played with plugin {}, not the pinned {}", p.describe(), pin.describe())),
-            None => return Err(format!("names no build of variant {}'s plugin", job.variant)),
+            None => return Err(format!("names no build of variant {}'s plugin", job.setup.variant)),
         }
     }
-    for seat in &job.seats {
+    for seat in &job.setup.seats {
         if let Some(pin) = engines.get(&seat.name) {
             match played.engines.get(&seat.name) {
                 Some(p) if p.sha256 == pin.sha256 => {}
@@ -49,32 +49,32 @@ pub(super) fn check_pins(
 /// sets and whose conditions the record meets (the rules' own verdicts are
 /// for [`verify_record`]).
 pub fn check_against_job(registry: &Registry, job: &Job, record: &GameRecord) -> std::result::Result<(), String> {
-    if record.variant != job.variant {
-        return Err(format!("variant {}, but the job is {}", record.variant, job.variant));
+    if record.variant != job.setup.variant {
+        return Err(format!("variant {}, but the job is {}", record.variant, job.setup.variant));
     }
-    if record.options != job.options {
+    if record.options != job.setup.options {
         return Err("the variant options are not the job's".into());
     }
-    let names: Vec<&str> = job.seats.iter().map(|s| s.name.as_str()).collect();
+    let names: Vec<&str> = job.setup.seats.iter().map(|s| s.name.as_str()).collect();
     if record.players.iter().map(String::as_str).ne(names.iter().copied()) {
         return Err(format!("players {:?}, but the job seats {names:?}", record.players));
     }
-    if record.time_controls.iter().ne(job.seats.iter().map(|s| &s.tc)) {
+    if record.time_controls.iter().ne(job.setup.seats.iter().map(|s| &s.tc)) {
         return Err("the time controls are not the job's".into());
     }
-    let variant = registry.get(&job.variant).map_err(|e| e.to_string())?;
-    let start = match &job.position {
-        None => variant.new_game(&job.options),
-        Some(p) => variant.from_position(p, &job.options),
+    let variant = registry.get(&job.setup.variant).map_err(|e| e.to_string())?;
+    let start = match &job.setup.position {
+        None => variant.new_game(&job.setup.options),
+        Some(p) => variant.from_position(p, &job.setup.options),
     }
     .map_err(|e| format!("the job's start: {e}"))?
     .position_text();
-    if record.start_position != start || record.standard_start != job.position.is_none() {
+    if record.start_position != start || record.standard_start != job.setup.position.is_none() {
         return Err(format!("starts at '{}', but the job starts at '{start}'", record.start_position));
     }
     if let Termination::Adjudication(reason) = &record.result.termination {
         let plies = record.plies.len() as u32;
-        let judged = job.adjudication.judge(&record.plies);
+        let judged = job.setup.adjudication.judge(&record.plies);
         let by_score = match judged {
             Some(Adjudged::Resign { loser, reason: r }) => {
                 r == *reason && record.result.outcome == loser.opponent().wins()
@@ -82,10 +82,11 @@ pub fn check_against_job(registry: &Registry, job: &Job, record: &GameRecord) ->
             Some(Adjudged::Draw(r)) => r == *reason && record.result.outcome == Outcome::Draw,
             None => false,
         };
-        let by_plugin = (job.adjudication.plugin || job.adjudication.tablebases.is_some())
+        let by_plugin = (job.setup.adjudication.plugin || job.setup.adjudication.tablebases.is_some())
             && reason.ends_with("(the plugin's adjudication)");
-        let by_length = reason == "ply limit" && job.max_plies == Some(plies) && record.result.outcome == Outcome::Draw;
-        let cap = job.seats.iter().filter_map(|s| s.tc.cap_ms).min();
+        let by_length =
+            reason == "ply limit" && job.setup.max_plies == Some(plies) && record.result.outcome == Outcome::Draw;
+        let cap = job.setup.seats.iter().filter_map(|s| s.tc.cap_ms).min();
         let used_ms = record.plies.iter().map(|p| p.used_us).sum::<u64>() / 1000;
         let by_time =
             reason == "game time cap" && cap.is_some_and(|c| used_ms >= c) && record.result.outcome == Outcome::Draw;
@@ -100,10 +101,10 @@ pub fn check_against_job(registry: &Registry, job: &Job, record: &GameRecord) ->
     }
     // A game the job would have adjudicated earlier was not played by it.
     let through = record.plies.len().saturating_sub(1);
-    if let Some(m) = job.max_plies.filter(|&m| (m as usize) <= through) {
+    if let Some(m) = job.setup.max_plies.filter(|&m| (m as usize) <= through) {
         return Err(format!("{} plies, past the job's limit of {m}", record.plies.len()));
     }
-    if let Some(n) = (1..=through).find(|&n| job.adjudication.judge(&record.plies[..n]).is_some()) {
+    if let Some(n) = (1..=through).find(|&n| job.setup.adjudication.judge(&record.plies[..n]).is_some()) {
         return Err(format!("played on after ply {n}, where the job's adjudication ends the game"));
     }
     Ok(())
@@ -126,7 +127,7 @@ pub(super) fn digest(record: &GameRecord) -> String {
 /// clock, or an engine at a node limit on no clock. Anything that reads a
 /// clock may play otherwise on another machine.
 pub fn deterministic(job: &Job) -> bool {
-    job.seats.iter().all(|seat| {
+    job.setup.seats.iter().all(|seat| {
         let untimed = matches!(seat.tc.limit, arbiter_core::clock::Limit::Infinite);
         match arbiter_play::players::PlayerSpec::parse(&seat.spec) {
             // Each kind says whether it repeats itself; an engine does at a
@@ -144,7 +145,7 @@ pub fn deterministic(job: &Job) -> bool {
 /// last, unfinished move took. (A pooled clock, which the opponent's moves
 /// fill, is checked by the rules' replay only.)
 pub(super) fn check_flag(job: &Job, record: &GameRecord, loser: Seat) -> std::result::Result<(), String> {
-    let Some(seat) = job.seats.get(loser.index()) else { return Ok(()) };
+    let Some(seat) = job.setup.seats.get(loser.index()) else { return Ok(()) };
     let left = match &seat.tc.limit {
         arbiter_core::clock::Limit::PerMove(ms) => *ms,
         arbiter_core::clock::Limit::Periods(_) => {
@@ -158,7 +159,7 @@ pub(super) fn check_flag(job: &Job, record: &GameRecord, loser: Seat) -> std::re
     };
     let recorded_ms = record.plies.iter().map(|p| p.used_us).sum::<u64>() / 1000;
     let last_move_ms = record.duration_ms.saturating_sub(recorded_ms);
-    if left > last_move_ms + job.margin_ms {
+    if left > last_move_ms + job.setup.margin_ms {
         return Err(format!(
             "player {loser} lost on time with {left} ms on its clock, but the game's {} ms leave {last_move_ms} ms for \
              its last move",

@@ -20,6 +20,8 @@ pub use arbiter_core::verdict::{GameResult, Termination};
 
 pub mod adjudication;
 pub use adjudication::Adjudication;
+mod setup;
+pub use setup::{play, GameSetup, SeatSetup};
 
 /// How one game is to be played.
 #[derive(Clone, Debug)]
@@ -107,7 +109,7 @@ pub fn play_game(
     players: &mut [Box<dyn Player>],
     config: &GameConfig,
 ) -> Result<GameRecord, Error> {
-    play(variant, options, start, players, config, None)
+    referee_game(variant, options, start, players, config, None)
 }
 
 /// [`play_game`], offering `watch` a [`LiveFrame`] at the start, after every
@@ -120,10 +122,10 @@ pub fn play_game_watched(
     config: &GameConfig,
     watch: &mut dyn Watcher,
 ) -> Result<GameRecord, Error> {
-    play(variant, options, start, players, config, Some(watch))
+    referee_game(variant, options, start, players, config, Some(watch))
 }
 
-fn play(
+fn referee_game(
     variant: &VariantHandle,
     options: &serde_json::Map<String, serde_json::Value>,
     start: StartFrom<'_>,
