@@ -34,10 +34,9 @@ pub enum Proof {
     Impossible(String),
 }
 
-/// A built-in player's kind (`random`, `mcts`), if the seat holds one.
-fn built_in(seat: &SeatSetup) -> Option<&'static str> {
-    let spec = PlayerSpec::parse(&seat.spec).ok()?;
-    spec.is_built_in().then(|| spec.kind())
+/// The seat's player, if it is a built-in one (`random`, `mcts`).
+fn built_in(seat: &SeatSetup) -> Option<PlayerSpec> {
+    PlayerSpec::parse(&seat.spec).ok().filter(PlayerSpec::is_built_in)
 }
 
 /// What `record`, a game of `job`, proves of its result.
@@ -46,13 +45,13 @@ pub fn proof(job: &Job, record: &GameRecord) -> Proof {
     let name = |s: Seat| seat(s).map_or_else(|| format!("player {s}"), |j| j.name.clone());
     // Searches a built-in player never reports.
     for (i, ply) in record.plies.iter().enumerate() {
-        let Some(kind) = seat(ply.player).and_then(built_in) else { continue };
+        let Some(spec) = seat(ply.player).and_then(built_in) else { continue };
         let searched = ply.depth.is_some() || ply.nodes.is_some() || ply.seldepth.is_some() || ply.pv.is_some();
-        // Only mcts reports a score (its search's value).
-        if searched || (kind != "mcts" && ply.score.is_some()) {
+        if searched || (!spec.reports_score() && ply.score.is_some()) {
             return Proof::Impossible(format!(
-                "{} is a built-in {kind} player, which reports no such search as its move at ply {} carries",
+                "{} is a built-in {} player, which reports no such search as its move at ply {} carries",
                 name(ply.player),
+                spec.kind(),
                 i + 1
             ));
         }
@@ -61,8 +60,8 @@ pub fn proof(job: &Job, record: &GameRecord) -> Proof {
     // player to move when the game ended.
     let to_move = record.plies.last().map_or(Seat::FIRST, |p| p.player.opponent());
     let faulted = Seat::winner(record.result.outcome).map_or(to_move, Seat::opponent);
-    let built_in_at_fault = seat(faulted).and_then(built_in);
-    let any_built_in = job.setup.seats.iter().find_map(|s| built_in(s).map(|k| (s.name.clone(), k)));
+    let built_in_at_fault = seat(faulted).and_then(built_in).map(|spec| spec.kind());
+    let any_built_in = job.setup.seats.iter().find_map(|s| built_in(s).map(|spec| (s.name.clone(), spec.kind())));
     let impossible = |what: &str| {
         Proof::Impossible(format!(
             "{} is a built-in {} player: it never {what}",

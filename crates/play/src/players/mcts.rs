@@ -239,6 +239,11 @@ impl KindSpec for MctsConfig {
         self.movetime_ms.is_none() && !on_a_clock
     }
 
+    /// Each move carries its search's value.
+    fn reports_score(&self) -> bool {
+        true
+    }
+
     fn refuses(&self, info: &arbiter_api::schema::VariantInfo) -> Option<String> {
         let caps = &info.capabilities;
         (caps.hidden_information && !caps.sample_world).then(|| {

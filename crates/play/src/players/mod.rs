@@ -246,6 +246,12 @@ pub trait KindSpec: std::fmt::Debug + Send + Sync {
     fn repeats_itself(&self, _on_a_clock: bool) -> bool {
         false
     }
+    /// Whether its moves may carry a score (an engine's evaluation, MCTS's
+    /// search value); the other reports of a search (depth, nodes, PV) come
+    /// from engines alone.
+    fn reports_score(&self) -> bool {
+        false
+    }
 }
 
 /// How a program kind makes its player from its settings and options.
@@ -318,6 +324,10 @@ impl KindSpec for ProgramSpec {
 
     fn ponders(&self) -> bool {
         self.settings.ponder
+    }
+
+    fn reports_score(&self) -> bool {
+        true
     }
 }
 
@@ -457,6 +467,11 @@ impl PlayerSpec {
     /// Whether the player thinks on its opponent's time.
     pub fn ponders(&self) -> bool {
         self.spec.ponders()
+    }
+
+    /// Whether its moves may carry a score (see [`KindSpec::reports_score`]).
+    pub fn reports_score(&self) -> bool {
+        self.spec.reports_score()
     }
 
     /// Checks that an engine's program can be found, so that a typo fails
