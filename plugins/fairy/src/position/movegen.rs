@@ -309,7 +309,7 @@ impl Position {
                         Move::Drop { to, .. } => !hoppers || !aligned(to as usize),
                         Move::Normal { from, to, .. } | Move::Demote { from, to } => {
                             Some(from as usize) != king
-                                && !aligned(from as usize)
+                                && (!aligned(from as usize) || king.is_some_and(|k| !self.may_pin(k, from as usize)))
                                 && (!hoppers || !aligned(to as usize))
                         }
                         Move::EnPassant { .. } | Move::Castle { .. } | Move::Gate { .. } | Move::GateCastle { .. } => {
@@ -353,6 +353,40 @@ impl Position {
         if self.rules.must_capture && out.iter().any(|&m| self.is_capture(m)) {
             out.retain(|&m| self.is_capture(m));
         }
+    }
+
+    /// Whether moving the piece on `from`, on a line through the king on
+    /// `king`, may expose the king: it is within a lame leap's blocking
+    /// distance of it, or an enemy piece lies beyond it on that line and it
+    /// is the first piece from the king (a slider's only shield), or with
+    /// hoppers the first or second (a cannon's screen). Only these can be
+    /// unblocked (see `Rules::lines_only`).
+    fn may_pin(&self, king: usize, from: usize) -> bool {
+        let w = self.rules.width as i32;
+        let (df, dr) = ((from as i32 % w) - (king as i32 % w), (from as i32 / w) - (king as i32 / w));
+        if self.rules.lame_leapers && df.abs().max(dr.abs()) <= i32::from(self.rules.lame_reach) {
+            return true;
+        }
+        let shields = if self.rules.hoppers { 2 } else { 1 };
+        let (sx, sy) = (df.signum(), dr.signum());
+        let (mut at, mut pieces, mut passed) = (king, 0, false);
+        while let Some(next) = self.offset(at, sx, sy) {
+            at = next;
+            let Some(p) = self.board[at] else { continue };
+            pieces += 1;
+            if at == from {
+                passed = true;
+                if pieces > shields {
+                    return false;
+                }
+            } else if passed && p.color == self.side.opponent() {
+                return true;
+            } else if !passed && pieces >= shields {
+                // Enough other pieces between the king and `from` still shield it.
+                return false;
+            }
+        }
+        false
     }
 
     /// Whether `m` takes a piece.

@@ -267,6 +267,19 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
             }
         }),
         hoppers: pieces.iter().flat_map(|p| &p.steps).any(|st| st.hop != crate::betza::Hop::None),
+        lame_leapers: pieces.iter().flat_map(|p| &p.steps).any(|st| st.lame),
+        lame_reach: pieces
+            .iter()
+            .flat_map(|p| &p.steps)
+            .filter(|st| st.lame)
+            .map(|st| {
+                let (dx, dy) = (st.dx as i32, st.dy as i32);
+                let leg =
+                    (dx.signum() * i32::from(dx.abs() >= dy.abs()), dy.signum() * i32::from(dy.abs() >= dx.abs()));
+                (dx - leg.0).abs().max((dy - leg.1).abs()) as u8
+            })
+            .max()
+            .unwrap_or(0),
     };
     let squares = (width * height) as usize;
     // A region: squares, `*N` ranks and `a*` files, as a mask; `default` if the key is absent.

@@ -239,6 +239,13 @@ pub struct Rules {
     /// Some piece hops (a cannon, a grasshopper): a piece landing on a line
     /// through the king may make a screen.
     pub hoppers: bool,
+    /// Some piece leaps lamely (a xiangqi horse): a piece leaving a leap's
+    /// blocking square may unblock it, though no line runs from the leaper
+    /// through that square to the king.
+    pub lame_leapers: bool,
+    /// The farthest a lame leap's blocking square lies from the leap's
+    /// target (on a line from it, as `lines_only` requires), in king steps.
+    pub lame_reach: u8,
 }
 
 impl Rules {
