@@ -156,7 +156,15 @@ impl<G: Geometry> Position<G> {
         let enemy = self.pieces(self.side.other());
         let occupied = self.white | self.black;
         // Quick test: can any piece capture at all? Men need an adjacent enemy
-        // with an empty square behind it; kings are searched directly.
+        // with an empty square behind it; kings are searched directly. Most
+        // positions have none: then nothing is set up (nor allocated).
+        let empty = !occupied & G::MASK;
+        let men = own & !self.kings;
+        let capturing_men = men_that_can_capture::<G>(men, enemy, empty, rules.men_capture_backwards, self.side);
+        let candidates = capturing_men | (own & self.kings);
+        if candidates == 0 {
+            return;
+        }
         let mut search: Search<'_, G, S> = Search {
             geometry: std::marker::PhantomData,
             rules,
@@ -170,10 +178,6 @@ impl<G: Geometry> Position<G> {
             path: Vec::with_capacity(20),
             sink,
         };
-        let empty = !occupied & G::MASK;
-        let men = own & !self.kings;
-        let capturing_men = men_that_can_capture::<G>(men, enemy, empty, rules.men_capture_backwards, self.side);
-        let candidates = capturing_men | (own & self.kings);
         let mut bits = candidates;
         while bits != 0 {
             let from = bits.trailing_zeros();
@@ -424,20 +428,27 @@ impl<G: Geometry, S: CaptureSink> Search<'_, G, S> {
 /// Leaf count of the move tree `depth` plies deep (draw rules ignored),
 /// bulk-counting the last ply; duplicate captures count once.
 pub fn perft<G: Geometry>(pos: &Position<G>, rules: &RuleSet, depth: u32) -> u64 {
+    // One move list a ply, reused across the whole count.
+    let mut lists = vec![Vec::with_capacity(48); depth as usize];
+    perft_with(pos, rules, depth, &mut lists)
+}
+
+/// [`perft`] with a move list for each ply below.
+fn perft_with<G: Geometry>(pos: &Position<G>, rules: &RuleSet, depth: u32, lists: &mut [Vec<Move>]) -> u64 {
     if depth == 0 {
         return 1;
     }
     if depth == 1 {
         return pos.count_moves(rules) as u64;
     }
-    let mut moves = Vec::with_capacity(48);
-    pos.legal_moves(rules, &mut moves);
-    moves
-        .iter()
-        .map(|&m| {
-            let mut child = *pos;
-            child.play(m);
-            perft(&child, rules, depth - 1)
-        })
-        .sum()
+    let Some((moves, below)) = lists.split_first_mut() else { return 0 };
+    moves.clear();
+    pos.legal_moves(rules, moves);
+    let mut leaves = 0;
+    for &m in moves.iter() {
+        let mut child = *pos;
+        child.play(m);
+        leaves += perft_with(&child, rules, depth - 1, below);
+    }
+    leaves
 }
