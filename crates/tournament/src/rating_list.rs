@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::error::Result;
 use super::view::TournamentView;
@@ -89,7 +89,7 @@ pub fn rated_games(store: &Store, tournaments: &[i64]) -> Result<Vec<VariantGame
 }
 
 /// One player's row of a rating list.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Row {
     /// The entrant name.
     pub name: String,
@@ -106,7 +106,7 @@ pub struct Row {
 }
 
 /// One variant's rating list, best first.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Table {
     /// The variant id.
     pub variant: String,

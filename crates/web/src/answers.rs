@@ -153,7 +153,7 @@ pub struct LiveGames {
 }
 
 /// `GET /api/ratings`: the rating list, a table per variant.
-#[derive(Serialize, Debug)]
+#[derive(Serialize, Deserialize, Debug)]
 pub struct Ratings {
     /// Bootstrap resamples behind the error bars.
     pub resamples: u32,

@@ -105,7 +105,8 @@ fn answers_as_typed(method: &str, path: &str, status: StatusCode, body: &Value) 
             ("GET", ["play", _]) => reads::<SessionView>(body),
             ("POST", ["play"]) => reads::<Started>(body),
             ("POST", ["play", _, "act"]) => reads::<Done>(body),
-            _ => Ok(()), // records (text), ratings (serialised only), workers' routes
+            ("GET", ["ratings"]) => reads::<Ratings>(body),
+            _ => Ok(()), // records (text), workers' routes
         }
     };
     if let Err(e) = read {
