@@ -283,9 +283,15 @@ pub struct RecordArgs {
     /// to this file, one a line, as cutechess-cli's -epdout does.
     #[arg(long)]
     pub epdout: Option<PathBuf>,
-    /// Also append every game to FILE in FORMAT (pgn, jsonl, epd); repeatable.
-    #[arg(long = "out", value_name = "FORMAT=FILE")]
+    /// Also append every game to FILE in FORMAT (each record format); repeatable.
+    #[arg(long = "out", value_name = "FORMAT=FILE", help = out_help())]
     pub out: Vec<String>,
+}
+
+/// `--out`'s help, naming every record format the registry holds.
+fn out_help() -> String {
+    let formats: Vec<&str> = arbiter_play::record::FORMATS.iter().map(|f| f.name()).collect();
+    format!("Also append every game to FILE in FORMAT ({}); repeatable", formats.join(", "))
 }
 
 impl RecordArgs {

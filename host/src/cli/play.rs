@@ -20,8 +20,7 @@ use arbiter_play::referee::{play, GameSetup, SeatSetup};
 pub struct PlayArgs {
     /// Variant id.
     variant: String,
-    /// The first player (random, mcts, uci:CMD, engine:CMD, human).
-    #[arg(long, default_value = "random")]
+    #[arg(long, default_value = "random", help = first_player_help())]
     p1: String,
     /// The second player.
     #[arg(long, default_value = "random")]
@@ -38,6 +37,12 @@ pub struct PlayArgs {
     game: GameArgs,
     #[command(flatten)]
     options: OptionArgs,
+}
+
+/// `--p1`'s help, naming every kind of player the registry holds.
+fn first_player_help() -> String {
+    let kinds: Vec<&str> = arbiter_play::players::KINDS.iter().map(|k| k.example).collect();
+    format!("The first player: a spec of any kind ({})", kinds.join(", "))
 }
 
 /// `--view`: `spectator`, `referee`, or a player's index.
