@@ -12,8 +12,8 @@
 //!   so does the next request's on a kept-alive connection: an idle
 //!   connection is closed after that long.
 //! - A request's body is read whole before its handler runs, within
-//!   [`BODY_TIME`] (an upload's within its own time: [`super::workers`]),
-//!   so a body dripped a byte at a time ends its request ([`read_body`]).
+//!   [`BODY_TIME`] (an upload's within its own time: the `workers` routes'),
+//!   so a body dripped a byte at a time ends its request (`read_body`).
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};

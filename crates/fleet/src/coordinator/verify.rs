@@ -47,7 +47,7 @@ pub(super) fn check_pins(
 /// Whether `record` is a game of `job`: its variant, options, start,
 /// players and time controls, and an adjudication only by a rule the job
 /// sets and whose conditions the record meets (the rules' own verdicts are
-/// for [`verify_record`]).
+/// for [`arbiter_play::record::replay::verify_record`]).
 pub fn check_against_job(registry: &Registry, job: &Job, record: &GameRecord) -> std::result::Result<(), String> {
     if record.variant != job.setup.variant {
         return Err(format!("variant {}, but the job is {}", record.variant, job.setup.variant));
