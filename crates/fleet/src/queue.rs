@@ -201,8 +201,20 @@ pub(super) fn playable(
     registry: &Registry,
     queued: &QueuedGame,
 ) -> Result<(Job, Vec<Entrant>, ScheduledGame, EventInfo)> {
-    let job: Job = serde_json::from_str(&queued.job)
-        .map_err(|e| TournamentError::Unreadable(format!("unreadable job in the queue: {e}")))?;
+    let job = job_of(queued)?;
+    let (entrants, game) = playable_job(registry, &job, queued.round)?;
+    Ok((job, entrants, game, event_of(queued)))
+}
+
+/// The job a queued game holds (the store keeps it as JSON text).
+pub fn job_of(queued: &QueuedGame) -> Result<Job> {
+    serde_json::from_str(&queued.job)
+        .map_err(|e| TournamentError::Unreadable(format!("unreadable job in the queue: {e}")))
+}
+
+/// `job`, of round `round`, made playable on this machine: its entrants
+/// and the game as the runner schedules it.
+pub(super) fn playable_job(registry: &Registry, job: &Job, round: u32) -> Result<(Vec<Entrant>, ScheduledGame)> {
     let entrants = job
         .setup
         .seats
@@ -217,14 +229,14 @@ pub(super) fn playable(
         })
         .collect::<Result<Vec<_>>>()?;
     let game = ScheduledGame {
-        round: queued.round,
+        round,
         variant: registry.get(&job.setup.variant)?.clone(),
         options: job.setup.options.clone(),
         seats: (0..entrants.len()).collect(),
         position: job.setup.position.clone(),
         seed: job.setup.seed,
     };
-    Ok((job, entrants, game, event_of(queued)))
+    Ok((entrants, game))
 }
 
 /// The event a queued game's record belongs to.

@@ -19,15 +19,14 @@ use std::time::{Duration, Instant};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::queue::{playable, BatchSize, QueueReport, RECONNECT_FOR};
+use crate::queue::{playable_job, BatchSize, QueueReport, RECONNECT_FOR};
 use crate::wire::{
-    ClaimRequest, ClaimResponse, GameKey, Held, PinsResponse, QueueState, TournamentPins, Upload, UploadResponse,
-    UploadedGame, Verdict, API,
+    ClaimRequest, ClaimResponse, ClaimedGame, GameKey, Held, PinsResponse, QueueState, TournamentPins, Upload,
+    UploadResponse, UploadedGame, Verdict, API,
 };
 use arbiter_core::model::GameRecord;
 use arbiter_core::plugin::Registry;
 use arbiter_play::record::EventInfo;
-use arbiter_store::QueuedGame;
 use arbiter_tournament::error::{Result, TournamentError};
 use arbiter_tournament::pins::{engine_pins, PluginPin};
 use arbiter_tournament::worker::WorkerHandle;
@@ -371,7 +370,7 @@ impl Slot<'_> {
         let claimed: ClaimResponse = patiently(stop, false, || self.client.post("claim", &request))?;
         let Some(t) = claimed.games.first().map(|g| g.key.tournament) else { return Ok(Turn::Wait(claimed.queue)) };
         let held = Held { holder: claimed.holder.clone(), games: claimed.games.iter().map(|g| g.key).collect() };
-        let games: Vec<QueuedGame> = claimed.games.into_iter().map(QueuedGame::from).collect();
+        let games = claimed.games;
         let pins = claimed.pins.unwrap_or_default();
         if let Some(why) = self.refusal(t, &games, &pins) {
             patiently(stop, true, || self.client.post::<_, serde_json::Value>("release", &held))?;
@@ -395,7 +394,7 @@ impl Slot<'_> {
                 match self.play(game, *key) {
                     Ok(p) => played.push(p),
                     Err(e) => {
-                        eprintln!("worker {}: game {} of tournament {t}: {e}", self.name, game.index + 1);
+                        eprintln!("worker {}: game {} of tournament {t}: {e}", self.name, game.key.index + 1);
                         break;
                     }
                 }
@@ -444,21 +443,23 @@ impl Slot<'_> {
     }
 
     /// Plays one claimed game: its upload, and its event.
-    fn play(&mut self, queued: &QueuedGame, key: GameKey) -> Result<(UploadedGame, EventInfo)> {
-        let (job, entrants, game, event) = playable(self.registry, queued)?;
-        let record = self.handle.play(&entrants, &game, &job, None)?;
+    fn play(&mut self, claimed: &ClaimedGame, key: GameKey) -> Result<(UploadedGame, EventInfo)> {
+        let job = &claimed.job;
+        let (entrants, game) = playable_job(self.registry, job, claimed.round)?;
+        let record = self.handle.play(&entrants, &game, job, None)?;
         let pins = TournamentPins {
             plugins: BTreeMap::from([(job.setup.variant.clone(), PluginPin::of_variant(&game.variant)?)]),
             engines: engine_pins(&entrants)?,
         };
-        Ok((UploadedGame { key, record, pins }, event))
+        Ok((UploadedGame { key, record, pins }, claimed.event_info()))
     }
 
     /// Why this machine may not play these games of tournament `t`: a
     /// plugin or engine build that is not the one it is pinned to.
-    fn refusal(&self, t: i64, games: &[QueuedGame], pins: &TournamentPins) -> Option<String> {
+    fn refusal(&self, t: i64, games: &[ClaimedGame], pins: &TournamentPins) -> Option<String> {
         for game in games {
-            let (job, entrants, scheduled, _) = match playable(self.registry, game) {
+            let job = &game.job;
+            let (entrants, scheduled) = match playable_job(self.registry, job, game.round) {
                 Ok(p) => p,
                 Err(e) => return Some(format!("tournament {t}: {e}")),
             };

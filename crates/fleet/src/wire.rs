@@ -20,8 +20,11 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use arbiter_core::model::GameRecord;
+use arbiter_play::record::{EventInfo, TournamentSlot};
 use arbiter_store::QueuedGame;
+use arbiter_tournament::error::Result;
 use arbiter_tournament::pins::PluginPin;
+use arbiter_tournament::worker::Job;
 
 /// Where the worker API's paths start.
 pub const API: &str = "/api/worker";
@@ -82,8 +85,8 @@ pub struct ClaimedGame {
     pub pair: Option<u32>,
     /// Entrant indices in turn order.
     pub seats: Vec<usize>,
-    /// The job to play (`tournament::worker::Job`), as JSON.
-    pub job: String,
+    /// The job to play.
+    pub job: Job,
 }
 
 /// The builds a tournament was registered with.
@@ -177,29 +180,30 @@ pub struct PinsResponse {
     pub tournaments: BTreeMap<i64, TournamentPins>,
 }
 
-impl From<QueuedGame> for ClaimedGame {
-    fn from(g: QueuedGame) -> ClaimedGame {
-        ClaimedGame {
+impl ClaimedGame {
+    /// The game as the queue holds it (its job read back from its text).
+    pub fn of_queued(g: QueuedGame) -> Result<ClaimedGame> {
+        Ok(ClaimedGame {
+            job: crate::queue::job_of(&g)?,
             key: GameKey { tournament: g.tournament, index: g.index, check: false },
             event: g.event,
             round: g.round,
             pair: g.pair,
             seats: g.seats,
-            job: g.job,
-        }
+        })
     }
-}
 
-impl From<ClaimedGame> for QueuedGame {
-    fn from(g: ClaimedGame) -> QueuedGame {
-        QueuedGame {
-            tournament: g.key.tournament,
-            index: g.key.index,
-            event: g.event,
-            round: g.round,
-            pair: g.pair,
-            seats: g.seats,
-            job: g.job,
+    /// The event its record belongs to.
+    pub fn event_info(&self) -> EventInfo {
+        EventInfo {
+            event: self.event.clone(),
+            round: self.round,
+            tournament: Some(TournamentSlot {
+                id: self.key.tournament,
+                index: self.key.index,
+                pair: self.pair,
+                seats: self.seats.clone(),
+            }),
         }
     }
 }

@@ -136,7 +136,15 @@ impl Coordinator {
         }
         let definition = &tournament.definition;
         let pins = TournamentPins { plugins: definition.plugins.clone(), engines: definition.engines.clone() };
-        let games: Vec<ClaimedGame> = mine.into_iter().map(|c| ClaimedGame::from(c.game)).collect();
+        // A job the queue cannot read back is the coordinator's fault: the
+        // claims go back and the request fails (logged, not sent).
+        let games: Vec<ClaimedGame> = match mine.iter().map(|c| ClaimedGame::of_queued(c.game.clone())).collect() {
+            Ok(games) => games,
+            Err(e) => {
+                self.store.release_claims(&mine)?;
+                return Err(e.into());
+            }
+        };
         let queue = if games.is_empty() { QueueState::InFlight } else { QueueState::Claimed };
         Ok(ClaimResponse { holder, lease_ms, games, pins: Some(pins), queue })
     }
@@ -177,7 +185,7 @@ impl Coordinator {
         let Some(entry) = self.store.queue_entry(t, index)? else { return Ok(None) };
         let definition = &self.tournament(t)?.definition;
         let pins = TournamentPins { plugins: definition.plugins.clone(), engines: definition.engines.clone() };
-        let mut game = ClaimedGame::from(entry.game);
+        let mut game = ClaimedGame::of_queued(entry.game)?;
         game.key.check = true;
         Ok(Some((game, pins)))
     }

@@ -54,8 +54,7 @@ fn claim(c: &Coordinator, worker: &str, most: usize) -> ClaimResponse {
 
 /// The game a claim describes, played honestly, as an upload.
 fn honest(c: &Coordinator, game: &ClaimedGame) -> UploadedGame {
-    let job: Job = serde_json::from_str(&game.job).unwrap();
-    let record = play_in_process(&c.registry, &job);
+    let record = play_in_process(&c.registry, &game.job);
     let pin = PluginPin {
         file: "libarbiter_race.so".into(),
         sha256: PIN.into(),
@@ -200,8 +199,7 @@ fn outcomes_built_in_players_cannot_give_are_refused_and_cannot_move_an_sprt() {
             .iter()
             .enumerate()
             .map(|(i, g)| {
-                let job: Job = serde_json::from_str(&g.job).unwrap();
-                let mcts = job.setup.seats.iter().position(|s| s.name == "mcts").unwrap() as u32;
+                let mcts = g.job.setup.seats.iter().position(|s| s.name == "mcts").unwrap() as u32;
                 let (termination, _) = endings[(forged + i) % endings.len()].clone();
                 let winner = (termination != Termination::DrawAgreed).then_some(1 - mcts);
                 // MCTS to move, as a fault's loser is.
@@ -234,12 +232,12 @@ fn an_engine_s_resignation_counts_once_a_second_worker_s_game_agrees() {
     let (c, store, t) = queued("engines", &definition);
     // The record as an engine game's: the seats' moves by scripted players.
     let played = |g: &ClaimedGame| {
-        let mut job: Job = serde_json::from_str(&g.job).unwrap();
+        let mut job = g.job.clone();
         let names: Vec<String> = job.setup.seats.iter().map(|s| s.name.clone()).collect();
         for seat in &mut job.setup.seats {
             seat.spec = "random:seed=9".into();
         }
-        let mut uploaded = honest(&c, &ClaimedGame { job: serde_json::to_string(&job).unwrap(), ..g.clone() });
+        let mut uploaded = honest(&c, &ClaimedGame { job, ..g.clone() });
         uploaded.record.players = names;
         uploaded
     };
@@ -382,7 +380,7 @@ fn a_worker_whose_results_drift_from_the_others_is_held() {
     let (c, store, t) = queued("drift", &definition);
     // A game the bad worker claimed before its results drifted.
     let held_claim = store.claim("bad:h#1", Duration::from_secs(60), Some(t), &[], 1).unwrap().remove(0);
-    let pending = ClaimedGame::from(held_claim.game);
+    let pending = ClaimedGame::of_queued(held_claim.game).unwrap();
     // Three workers whose first movers score half; one whose never win
     // (results stored as a worker with store rights would).
     for (worker, n) in [("w1", 100), ("w2", 100), ("w3", 100), ("bad", 100)] {
@@ -444,7 +442,7 @@ fn a_deterministic_game_is_played_again_by_another_worker_and_compared() {
     assert_eq!(store.games(Some(t)).unwrap().len(), 4, "a check is not stored again");
     // w3 plays the next one with another seed: legal, but not the game.
     let other = claim(&c, "w3", 4);
-    let mut job: Job = serde_json::from_str(&other.games[0].job).unwrap();
+    let mut job = other.games[0].job.clone();
     job.setup.seed += 1;
     let mut forged = honest(&c, &other.games[0]);
     forged.record = play_in_process(&c.registry, &job);
