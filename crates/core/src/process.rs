@@ -586,7 +586,7 @@ pub fn flush_engine_log() {
 
 /// Appends one line an engine was sent (`>`) or wrote (`<`) to the engine
 /// log, if there is one: `2026-12-01 01:50:00.123 stockfish[4711] > go`.
-fn log_engine_line(name: &str, pid: u32, direction: char, line: &str) {
+pub(crate) fn log_engine_line(name: &str, pid: u32, direction: char, line: &str) {
     let Some(log) = engine_log() else { return };
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
     let (secs, ms) = (now.as_secs(), now.subsec_millis());

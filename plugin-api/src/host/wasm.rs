@@ -122,7 +122,7 @@ fn cache_dir() -> Option<PathBuf> {
 
 /// The module in `bytes`, compiled, or read from the cache where an earlier
 /// load compiled it with this very engine (the key hashes both).
-fn compile(engine: &Engine, bytes: &[u8]) -> Result<Module, String> {
+pub fn compile(engine: &Engine, bytes: &[u8]) -> Result<Module, String> {
     use sha2::Digest;
     let mut engine_hash = std::collections::hash_map::DefaultHasher::new();
     engine.precompile_compatibility_hash().hash(&mut engine_hash);
