@@ -164,6 +164,10 @@ pub struct Reply {
     /// Whether it had pondered on the move the opponent then played (a
     /// ponder hit) or on another (a miss); `None` if it did not ponder.
     pub ponder_hit: Option<bool>,
+    /// The move's time on the player's own virtual clock, in µs (sandboxed
+    /// engines and built-in players count their work): the referee charges
+    /// it instead of the wall clock's.
+    pub clock_us: Option<u64>,
 }
 
 impl Reply {
@@ -178,6 +182,7 @@ impl Reply {
             seldepth: None,
             pv: None,
             ponder_hit: None,
+            clock_us: None,
         }
     }
 
@@ -304,6 +309,14 @@ pub trait Player: Send {
 
     /// The game is over; `me` is this player's seat.
     fn game_over(&mut self, _result: &GameResult, _me: Seat) {}
+
+    /// Whether the player's time is its own work on a virtual clock (every
+    /// [`Reply`] carries `clock_us`, its flag falls as
+    /// [`PlayerError::Timeout`] when its budget is spent), the same on any
+    /// machine.
+    fn on_virtual_clock(&self) -> bool {
+        false
+    }
 }
 
 #[cfg(test)]

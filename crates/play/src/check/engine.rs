@@ -12,7 +12,8 @@ use arbiter_api::Outcome;
 
 use super::CheckResult;
 use crate::players::EngineSettings;
-use arbiter_core::process::{deadline_after, ChildProcess, ProcessError};
+use arbiter_core::engine::EngineProcess;
+use arbiter_core::process::{deadline_after, ProcessError};
 
 /// How long a handshake or readiness answer may take, unless `timeout=` says.
 const HANDSHAKE_MS: u64 = 10_000;
@@ -30,7 +31,7 @@ const CHESS_MATE_IN_ONE: &str = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1";
 /// The steps so far, and the engine while it is still usable.
 struct Run {
     results: Vec<CheckResult>,
-    engine: Option<ChildProcess>,
+    engine: Option<EngineProcess>,
 }
 
 impl Run {
@@ -39,7 +40,7 @@ impl Run {
     }
 
     /// Runs one step on the engine; a step after the engine died fails as such.
-    fn step(&mut self, name: &str, f: impl FnOnce(&mut ChildProcess) -> Result<(), String>) {
+    fn step(&mut self, name: &str, f: impl FnOnce(&mut EngineProcess) -> Result<(), String>) {
         let failure = match self.engine.as_mut() {
             None => Some("not reached: the engine failed earlier".to_string()),
             Some(p) => f(p).err(),
@@ -244,7 +245,7 @@ fn start(settings: &EngineSettings) -> Run {
 }
 
 /// Sends `lines`, then waits up to `ms` for the line `expected`.
-fn ask(p: &mut ChildProcess, lines: &[&str], expected: &str, ms: u64) -> Result<(), String> {
+fn ask(p: &mut EngineProcess, lines: &[&str], expected: &str, ms: u64) -> Result<(), String> {
     for l in lines {
         p.send(l).map_err(|e| e.to_string())?;
     }
@@ -275,7 +276,7 @@ struct Info {
 
 /// Sends a position and a `go`, reads to `bestmove` within `limit_ms`
 /// (`go infinite` is told `stop` after 100 ms); a malformed info line fails.
-fn uci_search(p: &mut ChildProcess, position: &str, go: &str, limit_ms: u64) -> Result<Found, String> {
+fn uci_search(p: &mut EngineProcess, position: &str, go: &str, limit_ms: u64) -> Result<Found, String> {
     p.send(position).and_then(|_| p.send(go)).map_err(|e| e.to_string())?;
     let (mut infos, mut malformed) = (Vec::new(), None);
     let mut read = |l: &str| {
@@ -343,7 +344,7 @@ fn parse_info(w: &[&str]) -> Result<Info, String> {
 /// gives; an `infinite` search must say nothing for 100 ms and is then told
 /// `stop`.
 fn answer(
-    p: &mut ChildProcess,
+    p: &mut EngineProcess,
     infinite: bool,
     limit_ms: u64,
     expected: &str,
@@ -362,7 +363,7 @@ fn answer(
 
 /// Sends a `pos`, a `level` and `go think`, reads to `done` within
 /// `limit_ms` (`level infinite` is told `stop` after 100 ms).
-fn hub_search(p: &mut ChildProcess, pos: &str, level: &str, limit_ms: u64) -> Result<Found, String> {
+fn hub_search(p: &mut EngineProcess, pos: &str, level: &str, limit_ms: u64) -> Result<Found, String> {
     for line in [pos, level, "go think"] {
         p.send(line).map_err(|e| e.to_string())?;
     }

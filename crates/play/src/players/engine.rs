@@ -10,8 +10,9 @@ use super::{
     Reply,
 };
 use arbiter_core::clock::TurnTime;
+use arbiter_core::engine::EngineProcess;
 use arbiter_core::model::Seat;
-use arbiter_core::process::{deadline_after, ChildProcess};
+use arbiter_core::process::deadline_after;
 use arbiter_core::seat::{Seen, Start, Turn};
 use arbiter_core::verdict::GameResult;
 
@@ -46,7 +47,7 @@ impl JsonEngine {
         // The last word: `python3 my_engine.py` is my_engine.py.
         let words = arbiter_core::process::command_words(&settings.command);
         let name = words.last().and_then(|w| w.rsplit('/').next()).unwrap_or("engine").to_string();
-        let engine = EngineSlot::new(settings.restart);
+        let engine = EngineSlot::new(&settings);
         JsonEngine { engine, settings, options, name, sets_options: false, unsent: false, failed: None }
     }
 
@@ -55,7 +56,7 @@ impl JsonEngine {
     fn start(
         settings: &EngineSettings,
         options: &[(String, String)],
-    ) -> Result<(ChildProcess, Option<String>, bool), PlayerError> {
+    ) -> Result<(EngineProcess, Option<String>, bool), PlayerError> {
         let mut p = settings.start()?;
         let mut hello = json!({"type": "hello", "protocol": PROTOCOL});
         if !options.is_empty() {
@@ -75,7 +76,7 @@ impl JsonEngine {
     fn with_engine<T>(
         &mut self,
         start: bool,
-        talk: impl FnOnce(&mut ChildProcess) -> Result<T, PlayerError>,
+        talk: impl FnOnce(&mut EngineProcess) -> Result<T, PlayerError>,
     ) -> Result<Option<T>, PlayerError> {
         if !start && !self.engine.running() {
             return Ok(None);
@@ -174,6 +175,7 @@ impl Player for JsonEngine {
         });
         let wait = MoveWait::of(turn);
         let answer = self.with_engine(false, |p| {
+            p.begin_move(wait.limit_ms);
             p.send(&go.to_string())?;
             loop {
                 let line = p.recv(Some(wait.deadline)).map_err(|e| wait.blame(e.into()))?;
@@ -185,7 +187,7 @@ impl Player for JsonEngine {
                 })?;
                 match v["type"].as_str() {
                     Some("log") => continue,
-                    Some("move") | Some("resign") => return Ok(v),
+                    Some("move") | Some("resign") => return Ok((v, p.finish_move())),
                     _ => {
                         return Err(PlayerError::Protocol(format!(
                             "expected a move, got {}",
@@ -196,7 +198,7 @@ impl Player for JsonEngine {
             }
         })?;
         let not_running = || format!("'{}' is not running (it failed earlier in this game)", self.settings.command);
-        let answer = answer.ok_or_else(|| PlayerError::Crashed(not_running()))?;
+        let (answer, clock_us) = answer.ok_or_else(|| PlayerError::Crashed(not_running()))?;
         let reported_ms = answer["time_ms"].as_u64();
         let score = answer["score"].as_i64().map(|s| s as i32);
         let action = if answer["type"] == "resign" {
@@ -208,7 +210,7 @@ impl Player for JsonEngine {
         } else {
             return Err(PlayerError::Protocol("a move needs \"move\" (text) or \"id\"".into()));
         };
-        Ok(Reply { reported_ms, score, ..Reply::answer(action) })
+        Ok(Reply { reported_ms, score, clock_us, ..Reply::answer(action) })
     }
 
     fn game_over(&mut self, result: &GameResult, me: Seat) {

@@ -10,8 +10,9 @@ use super::{
     Reply,
 };
 use arbiter_core::clock::fmt_secs;
+use arbiter_core::engine::EngineProcess;
 use arbiter_core::model::Seat;
-use arbiter_core::process::{deadline_after, ChildProcess, ProcessError};
+use arbiter_core::process::{deadline_after, ProcessError};
 use arbiter_core::seat::{Seen, Start, Turn};
 use arbiter_core::verdict::GameResult;
 
@@ -40,7 +41,7 @@ impl HubPlayer {
     pub fn new(settings: EngineSettings, params: Vec<(String, String)>) -> Self {
         HubPlayer {
             name: settings.program_name(),
-            engine: EngineSlot::new(settings.restart),
+            engine: EngineSlot::new(&settings),
             settings,
             params,
             start: String::new(),
@@ -53,7 +54,7 @@ impl HubPlayer {
     fn start(
         settings: &EngineSettings,
         params: &[(String, String)],
-    ) -> Result<(ChildProcess, Option<String>), PlayerError> {
+    ) -> Result<(EngineProcess, Option<String>), PlayerError> {
         let mut p = settings.start()?;
         let handshake_ms = settings.handshake_ms(HANDSHAKE_MS);
         p.send("hub")?;
@@ -77,7 +78,7 @@ impl HubPlayer {
     /// Runs `talk` on the engine (see [`EngineSlot`]).
     fn with_engine<T>(
         &mut self,
-        talk: impl FnOnce(&mut ChildProcess) -> Result<T, PlayerError>,
+        talk: impl FnOnce(&mut EngineProcess) -> Result<T, PlayerError>,
     ) -> Result<T, PlayerError> {
         self.engine.talk(|| Self::start(&self.settings, &self.params), &mut self.name, talk)
     }
@@ -163,20 +164,23 @@ impl Player for HubPlayer {
                 None
             }
         };
-        let mv = self.with_engine(|p| {
+        let (mv, clock_us) = self.with_engine(|p| {
+            p.begin_move(wait.limit_ms);
             p.send(&pos)?;
             p.send(&level)?;
             p.send("go think")?;
-            match p.recv_until(Some(wait.deadline), &mut read) {
-                // No limit at all: the engine is told to stop at the hang limit.
-                Err(ProcessError::Timeout) if infinite => {
+            let mv = match p.recv_until(Some(wait.deadline), &mut read) {
+                // No limit at all: the engine is told to stop at the hang
+                // limit (a sandboxed engine's time is spent: nothing can come).
+                Err(ProcessError::Timeout) if infinite && !p.is_virtual() => {
                     p.send("stop")?;
                     p.recv_until(Some(deadline_after(STOP_GRACE_MS)), &mut read).map_err(|e| wait.blame(e.into()))
                 }
                 r => r.map_err(|e| wait.blame(e.into())),
-            }
+            }?;
+            Ok((mv, p.finish_move()))
         })?;
-        Ok(Reply { score, ..Reply::answer(Answer::Text(mv)) })
+        Ok(Reply { score, clock_us, ..Reply::answer(Answer::Text(mv)) })
     }
 
     fn game_over(&mut self, _result: &GameResult, _me: Seat) {

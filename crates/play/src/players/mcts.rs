@@ -5,8 +5,9 @@
 //! variants the world is the state itself and it is plain UCT. Playouts are
 //! random, cut off after a number of plies and scored with the plugin's
 //! `evaluate` when it offers one.
-
-use std::time::{Duration, Instant};
+//!
+//! Its time is its work on a virtual clock, [`PLY_US`] a ply it plays in its
+//! search, so that a seeded search does the same on any machine.
 
 use arbiter_api::host::{Game, MoveBuf};
 use arbiter_api::Outcome;
@@ -16,6 +17,11 @@ use rand::{Rng, SeedableRng};
 use super::{settings_pairs, KindSpec, Player, PlayerError, PlayerKind, Reply, SettingError};
 use arbiter_core::model::Seat;
 use arbiter_core::seat::Turn;
+
+/// The virtual time one ply played in the search (in the tree or a
+/// playout, with the legal moves generated before it) takes: about what
+/// one takes on the reference machine in chess.
+pub const PLY_US: u64 = 2;
 
 /// Settings of an MCTS player.
 #[derive(Clone, Debug, PartialEq)]
@@ -101,31 +107,31 @@ impl Player for MctsPlayer {
             [only] => return Ok(Reply::mv(*only)),
             _ => {}
         }
-        let started = Instant::now();
         // Never think longer than a twentieth of the clock.
-        let deadline = match (self.cfg.movetime_ms, turn.budget_ms()) {
+        let deadline_us = match (self.cfg.movetime_ms, turn.budget_ms()) {
             (Some(mt), Some(b)) => Some(mt.min(b / 20)),
             (Some(mt), None) => Some(mt),
             (None, Some(b)) => Some(b / 20),
             (None, None) => None,
         }
-        .map(|ms| started + Duration::from_millis(ms));
+        .map(|ms| ms * 1000);
+        let mut plies = 0u64;
         let root_player = turn.player();
         let mut tree = vec![Node { mv: 0, mover: root_player, visits: 0, available: 0, reward: 0.0, children: vec![] }];
         let mut buf = MoveBuf::new();
         let mut iterations = 0u32;
         loop {
-            let done = match (self.cfg.movetime_ms, deadline) {
-                (Some(_), Some(d)) => Instant::now() >= d,
-                (None, Some(d)) => iterations >= self.cfg.iterations || Instant::now() >= d,
-                _ => iterations >= self.cfg.iterations,
+            let spent = plies * PLY_US >= deadline_us.unwrap_or(u64::MAX);
+            let done = match self.cfg.movetime_ms {
+                Some(_) => spent,
+                None => iterations >= self.cfg.iterations || spent,
             };
             if done && iterations > 0 {
                 break;
             }
             // A failing plugin call is the plugin's fault, never this player's.
             let world = turn.sample_world(self.rng.random()).map_err(PlayerError::Plugin)?;
-            self.iterate(&mut tree, world, &mut buf).map_err(PlayerError::Plugin)?;
+            plies += self.iterate(&mut tree, world, &mut buf).map_err(PlayerError::Plugin)?;
             iterations += 1;
         }
         let best = tree[0]
@@ -142,12 +148,23 @@ impl Player for MctsPlayer {
             .map(|&c| &tree[c])
             .find(|n| n.mv == best)
             .map(|n| n.reward / n.visits.max(1) as f64);
-        Ok(Reply { score: root_value.map(|v| ((v - 0.5) * 2000.0) as i32), ..Reply::mv(best) })
+        Ok(Reply {
+            score: root_value.map(|v| ((v - 0.5) * 2000.0) as i32),
+            clock_us: Some(plies * PLY_US),
+            ..Reply::mv(best)
+        })
+    }
+
+    fn on_virtual_clock(&self) -> bool {
+        true
     }
 }
 
 impl MctsPlayer {
-    fn iterate(&mut self, tree: &mut Vec<Node>, mut world: Game, buf: &mut MoveBuf) -> Result<(), arbiter_api::Error> {
+    /// One iteration: selection, expansion, a playout, and the result
+    /// backed up; the plies it played.
+    fn iterate(&mut self, tree: &mut Vec<Node>, mut world: Game, buf: &mut MoveBuf) -> Result<u64, arbiter_api::Error> {
+        let mut plies = 0;
         let mut path = vec![0usize];
         let mut node = 0usize;
         // Selection and expansion.
@@ -162,6 +179,7 @@ impl MctsPlayer {
             if !untried.is_empty() {
                 let mv = untried[self.rng.random_range(0..untried.len())];
                 world.apply(mv)?;
+                plies += 1;
                 tree.push(Node { mv, mover, visits: 0, available: 0, reward: 0.0, children: vec![] });
                 let child = tree.len() - 1;
                 tree[node].children.push(child);
@@ -187,6 +205,7 @@ impl MctsPlayer {
             }
             let Some(ch) = best else { break };
             world.apply(tree[ch].mv)?;
+            plies += 1;
             node = ch;
             path.push(ch);
         }
@@ -200,6 +219,7 @@ impl MctsPlayer {
                 break;
             }
             world.apply(buf[self.rng.random_range(0..buf.len())])?;
+            plies += 1;
         }
         let status = world.status();
         let reward = |player: Seat| -> f64 {
@@ -215,7 +235,7 @@ impl MctsPlayer {
             tree[n].visits += 1;
             tree[n].reward += reward(tree[n].mover);
         }
-        Ok(())
+        Ok(plies)
     }
 }
 
@@ -232,11 +252,9 @@ impl KindSpec for MctsConfig {
         Box::new(MctsPlayer::new(self.clone(), game_seed))
     }
 
-    /// By iterations and on no clock, a seeded search repeats itself; by
-    /// movetime, or within a clock's budget, it does as much as the
-    /// machine's speed allows.
-    fn repeats_itself(&self, on_a_clock: bool) -> bool {
-        self.movetime_ms.is_none() && !on_a_clock
+    /// On its virtual clock, a seeded search repeats itself on any machine.
+    fn repeats_itself(&self, _on_a_clock: bool) -> bool {
+        true
     }
 
     /// Each move carries its search's value.

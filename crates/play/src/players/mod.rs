@@ -21,6 +21,10 @@ macro_rules! engine_identity {
         fn engine_name(&self) -> Option<String> {
             self.engine.reported_name()
         }
+
+        fn on_virtual_clock(&self) -> bool {
+            self.engine.sandboxed
+        }
     };
 }
 
@@ -40,24 +44,29 @@ pub use settings::{EngineSettings, OptionValueError, SettingError};
 
 pub use arbiter_core::seat::{Answer, MoveWait, Player, PlayerError, Reply};
 
+use arbiter_core::engine::EngineProcess;
 use arbiter_core::process::ProcessError;
 
 /// An engine's process, started on demand and dropped (its whole process
 /// group killed) after any failure, so that the next game starts a fresh one;
-/// with `restart=on`, dropped before every game too.
+/// with `restart=on`, dropped before every game too (a sandboxed engine
+/// always is: each game starts from the same state, whoever played before).
 #[derive(Default)]
 pub struct EngineSlot {
-    process: Option<arbiter_core::process::ChildProcess>,
+    process: Option<EngineProcess>,
     restart: bool,
+    /// The engine runs in the sandbox, on its virtual clock.
+    pub sandboxed: bool,
     /// The name the engine last said it has.
     reported: Option<String>,
 }
 
 impl EngineSlot {
-    /// A slot that keeps its process between games, or (`restart`) starts
-    /// a fresh one for each.
-    pub fn new(restart: bool) -> EngineSlot {
-        EngineSlot { process: None, restart, reported: None }
+    /// A slot for the engine `settings` start: it keeps its process between
+    /// games, or (`restart`, or sandboxed) starts a fresh one for each.
+    pub fn new(settings: &EngineSettings) -> EngineSlot {
+        let sandboxed = settings.is_sandboxed();
+        EngineSlot { process: None, restart: settings.restart || sandboxed, sandboxed, reported: None }
     }
 
     /// A game begins: with `restart=on`, the process of the last one is
@@ -72,8 +81,8 @@ impl EngineSlot {
 
     /// Pins the running process, if any, to `cpu`.
     pub fn pin(&self, cpu: usize) -> Result<(), arbiter_core::process::AffinityError> {
-        match &self.process {
-            Some(p) => arbiter_core::process::pin_process_to_cpu(p.pid(), cpu),
+        match self.process.as_ref().and_then(EngineProcess::pid) {
+            Some(pid) => arbiter_core::process::pin_process_to_cpu(pid, cpu),
             None => Ok(()),
         }
     }
@@ -92,9 +101,9 @@ impl EngineSlot {
     /// running (the name it reports, if any, goes to `name`).
     pub fn talk<T>(
         &mut self,
-        start: impl FnOnce() -> Result<(arbiter_core::process::ChildProcess, Option<String>), PlayerError>,
+        start: impl FnOnce() -> Result<(EngineProcess, Option<String>), PlayerError>,
         name: &mut String,
-        talk: impl FnOnce(&mut arbiter_core::process::ChildProcess) -> Result<T, PlayerError>,
+        talk: impl FnOnce(&mut EngineProcess) -> Result<T, PlayerError>,
     ) -> Result<T, PlayerError> {
         if self.process.is_none() {
             let (process, reported) = start()?;
@@ -306,8 +315,14 @@ impl ProgramSpec {
 }
 
 impl KindSpec for ProgramSpec {
-    fn create(&self, _game_seed: u64) -> Box<dyn Player> {
-        (self.protocol.make)(self.settings.clone(), self.options.clone())
+    fn create(&self, game_seed: u64) -> Box<dyn Player> {
+        (self.protocol.make)(EngineSettings { seed: game_seed, ..self.settings.clone() }, self.options.clone())
+    }
+
+    /// A sandboxed engine does the same work whatever the machine, on a
+    /// clock too.
+    fn repeats_itself(&self, _on_a_clock: bool) -> bool {
+        self.settings.is_sandboxed()
     }
 
     fn settings(&self) -> Option<&EngineSettings> {

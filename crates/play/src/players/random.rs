@@ -28,7 +28,12 @@ impl Player for RandomPlayer {
         if moves.is_empty() {
             return Err(PlayerError::Plugin(arbiter_api::Error::unsupported("no legal move offered")));
         }
-        Ok(Reply::mv(moves[self.rng.random_range(0..moves.len())]))
+        // Its work, one draw, takes no time on its virtual clock.
+        Ok(Reply { clock_us: Some(0), ..Reply::mv(moves[self.rng.random_range(0..moves.len())]) })
+    }
+
+    fn on_virtual_clock(&self) -> bool {
+        true
     }
 }
 

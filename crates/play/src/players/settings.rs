@@ -1,14 +1,22 @@
 //! How an engine process is started and kept, the same for every protocol:
 //! `CMD[,dir=DIR][,arg=ARG...][,restart=on|off][,timeout=SECS][,ponder=on|off]`
 //! after the player kind (`uci:./sf,dir=/opt/sf,restart=on`), as
-//! cutechess-cli's `dir=`, `arg=`, `restart=` and `ponder` engine settings.
+//! cutechess-cli's `dir=`, `arg=`, `restart=` and `ponder` engine settings;
+//! a program ending in `.wasm` runs in the sandbox on a virtual clock, with
+//! `memory=MB` and `ips=N` (fuel a virtual second) of its own.
 
 use std::path::PathBuf;
 
-use arbiter_core::process::{ChildProcess, Limits, ProcessError};
+use arbiter_core::engine::{is_sandboxed, EngineProcess};
+use arbiter_core::process::{Limits, ProcessError};
+use arbiter_core::sandbox::{SandboxSettings, DEFAULT_IPS, DEFAULT_MEMORY_MB};
 
 /// The settings' names, for messages.
-const NAMES: &str = "dir, arg, restart, timeout, ponder";
+const NAMES: &str = "dir, arg, restart, timeout, ponder, memory, ips";
+
+/// How long a sandboxed engine may take (in virtual time) to start and to
+/// answer anything but a move, unless its `timeout=` says otherwise.
+const SANDBOX_ANSWER_MS: u64 = 10_000;
 
 /// Why the settings after a player kind's colon cannot be read, or an
 /// engine refuses them.
@@ -114,6 +122,13 @@ pub struct EngineSettings {
     pub timeout_ms: Option<u64>,
     /// Think on the opponent's time (`ponder=on`), where the protocol can.
     pub ponder: bool,
+    /// A sandboxed engine's memory cap in MiB (`memory=`).
+    pub memory_mb: Option<u64>,
+    /// A sandboxed engine's fuel a virtual second (`ips=`).
+    pub ips: Option<u64>,
+    /// The seed a sandboxed engine's random bytes come from: the game's
+    /// (set when its player is made, never written in a spec).
+    pub seed: u64,
 }
 
 impl EngineSettings {
@@ -136,6 +151,14 @@ impl EngineSettings {
                     _ => return Err(bad("must be on or off")),
                 };
                 *if name == "restart" { &mut self.restart } else { &mut self.ponder } = on;
+            }
+            "memory" | "ips" => {
+                let (least, expected) = match name {
+                    "memory" => (1, "must be a whole number of MiB, at least 1"),
+                    _ => (1_000, "must be a whole number of instructions a virtual second, at least 1000"),
+                };
+                let n = value.parse::<u64>().ok().filter(|&n| n >= least).ok_or_else(|| bad(expected))?;
+                *if name == "memory" { &mut self.memory_mb } else { &mut self.ips } = Some(n);
             }
             "timeout" => {
                 let secs = value
@@ -171,7 +194,28 @@ impl EngineSettings {
                 return Err(SettingError::Unknown { what: "engine setting", name: k.into(), known: NAMES });
             }
         }
+        settings.check_sandbox()?;
         Ok(settings)
+    }
+
+    /// Whether the engine runs in the sandbox (its program ends in `.wasm`).
+    pub fn is_sandboxed(&self) -> bool {
+        is_sandboxed(&self.command)
+    }
+
+    /// The settings only a sandboxed engine takes, and what it cannot do:
+    /// it works only on its own time, so it never ponders.
+    fn check_sandbox(&self) -> Result<(), SettingError> {
+        let bad =
+            |name: &str, value: String, expected| Err(SettingError::BadValue { name: name.into(), value, expected });
+        match (self.is_sandboxed(), self.memory_mb, self.ips) {
+            (true, _, _) if self.ponder => {
+                bad("ponder", "on".into(), "is not for a sandboxed engine: it works only on its own virtual time")
+            }
+            (false, Some(mb), _) => bad("memory", mb.to_string(), "is for sandboxed (.wasm) engines only"),
+            (false, _, Some(ips)) => bad("ips", ips.to_string(), "is for sandboxed (.wasm) engines only"),
+            _ => Ok(()),
+        }
     }
 
     /// The handshake time: `timeout=` or the protocol's `default_ms`.
@@ -195,9 +239,17 @@ impl EngineSettings {
         })
     }
 
-    /// Starts the engine in its directory with its arguments.
-    pub fn start(&self) -> Result<ChildProcess, ProcessError> {
-        ChildProcess::start_in(&self.command, &self.args, self.dir.as_deref(), Limits::ENGINE)
+    /// Starts the engine in its directory with its arguments (a `.wasm`
+    /// program in the sandbox).
+    pub fn start(&self) -> Result<EngineProcess, ProcessError> {
+        let sandbox = SandboxSettings {
+            ips: self.ips.unwrap_or(DEFAULT_IPS),
+            memory_mb: self.memory_mb.unwrap_or(DEFAULT_MEMORY_MB),
+            seed: self.seed,
+            answer_ms: self.timeout_ms.unwrap_or(SANDBOX_ANSWER_MS),
+            max_line: Limits::ENGINE.max_line,
+        };
+        EngineProcess::start(&self.command, &self.args, self.dir.as_deref(), &sandbox)
     }
 }
 

@@ -16,8 +16,9 @@ use super::{
     handshake, refuses_hidden, Answer, EngineSettings, EngineSlot, KindSpec, MoveWait, OptionValueError, Player,
     PlayerError, PlayerKind, Reply, SettingError,
 };
+use arbiter_core::engine::EngineProcess;
 use arbiter_core::model::Seat;
-use arbiter_core::process::{deadline_after, ChildProcess, ProcessError};
+use arbiter_core::process::{deadline_after, ProcessError};
 use arbiter_core::seat::{Seen, Start, Turn};
 use arbiter_core::verdict::GameResult;
 
@@ -87,7 +88,7 @@ impl UciPlayer {
     pub fn new(cfg: UciConfig) -> Self {
         let name = cfg.engine.program_name();
         UciPlayer {
-            engine: EngineSlot::new(cfg.engine.restart),
+            engine: EngineSlot::new(&cfg.engine),
             cfg,
             name,
             start_fen: String::new(),
@@ -103,7 +104,7 @@ impl UciPlayer {
     /// Runs `talk` on the engine (see [`EngineSlot`]).
     fn with_engine<T>(
         &mut self,
-        talk: impl FnOnce(&mut ChildProcess) -> Result<T, PlayerError>,
+        talk: impl FnOnce(&mut EngineProcess) -> Result<T, PlayerError>,
     ) -> Result<T, PlayerError> {
         let (cfg, declared) = (&self.cfg, &mut self.declared);
         let start = || {
@@ -116,7 +117,7 @@ impl UciPlayer {
 
     /// Starts the engine: `uci` until `uciok` (its name and options noted),
     /// then the configured `setoption`s.
-    fn start(cfg: &UciConfig) -> Result<(ChildProcess, Option<String>, Vec<DeclaredOption>), PlayerError> {
+    fn start(cfg: &UciConfig) -> Result<(EngineProcess, Option<String>, Vec<DeclaredOption>), PlayerError> {
         let mut p = cfg.engine.start()?;
         let (name, declared) = Self::handshake(&mut p, cfg)?;
         // UCI's way of telling an engine it will be asked to ponder (unless set by hand).
@@ -131,7 +132,7 @@ impl UciPlayer {
     }
 
     /// `uci` until `uciok`: the engine's name and the options it declares.
-    fn handshake(p: &mut ChildProcess, cfg: &UciConfig) -> Result<(Option<String>, Vec<DeclaredOption>), PlayerError> {
+    fn handshake(p: &mut EngineProcess, cfg: &UciConfig) -> Result<(Option<String>, Vec<DeclaredOption>), PlayerError> {
         p.send("uci")?;
         let (mut name, mut declared) = (None, Vec::new());
         p.recv_until(Some(deadline_after(cfg.engine.handshake_ms(HANDSHAKE_MS))), |l| {
@@ -345,18 +346,22 @@ impl Player for UciPlayer {
         let best = self.with_engine(|p| {
             // After a ponder hit the engine is searching this very position already.
             if ponder_hit != Some(true) {
+                p.begin_move(wait.limit_ms);
                 p.send(&position)?;
                 p.send(&go)?;
             }
             let mut read = |line: &str| read_search_line(line, &mut search);
-            match p.recv_until(Some(wait.deadline), &mut read) {
-                Err(ProcessError::Timeout) if infinite => {
+            let best = match p.recv_until(Some(wait.deadline), &mut read) {
+                // A sandboxed engine's time is spent: nothing more can come.
+                Err(ProcessError::Timeout) if infinite && !p.is_virtual() => {
                     p.send("stop")?;
                     p.recv_until(Some(deadline_after(STOP_GRACE_MS)), read).map_err(|e| wait.blame(e.into()))
                 }
                 r => r.map_err(|e| wait.blame(e.into())),
-            }
+            }?;
+            Ok((best, p.finish_move()))
         })?;
+        let (best, clock_us) = best;
         // Pondering needs a search that ends by itself once told `ponderhit`.
         if let (true, false, Some(expected)) = (self.cfg.engine.ponder, infinite, search.ponder.take()) {
             self.start_ponder(&best, expected, &limits, asked.elapsed().as_millis() as u64);
@@ -369,6 +374,7 @@ impl Player for UciPlayer {
             seldepth: search.seldepth,
             pv: search.pv,
             ponder_hit,
+            clock_us,
             ..Reply::answer(Answer::Text(best))
         })
     }
@@ -425,7 +431,7 @@ impl UciPlayer {
 }
 
 /// Ends a search with `stop`, its `bestmove` read and dropped.
-fn stop_search(p: &mut ChildProcess) -> Result<(), PlayerError> {
+fn stop_search(p: &mut EngineProcess) -> Result<(), PlayerError> {
     p.send("stop")?;
     let mut ignored = Search::default();
     p.recv_until(Some(deadline_after(STOP_GRACE_MS)), |l| read_search_line(l, &mut ignored))?;
@@ -582,8 +588,15 @@ pub const KIND: PlayerKind = PlayerKind {
 };
 
 impl KindSpec for UciConfig {
-    fn create(&self, _game_seed: u64) -> Box<dyn Player> {
-        Box::new(UciPlayer::new(self.clone()))
+    fn create(&self, game_seed: u64) -> Box<dyn Player> {
+        let engine = EngineSettings { seed: game_seed, ..self.engine.clone() };
+        Box::new(UciPlayer::new(UciConfig { engine, ..self.clone() }))
+    }
+
+    /// A sandboxed engine does the same work whatever the machine, on a
+    /// clock too.
+    fn repeats_itself(&self, _on_a_clock: bool) -> bool {
+        self.engine.is_sandboxed()
     }
 
     fn ponders(&self) -> bool {

@@ -22,8 +22,9 @@ use super::{
     handshake, Answer, EngineSettings, EngineSlot, MoveWait, Player, PlayerError, PlayerKind, ProgramSpec, Protocol,
     Reply,
 };
+use arbiter_core::engine::EngineProcess;
 use arbiter_core::model::Seat;
-use arbiter_core::process::{deadline_after, ChildProcess, ProcessError};
+use arbiter_core::process::{deadline_after, ProcessError};
 use arbiter_core::seat::{Seen, Start, Turn};
 use arbiter_core::verdict::GameResult;
 
@@ -101,7 +102,7 @@ impl XboardPlayer {
     pub fn new(settings: EngineSettings, options: Vec<(String, String)>) -> Self {
         XboardPlayer {
             name: settings.program_name(),
-            engine: EngineSlot::new(settings.restart),
+            engine: EngineSlot::new(&settings),
             settings,
             options,
             features: Features::default(),
@@ -117,7 +118,7 @@ impl XboardPlayer {
     /// Runs `talk` on the engine (see [`EngineSlot`]).
     fn with_engine<T>(
         &mut self,
-        talk: impl FnOnce(&mut ChildProcess, &Features) -> Result<T, PlayerError>,
+        talk: impl FnOnce(&mut EngineProcess, &Features) -> Result<T, PlayerError>,
     ) -> Result<T, PlayerError> {
         let (settings, options) = (self.settings.clone(), self.options.clone());
         let features = std::cell::RefCell::new(self.features.clone());
@@ -139,7 +140,7 @@ impl XboardPlayer {
     fn start(
         settings: &EngineSettings,
         options: &[(String, String)],
-    ) -> Result<(ChildProcess, Option<String>, Features), PlayerError> {
+    ) -> Result<(EngineProcess, Option<String>, Features), PlayerError> {
         let mut p = settings.start()?;
         p.send("xboard")?;
         p.send("protover 2")?;
@@ -183,12 +184,14 @@ impl XboardPlayer {
 /// (its features one per line read, its move after the search): without
 /// nudges it says nothing more.
 fn recv_nudged<T>(
-    p: &mut ChildProcess,
+    p: &mut EngineProcess,
     deadline: std::time::Instant,
     nudge: bool,
     mut want: impl FnMut(&str) -> Option<T>,
 ) -> Result<T, ProcessError> {
     let mut nudges = 0u64;
+    // A sandboxed engine runs only while it is awaited: nothing to nudge.
+    let nudge = nudge && !p.is_virtual();
     loop {
         let pause = if nudge { deadline_after(NUDGE_MS).min(deadline) } else { deadline };
         match p.recv_until(Some(pause), &mut want) {
@@ -362,6 +365,7 @@ impl Player for XboardPlayer {
         let answer = self
             .with_engine(|p, f| {
                 let usermove = |m: &String| if f.usermove { format!("usermove {m}") } else { m.clone() };
+                p.begin_move(wait.limit_ms);
                 if !told {
                     p.send("force")?;
                     for line in &setup {
@@ -402,8 +406,10 @@ impl Player for XboardPlayer {
                     None
                 })
                 .map_err(|e| wait.blame(e.into()))?
+                .map(|answer| (answer, p.finish_move()))
             })
             .inspect_err(|_| self.playing = false)?;
+        let (answer, clock_us) = answer;
         let mut answer = answer;
         if let Answer::Text(m) = &mut answer {
             self.own = Some(m.clone());
@@ -417,6 +423,7 @@ impl Player for XboardPlayer {
             depth: thinking.depth,
             nodes: thinking.nodes,
             pv: thinking.pv,
+            clock_us,
             ..Reply::answer(answer)
         })
     }

@@ -138,7 +138,12 @@ fn referee_game(
         StartFrom::Standard => variant.new_game(options)?,
         StartFrom::Position(text) => variant.from_position(text, options)?,
     };
-    let started_at = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    // A game whose every player is on a virtual clock is the same game on
+    // any machine under any load: its record keeps only the day it was
+    // played, and its duration is the time its players' clocks spent.
+    let reproducible = players.iter().all(|p| p.on_virtual_clock());
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let started_at = if reproducible { now - now % 86_400 } else { now };
     let t0 = Instant::now();
     let start_position = game.position_text();
     let mut referee = Referee::new(game, info, config, watch);
@@ -154,6 +159,10 @@ fn referee_game(
         Outcome::Faulted => position_after(variant, options, &start_position, &referee.plies).unwrap_or_default(),
         _ => referee.game.position_text(),
     };
+    let duration_ms = match reproducible {
+        true => referee.plies.iter().map(|p| p.used_us).sum::<u64>() / 1000,
+        false => t0.elapsed().as_millis() as u64,
+    };
     Ok(GameRecord {
         variant: info.id.clone(),
         plugin: format!("{} {}", plugin.name, plugin.version),
@@ -167,7 +176,7 @@ fn referee_game(
         result,
         final_position,
         started_at,
-        duration_ms: t0.elapsed().as_millis() as u64,
+        duration_ms,
         viewer: None,
         record_tags: info.record_tags.clone(),
     })
@@ -331,6 +340,7 @@ impl<'a, 'w> Referee<'a, 'w> {
                 self.plies.len() as u32,
             );
             let t0 = Instant::now();
+            let virtual_clock = mover.on_virtual_clock();
             let mut reply = mover.choose(&turn);
             let mut offered = false;
             while let Ok(Reply { answer: Answer::OfferDraw, .. }) = reply {
@@ -341,7 +351,13 @@ impl<'a, 'w> Referee<'a, 'w> {
                 offered = true;
                 reply = players[player.index()].choose(&turn);
             }
-            let used_us = t0.elapsed().as_micros() as u64;
+            // A player on a virtual clock is charged its own count of its
+            // work; its flag fell when the budget (with the margin) was spent.
+            let used_us = match &reply {
+                Ok(Reply { clock_us: Some(us), .. }) => *us,
+                Err(PlayerError::Timeout) if virtual_clock => turn.budget_ms().unwrap_or(0) * 1000,
+                _ => t0.elapsed().as_micros() as u64,
+            };
             let used_ms = used_us / 1000;
             let overrun_ms = self.clocks[player.index()].budget_ms().map(|b| used_ms.saturating_sub(b));
             let reply = match reply {
