@@ -130,7 +130,9 @@ impl Client {
         let agent = ureq::Agent::config_builder()
             .tls_config(tls.build())
             .http_status_as_error(false)
-            .timeout_global(Some(Duration::from_secs(120)))
+            // An upload of reproducible games waits while the coordinator
+            // plays them again (as long as they took to play).
+            .timeout_global(Some(Duration::from_secs(900)))
             .timeout_connect(Some(Duration::from_secs(10)))
             // The coordinator closes a connection idle for 10 s: one idle
             // for 5 s is not used again (a request on a connection the

@@ -54,6 +54,46 @@ pub fn audit(registry: &Registry, store: &Store, tournament: Option<i64>) -> Res
     Ok((games.len(), refuted))
 }
 
+/// Plays again, here, every stored game (of `tournament`) whose setup is
+/// reproducible ([`arbiter_play::referee::GameSetup::reproducible`]: every
+/// player a sandboxed engine or a seeded built-in one, on virtual clocks)
+/// and holds it against its record: how many were played again, and those
+/// that differ, with the ply where they do. A forged resignation, time loss
+/// or crash shows as a game that played again goes on or ends otherwise.
+pub fn reexecute(
+    registry: &Registry,
+    store: &Store,
+    tournament: Option<i64>,
+) -> crate::error::Result<(usize, Vec<Refuted>)> {
+    let mut planned: std::collections::HashMap<i64, crate::driver::Tournament> = Default::default();
+    let (mut played, mut refuted) = (0, Vec::new());
+    for g in store.games(tournament)? {
+        let Some(slot) = &g.slot else { continue };
+        if !planned.contains_key(&slot.id) {
+            let view = crate::view::TournamentView::load(store, Some(slot.id))?;
+            planned.insert(slot.id, crate::driver::Tournament::planned(registry, view)?);
+        }
+        let Some(setup) = planned[&slot.id].setup_of(store, slot.index)?.filter(|s| s.reproducible()) else {
+            continue;
+        };
+        played += 1;
+        let message = match crate::worker::play_setup(registry, &setup) {
+            Ok(again) => match arbiter_play::record::replay::first_difference(&g.record, &again) {
+                Some(difference) => format!("played again, the game differs {difference}"),
+                None => continue,
+            },
+            Err(e) => format!("could not be played again: {e}"),
+        };
+        refuted.push(Refuted {
+            id: g.summary.id,
+            slot: Some((slot.id, slot.index + 1)),
+            worker: g.worker.clone(),
+            error: ReplayError { game: None, ply: None, message },
+        });
+    }
+    Ok((played, refuted))
+}
+
 /// Where the counting rows of a tournament (what standings, the web view
 /// and stopping rules read) differ from a count over its stored games: one
 /// line each, for `tournament` or every tournament. Counting rows are

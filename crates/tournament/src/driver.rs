@@ -241,35 +241,41 @@ impl Tournament {
         let Some(first) = pending.first() else { return Ok(Vec::new()) };
         let round = first.round;
         let dynamic = cfg.format.pairing(cfg.players.len(), cfg.rounds).waits_for_results();
-        Ok(pending
-            .into_iter()
-            .filter(|g| !dynamic || g.round == round)
-            .map(|g| {
-                let variant = &self.variants[g.variant];
-                let id = &variant.info().id;
-                let game = ScheduledGame {
-                    round: g.round,
-                    variant: variant.clone(),
-                    options: cfg.options.get(id).cloned().unwrap_or_default(),
-                    seats: g.seats.to_vec(),
-                    position: g
-                        .opening
-                        .and_then(|o| self.definition.openings.get(id).and_then(|list| list.get(o)).cloned()),
-                    seed: g.seed,
-                };
-                let event = EventInfo {
-                    event: cfg.name.clone(),
-                    round: g.round,
-                    tournament: Some(TournamentSlot {
-                        id: self.id,
-                        index: g.index,
-                        pair: g.pair,
-                        seats: g.seats.to_vec(),
-                    }),
-                };
-                (game, event)
-            })
-            .collect())
+        Ok(pending.into_iter().filter(|g| !dynamic || g.round == round).map(|g| self.scheduled(g)).collect())
+    }
+
+    /// A planned game as the runner plays it, and the event its record carries.
+    fn scheduled(&self, g: &super::schedule::Planned) -> (ScheduledGame, EventInfo) {
+        let cfg = &self.definition.config;
+        let variant = &self.variants[g.variant];
+        let id = &variant.info().id;
+        let game = ScheduledGame {
+            round: g.round,
+            variant: variant.clone(),
+            options: cfg.options.get(id).cloned().unwrap_or_default(),
+            seats: g.seats.to_vec(),
+            position: g.opening.and_then(|o| self.definition.openings.get(id).and_then(|list| list.get(o)).cloned()),
+            seed: g.seed,
+        };
+        let event = EventInfo {
+            event: cfg.name.clone(),
+            round: g.round,
+            tournament: Some(TournamentSlot { id: self.id, index: g.index, pair: g.pair, seats: g.seats.to_vec() }),
+        };
+        (game, event)
+    }
+
+    /// The setup game `index` of the schedule is played from (`None` past
+    /// the schedule, and for a tune, whose players change between pairs).
+    pub fn setup_of(&self, store: &Store, index: u32) -> Result<Option<arbiter_play::referee::GameSetup>> {
+        if self.definition.config.tune.is_some() {
+            return Ok(None);
+        }
+        let (rounds, _) = self.rounds(store)?;
+        let Some(planned) = rounds.iter().flat_map(|r| &r.games).find(|g| g.index == index) else { return Ok(None) };
+        let (game, _) = self.scheduled(planned);
+        let config = self.run_config(Arc::new(AtomicBool::new(false)), Isolation::InProcess);
+        Ok(Some(super::worker::setup_of(&self.entrants, &game, &config)))
     }
 
     /// What to play (or queue) now: the pending games with the entrants

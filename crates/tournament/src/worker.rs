@@ -403,6 +403,26 @@ pub fn play_job(
 ) -> Result<(GameRecord, bool)> {
     let job: Job =
         serde_json::from_str(line).map_err(|e| TournamentError::Unreadable(format!("unreadable job: {e}")))?;
+    play_parsed(registry, &job, pulse, engines, journal)
+}
+
+/// Plays `setup` again in this process, as a worker does (a verifier's
+/// re-execution of a reproducible game): its record.
+pub fn play_setup(registry: &Registry, setup: &GameSetup) -> Result<GameRecord> {
+    let job = Job { setup: setup.clone(), grace_ms: 60_000, live: false, journal: None };
+    let pulse = Pulse::shared(Duration::from_millis(job.grace_ms));
+    let mut engines = KeptEngines::new(KEPT_ENGINES);
+    Ok(play_parsed(registry, &job, &pulse, &mut engines, &mut None)?.0)
+}
+
+/// [`play_job`] of a job read already.
+fn play_parsed(
+    registry: &Registry,
+    job: &Job,
+    pulse: &SharedPulse,
+    engines: &mut KeptEngines,
+    journal: &mut Option<Journal>,
+) -> Result<(GameRecord, bool)> {
     Pulse::lock(pulse).restart(Duration::from_millis(job.grace_ms));
     let mut journal = match &job.journal {
         Some((path, game)) => {

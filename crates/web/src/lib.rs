@@ -66,6 +66,9 @@ pub struct ServeConfig {
     /// The fraction of stored games with deterministic players that a
     /// second remote worker plays again, to compare.
     pub double_check: f64,
+    /// The fraction of uploaded reproducible games (every player sandboxed
+    /// or built in) played again here before they count.
+    pub reexecute: f64,
     /// What clients may hold open, and for how long.
     pub connections: connections::ConnectionLimits,
 }
@@ -161,7 +164,8 @@ pub fn serve(registry: Registry, config: ServeConfig, ready: impl FnOnce(SocketA
         ready(listener.local_addr().map_err(system(&listening))?, store.location());
         let registry = Arc::new(registry);
         let coordinator = Coordinator::new(registry.clone(), store.clone(), config.worker_lease)
-            .with_double_check(config.double_check);
+            .with_double_check(config.double_check)
+            .with_reexecute(config.reexecute);
         let app = Arc::new(App {
             registry,
             store,

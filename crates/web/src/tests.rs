@@ -33,6 +33,7 @@ fn app(name: &str, reveal: Reveal, max_games: usize) -> (Arc<App>, Arc<Store>) {
         tls: None,
         worker_lease: std::time::Duration::from_secs(30),
         double_check: 0.0,
+        reexecute: 1.0,
         connections: Default::default(),
     };
     let registry = Arc::new(Registry::of([race(Fault::None), secret()]));

@@ -6,9 +6,10 @@
 //! revoked worker may still send its last upload (its games are held for its
 //! admin, then refused). A worker's uploads are read at most
 //! [`UPLOADS_PER_TOKEN`] at a time; every body has [`BODY_TIME`] to arrive
-//! (and an upload [`UPLOAD_TIME`]), and every request [`REQUEST_TIME`] to
-//! finish, so a slow or stalled client holds a connection of its own and
-//! nothing else. The routes are outside the browser pages' host and origin
+//! (and an upload [`UPLOAD_TIME`]), and every other request [`REQUEST_TIME`]
+//! to finish, so a slow or stalled client holds a connection of its own and
+//! nothing else (an upload's verification may play its reproducible games
+//! again, as long as they took). The routes are outside the browser pages' host and origin
 //! checks: a token, not the page a request comes from, is what lets a
 //! worker in.
 
@@ -79,10 +80,12 @@ pub(super) fn routes(app: Shared) -> Router {
         .layer(axum::middleware::from_fn(|r, n| read_body(r, n, UPLOAD_LIMIT, UPLOAD_TIME)))
         .layer(axum::middleware::from_fn_with_state(app.clone(), one_of_the_worker_s_uploads))
         .layer(axum::middleware::from_fn_with_state(app.clone(), authenticated));
-    small.merge(upload).layer(axum::middleware::from_fn(in_time)).with_state(app)
+    // An upload's body has its own time; verifying it may play its games
+    // again, as long as they took to play.
+    small.layer(axum::middleware::from_fn(in_time)).merge(upload).with_state(app)
 }
 
-/// Ends a request that takes longer than [`REQUEST_TIME`].
+/// Ends a request (other than an upload) that takes longer than [`REQUEST_TIME`].
 async fn in_time(request: Request, next: Next) -> Response {
     match tokio::time::timeout(REQUEST_TIME, next.run(request)).await {
         Ok(response) => response,

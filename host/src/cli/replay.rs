@@ -1,8 +1,9 @@
 //! `arbiter replay FILE`: re-plays every game of a PGN file through its
 //! variant's plugin and reports the first illegal move with its game and
 //! ply; `arbiter replay --db STORE`: audits a store, every stored game
-//! replayed and its result checked against the rules, one line per game
-//! that does not hold up.
+//! replayed and its result checked against the rules, and every game
+//! whose players are all sandboxed engines or built-in players played again
+//! whole and compared; one line per game that does not hold up.
 
 use std::path::PathBuf;
 
@@ -13,7 +14,7 @@ use super::out::say;
 use arbiter_core::plugin::Registry;
 use arbiter_play::record::replay::replay_pgn;
 use arbiter_store::Store;
-use arbiter_tournament::audit::{audit, count_differences};
+use arbiter_tournament::audit::{audit, count_differences, reexecute};
 
 /// Arguments of `arbiter replay`.
 #[derive(Args, Debug)]
@@ -34,7 +35,10 @@ pub struct ReplayArgs {
 pub(super) fn run(registry: &Registry, args: &ReplayArgs) -> Result<()> {
     if let Some(db) = &args.db {
         let store = Store::open(db)?;
-        let (count, refuted) = audit(registry, &store, args.tournament)?;
+        let (count, mut refuted) = audit(registry, &store, args.tournament)?;
+        // Games that replay alike anywhere are played again, players and all.
+        let (again, differ) = reexecute(registry, &store, args.tournament)?;
+        refuted.extend(differ);
         for r in &refuted {
             say!("{r}");
         }
@@ -52,6 +56,9 @@ pub(super) fn run(registry: &Registry, args: &ReplayArgs) -> Result<()> {
             "{count} stored game(s) replayed: every move is legal and every result is what the rules allow; the \
              counting rows agree with the stored games"
         );
+        if again > 0 {
+            say!("{again} of them (every player sandboxed or built in) played again here: the same moves, clocks and results");
+        }
         return Ok(());
     }
     let file = args.file.as_ref().expect("clap requires a file without --db");

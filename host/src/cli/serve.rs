@@ -48,6 +48,12 @@ pub struct ServeArgs {
     /// that a second worker plays again, to compare the two games.
     #[arg(long, value_name = "FRACTION", default_value_t = 0.05, value_parser = fraction)]
     double_check: f64,
+    /// The fraction (0 to 1) of remote workers' games whose players are all
+    /// sandboxed engines or built-in players (reproducible on any machine)
+    /// that this server plays again, whole, before they count; one that
+    /// differs is refused as forged, with the ply where it does.
+    #[arg(long, value_name = "FRACTION", default_value_t = 1.0, value_parser = fraction)]
+    reexecute: f64,
     /// The most connections open at once from one address; more are closed
     /// at once (raise it for many workers behind one address, as behind a
     /// NAT or a reverse proxy on this machine).
@@ -74,6 +80,7 @@ pub(super) fn run(registry: Registry, args: &ServeArgs) -> Result<()> {
         tls: args.tls_cert.clone().zip(args.tls_key.clone()),
         worker_lease: std::time::Duration::from_secs(args.worker_lease),
         double_check: args.double_check,
+        reexecute: args.reexecute,
         connections: ConnectionLimits {
             per_address: args.max_connections_per_address as usize,
             ..ConnectionLimits::default()

@@ -117,6 +117,9 @@ pub struct Coordinator {
     /// The fraction of stored games with deterministic players that a
     /// second worker plays again, to compare.
     double_check: f64,
+    /// The fraction of uploaded reproducible games (every player sandboxed
+    /// or built in) played again here, whole, before they count.
+    reexecute: f64,
     /// Whether a check may wait for a worker: claims look for one only then.
     checks: Mutex<CheckHint>,
 }
@@ -175,6 +178,7 @@ impl Coordinator {
             idle: Mutex::default(),
             flagged: Mutex::default(),
             double_check: 0.0,
+            reexecute: 1.0,
             checks: Mutex::new(CheckHint { waiting: 0, looked: long_ago(), blind: HashSet::new() }),
         }
     }
@@ -183,6 +187,14 @@ impl Coordinator {
     /// are deterministic played again by another worker and compared.
     pub fn with_double_check(mut self, fraction: f64) -> Coordinator {
         self.double_check = fraction.clamp(0.0, 1.0);
+        self
+    }
+
+    /// The coordinator, playing again `fraction` of the uploaded games whose
+    /// players are all sandboxed engines or built-in players (1 by default)
+    /// and refusing those that differ.
+    pub fn with_reexecute(mut self, fraction: f64) -> Coordinator {
+        self.reexecute = fraction.clamp(0.0, 1.0);
         self
     }
 }

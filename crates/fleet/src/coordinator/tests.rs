@@ -483,8 +483,12 @@ fn job(seats: &[(&str, &str)]) -> Job {
 fn only_games_that_replay_alike_are_checked() {
     use super::deterministic;
     assert!(deterministic(&job(&[("random", "10+0"), ("mcts:iterations=20", "inf")])));
-    assert!(!deterministic(&job(&[("random", "inf"), ("mcts:iterations=20", "10+0")])), "mcts on a clock");
-    assert!(!deterministic(&job(&[("random", "inf"), ("mcts:movetime=0.1", "inf")])));
+    // Built-in players and sandboxed engines count their work, not the
+    // machine's time: on a clock too.
+    assert!(deterministic(&job(&[("random", "inf"), ("mcts:iterations=20", "10+0")])), "mcts on a clock");
+    assert!(deterministic(&job(&[("random", "inf"), ("mcts:movetime=0.1", "inf")])));
+    assert!(deterministic(&job(&[("random", "1+0.01"), ("uci:engine.wasm", "1+0.01")])), "a sandboxed engine");
+    assert!(!deterministic(&job(&[("random", "inf"), ("uci:stockfish", "1+0.01")])), "an engine on a clock");
     assert!(deterministic(&job(&[("random", "inf"), ("uci:stockfish", "inf,nodes=1000")])));
     assert!(!deterministic(&job(&[("random", "inf"), ("uci:stockfish", "inf")])), "an engine on no limit");
 }
@@ -519,4 +523,32 @@ fn the_last_game_stored_finishes_the_tournament_and_idle_workers_are_told() {
     assert!(store.tournament(Some(t)).unwrap().unwrap().finished_at.is_some());
     let bad = c.claim("w2", &ClaimRequest { slot: "a\nb".into(), tournament: None, skip: vec![], most: 1 });
     assert!(matches!(bad, Err(RequestError::BadRequest(_))));
+}
+
+/// A game whose players are all built in (on their virtual clocks) is
+/// played again by the coordinator before it counts: an honest one counts
+/// at once; a forged loss on time, or a clock the game never showed, is
+/// refused with the ply where the game played again differs.
+#[test]
+fn a_reproducible_game_is_played_again_and_a_forged_one_is_refused_where_it_differs() {
+    let players = [("a", "random:seed=1"), ("b", "mcts:iterations=5")];
+    let head = "name = \"again\"\nformat = \"round-robin\"\nrounds = 3\ntc = \"10+0\"";
+    let definition = definition(head, &players, &["race"]);
+    let (c, store, t) = queued("again", &definition);
+    let first = claim(&c, "w1", 3);
+    assert_eq!(first.games.len(), 3);
+    let honest_game = honest(&c, &first.games[0]);
+    assert!(first.games[0].job.setup.reproducible());
+    // A loss on time the game never had: the record cut after two plies.
+    let mut flagged = forge(&c, &honest(&c, &first.games[1]), 2, Termination::TimeForfeit(Some(5)), Some(1));
+    // Time enough for the flag as far as the record's own clocks tell.
+    flagged.record.duration_ms = 60_000;
+    let mut clocked = honest(&c, &first.games[2]);
+    clocked.record.plies[1].used_us += 1_000;
+    let verdicts = upload(&c, "w1", &first.holder, vec![honest_game, flagged, clocked]);
+    assert_eq!(verdicts[0], Verdict::Stored, "{verdicts:?}");
+    let refused = |v: &Verdict, says: &str| matches!(v, Verdict::Refused(why) if why.contains(says));
+    assert!(refused(&verdicts[1], "played again here, the game differs"), "{verdicts:?}");
+    assert!(refused(&verdicts[2], "at ply 2:"), "{verdicts:?}");
+    assert_eq!(store.games(Some(t)).unwrap().len(), 1, "only the honest game is stored");
 }

@@ -224,12 +224,29 @@ impl Coordinator {
         let Ok(job) = serde_json::from_str::<Job>(&entry.game.job) else {
             return Standing::Forged("the queued job is unreadable".into());
         };
-        let what = match outcomes::proof(&job, &game.record) {
-            Proof::Proved => return Standing::Counts,
-            Proof::Impossible(why) => return Standing::Forged(why),
+        let proof = outcomes::proof(&job, &game.record);
+        if let Proof::Impossible(why) = proof {
+            return Standing::Forged(why);
+        }
+        let (t, index) = (game.key.tournament, game.key.index);
+        // A reproducible game is proved or refuted whole by playing it again.
+        if job.setup.reproducible() && self.to_reexecute(t, index) {
+            match arbiter_tournament::worker::play_setup(&self.registry, &job.setup) {
+                Ok(again) => {
+                    return match arbiter_play::record::replay::first_difference(&game.record, &again) {
+                        Some(difference) => {
+                            Standing::Forged(format!("played again here, the game differs {difference}"))
+                        }
+                        None => Standing::Counts,
+                    }
+                }
+                Err(e) => tracing::error!("tournament {t} game {}: could not be played again: {e}", index + 1),
+            }
+        }
+        let what = match proof {
+            Proof::Proved | Proof::Impossible(_) => return Standing::Counts,
             Proof::Unproven(what) => what,
         };
-        let (t, index) = (game.key.tournament, game.key.index);
         let earlier = match self.store.unconfirmed(t, index) {
             Ok(earlier) => earlier,
             Err(e) => {
@@ -354,6 +371,16 @@ impl Coordinator {
             ),
             None,
         ))
+    }
+
+    /// Whether game `index` of tournament `t`, reproducible, is played again
+    /// here before it counts: the `reexecute` fraction of them, chosen by a
+    /// hash of its place (all of them by default).
+    fn to_reexecute(&self, t: i64, index: u32) -> bool {
+        use sha2::Digest;
+        let hash = sha2::Sha256::digest(format!("reexecute {t} {index}"));
+        let draw = u64::from_le_bytes(hash[..8].try_into().expect("eight bytes")) as f64 / u64::MAX as f64;
+        draw < self.reexecute
     }
 
     /// Whether a stored game of `queued` is to be played again by another

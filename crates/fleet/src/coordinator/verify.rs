@@ -123,17 +123,18 @@ pub(super) fn digest(record: &GameRecord) -> String {
 }
 
 /// Whether every seat of `job` plays the same game again given the same
-/// seed: a seeded built-in player (random, or MCTS by iterations) on no
-/// clock, or an engine at a node limit on no clock. Anything that reads a
-/// clock may play otherwise on another machine.
+/// seed: a seeded built-in player or a sandboxed engine (on their virtual
+/// clocks), or a native engine at a node limit on no clock. A native engine
+/// that reads a clock may play otherwise on another machine.
 pub fn deterministic(job: &Job) -> bool {
     job.setup.seats.iter().all(|seat| {
         let untimed = matches!(seat.tc.limit, arbiter_core::clock::Limit::Infinite);
         match arbiter_play::players::PlayerSpec::parse(&seat.spec) {
             // Each kind says whether it repeats itself; an engine does at a
             // node limit, and nothing that reads a clock does.
+            Ok(spec) if spec.repeats_itself(!untimed) => true,
             Ok(spec) if spec.is_engine() => untimed && seat.tc.nodes.is_some(),
-            Ok(spec) => spec.repeats_itself(!untimed),
+            Ok(_) => false,
             Err(_) => false,
         }
     })

@@ -33,6 +33,48 @@ impl std::fmt::Display for ReplayError {
     }
 }
 
+/// Where `again`, a game played again from the setup of `played`, first
+/// differs from it: the ply (1-based) and what differs there (the move, its
+/// clocks, what the player reported of its search), or the result, the
+/// final position or the length; `None` if it is the same game (the day
+/// it was played aside).
+pub fn first_difference(played: &GameRecord, again: &GameRecord) -> Option<String> {
+    for (i, (a, b)) in played.plies.iter().zip(&again.plies).enumerate() {
+        let ply = i + 1;
+        let what = if a.mv != b.mv || a.text != b.text {
+            format!("the move is {} in the record, {} played again", a.text, b.text)
+        } else if a.used_us != b.used_us || a.clock_ms != b.clock_ms {
+            let clock = |p: &arbiter_core::model::PlyRecord| match p.clock_ms {
+                Some(ms) => format!("{} us, {ms} ms left", p.used_us),
+                None => format!("{} us", p.used_us),
+            };
+            format!("{} took {} in the record, {} played again", a.text, clock(a), clock(b))
+        } else if a != b {
+            format!("{}: what the player reported of its search differs", a.text)
+        } else {
+            continue;
+        };
+        return Some(format!("at ply {ply}: {what}"));
+    }
+    let (n, m) = (played.plies.len(), again.plies.len());
+    if n != m {
+        return Some(format!("the record has {n} plies, the game played again {m}"));
+    }
+    if played.result != again.result {
+        return Some(format!(
+            "after ply {n}: the record ends {} ({}), the game played again {} ({})",
+            played.result.pgn(),
+            played.result.termination,
+            again.result.pgn(),
+            again.result.termination
+        ));
+    }
+    if played.final_position != again.final_position {
+        return Some(format!("after ply {n}: the final positions differ"));
+    }
+    (played.engines != again.engines).then(|| "the engines named themselves otherwise".to_string())
+}
+
 /// The registry's variant for a PGN `Variant` tag (PGN's "Standard" is chess).
 pub fn variant_id(tag: Option<&str>) -> String {
     match tag.map(str::to_lowercase).as_deref() {

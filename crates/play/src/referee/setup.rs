@@ -73,6 +73,13 @@ impl GameSetup {
     pub fn start(&self) -> StartFrom<'_> {
         self.position.as_deref().map_or(StartFrom::Standard, StartFrom::Position)
     }
+
+    /// Whether every seat's player is on a virtual clock and seeded
+    /// (sandboxed engines, built-in players), so that the game played again
+    /// anywhere is the same game: its moves, clocks and result.
+    pub fn reproducible(&self) -> bool {
+        self.seats.iter().all(|s| crate::players::PlayerSpec::parse(&s.spec).is_ok_and(|p| p.repeats_itself(true)))
+    }
 }
 
 /// Plays `setup` on `variant` between `players` (seated in the setup's
