@@ -17,6 +17,7 @@ mod ini_variants;
 mod loader;
 mod referee;
 mod remote;
+mod sandbox;
 mod tour;
 mod tournament;
 mod tune;

@@ -112,11 +112,13 @@ fn cargo_build(args: &[&str]) {
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cmd.current_dir(workspace()).args(["build", "--quiet", "--target-dir"]).arg(workspace().join("target")).args(args);
     // Only the tests build for WebAssembly, never incrementally again.
-    if args.contains(&"wasm32-unknown-unknown") {
+    let wasm = args.iter().find(|a| a.starts_with("wasm32-"));
+    if wasm.is_some() {
         cmd.env("CARGO_INCREMENTAL", "0");
     }
     let status = cmd.status().expect("run cargo");
-    assert!(status.success(), "cargo build {} failed (for wasm32-unknown-unknown: is the target installed? `rustup target add wasm32-unknown-unknown`)", args.join(" "));
+    let target = wasm.map(|t| format!(" (is the target installed? `rustup target add {t}`)")).unwrap_or_default();
+    assert!(status.success(), "cargo build {} failed{target}", args.join(" "));
 }
 
 /// Copies `built` to `dir/file_name`: copy then rename, for a process may
@@ -183,6 +185,16 @@ pub fn wasm_plugins() -> PathBuf {
     }
     place(&built.join("examples").join("arbiter_fixture.wasm"), &dir);
     dir
+}
+
+/// The tests' small UCI engine (tests/fixtures/minimax-engine) built for
+/// `wasm32-wasip1`, a sandboxed engine: the path of a copy of its module in
+/// `target/fixtures/sandboxed`.
+pub fn minimax_wasm() -> PathBuf {
+    let _guard = CARGO.lock().unwrap_or_else(|e| e.into_inner());
+    cargo_build(&["--target", "wasm32-wasip1", "-p", "minimax-engine"]);
+    let built = workspace().join("target").join("wasm32-wasip1").join("debug").join("minimax.wasm");
+    place(&built, &workspace().join("target").join("fixtures").join("sandboxed"))
 }
 
 /// Stockfish's path: Debian installs it in /usr/games.

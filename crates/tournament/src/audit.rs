@@ -60,15 +60,19 @@ pub fn audit(registry: &Registry, store: &Store, tournament: Option<i64>) -> Res
 /// and holds it against its record: how many were played again, and those
 /// that differ, with the ply where they do. A forged resignation, time loss
 /// or crash shows as a game that played again goes on or ends otherwise.
+/// The games of `refuted` (found wrong already) are left out.
 pub fn reexecute(
     registry: &Registry,
     store: &Store,
     tournament: Option<i64>,
+    refuted_already: &[Refuted],
 ) -> crate::error::Result<(usize, Vec<Refuted>)> {
     let mut planned: std::collections::HashMap<i64, crate::driver::Tournament> = Default::default();
     let (mut played, mut refuted) = (0, Vec::new());
     for g in store.games(tournament)? {
-        let Some(slot) = &g.slot else { continue };
+        let Some(slot) = g.slot.as_ref().filter(|_| refuted_already.iter().all(|r| r.id != g.summary.id)) else {
+            continue;
+        };
         if !planned.contains_key(&slot.id) {
             let view = crate::view::TournamentView::load(store, Some(slot.id))?;
             planned.insert(slot.id, crate::driver::Tournament::planned(registry, view)?);

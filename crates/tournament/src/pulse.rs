@@ -109,7 +109,14 @@ impl Player for Paced {
         r
     }
     fn choose(&mut self, turn: &Turn<'_>) -> Result<Reply, PlayerError> {
-        let extra = if self.person { A_PERSON } else { Duration::from_millis(MoveWait::of(turn).limit_ms + 1_000) };
+        let limit_ms = MoveWait::of(turn).limit_ms;
+        let extra = match (self.person, self.inner.on_virtual_clock()) {
+            (true, _) => A_PERSON,
+            // Its own work bounds its move, not the wall clock: a loaded
+            // machine may take many times its budget in real time.
+            (false, true) => Duration::from_millis(limit_ms.saturating_mul(VIRTUAL_SLACK) + 30_000),
+            (false, false) => Duration::from_millis(limit_ms + 1_000),
+        };
         Pulse::lock(&self.pulse).beat(extra);
         let r = self.inner.choose(turn);
         Pulse::lock(&self.pulse).beat(Duration::ZERO);
@@ -130,7 +137,14 @@ impl Player for Paced {
     fn game_over(&mut self, result: &GameResult, me: Seat) {
         self.inner.game_over(result, me);
     }
+    fn on_virtual_clock(&self) -> bool {
+        self.inner.on_virtual_clock()
+    }
 }
+
+/// How many times its budget a player on a virtual clock may take in real
+/// time before the watchdog takes the game for hung.
+const VIRTUAL_SLACK: u64 = 20;
 
 #[cfg(test)]
 mod tests {

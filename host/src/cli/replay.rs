@@ -37,7 +37,7 @@ pub(super) fn run(registry: &Registry, args: &ReplayArgs) -> Result<()> {
         let store = Store::open(db)?;
         let (count, mut refuted) = audit(registry, &store, args.tournament)?;
         // Games that replay alike anywhere are played again, players and all.
-        let (again, differ) = reexecute(registry, &store, args.tournament)?;
+        let (again, differ) = reexecute(registry, &store, args.tournament, &refuted)?;
         refuted.extend(differ);
         for r in &refuted {
             say!("{r}");

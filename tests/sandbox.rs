@@ -1,0 +1,281 @@
+//! Sandboxed engines (WebAssembly, WASI preview 1) on their virtual clocks:
+//! the same games on any machine under any load, on threads and in worker
+//! processes; faults charged to the engine; games played again by
+//! `arbiter replay --db`.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use arbiter_e2e::{arbiter, game_lines, minimax_wasm, stockfish, temp_dir};
+
+/// Busy threads on every core while it lives: a machine under heavy load.
+struct Load {
+    stop: Arc<AtomicBool>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Load {
+    fn start() -> Load {
+        let stop = Arc::new(AtomicBool::new(false));
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let threads = (0..cores)
+            .map(|_| {
+                let stop = stop.clone();
+                std::thread::spawn(move || {
+                    let mut x = 0u64;
+                    while !stop.load(Ordering::Relaxed) {
+                        x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+                    }
+                })
+            })
+            .collect();
+        Load { stop, threads }
+    }
+}
+
+impl Drop for Load {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+/// The records of a JSON-lines file, each as written, in a canonical order;
+/// each holds only the day it was played (a run that crosses midnight reads
+/// its day as the first run's).
+fn records(file: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(file).unwrap();
+    let mut lines: Vec<String> = text
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            let started = v["started_at"].as_u64().unwrap();
+            assert_eq!(started % 86_400, 0, "a reproducible record keeps its day only: {started}");
+            l.replace(&format!("\"started_at\":{started}"), "\"started_at\":DAY")
+        })
+        .collect();
+    lines.sort();
+    lines
+}
+
+/// A tournament of two sandboxed engines and a seeded MCTS player, stored in
+/// a new store and read back as records.
+fn tournament(name: &str, engine: &Path, concurrency: &str, workers: bool) -> Vec<String> {
+    let dir = temp_dir(name);
+    let db = dir.join("t.db");
+    let spec = format!("uci:{}", engine.display());
+    let (a, b) = (format!("a={spec}"), format!("b={spec},ips=2000000000"));
+    let mut args = vec![
+        "tournament",
+        "--db",
+        db.to_str().unwrap(),
+        "--player",
+        &a,
+        "--player",
+        &b,
+        "--player",
+        "c=mcts:iterations=30",
+        "--variant",
+        "chess",
+        "--tc",
+        "0.3+0.01",
+        "--max-plies",
+        "50",
+        "--concurrency",
+        concurrency,
+    ];
+    if !workers {
+        args.push("--in-process");
+    }
+    let run = arbiter(&args);
+    assert!(run.ok, "{}\n{}", run.stdout, run.stderr);
+    let jsonl = dir.join("games.jsonl");
+    let out = arbiter(&["results", "--db", db.to_str().unwrap(), "--jsonl", jsonl.to_str().unwrap()]);
+    assert!(out.ok, "{}", out.stderr);
+    records(&jsonl)
+}
+
+/// The same tournament gives byte-identical records on an idle machine and
+/// under heavy load, on threads and in worker processes, one game at a time
+/// and four: nothing in them depends on the machine's speed.
+#[test]
+fn the_same_tournament_gives_the_same_records_idle_or_loaded_on_threads_or_in_workers() {
+    let engine = minimax_wasm();
+    let idle = tournament("sandbox-idle", &engine, "1", false);
+    assert_eq!(idle.len(), 6);
+    assert!(idle.iter().any(|r| r.contains("\"engines\":[\"minimax 0.1\"")), "{}", idle[0]);
+    let loaded = {
+        let _load = Load::start();
+        [tournament("sandbox-threads", &engine, "4", false), tournament("sandbox-workers", &engine, "4", true)]
+    };
+    let workers = tournament("sandbox-workers-idle", &engine, "1", true);
+    for (what, other) in [("loaded, 4 threads", &loaded[0]), ("loaded, 4 workers", &loaded[1]), ("1 worker", &workers)]
+    {
+        assert_eq!(&idle, other, "{what}");
+    }
+}
+
+/// `arbiter match` (games on threads of one process) alike, and a game
+/// against Stockfish on its real clock is played out.
+#[test]
+fn the_same_match_gives_the_same_games_and_a_sandboxed_engine_meets_a_native_one() {
+    let engine = minimax_wasm();
+    let p1 = format!("uci:{}", engine.display());
+    let play = |name: &str, concurrency: &str| {
+        let jsonl = temp_dir(name).join("m.jsonl");
+        let run = arbiter(&[
+            "match",
+            "chess",
+            "--p1",
+            &p1,
+            "--p2",
+            "random:seed=5",
+            "--games",
+            "4",
+            "--tc",
+            "0.2+0.01",
+            "--max-plies",
+            "60",
+            "--concurrency",
+            concurrency,
+            "--no-db",
+            "--jsonl",
+            jsonl.to_str().unwrap(),
+        ]);
+        assert!(run.ok, "{}", run.stderr);
+        records(&jsonl)
+    };
+    let idle = play("match-idle", "1");
+    let loaded = {
+        let _load = Load::start();
+        play("match-loaded", "4")
+    };
+    assert_eq!(idle, loaded);
+    let run = arbiter(&[
+        "match",
+        "chess",
+        "--p1",
+        &p1,
+        "--p2",
+        &format!("uci:{}", stockfish()),
+        "--games",
+        "2",
+        "--tc",
+        "1+0.01",
+        "--max-plies",
+        "40",
+        "--no-db",
+    ]);
+    assert!(run.ok, "{}", run.stderr);
+    assert_eq!(game_lines(&run.stdout).len(), 2, "{}", run.stdout);
+}
+
+/// A module written as WebAssembly text, in `dir`.
+fn module(dir: &Path, name: &str, wat: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, wat::parse_str(wat).unwrap()).unwrap();
+    path
+}
+
+/// Each bad engine loses its own game with the reason in one line, and the
+/// match goes on (its second game is played).
+#[test]
+fn a_bad_module_or_a_faulty_sandboxed_engine_costs_only_its_own_games() {
+    let dir = temp_dir("sandbox-faults");
+    let text = dir.join("script.wasm");
+    std::fs::write(&text, "#!/bin/sh\necho uciok\n").unwrap();
+    let library = module(&dir, "library.wasm", r#"(module (memory (export "memory") 1))"#);
+    let silent = module(
+        &dir,
+        "silent.wasm",
+        r#"(module
+  (import "wasi_snapshot_preview1" "fd_read" (func $read (param i32 i32 i32 i32) (result i32)))
+  (memory (export "memory") 1)
+  (func (export "_start")
+    (i32.store (i32.const 0) (i32.const 64))
+    (i32.store (i32.const 4) (i32.const 100))
+    (loop $ever (drop (call $read (i32.const 0) (i32.const 0) (i32.const 1) (i32.const 8))) (br $ever))))"#,
+    );
+    let trap =
+        module(&dir, "trap.wasm", r#"(module (memory (export "memory") 1) (func (export "_start") unreachable))"#);
+    let threads = module(
+        &dir,
+        "threads.wasm",
+        r#"(module (import "wasi" "thread-spawn" (func (param i32) (result i32)))
+           (memory (export "memory") 1) (func (export "_start")))"#,
+    );
+    let engine = minimax_wasm();
+    let capped = format!("{},memory=1", engine.display());
+    let cases = [
+        (text.display().to_string(), "is not a WebAssembly module"),
+        (library.display().to_string(), "is not a WASI command: it exports no _start"),
+        (silent.display().to_string(), "uciok"),
+        (trap.display().to_string(), "trapped: wasm trap: wasm `unreachable` instruction executed"),
+        (threads.display().to_string(), "imports wasi::thread-spawn: threads are not granted in the sandbox"),
+        (capped, "over its cap of 1 MiB"),
+    ];
+    for (spec, says) in cases {
+        let p1 = format!("uci:{spec}");
+        let run = arbiter(&["match", "chess", "--p1", &p1, "--p2", "random", "--games", "2", "--no-db"]);
+        assert!(run.ok, "{spec}: {}", run.stderr);
+        let games = game_lines(&run.stdout);
+        assert_eq!(games.len(), 2, "{spec}: {}", run.stdout);
+        for g in &games {
+            assert!(g.contains(says), "{spec}: {g}");
+            let engine_first = g.contains(&format!("({p1} vs"));
+            assert!(g.contains(if engine_first { "): 0-1" } else { "): 1-0" }), "{spec}: the engine's loss: {g}");
+        }
+    }
+}
+
+/// `arbiter replay --db` plays every game of sandboxed and built-in players
+/// again: an honest store holds up; a forged resignation is named with
+/// where the game played again ends otherwise.
+#[test]
+fn replay_db_plays_sandboxed_games_again_and_names_a_forged_resignation() {
+    let engine = minimax_wasm();
+    let db = temp_dir("sandbox-replay").join("r.db");
+    let db_text = db.to_str().unwrap();
+    let spec = format!("a=uci:{}", engine.display());
+    let run = arbiter(&[
+        "tournament",
+        "--db",
+        db_text,
+        "--player",
+        &spec,
+        "--player",
+        "b=mcts:iterations=20",
+        "--variant",
+        "chess",
+        "--tc",
+        "0.2+0.01",
+        "--max-plies",
+        "16",
+        "--in-process",
+    ]);
+    assert!(run.ok, "{}", run.stderr);
+    let audit = arbiter(&["replay", "--db", db_text]);
+    assert!(audit.ok, "{}\n{}", audit.stdout, audit.stderr);
+    assert!(
+        audit.stdout.contains("2 of them (every player sandboxed or built in) played again here"),
+        "{}",
+        audit.stdout
+    );
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let record: String = conn.query_row("SELECT record FROM games WHERE id = 1", [], |r| r.get(0)).unwrap();
+    let mut record: serde_json::Value = serde_json::from_str(&record).unwrap();
+    assert_eq!(record["result"]["termination"]["detail"], "ply limit", "{record}");
+    record["result"] = serde_json::json!({"outcome": {"win": 1}, "termination": {"kind": "resignation"}, "pgn": "0-1"});
+    conn.execute("UPDATE games SET record = ?1 WHERE id = 1", [record.to_string()]).unwrap();
+    drop(conn);
+    let audit = arbiter(&["replay", "--db", db_text]);
+    assert!(!audit.ok);
+    assert!(
+        audit.stdout.contains("played again, the game differs after ply 16: the record ends 0-1 (resignation)"),
+        "{}",
+        audit.stdout
+    );
+}
