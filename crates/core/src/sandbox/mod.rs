@@ -14,11 +14,12 @@
 //!
 //! What is granted: standard input and output (standard error is read and
 //! dropped), virtual clocks, random bytes from the game's seed, the
-//! program's name and arguments, no environment, no folders (every file
-//! call fails: no folder is open to it), a memory cap. A module that
+//! program's name and arguments, no environment, a memory cap, and only the
+//! folders the user grants (`files=DIR`), read-only. A module that
 //! imports threads, sockets or anything outside WASI preview 1 is refused
 //! when it is loaded, with one line naming the import.
 
+mod files;
 mod wasi;
 
 use std::collections::{HashMap, VecDeque};
@@ -56,6 +57,8 @@ pub struct SandboxSettings {
     pub answer_ms: u64,
     /// The longest output line accepted, in bytes.
     pub max_line: usize,
+    /// Folders it may read (`files=DIR`), each at its own path.
+    pub files: Vec<std::path::PathBuf>,
 }
 
 /// An engine module running in the sandbox, spoken to by lines.
@@ -192,6 +195,7 @@ impl Sandboxed {
                 )));
             }
         }
+        let files = files::Files::granted(&settings.files).map_err(start_error)?;
         let shared = Arc::new(Mutex::new(Shared::default()));
         let name = path.file_name().map_or_else(|| label.to_string(), |n| n.to_string_lossy().into_owned());
         let ctx = wasi::Ctx::new(
@@ -200,6 +204,7 @@ impl Sandboxed {
             settings.seed,
             settings.ips,
             settings.max_line,
+            files,
             StoreLimitsBuilder::new().memory_size(memory_bytes).trap_on_grow_failure(true).build(),
         );
         let mut store = Store::new(pre.module().engine(), ctx);

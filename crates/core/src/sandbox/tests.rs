@@ -5,7 +5,7 @@ use super::{SandboxSettings, Sandboxed};
 use crate::process::ProcessError;
 
 fn settings() -> SandboxSettings {
-    SandboxSettings { ips: 1_000_000_000, memory_mb: 16, seed: 7, answer_ms: 1_000, max_line: 1 << 16 }
+    SandboxSettings { ips: 1_000_000_000, memory_mb: 16, seed: 7, answer_ms: 1_000, max_line: 1 << 16, files: vec![] }
 }
 
 /// `wat` compiled into a file of a scratch folder.

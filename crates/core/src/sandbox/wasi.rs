@@ -15,6 +15,7 @@ use std::task::{Context, Poll};
 
 use wasmtime::{Caller, ExternType, Linker, Memory, Module, StoreLimits, Val};
 
+use super::files::{self, Files};
 use super::{Shared, Stop};
 use crate::sync::LockExt;
 
@@ -25,15 +26,13 @@ const P1: &str = "wasi_snapshot_preview1";
 const EPOCH_NS: u64 = 1_735_689_600 * 1_000_000_000;
 
 const SUCCESS: i32 = 0;
-const BADF: i32 = 8;
 const FAULT: i32 = 21;
-const INVAL: i32 = 28;
 const SPIPE: i32 = 70;
+use files::{BADF, INVAL};
 
-/// Calls on files and folders: with no folder open to the engine, each
-/// fails with `BADF` (wasi-libc and Rust's std find no folder first and
-/// seldom call them at all).
-const FILE_CALLS: [&str; 22] = [
+/// Calls that write, list or link files and folders: nothing granted is
+/// writable, so each fails with `BADF`.
+const FILE_CALLS: [&str; 19] = [
     "fd_advise",
     "fd_allocate",
     "fd_datasync",
@@ -46,16 +45,13 @@ const FILE_CALLS: [&str; 22] = [
     "fd_renumber",
     "fd_sync",
     "path_create_directory",
-    "path_filestat_get",
     "path_filestat_set_times",
     "path_link",
-    "path_open",
     "path_readlink",
     "path_remove_directory",
     "path_rename",
     "path_symlink",
     "path_unlink_file",
-    "fd_prestat_dir_name",
 ];
 
 /// A sandboxed engine's state, as its calls see it.
@@ -68,6 +64,8 @@ pub(super) struct Ctx {
     /// Its virtual time.
     pub(super) clock: VirtualClock,
     max_line: usize,
+    /// The granted folders and the files opened in them.
+    files: Files,
     /// The memory cap.
     pub(super) limits: StoreLimits,
 }
@@ -80,10 +78,11 @@ impl Ctx {
         seed: u64,
         ips: u64,
         max_line: usize,
+        files: Files,
         limits: StoreLimits,
     ) -> Ctx {
         let clock = VirtualClock { ips: ips.max(1), base_ns: 0, granted: 0 };
-        Ctx { shared, args, random: seed, clock, max_line, limits }
+        Ctx { shared, args, random: seed, clock, max_line, files, limits }
     }
 
     /// Takes `bytes` written to standard output; whether a line was completed.
@@ -241,6 +240,34 @@ fn iovecs(mem: &[u8], list: i32, count: i32) -> Result<Vec<(i32, usize)>, i32> {
         .collect()
 }
 
+/// Reads the file at `fd` into the iovec list's buffers, as far as it
+/// goes: the bytes read.
+fn read_file(mem: &mut [u8], files: &mut Files, fd: u32, list: i32, count: i32) -> Result<u32, i32> {
+    let mut n = 0usize;
+    for (ptr, len) in iovecs(mem, list, count)? {
+        let got = files.read(fd, bytes_mut(mem, ptr, len)?)?;
+        n += got;
+        if got < len {
+            break;
+        }
+    }
+    Ok(n as u32)
+}
+
+/// A path the engine passed, as text.
+fn text(mem: &[u8], ptr: i32, len: i32) -> Result<String, i32> {
+    std::str::from_utf8(bytes(mem, ptr, len as u32 as usize)?).map(str::to_string).map_err(|_| INVAL)
+}
+
+/// A `filestat`: its kind at 16 and its size at 32.
+fn write_stat(mem: &mut [u8], out: i32, stat: &files::Stat) -> Result<(), i32> {
+    let b = bytes_mut(mem, out, 64)?;
+    b.fill(0);
+    b[16] = stat.kind;
+    b[32..40].copy_from_slice(&stat.size.to_le_bytes());
+    Ok(())
+}
+
 /// Moves what `input` holds into the iovec list's buffers, as far as they
 /// go: the bytes moved.
 fn scatter(mem: &mut [u8], list: i32, count: i32, input: &mut std::collections::VecDeque<u8>) -> Result<u32, i32> {
@@ -265,7 +292,7 @@ fn errno(r: Result<(), i32>) -> i32 {
 
 /// The calls written here; the rest of preview 1 are [`FILE_CALLS`] or
 /// sockets.
-const DEFINED: [&str; 22] = [
+const DEFINED: [&str; 25] = [
     "fd_read",
     "fd_write",
     "poll_oneoff",
@@ -288,6 +315,9 @@ const DEFINED: [&str; 22] = [
     "sched_yield",
     "fd_fdstat_set_rights",
     "fd_renumber",
+    "fd_prestat_dir_name",
+    "path_open",
+    "path_filestat_get",
 ];
 
 /// Defines every call `module` imports, or says which import the sandbox
@@ -374,7 +404,12 @@ fn define_streams(linker: &mut Linker<Ctx>) -> wasmtime::Result<()> {
                 loop {
                     step(&mut caller)?;
                     if fd != 0 {
-                        return Ok(BADF);
+                        let Some(memory) = memory(&mut caller) else { return Ok(FAULT) };
+                        let (mem, ctx) = memory.data_and_store_mut(&mut caller);
+                        return Ok(errno(
+                            read_file(mem, &mut ctx.files, fd as u32, list, count)
+                                .and_then(|n| write_u32(mem, read, n)),
+                        ));
                     }
                     let Some(memory) = memory(&mut caller) else { return Ok(FAULT) };
                     let (mem, ctx) = memory.data_and_store_mut(&mut caller);
@@ -432,14 +467,29 @@ fn define_streams(linker: &mut Linker<Ctx>) -> wasmtime::Result<()> {
             })
         },
     )?;
+    define_descriptors(linker)
+}
+
+/// What libc asks of a descriptor (its kind, its size; a stream cannot
+/// seek), and the granted folders' files: opened, read, sought, closed.
+fn define_descriptors(linker: &mut Linker<Ctx>) -> wasmtime::Result<()> {
     let stdio = |fd: i32| (0..=2).contains(&fd);
-    linker.func_wrap(P1, "fd_close", move |fd: i32| if stdio(fd) { SUCCESS } else { BADF })?;
-    linker.func_wrap(P1, "fd_fdstat_set_flags", move |fd: i32, _flags: i32| if stdio(fd) { SUCCESS } else { BADF })?;
+    linker.func_wrap(P1, "fd_close", move |mut caller: Caller<'_, Ctx>, fd: i32| match stdio(fd) {
+        true => SUCCESS,
+        false => errno(caller.data_mut().files.close(fd as u32)),
+    })?;
+    linker.func_wrap(P1, "fd_fdstat_set_flags", move |caller: Caller<'_, Ctx>, fd: i32, _flags: i32| {
+        if stdio(fd) || caller.data().files.is_open(fd as u32) {
+            SUCCESS
+        } else {
+            BADF
+        }
+    })?;
     linker.func_wrap(
         P1,
         "fd_fdstat_set_rights",
-        move |fd: i32, _base: i64, _inheriting: i64| {
-            if stdio(fd) {
+        move |caller: Caller<'_, Ctx>, fd: i32, _base: i64, _inheriting: i64| {
+            if stdio(fd) || caller.data().files.is_open(fd as u32) {
                 SUCCESS
             } else {
                 BADF
@@ -447,41 +497,104 @@ fn define_streams(linker: &mut Linker<Ctx>) -> wasmtime::Result<()> {
         },
     )?;
     linker.func_wrap(P1, "fd_renumber", |_from: i32, _to: i32| BADF)?;
-    linker.func_wrap(P1, "fd_prestat_get", |_fd: i32, _out: i32| BADF)?;
+    linker.func_wrap(P1, "fd_prestat_get", |mut caller: Caller<'_, Ctx>, fd: i32, out: i32| {
+        let Some(len) = caller.data().files.granted_path(fd as u32).map(str::len) else { return BADF };
+        let Some(memory) = memory(&mut caller) else { return FAULT };
+        // A folder (tag 0) and the length of its name.
+        errno(bytes_mut(memory.data_mut(&mut caller), out, 8).map(|b| {
+            b.fill(0);
+            b[4..8].copy_from_slice(&(len as u32).to_le_bytes());
+        }))
+    })?;
+    linker.func_wrap(P1, "fd_prestat_dir_name", |mut caller: Caller<'_, Ctx>, fd: i32, path: i32, len: i32| {
+        let Some(memory) = memory(&mut caller) else { return FAULT };
+        let (mem, ctx) = memory.data_and_store_mut(&mut caller);
+        let Some(name) = ctx.files.granted_path(fd as u32) else { return BADF };
+        if (len as u32 as usize) < name.len() {
+            return INVAL;
+        }
+        errno(bytes_mut(mem, path, name.len()).map(|b| b.copy_from_slice(name.as_bytes())))
+    })?;
     linker.func_wrap(
         P1,
         "fd_seek",
-        move |fd: i32, _offset: i64, _whence: i32, _out: i32| {
+        move |mut caller: Caller<'_, Ctx>, fd: i32, offset: i64, whence: i32, out: i32| {
             if stdio(fd) {
-                SPIPE
-            } else {
-                BADF
+                return SPIPE;
             }
+            let Some(memory) = memory(&mut caller) else { return FAULT };
+            let (mem, ctx) = memory.data_and_store_mut(&mut caller);
+            errno(ctx.files.seek(fd as u32, offset, whence).and_then(|at| write_u64(mem, out, at)))
         },
     )?;
-    linker.func_wrap(P1, "fd_tell", move |fd: i32, _out: i32| if stdio(fd) { SPIPE } else { BADF })?;
-    linker.func_wrap(P1, "fd_fdstat_get", move |mut caller: Caller<'_, Ctx>, fd: i32, out: i32| {
-        if !stdio(fd) {
-            return BADF;
+    linker.func_wrap(P1, "fd_tell", move |mut caller: Caller<'_, Ctx>, fd: i32, out: i32| {
+        if stdio(fd) {
+            return SPIPE;
         }
         let Some(memory) = memory(&mut caller) else { return FAULT };
-        // A character device, no flags, every right on it.
+        let (mem, ctx) = memory.data_and_store_mut(&mut caller);
+        errno(ctx.files.seek(fd as u32, 0, 1).and_then(|at| write_u64(mem, out, at)))
+    })?;
+    linker.func_wrap(P1, "fd_fdstat_get", move |mut caller: Caller<'_, Ctx>, fd: i32, out: i32| {
+        // A standard stream is a character device; every right on each.
+        let kind = match stdio(fd) {
+            true => 2,
+            false => match caller.data().files.stat(fd as u32) {
+                Ok(stat) => stat.kind,
+                Err(e) => return e,
+            },
+        };
+        let Some(memory) = memory(&mut caller) else { return FAULT };
         errno(bytes_mut(memory.data_mut(&mut caller), out, 24).map(|b| {
             b.fill(0);
-            b[0] = 2;
+            b[0] = kind;
             b[8..16].copy_from_slice(&u64::MAX.to_le_bytes());
+            b[16..24].copy_from_slice(&u64::MAX.to_le_bytes());
         }))
     })?;
     linker.func_wrap(P1, "fd_filestat_get", move |mut caller: Caller<'_, Ctx>, fd: i32, out: i32| {
-        if !stdio(fd) {
-            return BADF;
-        }
+        let stat = match stdio(fd) {
+            true => files::Stat { kind: 2, size: 0 },
+            false => match caller.data().files.stat(fd as u32) {
+                Ok(stat) => stat,
+                Err(e) => return e,
+            },
+        };
         let Some(memory) = memory(&mut caller) else { return FAULT };
-        errno(bytes_mut(memory.data_mut(&mut caller), out, 64).map(|b| {
-            b.fill(0);
-            b[16] = 2;
-        }))
+        errno(write_stat(memory.data_mut(&mut caller), out, &stat))
     })?;
+    linker.func_wrap(
+        P1,
+        "path_filestat_get",
+        |mut caller: Caller<'_, Ctx>, fd: i32, _flags: i32, path: i32, len: i32, out: i32| {
+            let Some(memory) = memory(&mut caller) else { return FAULT };
+            let (mem, ctx) = memory.data_and_store_mut(&mut caller);
+            let stat = text(mem, path, len).and_then(|p| ctx.files.stat_path(fd as u32, &p));
+            errno(stat.and_then(|stat| write_stat(mem, out, &stat)))
+        },
+    )?;
+    linker.func_wrap(
+        P1,
+        "path_open",
+        |mut caller: Caller<'_, Ctx>,
+         fd: i32,
+         _dirflags: i32,
+         path: i32,
+         len: i32,
+         oflags: i32,
+         _base: i64,
+         _inheriting: i64,
+         fdflags: i32,
+         opened: i32| {
+            let Some(memory) = memory(&mut caller) else { return FAULT };
+            let (mem, ctx) = memory.data_and_store_mut(&mut caller);
+            // Creating, truncating or appending writes: nothing is writable.
+            let writes = oflags & (1 | 4 | 8) != 0 || fdflags & 1 != 0;
+            let folder = oflags & 2 != 0;
+            let new = text(mem, path, len).and_then(|p| ctx.files.open(fd as u32, &p, writes, folder));
+            errno(new.and_then(|new| write_u32(mem, opened, new)))
+        },
+    )?;
     Ok(())
 }
 

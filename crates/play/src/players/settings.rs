@@ -3,7 +3,8 @@
 //! after the player kind (`uci:./sf,dir=/opt/sf,restart=on`), as
 //! cutechess-cli's `dir=`, `arg=`, `restart=` and `ponder` engine settings;
 //! a program ending in `.wasm` runs in the sandbox on a virtual clock, with
-//! `memory=MB` and `ips=N` (fuel a virtual second) of its own.
+//! `memory=MB`, `ips=N` (fuel a virtual second) and `files=DIR` (a folder
+//! it may read, at its own path; repeatable) of its own.
 
 use std::path::PathBuf;
 
@@ -12,7 +13,7 @@ use arbiter_core::process::{Limits, ProcessError};
 use arbiter_core::sandbox::{SandboxSettings, DEFAULT_IPS, DEFAULT_MEMORY_MB};
 
 /// The settings' names, for messages.
-const NAMES: &str = "dir, arg, restart, timeout, ponder, memory, ips";
+const NAMES: &str = "dir, arg, restart, timeout, ponder, memory, ips, files";
 
 /// How long a sandboxed engine may take (in virtual time) to start and to
 /// answer anything but a move, unless its `timeout=` says otherwise.
@@ -126,6 +127,8 @@ pub struct EngineSettings {
     pub memory_mb: Option<u64>,
     /// A sandboxed engine's fuel a virtual second (`ips=`).
     pub ips: Option<u64>,
+    /// Folders a sandboxed engine may read (`files=DIR`, repeatable).
+    pub files: Vec<PathBuf>,
     /// The seed a sandboxed engine's random bytes come from: the game's
     /// (set when its player is made, never written in a spec).
     pub seed: u64,
@@ -144,6 +147,7 @@ impl EngineSettings {
         match name {
             "dir" => self.dir = Some(PathBuf::from(value)),
             "arg" => self.args.push(value.to_string()),
+            "files" => self.files.push(PathBuf::from(value)),
             "restart" | "ponder" => {
                 let on = match value {
                     "on" => true,
@@ -212,6 +216,9 @@ impl EngineSettings {
             (true, _, _) if self.ponder => {
                 bad("ponder", "on".into(), "is not for a sandboxed engine: it works only on its own virtual time")
             }
+            (false, _, _) if !self.files.is_empty() => {
+                bad("files", self.files[0].display().to_string(), "is for sandboxed (.wasm) engines only")
+            }
             (false, Some(mb), _) => bad("memory", mb.to_string(), "is for sandboxed (.wasm) engines only"),
             (false, _, Some(ips)) => bad("ips", ips.to_string(), "is for sandboxed (.wasm) engines only"),
             _ => Ok(()),
@@ -248,6 +255,7 @@ impl EngineSettings {
             seed: self.seed,
             answer_ms: self.timeout_ms.unwrap_or(SANDBOX_ANSWER_MS),
             max_line: Limits::ENGINE.max_line,
+            files: self.files.clone(),
         };
         EngineProcess::start(&self.command, &self.args, self.dir.as_deref(), &sandbox)
     }
