@@ -279,3 +279,59 @@ fn replay_db_plays_sandboxed_games_again_and_names_a_forged_resignation() {
         audit.stdout
     );
 }
+
+/// Fairymax, an engine nobody here wrote (Debian's source, built for WASI
+/// with flags only), plays Stockfish on its real clock and itself in the
+/// sandbox; against itself the match gives the same records twice.
+#[test]
+fn an_independent_engine_plays_stockfish_and_itself_in_the_sandbox() {
+    let dir = arbiter_e2e::fairymax();
+    let fairymax = format!("xboard:{},files={}", dir.join("fairymax.wasm").display(), dir.join("data").display());
+    let run = arbiter(&[
+        "match",
+        "chess",
+        "--p1",
+        &fairymax,
+        "--p2",
+        &format!("uci:{}", stockfish()),
+        "--games",
+        "2",
+        "--tc",
+        "1+0.01",
+        "--max-plies",
+        "60",
+        "--no-db",
+    ]);
+    assert!(run.ok, "{}", run.stderr);
+    let games = game_lines(&run.stdout);
+    assert_eq!(games.len(), 2, "{}", run.stdout);
+    assert!(games.iter().all(|g| !g.contains("engine crashed") && !g.contains("time forfeit")), "{games:?}");
+    let itself = |name: &str| {
+        let jsonl = temp_dir(name).join("f.jsonl");
+        let run = arbiter(&[
+            "match",
+            "chess",
+            "--p1",
+            &fairymax,
+            "--p2",
+            &fairymax,
+            "--games",
+            "2",
+            "--tc",
+            "0.5+0.01",
+            "--max-plies",
+            "40",
+            "--concurrency",
+            "2",
+            "--no-db",
+            "--jsonl",
+            jsonl.to_str().unwrap(),
+        ]);
+        assert!(run.ok, "{}", run.stderr);
+        records(&jsonl)
+    };
+    let first = itself("fairymax-1");
+    assert_eq!(first.len(), 2);
+    assert!(first[0].contains("\"engines\":[\"Fairy-Max 5.0b\""), "{}", &first[0][..first[0].len().min(400)]);
+    assert_eq!(first, itself("fairymax-2"));
+}

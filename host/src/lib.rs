@@ -7,7 +7,7 @@
 //! modules had:
 //!
 //! - `arbiter-core`: [`model`], [`verdict`], [`clock`], [`seat`], [`process`],
-//!   [`plugin`], [`stats`], [`sync`].
+//!   [`sandbox`], [`engine`], [`plugin`], [`stats`], [`sync`].
 //! - `arbiter-play`: [`referee`], [`players`], [`record`], [`check`].
 //! - `arbiter-store`: [`store`]; `arbiter-tournament`: [`tournament`];
 //!   `arbiter-fleet`: [`fleet`]; `arbiter-web`: [`web`].
@@ -16,7 +16,7 @@ pub mod cli;
 pub mod scaffold;
 
 pub use arbiter_api::{host::Game, host::VariantHandle, Error, Outcome, Status, Viewer};
-pub use arbiter_core::{clock, model, plugin, process, seat, stats, sync, verdict};
+pub use arbiter_core::{clock, engine, model, plugin, process, sandbox, seat, stats, sync, verdict};
 pub use arbiter_fleet as fleet;
 pub use arbiter_play::{check, players, record, referee};
 pub use arbiter_store as store;

@@ -332,3 +332,21 @@ pub fn start_positions(jsonl: &Path) -> Vec<String> {
         .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["start_position"].as_str().unwrap().to_string())
         .collect()
 }
+
+/// Fairymax (Debian's source, unchanged) built for WASI and natively by
+/// scripts/build-fairymax into `target/engines/fairymax` (once): the
+/// folder holding `fairymax.wasm`, `fairymax` and its `data` folder. CI
+/// installs what the script needs (.ci/run).
+pub fn fairymax() -> PathBuf {
+    let _guard = CARGO.lock().unwrap_or_else(|e| e.into_inner());
+    let out = workspace().join("target").join("engines").join("fairymax");
+    let status = Command::new(workspace().join("scripts").join("build-fairymax"))
+        .arg(&out)
+        .status()
+        .expect("run scripts/build-fairymax");
+    assert!(
+        status.success(),
+        "scripts/build-fairymax failed: it needs clang, lld, wasi-libc and libclang-rt-14-dev-wasm32"
+    );
+    out
+}
