@@ -352,10 +352,13 @@ impl<'a, 'w> Referee<'a, 'w> {
                 reply = players[player.index()].choose(&turn);
             }
             // A player on a virtual clock is charged its own count of its
-            // work; its flag fell when the budget (with the margin) was spent.
+            // work, never the real time; its flag fell when the budget (with
+            // the margin) was spent.
             let used_us = match &reply {
                 Ok(Reply { clock_us: Some(us), .. }) => *us,
                 Err(PlayerError::Timeout) if virtual_clock => turn.budget_ms().unwrap_or(0) * 1000,
+                // Work it did not count (an only move, a fault) took none.
+                _ if virtual_clock => 0,
                 _ => t0.elapsed().as_micros() as u64,
             };
             let used_ms = used_us / 1000;

@@ -308,3 +308,30 @@ fn a_live_frame_holds_each_player_s_view_and_the_spectator_s_and_never_the_refer
     assert_eq!(last.result.unwrap().result, record.result.pgn());
     assert!(frames[0].seen_by(Viewer::Spectator).unwrap().result.is_none());
 }
+
+/// A scripted player on a virtual clock that takes real time to answer and
+/// counts none of it.
+struct Uncounted(Scripted);
+
+impl Player for Uncounted {
+    fn name(&self) -> String {
+        self.0.name()
+    }
+    fn choose(&mut self, turn: &Turn<'_>) -> Result<Reply, PlayerError> {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        self.0.choose(turn)
+    }
+    fn on_virtual_clock(&self) -> bool {
+        true
+    }
+}
+
+#[test]
+fn a_player_on_a_virtual_clock_is_never_charged_the_real_time() {
+    let v = race(Fault::None);
+    let mut players: Vec<Box<dyn Player>> =
+        vec![Box::new(Uncounted(Scripted::new(vec![]))), Box::new(Uncounted(Scripted::new(vec![])))];
+    let r = play_game(&v, &options(&v, json!({})), StartFrom::Standard, &mut players, &config("1+0")).unwrap();
+    assert!(!r.plies.is_empty());
+    assert!(r.plies.iter().all(|p| p.used_us == 0), "{:?}", r.plies);
+}
