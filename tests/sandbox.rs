@@ -239,7 +239,9 @@ fn replay_db_plays_sandboxed_games_again_and_names_a_forged_resignation() {
     let engine = minimax_wasm();
     let db = temp_dir("sandbox-replay").join("r.db");
     let db_text = db.to_str().unwrap();
-    let spec = format!("a=uci:{}", engine.display());
+    // A tenth of the default rate: a weaker engine, whose first game
+    // reaches the ply limit.
+    let spec = format!("a=uci:{},ips=1500000000", engine.display());
     let run = arbiter(&[
         "tournament",
         "--db",
@@ -334,4 +336,118 @@ fn an_independent_engine_plays_stockfish_and_itself_in_the_sandbox() {
     assert_eq!(first.len(), 2);
     assert!(first[0].contains("\"engines\":[\"Fairy-Max 5.0b\""), "{}", &first[0][..first[0].len().min(400)]);
     assert_eq!(first, itself("fairymax-2"));
+}
+
+/// The real time `lines` take to bring `done` from the engine `command`
+/// starts (in the sandbox if it is a `.wasm`), and its virtual time in µs.
+fn timed(command: &str, files: &[PathBuf], lines: &[&str], done: &str) -> (f64, Option<u64>, String) {
+    use arbiter::engine::EngineProcess;
+    let settings = arbiter::sandbox::SandboxSettings {
+        ips: arbiter::sandbox::DEFAULT_IPS,
+        memory_mb: 512,
+        seed: 1,
+        answer_ms: 600_000,
+        max_line: 1 << 20,
+        files: files.to_vec(),
+    };
+    let mut p = EngineProcess::start(command, &[], None, &settings).unwrap();
+    let (last, rest) = lines.split_last().unwrap();
+    for l in rest {
+        p.send(l).unwrap();
+    }
+    // Whatever the engine says on starting is read before the clock starts.
+    p.send("ping 1").unwrap();
+    p.send("isready").unwrap();
+    p.recv_until(None, |l| (l.starts_with("pong") || l == "readyok").then_some(())).unwrap();
+    p.begin_move(600_000);
+    let t0 = std::time::Instant::now();
+    p.send(last).unwrap();
+    // The last line of thinking before the answer (its nodes show the work).
+    let mut thought = String::new();
+    p.recv_until(None, |l| {
+        if !l.starts_with(done) {
+            thought = l.to_string();
+        }
+        l.starts_with(done).then_some(())
+    })
+    .unwrap();
+    (t0.elapsed().as_secs_f64(), p.finish_move(), thought)
+}
+
+/// The nodes a line of thinking reports: UCI's `nodes N`, or xboard's
+/// fourth number.
+fn nodes(line: &str) -> Option<u64> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    match words.iter().position(|w| *w == "nodes") {
+        Some(i) => words.get(i + 1)?.parse().ok(),
+        None => words.get(3)?.parse().ok(),
+    }
+}
+
+/// The sandbox's speed against native builds of the same source, in real
+/// time to a fixed depth (the same nodes), runs interleaved, medians; and
+/// how a virtual second compares with a real one. `scripts/bench-sandbox`.
+#[test]
+#[ignore]
+fn sandboxed_engines_against_their_native_builds() {
+    let fairymax = arbiter_e2e::fairymax();
+    let workspace = arbiter_e2e::workspace();
+    let built = std::process::Command::new("cargo")
+        .current_dir(&workspace)
+        .args(["build", "--release", "--quiet", "-p", "minimax-engine"])
+        .status()
+        .unwrap();
+    assert!(built.success());
+    let built = std::process::Command::new("cargo")
+        .current_dir(&workspace)
+        .args(["build", "--release", "--quiet", "-p", "minimax-engine", "--target", "wasm32-wasip1"])
+        .status()
+        .unwrap();
+    assert!(built.success());
+    let release = workspace.join("target");
+    let data = vec![fairymax.join("data")];
+    let fairy_lines = ["xboard", "protover 2", "new", "force", "post", "st 10000", "sd 10", "go"];
+    let mini_lines = ["uci", "position startpos", "go depth 5"];
+    let cases: [(&str, String, String, &[&str], &str, Vec<PathBuf>); 2] = [
+        (
+            "Fairymax, depth 10",
+            fairymax.join("fairymax").display().to_string(),
+            fairymax.join("fairymax.wasm").display().to_string(),
+            &fairy_lines,
+            "move ",
+            data.clone(),
+        ),
+        (
+            "minimax (tests' engine), depth 5",
+            release.join("release").join("minimax").display().to_string(),
+            release.join("wasm32-wasip1").join("release").join("minimax.wasm").display().to_string(),
+            &mini_lines,
+            "bestmove",
+            vec![],
+        ),
+    ];
+    let runs = std::env::var("RUNS").ok().and_then(|r| r.parse().ok()).unwrap_or(5);
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    for (name, native, wasm, lines, done, files) in cases {
+        let (mut n, mut w, mut virt) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..runs {
+            let (real, _, native_thought) = timed(&native, &[], lines, done);
+            n.push(real);
+            let (real, v, thought) = timed(&wasm, &files, lines, done);
+            assert_eq!(nodes(&thought), nodes(&native_thought), "{name}: the same search: {thought} / {native_thought}");
+            w.push(real);
+            virt.push(v.unwrap() as f64 / 1e6 / real);
+        }
+        let (n, w) = (median(n), median(w));
+        println!(
+            "{name}: native {:.3} s, sandboxed {:.3} s: speed {:.2}x native; a virtual second is {:.2} real ones here",
+            n,
+            w,
+            n / w,
+            1.0 / median(virt)
+        );
+    }
 }

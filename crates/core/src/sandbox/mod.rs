@@ -34,10 +34,12 @@ use wasmtime::{Config, Engine, InstancePre, Linker, Module, Store, StoreLimits, 
 use crate::process::ProcessError;
 use crate::sync::LockExt;
 
-/// Fuel (about one WebAssembly instruction each) a virtual second holds
-/// unless the engine's `ips=` says otherwise: about one real second of a
-/// chess engine's search on the reference machine (see docs/sandbox.md).
-pub const DEFAULT_IPS: u64 = 1_500_000_000;
+/// Fuel (one unit a WebAssembly instruction, the moves between locals and
+/// constants included) a virtual second holds unless the engine's `ips=`
+/// says otherwise: about one real second of a chess engine's search on the
+/// reference machine (Fairymax and the tests' engine ran 1.5e10 to 1.7e10 a
+/// second there; see docs/sandbox.md).
+pub const DEFAULT_IPS: u64 = 15_000_000_000;
 
 /// The memory a sandboxed engine may grow to unless its `memory=` says
 /// otherwise, in MiB.
