@@ -24,7 +24,8 @@ pub struct ReplayArgs {
     file: Option<PathBuf>,
     /// Audit this store instead (an SQLite file or a postgres:// URL): every
     /// stored game replayed, its moves, final position and result checked
-    /// against the rules.
+    /// against the rules, and every game whose players are all sandboxed
+    /// (.wasm) engines or built-in players played again and compared.
     #[arg(long)]
     db: Option<PathBuf>,
     /// With --db: only this tournament's games.
