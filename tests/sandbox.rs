@@ -384,6 +384,10 @@ fn nodes(line: &str) -> Option<u64> {
     }
 }
 
+/// A benchmark case: its name, the native and sandboxed commands, the
+/// lines that start a search, the answer's first word, folders granted.
+type Case<'a> = (&'a str, String, String, &'a [&'a str], &'a str, Vec<PathBuf>);
+
 /// The sandbox's speed against native builds of the same source, in real
 /// time to a fixed depth (the same nodes), runs interleaved, medians; and
 /// how a virtual second compares with a real one. `scripts/bench-sandbox`.
@@ -408,7 +412,7 @@ fn sandboxed_engines_against_their_native_builds() {
     let data = vec![fairymax.join("data")];
     let fairy_lines = ["xboard", "protover 2", "new", "force", "post", "st 10000", "sd 10", "go"];
     let mini_lines = ["uci", "position startpos", "go depth 5"];
-    let cases: [(&str, String, String, &[&str], &str, Vec<PathBuf>); 2] = [
+    let cases: [Case; 2] = [
         (
             "Fairymax, depth 10",
             fairymax.join("fairymax").display().to_string(),
@@ -437,7 +441,11 @@ fn sandboxed_engines_against_their_native_builds() {
             let (real, _, native_thought) = timed(&native, &[], lines, done);
             n.push(real);
             let (real, v, thought) = timed(&wasm, &files, lines, done);
-            assert_eq!(nodes(&thought), nodes(&native_thought), "{name}: the same search: {thought} / {native_thought}");
+            assert_eq!(
+                nodes(&thought),
+                nodes(&native_thought),
+                "{name}: the same search: {thought} / {native_thought}"
+            );
             w.push(real);
             virt.push(v.unwrap() as f64 / 1e6 / real);
         }

@@ -73,11 +73,14 @@ pub fn reexecute(
         let Some(slot) = g.slot.as_ref().filter(|_| refuted_already.iter().all(|r| r.id != g.summary.id)) else {
             continue;
         };
-        if !planned.contains_key(&slot.id) {
-            let view = crate::view::TournamentView::load(store, Some(slot.id))?;
-            planned.insert(slot.id, crate::driver::Tournament::planned(registry, view)?);
-        }
-        let Some(setup) = planned[&slot.id].setup_of(store, slot.index)?.filter(|s| s.reproducible()) else {
+        let tournament = match planned.entry(slot.id) {
+            std::collections::hash_map::Entry::Occupied(t) => t.into_mut(),
+            std::collections::hash_map::Entry::Vacant(place) => {
+                let view = crate::view::TournamentView::load(store, Some(slot.id))?;
+                place.insert(crate::driver::Tournament::planned(registry, view)?)
+            }
+        };
+        let Some(setup) = tournament.setup_of(store, slot.index)?.filter(|s| s.reproducible()) else {
             continue;
         };
         played += 1;

@@ -374,7 +374,10 @@ fn define_streams(linker: &mut Linker<Ctx>) -> wasmtime::Result<()> {
                 let (mem, ctx) = memory.data_and_store_mut(&mut caller);
                 let mut out = Vec::new();
                 let gathered = iovecs(mem, list, count).and_then(|bufs| {
-                    bufs.iter().try_for_each(|&(ptr, len)| Ok(out.extend_from_slice(bytes(mem, ptr, len)?)))
+                    bufs.iter().try_for_each(|&(ptr, len)| {
+                        out.extend_from_slice(bytes(mem, ptr, len)?);
+                        Ok(())
+                    })
                 });
                 if let Err(e) = gathered {
                     return Ok(e);
@@ -619,11 +622,13 @@ impl Event {
     }
 }
 
+/// A clock subscription's userdata and its wait in ns.
+type Due = (u64, u64);
+
 /// The events of `count` subscriptions at `subs` ready now (with `input`
-/// bytes waiting to be read), and the clock subscription due soonest (its
-/// userdata and wait in ns), if any.
-fn poll(mem: &[u8], subs: i32, count: i32, now: u64, input: u64) -> Result<(Vec<Event>, Option<(u64, u64)>), i32> {
-    let (mut ready, mut soonest): (Vec<Event>, Option<(u64, u64)>) = (Vec::new(), None);
+/// bytes waiting to be read), and the clock subscription due soonest, if any.
+fn poll(mem: &[u8], subs: i32, count: i32, now: u64, input: u64) -> Result<(Vec<Event>, Option<Due>), i32> {
+    let (mut ready, mut soonest): (Vec<Event>, Option<Due>) = (Vec::new(), None);
     for i in 0..count {
         let at = subs.wrapping_add(i * 48);
         let sub = bytes(mem, at, 48)?;
