@@ -1,7 +1,8 @@
 //! The kit's `Game` for an ini variant: legal moves, the ends the rules
-//! give (checkmate and stalemate values, extinction, flags, check counts),
-//! draws to claim (n-fold repetition, the n-move rule, the counting
-//! rules), and the notation.
+//! give (checkmate and stalemate values, extinction, flags, check counts,
+//! repetitions that lose: perpetual check, `nFoldValue`), draws to claim
+//! (n-fold repetition, the n-move rule, the counting rules), and the
+//! notation.
 
 use arbiter_api::kit::Game;
 use arbiter_api::schema::{Observation, ObservationView, PieceView};
@@ -18,6 +19,9 @@ pub struct FairyGame {
     pub pos: Position,
     /// Keys of the positions before, for repetitions.
     history: Vec<u64>,
+    /// With `perpetualCheckIllegal`, each position before: whether its
+    /// side to move was in check.
+    checked: Vec<bool>,
     /// The last move played, if any.
     last: Option<Move>,
     /// For shatar, each position before: whether its side to move was in
@@ -35,6 +39,7 @@ impl FairyGame {
         let mut game = FairyGame {
             pos,
             history: Vec::new(),
+            checked: Vec::new(),
             last: None,
             shaks: Vec::new(),
             legal: Vec::new(),
@@ -63,11 +68,6 @@ impl FairyGame {
         let pos = &self.pos;
         let rules = &pos.rules;
         let side = pos.side;
-        let verdict = |player: Color, end: End, reason: &'static str| match end {
-            End::Win => Status::win(player.seat(), reason),
-            End::Loss => Status::win(player.opponent().seat(), reason),
-            End::Draw => Status::draw(reason),
-        };
         // Only the side that just moved can have given its last check.
         if rules.check_counting && pos.checks_left[side.opponent() as usize] == 0 {
             return Status::win(side.opponent().seat(), "check count");
@@ -149,23 +149,70 @@ impl FairyGame {
             };
         }
         let mut status = Status::ONGOING;
-        let now = pos.key();
-        let reason =
-            if rules.n_fold > 0 && 1 + self.history.iter().filter(|&&k| k == now).count() as u32 >= rules.n_fold {
-                "repetition"
-            } else if rules.n_move_plies > 0 && pos.halfmove >= rules.n_move_plies {
-                "n-move rule"
-            } else if pos.counting_limit > 0 && pos.counting_ply > pos.counting_limit {
-                "counting rule"
-            } else {
-                return status;
-            };
+        let reason = if let Some(since) = self.n_fold_since() {
+            if let Some(decided) = self.repetition_decided(since) {
+                return decided;
+            }
+            "repetition"
+        } else if rules.n_move_plies > 0 && pos.halfmove >= rules.n_move_plies {
+            "n-move rule"
+        } else if pos.counting_limit > 0 && pos.counting_ply > pos.counting_limit {
+            "counting rule"
+        } else {
+            return status;
+        };
         // Under material counting a draw the rules give is decided by the count.
         if let Some(counted) = self.counted() {
             return counted;
         }
         status.claimable = reason;
         status
+    }
+
+    /// Where the positions repeated `nFoldRule` times began: the index in
+    /// the history of the earliest of the occurrences that make the count
+    /// with the position now, if they do.
+    fn n_fold_since(&self) -> Option<usize> {
+        let n = self.pos.rules.n_fold as usize;
+        let now = self.pos.key();
+        let before = n.checked_sub(1).filter(|_| n > 0)?;
+        if before == 0 {
+            return Some(self.history.len());
+        }
+        self.history.iter().enumerate().rev().filter(|(_, &k)| k == now).map(|(i, _)| i).nth(before - 1)
+    }
+
+    /// What a repetition since history index `since` gives when it is not
+    /// a draw: a loss for the side that checked in every move of it
+    /// (`perpetualCheckIllegal`; a draw if both did), else `nFoldValue` for
+    /// the player to move (White's, reversed for Black, when absolute).
+    fn repetition_decided(&self, since: usize) -> Option<Status> {
+        let (pos, rules) = (&self.pos, &self.pos.rules);
+        let side = pos.side;
+        if rules.perpetual_check_illegal {
+            let now = self.history.len();
+            // Each position of the repetition, with whether its mover was in
+            // check; the even ones from now back have `side` to move.
+            let checked = |j: usize| if j == now { pos.in_check(side) } else { self.checked[j] };
+            let (mut us_checked, mut them_checked) = (true, true);
+            for j in since..=now {
+                match (now - j) % 2 {
+                    0 => us_checked &= checked(j),
+                    _ => them_checked &= checked(j),
+                }
+            }
+            match (us_checked, them_checked) {
+                (true, true) => return Some(Status::draw("perpetual check by both")),
+                (true, false) => return Some(Status::win(side.seat(), "perpetual check")),
+                (false, true) => return Some(verdict_loss(side, "perpetual check")),
+                (false, false) => {}
+            }
+        }
+        let value = match (rules.n_fold_value_absolute, side) {
+            (true, Color::Black) => rules.n_fold_value.reversed(),
+            _ => rules.n_fold_value,
+        };
+        (value != End::Draw).then(|| verdict(side, value, "repetition"))
     }
 
     /// Shatar's mate: by knights alone it loses for the mating side; it
@@ -272,6 +319,9 @@ impl FairyGame {
     pub fn play_move(&mut self, m: Move) {
         let mover = self.pos.side;
         self.history.push(self.pos.key());
+        if self.pos.rules.perpetual_check_illegal {
+            self.checked.push(self.pos.in_check(mover));
+        }
         self.last = Some(m);
         if self.pos.rules.shatar_mate {
             self.shaks.push(self.shak_now());
@@ -281,6 +331,15 @@ impl FairyGame {
             self.pos.checks_left[mover as usize] = self.pos.checks_left[mover as usize].saturating_sub(1);
         }
         self.refresh();
+    }
+}
+
+/// What `end` for `player` makes of the game.
+fn verdict(player: Color, end: End, reason: &'static str) -> Status {
+    match end {
+        End::Win => Status::win(player.seat(), reason),
+        End::Loss => Status::win(player.opponent().seat(), reason),
+        End::Draw => Status::draw(reason),
     }
 }
 

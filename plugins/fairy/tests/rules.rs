@@ -107,3 +107,61 @@ fn double_step_rank_is_applied_and_a_key_nothing_reads_is_refused() {
     let e = FairyVariant::from_ini("[min:chess]\ndoubleStepRankMin = 3\n", "min").err().unwrap();
     assert!(e.contains("doubleStepRankMin: unknown key"), "{e}");
 }
+
+/// Plays `moves` (Fairy-Stockfish's coordinates) in `variant` from `fen`
+/// and returns the status after each.
+fn statuses(variant: &str, fen: &str, moves: &[&str]) -> Vec<arbiter_api::Status> {
+    let v = installed().into_iter().find(|v| v.id == variant).unwrap();
+    let mut game = v.from_position(fen, &Default::default()).unwrap();
+    moves
+        .iter()
+        .map(|m| {
+            let mv = game.parse_move(m).unwrap_or_else(|e| panic!("{variant} {m}: {e:?}"));
+            game.play(mv);
+            game.status()
+        })
+        .collect()
+}
+
+/// Repetitions that decide the game as Fairy-Stockfish (pyffish's
+/// `is_optional_game_end`) decides them on the same moves: in shogi and
+/// xiangqi the side that checked with every move of the repetition loses
+/// at its fourth (third) occurrence; a quiet repetition is a draw to claim;
+/// in minishogi any repetition loses for sente, in tori shogi for whoever
+/// completes it.
+#[test]
+fn repetitions_lose_for_perpetual_check_and_where_the_variant_says() {
+    use arbiter_api::Outcome;
+    let cycle = |a: &str, b: &str, c: &str, d: &str, times: usize| -> Vec<String> {
+        [a, b, c, d].iter().cycle().take(4 * times).map(|s| s.to_string()).collect()
+    };
+    let run = |variant: &str, fen: &str, moves: &[String]| {
+        let moves: Vec<&str> = moves.iter().map(String::as_str).collect();
+        statuses(variant, fen, &moves)
+    };
+    // Sente's rook checks along ranks 9 and 8 while gote's king steps.
+    let shogi = "4k4/R8/9/9/9/9/9/9/4K4[] w - - 0 1";
+    let s = run("shogi", shogi, &cycle("a8a9", "e9e8", "a9a8", "e8e9", 3));
+    assert!(s[..11].iter().all(|s| s.is_ongoing() && s.claimable.is_empty()), "{s:?}");
+    assert_eq!((s[11].outcome, s[11].reason), (Outcome::Win(1), "perpetual check"), "sente checked: sente loses");
+    // Rooks stepping aside and back: a fourth occurrence, drawn (claimable).
+    let start = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL[] w - - 0 1";
+    let s = run("shogi", start, &cycle("h2g2", "b8c8", "g2h2", "c8b8", 3));
+    assert!(s[..11].iter().all(|s| s.claimable.is_empty()), "{s:?}");
+    assert!(s[11].is_ongoing() && s[11].claimable == "repetition", "{:?}", s[11]);
+    // Xiangqi: the third occurrence, with checks throughout.
+    let xiangqi = "4k4/R8/9/9/9/9/9/9/9/3K5 w - - 0 1";
+    let s = run("xiangqi", xiangqi, &cycle("a9a10", "e10e9", "a10a9", "e9e10", 2));
+    assert_eq!((s[7].outcome, s[7].reason), (Outcome::Win(1), "perpetual check"));
+    // Minishogi: a quiet repetition loses for sente, to move or not.
+    let mini = "rbsgk/4p/5/P4/KGSBR[] w - - 0 1";
+    let s = run("minishogi", mini, &cycle("e1e2", "a5a4", "e2e1", "a4a5", 3));
+    assert_eq!((s[11].outcome, s[11].reason), (Outcome::Win(1), "repetition"));
+    let gote_to_move = "rbsgk/4p/5/P4/KGSBR[] b - - 0 1";
+    let s = run("minishogi", gote_to_move, &cycle("a5a4", "e1e2", "a4a5", "e2e1", 3));
+    assert_eq!((s[11].outcome, s[11].reason), (Outcome::Win(1), "repetition"), "gote to move: sente still loses");
+    // Tori shogi: whoever completes the fourth occurrence loses.
+    let tori = "rpckcpl/3f3/sssssss/2s1S2/SSSSSSS/3F3/LPCKCPR[] w - - 0 1";
+    let s = run("torishogi", tori, &cycle("d2c2", "d6c6", "c2d2", "c6d6", 3));
+    assert_eq!((s[11].outcome, s[11].reason), (Outcome::Win(0), "repetition"), "gote completed it");
+}

@@ -244,6 +244,9 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
         check_counting: false,
         n_move_plies: 0,
         n_fold: 0,
+        n_fold_value: End::Draw,
+        n_fold_value_absolute: false,
+        perpetual_check_illegal: false,
         promoted_kind: vec![None; pieces.len()],
         mandatory_piece_promotion: false,
         piece_demotion: false,
@@ -513,6 +516,9 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
         check_counting: flag("checkCounting", false)?,
         n_move_plies: 2 * number("nMoveRule", 50)?,
         n_fold: number("nFoldRule", 3)?,
+        n_fold_value: end("nFoldValue", Some(End::Draw))?.unwrap_or(End::Draw),
+        n_fold_value_absolute: flag("nFoldValueAbsolute", false)?,
+        perpetual_check_illegal: flag("perpetualCheckIllegal", false)?,
         ..partial
     };
     // Anything not understood stops this variant: a key no read asked for,

@@ -204,8 +204,18 @@ pub struct Rules {
     pub check_counting: bool,
     /// Plies without a capture or pawn move after which a draw may be claimed (0: off).
     pub n_move_plies: u32,
-    /// Occurrences of a position after which a draw may be claimed (0: off).
+    /// Occurrences of a position after which the game ends (0: off): a
+    /// draw that may be claimed, unless [`Rules::n_fold_value`] or perpetual
+    /// check decide otherwise.
     pub n_fold: u32,
+    /// What the n-th occurrence gives the player to move (`nFoldValue`).
+    pub n_fold_value: End,
+    /// [`Rules::n_fold_value`] is White's (the first player's) whoever is
+    /// to move, Black getting the reverse (`nFoldValueAbsolute`).
+    pub n_fold_value_absolute: bool,
+    /// A repetition reached by checking in every move of it loses for the
+    /// side giving the checks (`perpetualCheckIllegal`).
+    pub perpetual_check_illegal: bool,
     /// The kind each kind promotes to, shogi-style (`promotedPieceType`).
     pub promoted_kind: Vec<Option<usize>>,
     /// A piece in the promotion zone must promote.
