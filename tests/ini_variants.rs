@@ -156,6 +156,68 @@ fn a_bad_ini_section_is_named_by_file_line_and_key_and_the_others_still_load() {
     assert!(!ok && err.trim().lines().count() == 1, "{err}");
 }
 
+/// Fairy-Stockfish as shogi and xiangqi engines speak: USI on shogi (from
+/// the start and from a position with bishops in hand, under byoyomi) and
+/// minishogi, UCCI on xiangqi and minixiangqi, against itself so that both
+/// sides' clocks, positions and moves cross in the protocol's own words;
+/// every move refereed: no illegal move, protocol error or loss on time.
+#[test]
+fn fairy_stockfish_plays_shogi_over_usi_and_xiangqi_over_ucci() {
+    let fairy = fairy_stockfish();
+    let hands = "lnsgkg1nl/1r5s1/pppppp1pp/6p2/9/2P6/PP1PPPPPP/7R1/LNSGKGSNL[Bb] w - - 0 3";
+    for (protocol, variant, tc, position) in [
+        ("usi", "shogi", "0+byo0.2", None),
+        ("usi", "shogi", "st=0.05", Some(hands)),
+        ("usi", "minishogi", "st=0.05", None),
+        ("ucci", "xiangqi", "1+0.05", None),
+        ("ucci", "minixiangqi", "st=0.05", None),
+    ] {
+        let engine = format!("{protocol}:{fairy}");
+        let log = temp_dir(&format!("ini-{protocol}-{variant}")).join("engines.log");
+        let log_text = log.to_str().unwrap();
+        let mut args = vec![
+            "match",
+            variant,
+            "--p1",
+            &engine,
+            "--p2",
+            &engine,
+            "--games",
+            "2",
+            "--tc",
+            tc,
+            "--max-plies",
+            "40",
+            "--no-db",
+            "--log",
+            log_text,
+        ];
+        if let Some(p) = position {
+            args.extend(["--position", p]);
+        }
+        let (ok, out, err) = run(&args, &[]);
+        let what = format!("{protocol} {variant} {tc}");
+        assert!(ok, "{what}: {err}");
+        let games: Vec<&str> = out.lines().filter(|l| l.starts_with("Game ")).collect();
+        assert_eq!(games.len(), 2, "{what}: {out}");
+        for g in games {
+            assert!(
+                !["illegal move", "protocol error", "crashed", "time forfeit"].iter().any(|bad| g.contains(bad)),
+                "{what}: {g}"
+            );
+        }
+        // The protocol's own words: SFEN and USI's squares, or ICCS's.
+        let said = std::fs::read_to_string(&log).unwrap();
+        let expected: &[&str] = match protocol {
+            "usi" => &["> usi", "> usinewgame", "> position sfen ", "> go btime "],
+            _ => &["> ucci", "> setoption UCI_Variant ", "> position fen ", "> go time "],
+        };
+        for word in expected {
+            assert!(said.contains(word), "{what}: the engine was never told '{word}'");
+        }
+    }
+}
+
 /// Fairy-Stockfish over xboard (CECP) plays ini variants as their engines
 /// do: told `variant NAME`, moves in xboard's coordinates (a ten-rank
 /// board's ranks counted from 0, as xiangqi's `c0e2`), every move refereed:

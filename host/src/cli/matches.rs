@@ -31,8 +31,7 @@ use arbiter_tournament::Isolation;
 pub struct MatchArgs {
     /// Variant id.
     variant: String,
-    /// The first player: random[:seed=N], mcts[:iterations=N|movetime=S], uci:CMD[,opt=val], engine:CMD, human.
-    #[arg(long)]
+    #[arg(long, help = super::play::first_player_help())]
     p1: String,
     /// The second player.
     #[arg(long)]
@@ -117,7 +116,7 @@ pub struct MatchArgs {
 
 /// The time-control syntax, shown by `--help`.
 pub const TC_HELP: &str = "Time controls: inf | st=SECS (per move) | [MOVES/]SECS[+INC] periods joined by ':' \
-(40/5400+30:1800+30), INC may be dN (simple delay) or bN (Bronstein) | hg=SECS (hourglass); \
+(40/5400+30:1800+30), INC may be dN (simple delay), bN (Bronstein) or byoN (byoyomi) | hg=SECS (hourglass); \
 modifiers after commas: nodes=N, depth=N, cap=SECS (game-time cap, then a draw).";
 
 /// The tournament a match is: a round-robin of the two players in one

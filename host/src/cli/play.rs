@@ -40,7 +40,7 @@ pub struct PlayArgs {
 }
 
 /// `--p1`'s help, naming every kind of player the registry holds.
-fn first_player_help() -> String {
+pub(super) fn first_player_help() -> String {
     let kinds: Vec<&str> = arbiter_play::players::KINDS.iter().map(|k| k.example).collect();
     format!("The first player: a spec of any kind ({})", kinds.join(", "))
 }

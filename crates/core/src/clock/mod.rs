@@ -10,6 +10,8 @@
 //! - `40/5400+30:1800+30`: periods separated by `:`; the last one repeats.
 //! - `60+d2`: simple delay (the first 2 s of each move are free);
 //!   `60+b2`: Bronstein delay (time used is given back, up to 2 s).
+//! - `600+byo30`: byoyomi, as shogi plays it: once the main time is spent,
+//!   each move may take up to 30 s, and what a move leaves of it is lost.
 //! - `hg=60`: hourglass: time one side uses is added to the other.
 //! - modifiers after commas: `nodes=N`, `depth=N` (passed to engines that
 //!   support them), `cap=SECONDS` (the whole game ends as a draw when both
@@ -38,6 +40,9 @@ pub enum Bonus {
     Delay(u64),
     /// Bronstein delay: the time used is given back, up to N ms.
     Bronstein(u64),
+    /// Byoyomi: past the main time, each move may take up to N ms, and
+    /// what it leaves of them is lost.
+    Byoyomi(u64),
 }
 
 /// One period: `moves` moves (all remaining ones if `None`) in `base_ms`.
@@ -157,6 +162,7 @@ impl TimeControl {
                     let bonus = match p.bonus {
                         Bonus::None => String::new(),
                         Bonus::Increment(ms) | Bonus::Delay(ms) | Bonus::Bronstein(ms) => format!("+{}", fmt_secs(ms)),
+                        Bonus::Byoyomi(ms) => format!("+byo{}", fmt_secs(ms)),
                     };
                     format!("{moves}{}{bonus}", fmt_secs(p.base_ms))
                 })
@@ -212,17 +218,26 @@ fn parse_period(p: &str) -> Result<Period, String> {
     let bonus = match bonus {
         None => Bonus::None,
         Some(b) => {
-            let (make, v): (fn(u64) -> Bonus, &str) = if let Some(v) = b.strip_prefix('d') {
+            let (make, v): (fn(u64) -> Bonus, &str) = if let Some(v) = b.strip_prefix("byo") {
+                (Bonus::Byoyomi, v)
+            } else if let Some(v) = b.strip_prefix('d') {
                 (Bonus::Delay, v)
             } else if let Some(v) = b.strip_prefix('b') {
                 (Bonus::Bronstein, v)
             } else {
                 (Bonus::Increment, b)
             };
-            make(seconds(v).ok_or(format!("'{b}' is not an increment or delay in seconds (0 to {MAX_SECONDS})"))?)
+            make(seconds(v).ok_or(format!(
+                "'{b}' is not an increment, delay (d2, b2) or byoyomi (byo30) in seconds (0 to {MAX_SECONDS})"
+            ))?)
         }
     };
-    if base_ms == 0 && matches!(bonus, Bonus::None | Bonus::Increment(0) | Bonus::Delay(0) | Bonus::Bronstein(0)) {
+    if base_ms == 0
+        && matches!(
+            bonus,
+            Bonus::None | Bonus::Increment(0) | Bonus::Delay(0) | Bonus::Bronstein(0) | Bonus::Byoyomi(0)
+        )
+    {
         return Err("a period needs some time".into());
     }
     Ok(Period { moves, base_ms, bonus })
@@ -239,6 +254,17 @@ pub struct TurnTime {
     pub moves_to_go: Option<u32>,
     /// A fixed time for this move (`st=`).
     pub movetime_ms: Option<u64>,
+    /// The byoyomi: what a move may take past the remaining time (0: none).
+    pub byoyomi_ms: u64,
+}
+
+impl TurnTime {
+    /// What a protocol without byoyomi is told a move earns: the
+    /// increment, or the byoyomi (each move may take that much more than
+    /// the clock shows, as an increment lets it).
+    pub fn earned_ms(&self) -> u64 {
+        self.increment_ms.max(self.byoyomi_ms)
+    }
 }
 
 /// One player's clock during a game.
@@ -277,7 +303,7 @@ impl Clock {
     pub fn budget_ms(&self) -> Option<u64> {
         match (&self.limit, self.current()) {
             (Limit::Infinite, _) => None,
-            (_, Some(Period { bonus: Bonus::Delay(d), .. })) => Some(self.remaining_ms + d),
+            (_, Some(Period { bonus: Bonus::Delay(d) | Bonus::Byoyomi(d), .. })) => Some(self.remaining_ms + d),
             _ => Some(self.remaining_ms),
         }
     }
@@ -295,6 +321,7 @@ impl Clock {
                     increment_ms: if let Bonus::Increment(i) = p.bonus { i } else { 0 },
                     moves_to_go: p.moves.map(|m| m - self.moves_in_period),
                     movetime_ms: None,
+                    byoyomi_ms: if let Bonus::Byoyomi(b) = p.bonus { b } else { 0 },
                 }
             }
         }
@@ -323,6 +350,13 @@ impl Clock {
                 let p = ps[self.period.min(ps.len() - 1)];
                 let charged = match p.bonus {
                     Bonus::Delay(d) => used_ms.saturating_sub(d),
+                    // Past the main time, the byoyomi is spent, never kept.
+                    Bonus::Byoyomi(b) if used_ms > self.remaining_ms => {
+                        if used_ms - self.remaining_ms > b + margin_ms {
+                            return Err(Flagged);
+                        }
+                        self.remaining_ms
+                    }
                     _ => used_ms,
                 };
                 if charged > self.remaining_ms + margin_ms {

@@ -33,6 +33,11 @@ fn parses_every_form() {
         tc("60+b2").limit,
         Limit::Periods(vec![Period { moves: None, base_ms: 60_000, bonus: Bonus::Bronstein(2000) }])
     );
+    assert_eq!(
+        tc("600+byo30").limit,
+        Limit::Periods(vec![Period { moves: None, base_ms: 600_000, bonus: Bonus::Byoyomi(30_000) }])
+    );
+    assert_eq!(tc("600+byo30").pgn_tag(), "600+byo30");
     let m = tc("10+0.1,nodes=5000,depth=12,cap=4500");
     assert_eq!((m.nodes, m.depth, m.cap_ms), (Some(5000), Some(12), Some(4_500_000)));
     assert_eq!(
@@ -49,7 +54,11 @@ fn malformed_strings_get_clear_errors() {
     assert_eq!(e("abc"), "time control 'abc': 'abc' is not a number of seconds (0 to 10000000)");
     assert_eq!(e(""), "time control '': empty");
     assert_eq!(e("x/60"), "time control 'x/60': 'x' is not a move count");
-    assert_eq!(e("60+y"), "time control '60+y': 'y' is not an increment or delay in seconds (0 to 10000000)");
+    assert_eq!(
+        e("60+y"),
+        "time control '60+y': 'y' is not an increment, delay (d2, b2) or byoyomi (byo30) in seconds (0 to 10000000)"
+    );
+    assert_eq!(e("0+byo0"), "time control '0+byo0': a period needs some time");
     assert_eq!(e("st=0"), "time control 'st=0': st= needs a positive number of seconds");
     assert_eq!(e("60:40/60"), "time control '60:40/60': only the last period may cover the rest of the game");
     assert_eq!(e("60,foo=1"), "time control '60,foo=1': unknown modifier 'foo' (known: nodes, depth, cap, hang)");
@@ -168,4 +177,25 @@ fn hang_sets_the_limit_for_engines_without_a_clock() {
     assert_eq!(tc("inf,hang=2.5").hang_ms, Some(2500));
     assert_eq!(tc("inf").hang_ms, None);
     assert!(TimeControl::parse("inf,hang=0").is_err());
+}
+
+#[test]
+fn byoyomi_is_spent_past_the_main_time_and_never_kept() {
+    let mut c = Clock::new(&tc("10+byo5"));
+    let t = c.turn_time();
+    assert_eq!((t.remaining_ms, t.increment_ms, t.byoyomi_ms, t.earned_ms()), (Some(10_000), 0, 5000, 5000));
+    assert_eq!(c.budget_ms(), Some(15_000));
+    c.charge(4000, 0).unwrap();
+    assert_eq!(c.remaining_ms(), Some(6000));
+    // 6 s of main time and 4 s of the byoyomi: the main time is gone.
+    c.charge(10_000, 0).unwrap();
+    assert_eq!(c.remaining_ms(), Some(0));
+    assert_eq!(c.budget_ms(), Some(5000));
+    // Each move now has the whole byoyomi, and no more.
+    c.charge(4999, 0).unwrap();
+    c.charge(5000, 0).unwrap();
+    assert_eq!(c.remaining_ms(), Some(0));
+    assert_eq!(c.charge(5001, 0), Err(Flagged));
+    let mut c = Clock::new(&tc("0+byo1"));
+    assert!(c.charge(1040, 50).is_ok());
 }

@@ -106,6 +106,7 @@ fn clock_json(t: TurnTime) -> Value {
         "increment_ms": t.increment_ms,
         "moves_to_go": t.moves_to_go,
         "movetime_ms": t.movetime_ms,
+        "byoyomi_ms": t.byoyomi_ms,
     })
 }
 

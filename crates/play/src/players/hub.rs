@@ -140,7 +140,7 @@ impl Player for HubPlayer {
             format!("level nodes={n}")
         } else if let Some(r) = me.remaining_ms {
             let moves = me.moves_to_go.map(|m| format!(" moves={m}")).unwrap_or_default();
-            format!("level time={} inc={}{moves}", fmt_secs(r), fmt_secs(me.increment_ms))
+            format!("level time={} inc={}{moves}", fmt_secs(r), fmt_secs(me.earned_ms()))
         } else {
             "level infinite".to_string()
         };

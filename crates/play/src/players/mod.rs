@@ -35,7 +35,9 @@ pub mod kept;
 pub mod mcts;
 pub mod random;
 pub mod settings;
+pub mod ucci;
 pub mod uci;
+pub mod usi;
 pub mod xboard;
 
 pub use kept::KeptEngines;
@@ -139,6 +141,26 @@ pub fn coordinate_text(state: &arbiter_api::host::Game, mv: u64) -> Option<Strin
     g.call_json("uci_move", &serde_json::json!({ "move": mv })).ok()?.as_str().map(String::from)
 }
 
+/// `text` (coordinates: `c1e3`, `P@e4`, `c7c8q`) with every square's rank
+/// moved by `by` (xboard's and UCCI's ranks of a ten-rank board count from 0).
+pub(crate) fn shift_ranks(text: &str, by: i64) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        out.push(c);
+        if c.is_ascii_lowercase() && chars.peek().is_some_and(char::is_ascii_digit) {
+            let mut digits = String::new();
+            while let Some(d) = chars.peek().filter(|d| d.is_ascii_digit()) {
+                digits.push(*d);
+                chars.next();
+            }
+            let rank = digits.parse::<i64>().unwrap_or(0) + by;
+            out.push_str(&rank.to_string());
+        }
+    }
+    out
+}
+
 /// Whether a chess game is Chess960 (the chess plugin's `chess960` call;
 /// other variants: no).
 pub fn is_chess960(state: &arbiter_api::host::Game) -> bool {
@@ -213,7 +235,7 @@ pub struct PlayerKind {
 
 /// Every kind of player, in the order messages list them.
 pub const KINDS: &[PlayerKind] =
-    &[random::KIND, mcts::KIND, uci::KIND, xboard::KIND, hub::KIND, engine::KIND, human::KIND];
+    &[random::KIND, mcts::KIND, uci::KIND, usi::KIND, ucci::KIND, xboard::KIND, hub::KIND, engine::KIND, human::KIND];
 
 /// What one kind's parsed settings do: make players, and say what they
 /// need. The defaults fit a built-in player that plays any variant.
@@ -551,7 +573,7 @@ mod tests {
             assert_eq!((parsed.kind(), parsed.is_engine(), parsed.is_person()), (kind, engine, kind == "human"));
         }
         for (spec, says) in [
-            ("wizard", "unknown player kind 'wizard' (random, mcts, uci, xboard, hub, engine, human)"),
+            ("wizard", "unknown player kind 'wizard' (random, mcts, uci, usi, ucci, xboard, hub, engine, human)"),
             ("uci:", "uci: needs a command, e.g. uci:stockfish"),
             ("hub", "hub: needs a command, e.g. hub:dame hub"),
             ("random:seed=x", "seed 'x' is not a number"),

@@ -11,6 +11,10 @@
 //! when the opponent plays `Y` it is told `ponderhit` (its clock runs from
 //! then, as every move's does: from the moment it is asked), else `stop`,
 //! and is asked afresh. Each move records whether its ponder hit.
+//!
+//! USI (shogi) and UCCI (xiangqi) engines hold the same conversation in
+//! their own words, positions and notation: a [`Dialect`] each, its
+//! notation in `usi.rs` and `ucci.rs`.
 
 use super::{
     handshake, refuses_hidden, Answer, EngineSettings, EngineSlot, KindSpec, MoveWait, OptionValueError, Player,
@@ -22,23 +26,147 @@ use arbiter_core::process::{deadline_after, ProcessError};
 use arbiter_core::seat::{Seen, Start, Turn};
 use arbiter_core::verdict::GameResult;
 
-/// Settings of a UCI engine player.
+/// Which of UCI's family an engine speaks: the conversation is the same,
+/// the words, positions, moves and clocks are each protocol's own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dialect {
+    /// UCI: chess and Fairy-Stockfish's variants in its coordinates.
+    Uci,
+    /// USI: shogi's protocol (SFEN, `7g7f`, `btime` for sente, byoyomi).
+    Usi,
+    /// UCCI: xiangqi's protocol (FEN, ICCS coordinates, `time`/`opptime`).
+    Ucci,
+}
+
+impl Dialect {
+    /// The player kind speaking it.
+    fn kind(self) -> &'static PlayerKind {
+        match self {
+            Dialect::Uci => &KIND,
+            Dialect::Usi => &super::usi::KIND,
+            Dialect::Ucci => &super::ucci::KIND,
+        }
+    }
+
+    /// The protocol's name, for messages (`UCI`).
+    fn label(self) -> &'static str {
+        match self {
+            Dialect::Uci => "UCI",
+            Dialect::Usi => "USI",
+            Dialect::Ucci => "UCCI",
+        }
+    }
+
+    /// The command that starts the protocol (`uci`); the engine answers
+    /// it with the same word and `ok`.
+    fn hello(self) -> &'static str {
+        self.kind().name
+    }
+
+    /// The command before each game, where the protocol has one.
+    fn new_game(self) -> Option<&'static str> {
+        match self {
+            Dialect::Uci => Some("ucinewgame"),
+            Dialect::Usi => Some("usinewgame"),
+            Dialect::Ucci => None,
+        }
+    }
+
+    /// The line setting option `k` to `v` (`None`: a button, pressed).
+    fn setoption(self, k: &str, v: Option<&str>) -> String {
+        match (self, v) {
+            (Dialect::Ucci, Some(v)) => format!("setoption {k} {v}"),
+            (Dialect::Ucci, None) => format!("setoption {k}"),
+            (_, Some(v)) => format!("setoption name {k} value {v}"),
+            (_, None) => format!("setoption name {k}"),
+        }
+    }
+
+    /// A move in Fairy-Stockfish's coordinates as the engine writes it.
+    fn coordinates_to_engine(self, text: &str, size: BoardSize) -> String {
+        match self {
+            Dialect::Uci => text.to_string(),
+            Dialect::Usi => super::usi::to_usi(text, size),
+            Dialect::Ucci => super::ucci::to_iccs(text, size),
+        }
+    }
+
+    /// A move as the engine writes it, in Fairy-Stockfish's coordinates.
+    fn engine_to_coordinates(self, text: &str, size: BoardSize) -> String {
+        match self {
+            Dialect::Uci => text.to_string(),
+            Dialect::Usi => super::usi::from_usi(text, size),
+            Dialect::Ucci => super::ucci::from_iccs(text, size),
+        }
+    }
+
+    /// The `position` command: the game's start (its FEN, or SFEN for
+    /// USI) and the moves since, in the engine's notation.
+    fn position(self, start_fen: &str, moves: &[String]) -> String {
+        let start = match self {
+            Dialect::Usi => format!("sfen {}", super::usi::sfen(start_fen)),
+            _ => format!("fen {start_fen}"),
+        };
+        match moves.is_empty() {
+            true => format!("position {start}"),
+            false => format!("position {start} moves {}", moves.join(" ")),
+        }
+    }
+}
+
+/// A board's size, for notations that count squares from an edge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BoardSize {
+    /// Files (columns).
+    pub files: u32,
+    /// Ranks (rows).
+    pub ranks: u32,
+}
+
+impl BoardSize {
+    /// The size of the board a FEN's placement describes (its first rank's
+    /// squares, and its ranks).
+    pub fn of_fen(fen: &str) -> BoardSize {
+        let board = fen.split(['[', ' ']).next().unwrap_or("");
+        let ranks = board.split('/').count() as u32;
+        let first = board.split('/').next().unwrap_or("");
+        let (mut files, mut run) = (0u32, String::new());
+        for c in first.chars() {
+            if c.is_ascii_digit() {
+                run.push(c);
+                continue;
+            }
+            files += run.parse::<u32>().unwrap_or(0);
+            run.clear();
+            if c.is_ascii_alphabetic() || c == '*' {
+                files += 1;
+            }
+        }
+        files += run.parse::<u32>().unwrap_or(0);
+        BoardSize { files, ranks }
+    }
+}
+
+/// Settings of a UCI (or USI, or UCCI) engine player.
 #[derive(Clone, Debug, PartialEq)]
 pub struct UciConfig {
     /// How the engine's process is started and kept.
     pub engine: EngineSettings,
     /// `setoption` pairs sent after the handshake.
     pub options: Vec<(String, String)>,
+    /// The protocol it speaks.
+    pub dialect: Dialect,
 }
 
 impl UciConfig {
     /// Parses `CMD[,name=value...]`: the [`EngineSettings`] by their names,
-    /// `option.NAME=value` or any other name as a UCI option.
-    pub fn parse(rest: &str) -> Result<UciConfig, SettingError> {
+    /// `option.NAME=value` or any other name as an option of the engine.
+    pub fn parse(rest: &str, dialect: Dialect) -> Result<UciConfig, SettingError> {
         let mut parts = rest.split(',');
         let command = parts.next().unwrap_or("").trim();
         if command.is_empty() {
-            return Err(SettingError::NoCommand { kind: KIND.name, example: KIND.example });
+            let kind = dialect.kind();
+            return Err(SettingError::NoCommand { kind: kind.name, example: kind.example });
         }
         let (mut engine, mut options) = (EngineSettings::of(command), Vec::new());
         for kv in parts {
@@ -52,9 +180,12 @@ impl UciConfig {
                 options.push((k.to_string(), v.to_string()));
             }
         }
-        Ok(UciConfig { engine, options })
+        Ok(UciConfig { engine, options, dialect })
     }
 }
+
+/// The UCCI option that switches an engine's times from seconds to ms.
+const USEMILLISEC: &str = "usemillisec";
 
 /// How long an engine may take to answer `uci` and `isready` (unless its
 /// `timeout=` says otherwise).
@@ -70,6 +201,8 @@ pub struct UciPlayer {
     engine: EngineSlot,
     name: String,
     start_fen: String,
+    /// The board's size, for USI's notation.
+    size: BoardSize,
     moves: Vec<String>,
     /// Whether the engine was last told `UCI_Chess960 true`.
     chess960: bool,
@@ -92,6 +225,7 @@ impl UciPlayer {
             cfg,
             name,
             start_fen: String::new(),
+            size: BoardSize { files: 8, ranks: 8 },
             moves: Vec::new(),
             chess960: false,
             variant: None,
@@ -120,20 +254,30 @@ impl UciPlayer {
     fn start(cfg: &UciConfig) -> Result<(EngineProcess, Option<String>, Vec<DeclaredOption>), PlayerError> {
         let mut p = cfg.engine.start()?;
         let (name, declared) = Self::handshake(&mut p, cfg)?;
-        // UCI's way of telling an engine it will be asked to ponder (unless set by hand).
-        let ponder_set = cfg.options.iter().any(|(k, _)| k.eq_ignore_ascii_case("Ponder"));
-        if cfg.engine.ponder && !ponder_set && declared.iter().any(|o| o.name.eq_ignore_ascii_case("Ponder")) {
-            p.send("setoption name Ponder value true")?;
+        // UCI's way of telling an engine it will be asked to ponder (unless
+        // set by hand); USI's option is `USI_Ponder`.
+        let is_ponder = |k: &str| k.eq_ignore_ascii_case("Ponder") || k.eq_ignore_ascii_case("USI_Ponder");
+        let ponder_set = cfg.options.iter().any(|(k, _)| is_ponder(k));
+        if let Some(o) = declared.iter().find(|o| is_ponder(&o.name)).filter(|_| cfg.engine.ponder && !ponder_set) {
+            p.send(&cfg.dialect.setoption(&o.name, Some("true")))?;
+        }
+        // UCCI's times are in seconds unless the engine offers milliseconds.
+        let millis = declared.iter().find(|o| o.name.eq_ignore_ascii_case(USEMILLISEC));
+        if let Some(o) = millis.filter(|_| cfg.dialect == Dialect::Ucci) {
+            p.send(&cfg.dialect.setoption(&o.name, Some("true")))?;
         }
         for (k, v) in &cfg.options {
-            p.send(&setoption(&declared, &cfg.engine.command, k, v)?)?;
+            p.send(&setoption(cfg.dialect, &declared, &cfg.engine.command, k, v)?)?;
         }
         Ok((p, name, declared))
     }
 
-    /// `uci` until `uciok`: the engine's name and the options it declares.
+    /// `uci` until `uciok` (`usi`, `ucci` likewise): the engine's name and
+    /// the options it declares.
     fn handshake(p: &mut EngineProcess, cfg: &UciConfig) -> Result<(Option<String>, Vec<DeclaredOption>), PlayerError> {
-        p.send("uci")?;
+        let hello = cfg.dialect.hello();
+        let ok = format!("{hello}ok");
+        p.send(hello)?;
         let (mut name, mut declared) = (None, Vec::new());
         p.recv_until(Some(deadline_after(cfg.engine.handshake_ms(HANDSHAKE_MS))), |l| {
             if let Some(n) = l.strip_prefix("id name ") {
@@ -141,9 +285,9 @@ impl UciPlayer {
             } else if let Some(option) = DeclaredOption::parse(l) {
                 declared.push(option);
             }
-            (l.trim() == "uciok").then_some(())
+            (l.trim() == ok).then_some(())
         })
-        .map_err(|e| handshake(e, "uciok"))?;
+        .map_err(|e| handshake(e, &ok))?;
         Ok((name, declared))
     }
 }
@@ -198,9 +342,11 @@ pub struct DeclaredOption {
 }
 
 impl DeclaredOption {
-    /// The option an `option name ...` line declares, if it is one.
+    /// The option an `option name ...` line declares (UCCI's `option
+    /// NAME ...` too), if it is one.
     pub fn parse(line: &str) -> Option<DeclaredOption> {
-        let rest = line.trim().strip_prefix("option name ")?;
+        let rest = line.trim().strip_prefix("option ")?;
+        let rest = rest.strip_prefix("name ").unwrap_or(rest);
         let (name, tail) = rest.split_once(" type ")?;
         let mut words = tail.split_whitespace();
         let kind_word = words.next()?;
@@ -257,19 +403,25 @@ impl DeclaredOption {
 /// value `v` of its option `k`: checked against the option's type, and
 /// sent anyway (with a warning naming what it offers) if it declared none
 /// of that name.
-fn setoption(declared: &[DeclaredOption], command: &str, k: &str, v: &str) -> Result<String, PlayerError> {
+fn setoption(
+    dialect: Dialect,
+    declared: &[DeclaredOption],
+    command: &str,
+    k: &str,
+    v: &str,
+) -> Result<String, PlayerError> {
     let Some(option) = declared.iter().find(|o| o.name.eq_ignore_ascii_case(k)) else {
         let offered = match declared.is_empty() {
             true => "none".to_string(),
             false => declared.iter().map(|o| o.name.as_str()).collect::<Vec<_>>().join(", "),
         };
-        tracing::warn!("engine '{command}' has no UCI option '{k}' (it offers: {offered})");
-        return Ok(format!("setoption name {k} value {v}"));
+        tracing::warn!("engine '{command}' has no {} option '{k}' (it offers: {offered})", dialect.label());
+        return Ok(dialect.setoption(k, Some(v)));
     };
     option.check(v).map_err(|why| PlayerError::Protocol(format!("option {k}: {why}")))?;
     Ok(match option.kind {
-        OptionKind::Button => format!("setoption name {k}"),
-        _ => format!("setoption name {k} value {v}"),
+        OptionKind::Button => dialect.setoption(k, None),
+        _ => dialect.setoption(k, Some(v)),
     })
 }
 
@@ -285,8 +437,10 @@ impl Player for UciPlayer {
 
     fn new_game(&mut self, start: &Start<'_>) -> Result<(), PlayerError> {
         self.stop_ponder();
-        let state = super::whole_position(start, "UCI")?;
+        let dialect = self.cfg.dialect;
+        let state = super::whole_position(start, dialect.label())?;
         self.start_fen = state.position_text();
+        self.size = BoardSize::of_fen(&self.start_fen);
         self.moves.clear();
         let chess960 = super::is_chess960(state);
         let variant = super::uci_variant(state);
@@ -308,20 +462,23 @@ impl Player for UciPlayer {
         self.with_engine(|p| {
             if let Some((declared, command)) = told {
                 for (k, v) in &unsent {
-                    p.send(&setoption(&declared, &command, k, v)?)?;
+                    p.send(&setoption(dialect, &declared, &command, k, v)?)?;
                 }
             }
             if tell {
-                p.send(&format!("setoption name UCI_Chess960 value {chess960}"))?;
+                p.send(&dialect.setoption("UCI_Chess960", Some(&chess960.to_string())))?;
             }
-            // An ini variant: its file first if it is a user's, then its name.
+            // An ini variant: its file first if it is a user's, then its name
+            // (Fairy-Stockfish's `UCI_Variant` in every protocol it speaks).
             if let Some((name, path)) = variant.filter(|_| tell_variant) {
                 if let Some(path) = path {
-                    p.send(&format!("setoption name VariantPath value {path}"))?;
+                    p.send(&dialect.setoption("VariantPath", Some(&path)))?;
                 }
-                p.send(&format!("setoption name UCI_Variant value {name}"))?;
+                p.send(&dialect.setoption("UCI_Variant", Some(&name)))?;
             }
-            p.send("ucinewgame")?;
+            if let Some(new_game) = dialect.new_game() {
+                p.send(new_game)?;
+            }
             p.send("isready")?;
             p.recv_until(Some(deadline_after(ready_ms)), |l| (l.trim() == "readyok").then_some(()))
                 .map_err(|e| handshake(e, "readyok"))
@@ -330,7 +487,8 @@ impl Player for UciPlayer {
 
     fn notify(&mut self, seen: &Seen<'_>) {
         if let Some((before, mv)) = seen.before {
-            self.moves.push(super::coordinate_text(before, mv).unwrap_or_else(|| seen.text.clone()));
+            let text = super::coordinate_text(before, mv).unwrap_or_else(|| seen.text.clone());
+            self.moves.push(self.cfg.dialect.coordinates_to_engine(&text, self.size));
         }
     }
 
@@ -339,8 +497,9 @@ impl Player for UciPlayer {
         let wait = MoveWait::of(turn);
         let limits = Limits::of(turn);
         let ponder_hit = self.settle_ponder()?;
-        let position = position_command(&self.start_fen, &self.moves);
-        let go = limits.go(None);
+        let dialect = self.cfg.dialect;
+        let position = dialect.position(&self.start_fen, &self.moves);
+        let go = limits.go(dialect, None, self.ucci_ms());
         let infinite = go == "go infinite";
         let mut search = Search::default();
         let best = self.with_engine(|p| {
@@ -366,16 +525,25 @@ impl Player for UciPlayer {
         if let (true, false, Some(expected)) = (self.cfg.engine.ponder, infinite, search.ponder.take()) {
             self.start_ponder(&best, expected, &limits, asked.elapsed().as_millis() as u64);
         }
+        let size = self.size;
+        let answer = match best.as_str() {
+            // USI's resignation.
+            "resign" if dialect == Dialect::Usi => Answer::Resign,
+            _ => Answer::Text(dialect.engine_to_coordinates(&best, size)),
+        };
+        let pv = search
+            .pv
+            .map(|pv| pv.split(' ').map(|m| dialect.engine_to_coordinates(m, size)).collect::<Vec<_>>().join(" "));
         Ok(Reply {
             reported_ms: search.reported_ms,
             score: search.score,
             depth: search.depth,
             nodes: search.nodes,
             seldepth: search.seldepth,
-            pv: search.pv,
+            pv,
             ponder_hit,
             clock_us,
-            ..Reply::answer(Answer::Text(best))
+            ..Reply::answer(answer)
         })
     }
 
@@ -386,6 +554,12 @@ impl Player for UciPlayer {
 }
 
 impl UciPlayer {
+    /// Whether the engine reads UCCI's times in ms (it offers
+    /// `usemillisec`, set when it started; else they are whole seconds).
+    fn ucci_ms(&self) -> bool {
+        self.declared.iter().any(|o| o.name.eq_ignore_ascii_case(USEMILLISEC))
+    }
+
     /// Ends a ponder search before the engine is asked to move: `ponderhit`
     /// if the opponent played the move it pondered on (the search goes on,
     /// now on the clock), else `stop` and its `bestmove` read and dropped.
@@ -407,8 +581,9 @@ impl UciPlayer {
     fn start_ponder(&mut self, best: &str, expected: String, limits: &Limits, used_ms: u64) {
         let mut line = self.moves.clone();
         line.extend([best.to_string(), expected.clone()]);
-        let position = position_command(&self.start_fen, &line);
-        let go = limits.go(Some(used_ms)).replacen("go", "go ponder", 1);
+        let dialect = self.cfg.dialect;
+        let position = dialect.position(&self.start_fen, &line);
+        let go = limits.go(dialect, Some(used_ms), self.ucci_ms()).replacen("go", "go ponder", 1);
         match self.with_engine(|p| {
             p.send(&position)?;
             Ok(p.send(&go)?)
@@ -438,22 +613,16 @@ fn stop_search(p: &mut EngineProcess) -> Result<(), PlayerError> {
     Ok(())
 }
 
-/// `position fen START [moves ...]`.
-fn position_command(start_fen: &str, moves: &[String]) -> String {
-    if moves.is_empty() {
-        format!("position fen {start_fen}")
-    } else {
-        format!("position fen {start_fen} moves {}", moves.join(" "))
-    }
-}
-
 /// What limits a search: the clocks, a fixed time, nodes or depth, as a
 /// turn gives them.
 struct Limits {
     /// The mover (0 White, 1 Black).
     me: Seat,
-    /// Both clocks' remaining time and increment, if both run.
+    /// Both clocks' remaining time and what a move earns (the increment,
+    /// or the byoyomi), if both run.
     clocks: Option<[(u64, u64); 2]>,
+    /// The byoyomi, what a move may take past the main time (0: none).
+    byoyomi_ms: u64,
     /// Moves to the next time control, for the mover.
     moves_to_go: Option<u32>,
     /// A fixed time for the move.
@@ -468,7 +637,7 @@ impl Limits {
     fn of(turn: &Turn<'_>) -> Limits {
         let (me, white, black) = (turn.player(), turn.clock(Seat::FIRST), turn.clock(Seat::SECOND));
         let clocks = match (white.remaining_ms, black.remaining_ms) {
-            (Some(w), Some(b)) => Some([(w, white.increment_ms), (b, black.increment_ms)]),
+            (Some(w), Some(b)) => Some([(w, white.earned_ms()), (b, black.earned_ms())]),
             _ => None,
         };
         let tc = turn.time_control();
@@ -477,26 +646,47 @@ impl Limits {
             clocks,
             moves_to_go: turn.clock(me).moves_to_go,
             movetime_ms: turn.clock(me).movetime_ms,
+            byoyomi_ms: turn.clock(me).byoyomi_ms,
             nodes: tc.nodes,
             depth: tc.depth,
         }
     }
 
-    /// The `go` command; with `used_ms`, for the mover's next move (its
-    /// clock less that time, plus its increment): `go infinite` when
-    /// nothing limits the search.
-    fn go(&self, used_ms: Option<u64>) -> String {
+    /// The `go` command in `dialect`'s words; with `used_ms`, for the
+    /// mover's next move (its clock less that time, plus its increment):
+    /// `go infinite` when nothing limits the search.
+    /// UCCI's times are whole seconds (rounded down) unless the engine
+    /// was told `usemillisec` (`ucci_ms`).
+    fn go(&self, dialect: Dialect, used_ms: Option<u64>, ucci_ms: bool) -> String {
         let mut go = String::from("go");
+        let byoyomi = self.byoyomi_ms;
+        let ucci = |ms: u64| if ucci_ms { ms } else { ms / 1000 };
         if let Some(mt) = self.movetime_ms {
-            go.push_str(&format!(" movetime {mt}"));
+            go.push_str(&match dialect {
+                Dialect::Uci => format!(" movetime {mt}"),
+                Dialect::Usi => format!(" btime 0 wtime 0 byoyomi {mt}"),
+                Dialect::Ucci => format!(" time {} movestogo 1", ucci(mt)),
+            });
         } else if let Some(mut clocks) = self.clocks {
+            let mine = self.me.index() % 2;
             if let Some(used) = used_ms {
-                let (left, inc) = clocks[self.me.index() % 2];
-                clocks[self.me.index() % 2] = (left.saturating_sub(used) + inc, inc);
+                let (left, inc) = clocks[mine];
+                // Byoyomi is not added to the main time: it is each move's.
+                let earned = if byoyomi > 0 { 0 } else { inc };
+                clocks[mine] = (left.saturating_sub(used) + earned, inc);
             }
             let [(w, winc), (b, binc)] = clocks;
-            go.push_str(&format!(" wtime {w} btime {b} winc {winc} binc {binc}"));
-            if let Some(m) = self.moves_to_go {
+            let (mtg, (t, inc), (ot, oinc)) = (self.moves_to_go, clocks[mine], clocks[1 - mine]);
+            let (t, inc, ot, oinc) = (ucci(t), ucci(inc), ucci(ot), ucci(oinc));
+            go.push_str(&match (dialect, mtg) {
+                (Dialect::Uci, _) => format!(" wtime {w} btime {b} winc {winc} binc {binc}"),
+                // USI's `btime` is the first player's (sente's).
+                (Dialect::Usi, _) if byoyomi > 0 => format!(" btime {w} wtime {b} byoyomi {byoyomi}"),
+                (Dialect::Usi, _) => format!(" btime {w} wtime {b} binc {winc} winc {binc}"),
+                (Dialect::Ucci, Some(m)) => format!(" time {t} movestogo {m} opptime {ot} oppmovestogo {m}"),
+                (Dialect::Ucci, None) => format!(" time {t} increment {inc} opptime {ot} oppincrement {oinc}"),
+            });
+            if let (Some(m), Dialect::Uci | Dialect::Usi) = (mtg, dialect) {
                 go.push_str(&format!(" movestogo {m}"));
             }
         }
@@ -584,7 +774,7 @@ pub const KIND: PlayerKind = PlayerKind {
     name: "uci",
     example: "uci:stockfish",
     runs_a_program: true,
-    parse: |rest| Ok(Box::new(UciConfig::parse(rest)?)),
+    parse: |rest| Ok(Box::new(UciConfig::parse(rest, Dialect::Uci)?)),
 };
 
 impl KindSpec for UciConfig {
@@ -688,14 +878,14 @@ mod tests {
 
     #[test]
     fn ponder_is_a_setting_on_or_off_and_not_an_option() {
-        let cfg = UciConfig::parse("stockfish,ponder=on,Hash=16").unwrap();
+        let cfg = UciConfig::parse("stockfish,ponder=on,Hash=16", Dialect::Uci).unwrap();
         assert!(cfg.engine.ponder);
         assert_eq!(cfg.options, [("Hash".to_string(), "16".to_string())]);
-        assert!(!UciConfig::parse("stockfish,ponder=off").unwrap().engine.ponder);
-        assert!(!UciConfig::parse("stockfish").unwrap().engine.ponder);
-        let e = UciConfig::parse("stockfish,ponder=yes").unwrap_err().to_string();
+        assert!(!UciConfig::parse("stockfish,ponder=off", Dialect::Uci).unwrap().engine.ponder);
+        assert!(!UciConfig::parse("stockfish", Dialect::Uci).unwrap().engine.ponder);
+        let e = UciConfig::parse("stockfish,ponder=yes", Dialect::Uci).unwrap_err().to_string();
         assert!(e.contains("ponder") && e.contains("must be on or off"), "{e}");
-        let raw = UciConfig::parse("stockfish,option.Ponder=true").unwrap();
+        let raw = UciConfig::parse("stockfish,option.Ponder=true", Dialect::Uci).unwrap();
         assert_eq!((raw.engine.ponder, raw.options[0].0.as_str()), (false, "Ponder"), "the UCI option itself, by hand");
     }
 
@@ -706,16 +896,44 @@ mod tests {
             clocks: Some([(60_000, 1_000), (30_000, 500)]),
             moves_to_go: None,
             movetime_ms: None,
+            byoyomi_ms: 0,
             nodes: Some(5000),
             depth: None,
         };
-        assert_eq!(limits.go(None), "go wtime 60000 btime 30000 winc 1000 binc 500 nodes 5000");
+        assert_eq!(limits.go(Dialect::Uci, None, true), "go wtime 60000 btime 30000 winc 1000 binc 500 nodes 5000");
         // Black took 2 s and earns its increment.
-        assert_eq!(limits.go(Some(2_000)), "go wtime 60000 btime 28500 winc 1000 binc 500 nodes 5000");
+        assert_eq!(
+            limits.go(Dialect::Uci, Some(2_000), true),
+            "go wtime 60000 btime 28500 winc 1000 binc 500 nodes 5000"
+        );
         let fixed = Limits { clocks: None, movetime_ms: Some(100), nodes: None, ..limits };
-        assert_eq!(fixed.go(Some(50)), "go movetime 100");
+        assert_eq!(fixed.go(Dialect::Uci, Some(50), true), "go movetime 100");
         let none = Limits { movetime_ms: None, ..fixed };
-        assert_eq!(none.go(None), "go infinite", "nothing limits the search");
+        assert_eq!(none.go(Dialect::Uci, None, true), "go infinite", "nothing limits the search");
+    }
+
+    #[test]
+    fn usi_and_ucci_are_told_the_clocks_in_their_own_words() {
+        // Gote (the second player) to move, sente with 60 s, gote 30 s.
+        let limits = Limits {
+            me: Seat::SECOND,
+            clocks: Some([(60_000, 1_000), (30_000, 500)]),
+            moves_to_go: None,
+            movetime_ms: None,
+            byoyomi_ms: 0,
+            nodes: None,
+            depth: None,
+        };
+        assert_eq!(limits.go(Dialect::Usi, None, true), "go btime 60000 wtime 30000 binc 1000 winc 500");
+        assert_eq!(limits.go(Dialect::Ucci, None, true), "go time 30000 increment 500 opptime 60000 oppincrement 1000");
+        assert_eq!(limits.go(Dialect::Ucci, None, false), "go time 30 increment 0 opptime 60 oppincrement 1");
+        let byoyomi = Limits { clocks: Some([(0, 10_000), (5_000, 10_000)]), byoyomi_ms: 10_000, ..limits };
+        assert_eq!(byoyomi.go(Dialect::Usi, None, true), "go btime 0 wtime 5000 byoyomi 10000");
+        // Elsewhere the byoyomi is told as what each move earns.
+        assert_eq!(byoyomi.go(Dialect::Uci, None, true), "go wtime 0 btime 5000 winc 10000 binc 10000");
+        let fixed = Limits { clocks: None, movetime_ms: Some(2_500), byoyomi_ms: 0, ..limits };
+        assert_eq!(fixed.go(Dialect::Usi, None, true), "go btime 0 wtime 0 byoyomi 2500");
+        assert_eq!(fixed.go(Dialect::Ucci, None, false), "go time 2 movestogo 1");
     }
 
     /// A UCI engine in a few lines of shell for the fixture's race: it
@@ -733,7 +951,7 @@ mod tests {
              quit) exit 0;;"
             ),
         );
-        let cfg = UciConfig::parse(&format!("sh {},ponder=on", script.display())).unwrap();
+        let cfg = UciConfig::parse(&format!("sh {},ponder=on", script.display()), Dialect::Uci).unwrap();
         (UciPlayer::new(cfg), log)
     }
 
@@ -789,7 +1007,7 @@ mod tests {
              isready) echo readyok;;\n\
              go*) echo 'bestmove +1';;",
         );
-        let cfg = UciConfig::parse(&format!("sh {},A=1", script.display())).unwrap();
+        let cfg = UciConfig::parse(&format!("sh {},A=1", script.display()), Dialect::Uci).unwrap();
         let mut players: Vec<Box<dyn Player>> =
             vec![Box::new(UciPlayer::new(cfg)), Box::new(arbiter_testing::Scripted::new(vec![]))];
         let play = arbiter_testing::race_game;

@@ -76,26 +76,6 @@ pub struct XboardPlayer {
     zero_ranks: bool,
 }
 
-/// `text` (coordinates: `c1e3`, `P@e4`, `c7c8q`) with every square's rank
-/// moved by `by` (xboard's ranks of a ten-rank board count from 0).
-fn shift_ranks(text: &str, by: i64) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        out.push(c);
-        if c.is_ascii_lowercase() && chars.peek().is_some_and(char::is_ascii_digit) {
-            let mut digits = String::new();
-            while let Some(d) = chars.peek().filter(|d| d.is_ascii_digit()) {
-                digits.push(*d);
-                chars.next();
-            }
-            let rank = digits.parse::<i64>().unwrap_or(0) + by;
-            out.push_str(&rank.to_string());
-        }
-    }
-    out
-}
-
 impl XboardPlayer {
     /// A player for the engine `settings` start, told `options` after its
     /// features; the process starts with the first game.
@@ -328,7 +308,7 @@ impl Player for XboardPlayer {
     fn notify(&mut self, seen: &Seen<'_>) {
         if let Some((before, mv)) = seen.before {
             let text = super::coordinate_text(before, mv).unwrap_or_else(|| seen.text.clone());
-            let text = if self.zero_ranks { shift_ranks(&text, -1) } else { text };
+            let text = if self.zero_ranks { super::shift_ranks(&text, -1) } else { text };
             // Its own move the engine has played already.
             if self.own.as_deref() == Some(text.as_str()) {
                 self.own = None;
@@ -349,7 +329,7 @@ impl Player for XboardPlayer {
             if let Some(mt) = mine.movetime_ms {
                 setup.push(format!("st {}", mt.div_ceil(1000).max(1)));
             } else if let Some(left) = mine.remaining_ms {
-                let inc = mine.increment_ms as f64 / 1000.0;
+                let inc = mine.earned_ms() as f64 / 1000.0;
                 setup.push(format!("level {} {} {inc}", mine.moves_to_go.unwrap_or(0), level_base(left)));
             }
             if let Some(d) = tc.depth {
@@ -414,7 +394,7 @@ impl Player for XboardPlayer {
         if let Answer::Text(m) = &mut answer {
             self.own = Some(m.clone());
             if self.zero_ranks {
-                *m = shift_ranks(m, 1);
+                *m = super::shift_ranks(m, 1);
             }
         }
         Ok(Reply {
@@ -457,11 +437,11 @@ mod tests {
 
     #[test]
     fn a_ten_rank_board_s_ranks_count_from_zero_in_xboard() {
-        assert_eq!(super::shift_ranks("c1e3", -1), "c0e2");
-        assert_eq!(super::shift_ranks("h10h9", -1), "h9h8");
-        assert_eq!(super::shift_ranks("c0e2", 1), "c1e3");
-        assert_eq!(super::shift_ranks("P@e4", -1), "P@e3");
-        assert_eq!(super::shift_ranks("c7c8q", 0), "c7c8q");
+        assert_eq!(crate::players::shift_ranks("c1e3", -1), "c0e2");
+        assert_eq!(crate::players::shift_ranks("h10h9", -1), "h9h8");
+        assert_eq!(crate::players::shift_ranks("c0e2", 1), "c1e3");
+        assert_eq!(crate::players::shift_ranks("P@e4", -1), "P@e3");
+        assert_eq!(crate::players::shift_ranks("c7c8q", 0), "c7c8q");
     }
 
     #[test]
