@@ -106,6 +106,9 @@ pub const EXACT: &[&str] = &[
     "micro",
     "seirawan",
     "shouse",
+    "pawnsideways",
+    "pawnback",
+    "legan",
 ];
 
 fn variant(name: &str) -> FairyVariant {

@@ -8,10 +8,11 @@ use super::{Color, Move, Piece, Position};
 
 impl Position {
     /// Plays `m` (legal or at least pseudo-legal); the en passant square
-    /// stays only where the next player may take on it.
+    /// stays only where the next player may take on it (a custom pawn's,
+    /// always).
     pub fn apply(&mut self, m: Move) {
         self.apply_raw(m);
-        if self.ep.is_some() && !self.ep_capturable() {
+        if self.ep.is_some() && !self.rules.custom_pawns && !self.ep_capturable() {
             self.ep = None;
         }
     }

@@ -115,8 +115,11 @@ impl Position {
         if let Some(c) = rest.get(k).filter(|t| t.chars().all(|c| c == '-' || c.is_ascii_alphabetic())) {
             pos.read_castling(c)?;
             k += 1;
-            if let Some(e) = rest.get(k).filter(|t| **t == "-" || rules.parse_square(t).is_some()) {
-                pos.ep = rules.parse_square(e).map(|s| s as u16);
+            if let Some(e) = rest.get(k).filter(|t| **t == "-" || rules.parse_squares(t).is_some()) {
+                // A custom pawn's squares (`e5e6`): the passed one is empty.
+                let squares = rules.parse_squares(e).unwrap_or_default();
+                let passed = squares.iter().find(|&&s| pos.board[s].is_none()).or(squares.first());
+                pos.ep = passed.map(|&s| s as u16);
                 k += 1;
             } else if let Some(limit) = rest.get(k).filter(|_| rules.counting.is_some() && rest.len() == k + 3) {
                 // A running count stands where the en passant square would.
@@ -157,8 +160,9 @@ impl Position {
         if k < rest.len() {
             return Err(format!("unexpected field '{}'", rest[k]));
         }
-        // The en passant square stands only where a pawn could take on it.
-        if pos.ep.is_some() && !pos.ep_capturable() {
+        // The en passant square stands only where a pawn could take on it
+        // (a custom pawn's, always).
+        if pos.ep.is_some() && !rules.custom_pawns && !pos.ep_capturable() {
             pos.ep = None;
         }
         Ok(pos)
@@ -278,6 +282,14 @@ impl Position {
         out.push(' ');
         match self.ep {
             _ if self.counting_limit > 0 => out.push_str(&self.counting_limit.to_string()),
+            Some(sq) if rules.custom_pawns => {
+                // The passed square and the pawn's, in the board's order.
+                let back = if self.side == Color::White { -1 } else { 1 };
+                let pawn = self.offset(sq as usize, 0, back).unwrap_or(sq as usize);
+                for s in [(sq as usize).min(pawn), (sq as usize).max(pawn)] {
+                    out.push_str(&rules.square_name(s));
+                }
+            }
             Some(sq) => out.push_str(&rules.square_name(sq as usize)),
             None => out.push('-'),
         }

@@ -147,9 +147,21 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
             return Err(err(&p.name, format!("letter '{}' is used by {} too", p.letter, q.name)));
         }
     }
+    // `pawnTypes`: custom pieces that move by their own Betza but promote,
+    // double-step (where the variant allows it) and take en passant as the
+    // pawn does; the built-in pawn is one unless removed (`pawn = -`).
+    if let Some(letters) = get("pawnTypes") {
+        for c in letters.chars().filter(|c| !c.is_whitespace() && *c != '-') {
+            let piece = pieces
+                .iter_mut()
+                .find(|p| p.letter == c.to_ascii_lowercase())
+                .ok_or_else(|| err("pawnTypes", format!("no piece has the letter '{c}'")))?;
+            piece.pawn = true;
+        }
+    }
     let kinds = |k: &str, text: &str| -> Result<Vec<usize>, IniError> {
         text.chars()
-            .filter(|c| !c.is_whitespace())
+            .filter(|c| !c.is_whitespace() && *c != '-')
             .map(|c| {
                 pieces
                     .iter()
@@ -205,6 +217,7 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
         castle_rook_kinds: Vec::new(),
         double_step_region: [Vec::new(), Vec::new()],
         en_passant: false,
+        custom_pawns: false,
         promotion_region: [Vec::new(), Vec::new()],
         drop_region: [Vec::new(), Vec::new()],
         promotion_kinds: [Vec::new(), Vec::new()],
@@ -490,6 +503,7 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
         },
         double_step_region,
         en_passant: flag("enPassant", true)?,
+        custom_pawns: pieces.iter().any(|p| p.pawn && p.name != "pawn"),
         promotion_region,
         drop_region,
         promotion_kinds,

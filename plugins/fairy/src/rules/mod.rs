@@ -124,6 +124,11 @@ pub struct Rules {
     pub double_step_region: [Vec<bool>; 2],
     /// En passant captures exist.
     pub en_passant: bool,
+    /// A piece other than the built-in pawn is a pawn (`pawnTypes`): as
+    /// Fairy-Stockfish does for such pawns, a double step always leaves
+    /// its en passant squares, written as the passed square and the one
+    /// the pawn stands on (`e3e4`).
+    pub custom_pawns: bool,
     /// Squares a pawn promotes on, White's then Black's.
     pub promotion_region: [Vec<bool>; 2],
     /// The kinds a pawn may promote to, White's then Black's.
@@ -274,6 +279,24 @@ impl Rules {
     pub fn square_name(&self, sq: usize) -> String {
         let (f, r) = (sq % self.width as usize, sq / self.width as usize);
         format!("{}{}", (b'a' + f as u8) as char, r + 1)
+    }
+
+    /// The squares a run of square names gives (`e3e4`), if each is one.
+    pub fn parse_squares(&self, text: &str) -> Option<Vec<usize>> {
+        if !text.is_ascii() {
+            return None;
+        }
+        let mut out = Vec::new();
+        let mut rest = text;
+        while !rest.is_empty() {
+            let digits = rest.bytes().skip(1).take_while(u8::is_ascii_digit).count();
+            if digits == 0 {
+                return None;
+            }
+            out.push(self.parse_square(&rest[..1 + digits])?);
+            rest = &rest[1 + digits..];
+        }
+        Some(out)
     }
 
     /// The square a name such as `e4` or `a10` names, if it is on the board.
