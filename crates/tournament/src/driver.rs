@@ -74,6 +74,19 @@ pub trait Progress {
     fn pair_done(&mut self, _state: &TuneState, _point: &TunePoint) {}
 }
 
+/// A sandboxed engine's spec with its virtual clock's rate written in
+/// (`,ips=N`, the build's default unless it names one), so that the rate
+/// is part of the stored definition every worker and verifier reads, not
+/// of the arbiter that runs it; any other spec as it is.
+fn pin_virtual_clock(spec: &str) -> String {
+    match PlayerSpec::parse(spec).ok().as_ref().and_then(PlayerSpec::settings) {
+        Some(s) if s.is_sandboxed() && s.ips.is_none() => {
+            format!("{spec},ips={}", arbiter_core::sandbox::DEFAULT_IPS)
+        }
+        _ => spec.to_string(),
+    }
+}
+
 /// The definition's entrants, their specs parsed once (their engine
 /// programs are not looked for: see [`check_programs`]).
 fn entrants(cfg: &TournamentConfig) -> Result<Vec<Entrant>> {
@@ -125,8 +138,11 @@ impl Tournament {
     /// Validates `config` against the installed variants and the engines
     /// found here: the definition to store. Needs no store, so a refused
     /// tournament leaves no store file behind.
-    pub fn define(registry: &Registry, config: TournamentConfig) -> Result<StoredDefinition> {
+    pub fn define(registry: &Registry, mut config: TournamentConfig) -> Result<StoredDefinition> {
         config.validate()?;
+        for p in &mut config.players {
+            p.spec = pin_virtual_clock(&p.spec);
+        }
         let ids: Vec<String> = if config.variants.iter().any(|v| v == "all") {
             registry.variants().map(|v| v.info().id.clone()).collect()
         } else {
@@ -448,6 +464,16 @@ mod tests {
         games: Vec<(u32, String)>,
         stop_after: Option<usize>,
         stop: Arc<AtomicBool>,
+    }
+
+    #[test]
+    fn a_sandboxed_engine_s_clock_rate_is_written_into_the_stored_spec() {
+        let rate = arbiter_core::sandbox::DEFAULT_IPS;
+        assert_eq!(super::pin_virtual_clock("uci:e.wasm"), format!("uci:e.wasm,ips={rate}"));
+        assert_eq!(super::pin_virtual_clock("xboard:e.wasm,memory=64"), format!("xboard:e.wasm,memory=64,ips={rate}"));
+        for unchanged in ["uci:e.wasm,ips=5", "uci:stockfish", "random", "mcts:iterations=9"] {
+            assert_eq!(super::pin_virtual_clock(unchanged), unchanged);
+        }
     }
 
     impl Progress for Kept {
