@@ -23,6 +23,9 @@ pub struct Step {
     pub quiet: bool,
     /// It may capture.
     pub capture: bool,
+    /// An initial move (`i`): made only from the double-step region, never
+    /// a capture, as a pawn's double step.
+    pub initial: bool,
 }
 
 /// How a piece passes over a screen.
@@ -45,6 +48,7 @@ pub fn parse(text: &str) -> Result<Vec<Step>, String> {
         // Modifiers, then an atom.
         let mut dirs = String::new();
         let (mut quiet, mut capture, mut lame, mut hop) = (false, false, false, Hop::None);
+        let mut initial = false;
         while i < chars.len() && chars[i].is_ascii_lowercase() {
             match chars[i] {
                 'm' => quiet = true,
@@ -53,8 +57,10 @@ pub fn parse(text: &str) -> Result<Vec<Step>, String> {
                 'p' => hop = Hop::Cannon,
                 'g' => hop = Hop::Grasshopper,
                 'f' | 'b' | 'l' | 'r' | 'v' | 's' | 'h' => dirs.push(chars[i]),
-                // Jumping, initial-move and en passant marks: pawns' rules carry them.
-                'j' | 'i' | 'e' => {}
+                'i' => initial = true,
+                // Jumping and en passant marks: a pawn takes en passant with
+                // any of its captures (`pawnTypes`), as Fairy-Stockfish's do.
+                'j' | 'e' => {}
                 c => return Err(format!("'{text}': modifier '{c}' is not understood")),
             }
             i += 1;
@@ -93,10 +99,14 @@ pub fn parse(text: &str) -> Result<Vec<Step>, String> {
             quiet = true;
             capture = true;
         }
+        // Initial captures are not a thing (nor are they in Fairy-Stockfish).
+        if initial {
+            (quiet, capture) = (true, false);
+        }
         for (a, b) in bases {
             for (dx, dy) in symmetric(a, b) {
                 if allowed(&dirs, dx, dy) {
-                    steps.push(Step { dx, dy, range, lame, hop, quiet, capture });
+                    steps.push(Step { dx, dy, range, lame, hop, quiet, capture, initial });
                 }
             }
         }

@@ -109,6 +109,7 @@ pub const EXACT: &[&str] = &[
     "pawnsideways",
     "pawnback",
     "legan",
+    "berolina",
 ];
 
 fn variant(name: &str) -> FairyVariant {
@@ -223,6 +224,12 @@ fn given_starts_agree_with_fairy_stockfish() {
             "asean@8/8/2b5/4k3/8/3r4/1N6/R3K3 w - - 0 1",
             // Chessgi is loop chess: a promoted piece is not marked `~`.
             "chessgi@rnb2pnb/1k1pPQ2/p2q2p1/2p4r/2P5/P3P3/PP1PB1PP/R1BN1KNR[Pp] w - - 4 21",
+            // Berolina: a diagonal double step passing a pawn that takes
+            // straight ahead (en passant), and one it may not take.
+            "berolina@4k3/8/8/8/2p5/8/1P1P4/4K3 w - - 0 1",
+            "berolina@4k3/6p1/8/5P2/8/8/8/4K3 b - - 0 1",
+            // Pawn sideways: an en passant square written with the pawn's.
+            "pawnsideways@4k3/8/8/8/2pP4/8/8/4K3 b - d3d4 0 1",
         ],
         2,
         3,

@@ -22,6 +22,7 @@ impl Position {
         let us = self.side;
         let rules = self.rules.clone();
         let mut reset = false;
+        let ep_victim = self.ep_victim.take();
         self.ep = None;
         if self.counting_limit > 0 {
             self.counting_ply = self.counting_ply.saturating_add(1);
@@ -73,7 +74,14 @@ impl Position {
                 if irreversible || promotion.is_some_and(|_| def.pawn || !rules.piece_demotion) {
                     reset = true;
                 }
-                if def.pawn {
+                if def.pawn && def.initial_leaps {
+                    // A custom pawn's initial leap leaves the square it
+                    // passed, and its own, to be taken en passant.
+                    if let Some(passed) = self.initial_leap(piece.kind as usize, us, from, to) {
+                        self.ep = Some(passed as u16);
+                        self.ep_victim = Some(to as u16);
+                    }
+                } else if def.pawn {
                     let (a, b) = (self.rank_of(from) as i32, self.rank_of(to) as i32);
                     if (a - b).abs() == 2 && from % rules.width as usize == to % rules.width as usize {
                         self.ep = Some(((from + to) / 2) as u16);
@@ -105,7 +113,7 @@ impl Position {
                 let (from, to) = (from as usize, to as usize);
                 let piece = self.board[from].take();
                 let w = rules.width as usize;
-                let victim = (from / w) * w + to % w;
+                let victim = ep_victim.map_or((from / w) * w + to % w, |v| v as usize);
                 if let Some(captured) = self.board[victim].take() {
                     self.take(captured, us);
                 }
@@ -284,11 +292,28 @@ impl Position {
         let w = self.rules.width as i32;
         let flip = if color == Color::White { 1 } else { -1 };
         let (fx, fy) = ((back as i32 % w) - (at as i32 % w), (back as i32 / w) - (at as i32 / w));
-        self.rules.pieces[kind].steps.iter().filter(|st| st.quiet && st.hop == Hop::None).any(|st| {
+        self.rules.pieces[kind].steps.iter().filter(|st| st.quiet && !st.initial && st.hop == Hop::None).any(|st| {
             let (dx, dy) = (st.dx as i32 * flip, st.dy as i32 * flip);
             let times = if dx != 0 { fx / dx } else { fy / dy };
             times >= 1 && times * dx == fx && times * dy == fy && (st.range == 0 || times <= st.range as i32)
         })
+    }
+
+    /// The square a piece of `kind` passed over going from `from` to `to`,
+    /// if only one of its initial leaps of two squares (a pawn's double
+    /// step, berolina's diagonal one) makes that move.
+    pub(super) fn initial_leap(&self, kind: usize, color: Color, from: usize, to: usize) -> Option<usize> {
+        let w = self.rules.width as i32;
+        let flip = if color == Color::White { 1 } else { -1 };
+        let (fx, fy) = ((to as i32 % w) - (from as i32 % w), (to as i32 / w) - (from as i32 / w));
+        let steps = &self.rules.pieces[kind].steps;
+        let by = |st: &&crate::betza::Step| st.dx as i32 * flip == fx && st.dy as i32 * flip == fy && st.range == 1;
+        let only_initial =
+            steps.iter().any(|st| st.initial && by(&st)) && !steps.iter().any(|st| st.quiet && !st.initial && by(&st));
+        if !only_initial || fx % 2 != 0 || fy % 2 != 0 {
+            return None;
+        }
+        self.offset(from, fx / 2, fy / 2)
     }
 
     /// A capture on `sq` explodes: the capturer and every piece but pawns

@@ -28,6 +28,7 @@ impl Position {
             castle_rooks: [Rooks::default(); 2],
             gates: [0; 2],
             ep: None,
+            ep_victim: None,
             halfmove: 0,
             fullmove: 1,
             // Without a counter in the FEN, the next check wins (as Fairy-Stockfish reads it).
@@ -120,6 +121,9 @@ impl Position {
                 let squares = rules.parse_squares(e).unwrap_or_default();
                 let passed = squares.iter().find(|&&s| pos.board[s].is_none()).or(squares.first());
                 pos.ep = passed.map(|&s| s as u16);
+                if rules.custom_pawns {
+                    pos.ep_victim = squares.iter().find(|&&s| pos.board[s].is_some()).map(|&s| s as u16);
+                }
                 k += 1;
             } else if let Some(limit) = rest.get(k).filter(|_| rules.counting.is_some() && rest.len() == k + 3) {
                 // A running count stands where the en passant square would.
@@ -285,7 +289,8 @@ impl Position {
             Some(sq) if rules.custom_pawns => {
                 // The passed square and the pawn's, in the board's order.
                 let back = if self.side == Color::White { -1 } else { 1 };
-                let pawn = self.offset(sq as usize, 0, back).unwrap_or(sq as usize);
+                let behind = self.offset(sq as usize, 0, back).unwrap_or(sq as usize);
+                let pawn = self.ep_victim.map_or(behind, |v| v as usize);
                 for s in [(sq as usize).min(pawn), (sq as usize).max(pawn)] {
                     out.push_str(&rules.square_name(s));
                 }

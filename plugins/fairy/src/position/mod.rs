@@ -202,6 +202,9 @@ pub struct Position {
     pub gates: [u16; 2],
     /// The square a pawn passed over on the last move, if any.
     pub ep: Option<u16>,
+    /// Where the custom pawn that passed over [`Position::ep`] stands (it
+    /// is taken there); `None` for the chess pawn, taken behind the square.
+    pub ep_victim: Option<u16>,
     /// Plies since the last capture or pawn move.
     pub halfmove: u32,
     /// The full move number.

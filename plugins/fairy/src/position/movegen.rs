@@ -91,8 +91,9 @@ impl Position {
             targets.clear();
             // A soldier steps only forward until it has crossed its river.
             let soldier = def.soldier && self.own_rank(us, self.rank_of(from)) < rules.soldier_rank;
+            let initial_region = rules.double_step_region[us as usize][from];
             for step in &def.steps {
-                if soldier && step.dx != 0 {
+                if (soldier && step.dx != 0) || (step.initial && !initial_region) {
                     continue;
                 }
                 self.step_targets(from, us, step, &mut targets);
@@ -105,7 +106,24 @@ impl Position {
             if let Some(region) = &rules.mobility[us as usize][p.kind as usize] {
                 targets.retain(|&(t, _)| region[t]);
             }
-            if def.pawn {
+            if def.pawn && def.initial_leaps {
+                // A custom pawn takes en passant with any of its captures,
+                // onto the passed square where it could not just move.
+                if let Some(ep) = self.ep.filter(|&e| rules.en_passant && self.board[e as usize].is_none()) {
+                    let flip = if us == Color::White { 1 } else { -1 };
+                    let lands = |st: &crate::betza::Step| {
+                        st.capture
+                            && st.range == 1
+                            && st.hop == crate::betza::Hop::None
+                            && !st.initial
+                            && self.offset(from, st.dx as i32 * flip, st.dy as i32 * flip) == Some(ep as usize)
+                    };
+                    let quiet_there = targets.iter().any(|&(t, capture)| t == ep as usize && !capture);
+                    if !quiet_there && def.steps.iter().any(lands) {
+                        out.push(Move::EnPassant { from: from as u16, to: ep });
+                    }
+                }
+            } else if def.pawn {
                 let forward = if us == Color::White { 1 } else { -1 };
                 if rules.double_step_region[us as usize][from] {
                     if let (Some(one), Some(two)) = (self.offset(from, 0, forward), self.offset(from, 0, 2 * forward)) {

@@ -109,6 +109,7 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
         let letter = single_letter(letter).ok_or_else(|| err(name, format!("'{letter}' is not one letter")))?;
         let steps = betza::parse(betza_text).map_err(|e| err(name, e))?;
         let (reach, overlapping) = (reach_of(&steps), overlapping(&steps));
+        let initial_leaps = steps.iter().any(|st| st.initial);
         pieces.push(PieceDef {
             name: name.to_string(),
             letter,
@@ -116,6 +117,7 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
             royal: *name == "king",
             pawn: *name == "pawn",
             soldier: *name == "soldier",
+            initial_leaps,
             overlapping,
             reach,
             order: *order,
@@ -127,6 +129,7 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
         let letter = single_letter(letter).ok_or_else(|| err(k, format!("'{letter}' is not one letter")))?;
         let steps = betza::parse(betza_text).map_err(|e| err(k, e))?;
         let (reach, overlapping) = (reach_of(&steps), overlapping(&steps));
+        let initial_leaps = steps.iter().any(|st| st.initial);
         pieces.push(PieceDef {
             name: k.clone(),
             letter,
@@ -134,6 +137,7 @@ pub fn build(id: &str, keys: &BTreeMap<String, (String, String, usize)>) -> Resu
             royal: false,
             pawn: false,
             soldier: false,
+            initial_leaps,
             overlapping,
             reach,
             order: 50 + n,

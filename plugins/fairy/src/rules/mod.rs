@@ -24,6 +24,9 @@ pub struct PieceDef {
     pub pawn: bool,
     /// A soldier: it steps only forward until it reaches `soldierPromotionRank`.
     pub soldier: bool,
+    /// It has initial leaps (Betza's `i`): a custom pawn's double step,
+    /// which leaves squares to take it on en passant.
+    pub initial_leaps: bool,
     /// For each offset (White's view, see [`reach_index`]), the capturing
     /// steps that could reach it on an empty board, as a bit mask: attack
     /// tests look there before walking any ray.
