@@ -110,6 +110,7 @@ pub const EXACT: &[&str] = &[
     "pawnback",
     "legan",
     "berolina",
+    "petrified",
 ];
 
 fn variant(name: &str) -> FairyVariant {
@@ -228,6 +229,10 @@ fn given_starts_agree_with_fairy_stockfish() {
             // straight ahead (en passant), and one it may not take.
             "berolina@4k3/8/8/8/2p5/8/1P1P4/4K3 w - - 0 1",
             "berolina@4k3/6p1/8/5P2/8/8/8/4K3 b - - 0 1",
+            // Petrified: a bishop that takes turns to stone; a king may not
+            // take (it would be lost), so a pawn's check must be escaped.
+            "petrified@4k3/8/8/3p4/4B3/8/8/4K3 w - - 0 1",
+            "petrified@4k3/8/8/8/8/8/3p4/4K3 w - - 0 1",
             // Pawn sideways: an en passant square written with the pawn's.
             "pawnsideways@4k3/8/8/8/2pP4/8/8/4K3 b - d3d4 0 1",
         ],

@@ -104,7 +104,9 @@ impl Position {
                 if demote {
                     piece = Piece { kind: piece.base.unwrap_or(piece.kind), base: None, ..piece };
                 }
-                self.board[to] = Some(piece);
+                // A petrifying piece that takes turns to stone there.
+                let petrified = captures && rules.petrify_kinds.contains(&(piece.kind as usize));
+                self.board[to] = Some(if petrified { Piece::WALL } else { piece });
                 if captures && rules.blast {
                     self.explode(to);
                 }

@@ -44,7 +44,7 @@ impl Position {
         if theirs.iter().any(|&sq| gone(sq, them)) {
             return true;
         }
-        mine.iter().all(|&sq| (rules.blast && self.touches(sq, &theirs)) || !next.attacked(sq, them))
+        mine.iter().all(|&sq| (rules.blast && self.touches(sq, &theirs)) || !next.attacked_by_takers(sq, them))
     }
 
     /// Whether a pawn of the side to move may legally take en passant now.
@@ -310,9 +310,24 @@ impl Position {
         } else {
             // Out of check, a drop or a move of a piece off every line through
             // the king cannot expose it (see `Rules::lines_only`): no need to try it.
-            let king = self.royal_square(self.side);
-            let quiet_check =
-                king.is_some() && self.rules.lines_only && !self.rules.pseudo_royal && !self.in_check(self.side);
+            // A lone pseudo-royal piece (petrified's commoner), in a variant
+            // with no king, is guarded as a king is, where no blast can reach it.
+            let king = match (self.rules.pseudo_royal, self.rules.has_royal) {
+                (false, _) => self.royal_square(self.side),
+                (true, false) => match self.pseudo_royals(self.side).as_slice() {
+                    [sq] if !self.rules.blast && self.rules.lines_only => Some(*sq),
+                    _ => None,
+                },
+                // A king and pseudo-royal pieces besides (coregal): every move is tried.
+                (true, true) => None,
+            };
+            let quiet_check = king.is_some()
+                && self.rules.lines_only
+                && match (self.rules.pseudo_royal, king) {
+                    (false, _) => !self.in_check(self.side),
+                    (true, Some(sq)) => !self.attacked_by_takers(sq, self.side.opponent()),
+                    (true, None) => false,
+                };
             let hoppers = self.rules.hoppers;
             let w = self.rules.width as i32;
             let aligned = |sq: usize| {
@@ -321,10 +336,16 @@ impl Position {
                     df == 0 || dr == 0 || df.abs() == dr.abs()
                 })
             };
+            // A piece of an extinction kind dropped or promoted to may be a
+            // new pseudo-royal one: such a move is tried.
+            let becomes_royal = |k: usize| self.rules.pseudo_royal && self.rules.extinction_kinds.contains(&k);
             out.extend(pseudo.into_iter().filter(|&m| {
                 let safe_without_trying = quiet_check
                     && match m {
-                        Move::Drop { to, .. } => !hoppers || !aligned(to as usize),
+                        Move::Drop { to, kind, .. } => {
+                            !becomes_royal(kind as usize) && (!hoppers || !aligned(to as usize))
+                        }
+                        Move::Normal { promotion: Some(k), .. } if becomes_royal(k as usize) => false,
                         Move::Normal { from, to, .. } | Move::Demote { from, to } => {
                             Some(from as usize) != king
                                 && (!aligned(from as usize) || king.is_some_and(|k| !self.may_pin(k, from as usize)))

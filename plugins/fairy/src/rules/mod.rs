@@ -191,6 +191,9 @@ pub struct Rules {
     pub extinction: Option<End>,
     /// The kinds that must not all be lost (empty: every kind).
     pub extinction_kinds: Vec<usize>,
+    /// The kinds that turn to stone (a wall) where they capture
+    /// (`petrifyOnCaptureTypes`).
+    pub petrify_kinds: Vec<usize>,
     /// A side with at most this many of those kinds is extinct...
     pub extinction_count: u32,
     /// ...while the other side has at least this many.
