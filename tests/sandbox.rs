@@ -61,12 +61,18 @@ fn records(file: &Path) -> Vec<String> {
     lines
 }
 
+/// A path as an engine command takes it: in double quotes (a checkout's
+/// folder may hold spaces).
+fn quoted(path: &Path) -> String {
+    format!("\"{}\"", path.display())
+}
+
 /// A tournament of two sandboxed engines and a seeded MCTS player, stored in
 /// a new store and read back as records.
 fn tournament(name: &str, engine: &Path, concurrency: &str, workers: bool) -> Vec<String> {
     let dir = temp_dir(name);
     let db = dir.join("t.db");
-    let spec = format!("uci:{}", engine.display());
+    let spec = format!("uci:{}", quoted(engine));
     let (a, b) = (format!("a={spec}"), format!("b={spec},ips=2000000000"));
     let mut args = vec![
         "tournament",
@@ -123,7 +129,7 @@ fn the_same_tournament_gives_the_same_records_idle_or_loaded_on_threads_or_in_wo
 #[test]
 fn the_same_match_gives_the_same_games_and_a_sandboxed_engine_meets_a_native_one() {
     let engine = minimax_wasm();
-    let p1 = format!("uci:{}", engine.display());
+    let p1 = format!("uci:{}", quoted(&engine));
     let play = |name: &str, concurrency: &str| {
         let jsonl = temp_dir(name).join("m.jsonl");
         let run = arbiter(&[
@@ -208,13 +214,13 @@ fn a_bad_module_or_a_faulty_sandboxed_engine_costs_only_its_own_games() {
            (memory (export "memory") 1) (func (export "_start")))"#,
     );
     let engine = minimax_wasm();
-    let capped = format!("{},memory=1", engine.display());
+    let capped = format!("{},memory=1", quoted(&engine));
     let cases = [
-        (text.display().to_string(), "is not a WebAssembly module"),
-        (library.display().to_string(), "is not a WASI command: it exports no _start"),
-        (silent.display().to_string(), "uciok"),
-        (trap.display().to_string(), "trapped: wasm trap: wasm `unreachable` instruction executed"),
-        (threads.display().to_string(), "imports wasi::thread-spawn: threads are not granted in the sandbox"),
+        (quoted(&text), "is not a WebAssembly module"),
+        (quoted(&library), "is not a WASI command: it exports no _start"),
+        (quoted(&silent), "uciok"),
+        (quoted(&trap), "trapped: wasm trap: wasm `unreachable` instruction executed"),
+        (quoted(&threads), "imports wasi::thread-spawn: threads are not granted in the sandbox"),
         (capped, "over its cap of 1 MiB"),
     ];
     for (spec, says) in cases {
@@ -241,7 +247,7 @@ fn replay_db_plays_sandboxed_games_again_and_names_a_forged_resignation() {
     let db_text = db.to_str().unwrap();
     // A tenth of the default rate: a weaker engine, whose first game
     // reaches the ply limit.
-    let spec = format!("a=uci:{},ips=1500000000", engine.display());
+    let spec = format!("a=uci:{},ips=1500000000", quoted(&engine));
     let run = arbiter(&[
         "tournament",
         "--db",
@@ -288,7 +294,7 @@ fn replay_db_plays_sandboxed_games_again_and_names_a_forged_resignation() {
 #[test]
 fn an_independent_engine_plays_stockfish_and_itself_in_the_sandbox() {
     let dir = arbiter_e2e::fairymax();
-    let fairymax = format!("xboard:{},files={}", dir.join("fairymax.wasm").display(), dir.join("data").display());
+    let fairymax = format!("xboard:{},files={}", quoted(&dir.join("fairymax.wasm")), dir.join("data").display());
     let run = arbiter(&[
         "match",
         "chess",
@@ -415,16 +421,16 @@ fn sandboxed_engines_against_their_native_builds() {
     let cases: [Case; 2] = [
         (
             "Fairymax, depth 10",
-            fairymax.join("fairymax").display().to_string(),
-            fairymax.join("fairymax.wasm").display().to_string(),
+            quoted(&fairymax.join("fairymax")),
+            quoted(&fairymax.join("fairymax.wasm")),
             &fairy_lines,
             "move ",
             data.clone(),
         ),
         (
             "minimax (tests' engine), depth 5",
-            release.join("release").join("minimax").display().to_string(),
-            release.join("wasm32-wasip1").join("release").join("minimax.wasm").display().to_string(),
+            quoted(&release.join("release").join("minimax")),
+            quoted(&release.join("wasm32-wasip1").join("release").join("minimax.wasm")),
             &mini_lines,
             "bestmove",
             vec![],

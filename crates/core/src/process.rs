@@ -399,20 +399,6 @@ impl ChildProcess {
         ready > 0 && fd.revents & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) != 0
     }
 
-    /// Reads lines until one satisfies `want`, within `deadline`.
-    pub fn recv_until<T>(
-        &mut self,
-        deadline: Option<Instant>,
-        mut want: impl FnMut(&str) -> Option<T>,
-    ) -> Result<T, ProcessError> {
-        loop {
-            let line = self.recv(deadline)?;
-            if let Some(v) = want(&line) {
-                return Ok(v);
-            }
-        }
-    }
-
     /// The child exited (or is about to): its status, reaped, as an error.
     fn exited(&mut self, how: &str) -> ProcessError {
         // A child that closed its pipes may take a moment to be reapable.

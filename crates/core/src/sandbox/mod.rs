@@ -16,8 +16,9 @@
 //! dropped), virtual clocks, random bytes from the game's seed, the
 //! program's name and arguments, no environment, a memory cap, and only the
 //! folders the user grants (`files=DIR`), read-only. A module that
-//! imports threads, sockets or anything outside WASI preview 1 is refused
-//! when it is loaded, with one line naming the import.
+//! imports threads, sockets or anything outside WASI preview 1, or opens
+//! files (`path_open`) with no folder granted, is refused when it is
+//! loaded, with one line naming the import.
 
 mod files;
 mod wasi;
@@ -196,6 +197,16 @@ impl Sandboxed {
                     settings.memory_mb
                 )));
             }
+        }
+        // Opening files is refused at load unless a folder is granted: the
+        // other file calls reach nothing without an opened file.
+        let opens = pre.module().imports().any(|i| i.module() == wasi::P1 && i.name() == "path_open");
+        if opens && settings.files.is_empty() {
+            return Err(start_error(format!(
+                "{} imports {}::path_open: files are not granted in the sandbox (files=DIR grants a folder, read-only)",
+                path.display(),
+                wasi::P1
+            )));
         }
         let files = files::Files::granted(&settings.files).map_err(start_error)?;
         let shared = Arc::new(Mutex::new(Shared::default()));

@@ -166,6 +166,13 @@ fn bad_modules_are_refused_with_one_line_naming_what_is_wrong() {
             r#"(module (memory (export "memory") 1000) (func (export "_start")))"#,
             "needs 63 MiB of memory at start, over its cap of 16 MiB",
         ),
+        (
+            "files",
+            r#"(module (import "wasi_snapshot_preview1" "path_open"
+                 (func (param i32 i32 i32 i32 i32 i64 i64 i32 i32) (result i32)))
+               (memory (export "memory") 1) (func (export "_start")))"#,
+            "imports wasi_snapshot_preview1::path_open: files are not granted in the sandbox (files=DIR",
+        ),
     ];
     for (name, wat, says) in cases {
         let why = refusal(name, wat);
@@ -187,21 +194,26 @@ fn a_trap_an_exit_and_a_growth_past_the_cap_end_the_engine_with_the_reason() {
         (func (export "_start") (drop (memory.grow (i32.const 1000)))))"#;
     let status = start("grow", grow).unwrap().recv().err().unwrap().to_string();
     assert!(status.contains("went over its memory cap"), "{status}");
-    // A file call finds no folder: the engine goes on.
+    // With a folder granted, a path outside it is refused, and the engine
+    // goes on: opening "/" from the folder's descriptor answers an error.
     let files = format!(
         r#"(module {IMPORTS}
   (import "wasi_snapshot_preview1" "path_open"
     (func $open (param i32 i32 i32 i32 i32 i64 i64 i32 i32) (result i32)))
   (memory (export "memory") 1)
+  (data (i32.const 96) "..")
   (func (export "_start")
     (i32.store (i32.const 0) (i32.const 64))
     (i32.store (i32.const 4) (i32.const 2))
-    ;; "8\n" if path_open answered BADF (8)
-    (i32.store8 (i32.const 64) (i32.add (i32.const 48)
-      (call $open (i32.const 3) (i32.const 0) (i32.const 64) (i32.const 1) (i32.const 0) (i64.const 0) (i64.const 0) (i32.const 0) (i32.const 8))))
+    ;; a digit, then a newline: path_open's error number, 0 if it opened ".."
+    (i32.store8 (i32.const 64) (i32.add (i32.const 48) (i32.rem_u
+      (call $open (i32.const 3) (i32.const 0) (i32.const 96) (i32.const 2) (i32.const 0) (i64.const 0) (i64.const 0) (i32.const 0) (i32.const 8))
+      (i32.const 10))))
     (i32.store8 (i32.const 65) (i32.const 10))
     (drop (call $write (i32.const 1) (i32.const 0) (i32.const 1) (i32.const 8))))
 )"#
     );
-    assert_eq!(start("files", &files).unwrap().recv().unwrap(), "8");
+    let granted = SandboxSettings { files: vec![std::env::temp_dir()], ..settings() };
+    let mut engine = Sandboxed::start(&module("files", &files), &[], "files", granted).unwrap();
+    assert_ne!(engine.recv().unwrap(), "0", "'..' from a granted folder is refused");
 }

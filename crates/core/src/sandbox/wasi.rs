@@ -20,7 +20,7 @@ use super::{Shared, Stop};
 use crate::sync::LockExt;
 
 /// The module WASI preview 1 calls are imported from.
-const P1: &str = "wasi_snapshot_preview1";
+pub(super) const P1: &str = "wasi_snapshot_preview1";
 
 /// What the realtime clock reads at virtual time 0: 2025-01-01 00:00:00 UTC, in ns.
 const EPOCH_NS: u64 = 1_735_689_600 * 1_000_000_000;
