@@ -111,6 +111,7 @@ pub const EXACT: &[&str] = &[
     "legan",
     "berolina",
     "petrified",
+    "manchu",
 ];
 
 fn variant(name: &str) -> FairyVariant {
