@@ -82,21 +82,26 @@ impl Dialect {
         }
     }
 
-    /// A move in Fairy-Stockfish's coordinates as the engine writes it.
-    fn coordinates_to_engine(self, text: &str, size: BoardSize) -> String {
+    /// A move in Fairy-Stockfish's coordinates as the engine writes it
+    /// (UCI's, as it is).
+    fn coordinates_to_engine(self, text: String, size: BoardSize) -> String {
         match self {
-            Dialect::Uci => text.to_string(),
-            Dialect::Usi => super::usi::to_usi(text, size),
-            Dialect::Ucci => super::ucci::to_iccs(text, size),
+            Dialect::Uci => text,
+            Dialect::Usi => super::usi::to_usi(&text, size),
+            Dialect::Ucci => super::ucci::to_iccs(&text, size),
         }
     }
 
-    /// A move as the engine writes it, in Fairy-Stockfish's coordinates.
-    fn engine_to_coordinates(self, text: &str, size: BoardSize) -> String {
+    /// Moves as the engine writes them (one, or a line of them), in
+    /// Fairy-Stockfish's coordinates (UCI's, as they are).
+    fn engine_to_coordinates(self, text: String, size: BoardSize) -> String {
+        let each = |convert: fn(&str, BoardSize) -> String| {
+            text.split(' ').map(|m| convert(m, size)).collect::<Vec<_>>().join(" ")
+        };
         match self {
-            Dialect::Uci => text.to_string(),
-            Dialect::Usi => super::usi::from_usi(text, size),
-            Dialect::Ucci => super::ucci::from_iccs(text, size),
+            Dialect::Uci => text,
+            Dialect::Usi => each(super::usi::from_usi),
+            Dialect::Ucci => each(super::ucci::from_iccs),
         }
     }
 
@@ -124,26 +129,13 @@ pub struct BoardSize {
 }
 
 impl BoardSize {
-    /// The size of the board a FEN's placement describes (its first rank's
-    /// squares, and its ranks).
-    pub fn of_fen(fen: &str) -> BoardSize {
-        let board = fen.split(['[', ' ']).next().unwrap_or("");
-        let ranks = board.split('/').count() as u32;
-        let first = board.split('/').next().unwrap_or("");
-        let (mut files, mut run) = (0u32, String::new());
-        for c in first.chars() {
-            if c.is_ascii_digit() {
-                run.push(c);
-                continue;
-            }
-            files += run.parse::<u32>().unwrap_or(0);
-            run.clear();
-            if c.is_ascii_alphabetic() || c == '*' {
-                files += 1;
-            }
+    /// The size of a variant's board, as its geometry gives it (a graph
+    /// board, which no UCI-family engine plays, counts as 8x8).
+    pub fn of(info: &arbiter_api::schema::VariantInfo) -> BoardSize {
+        match info.board {
+            arbiter_api::schema::BoardGeometry::Grid { width, height, .. } => BoardSize { files: width, ranks: height },
+            arbiter_api::schema::BoardGeometry::Graph { .. } => BoardSize { files: 8, ranks: 8 },
         }
-        files += run.parse::<u32>().unwrap_or(0);
-        BoardSize { files, ranks }
     }
 }
 
@@ -440,7 +432,7 @@ impl Player for UciPlayer {
         let dialect = self.cfg.dialect;
         let state = super::whole_position(start, dialect.label())?;
         self.start_fen = state.position_text();
-        self.size = BoardSize::of_fen(&self.start_fen);
+        self.size = BoardSize::of(start.info);
         self.moves.clear();
         let chess960 = super::is_chess960(state);
         let variant = super::uci_variant(state);
@@ -488,7 +480,7 @@ impl Player for UciPlayer {
     fn notify(&mut self, seen: &Seen<'_>) {
         if let Some((before, mv)) = seen.before {
             let text = super::coordinate_text(before, mv).unwrap_or_else(|| seen.text.clone());
-            self.moves.push(self.cfg.dialect.coordinates_to_engine(&text, self.size));
+            self.moves.push(self.cfg.dialect.coordinates_to_engine(text, self.size));
         }
     }
 
@@ -499,7 +491,7 @@ impl Player for UciPlayer {
         let ponder_hit = self.settle_ponder()?;
         let dialect = self.cfg.dialect;
         let position = dialect.position(&self.start_fen, &self.moves);
-        let go = limits.go(dialect, None, self.ucci_ms());
+        let go = limits.go(dialect, None, dialect == Dialect::Ucci && self.ucci_ms());
         let infinite = go == "go infinite";
         let mut search = Search::default();
         let best = self.with_engine(|p| {
@@ -529,11 +521,9 @@ impl Player for UciPlayer {
         let answer = match best.as_str() {
             // USI's resignation.
             "resign" if dialect == Dialect::Usi => Answer::Resign,
-            _ => Answer::Text(dialect.engine_to_coordinates(&best, size)),
+            _ => Answer::Text(dialect.engine_to_coordinates(best, size)),
         };
-        let pv = search
-            .pv
-            .map(|pv| pv.split(' ').map(|m| dialect.engine_to_coordinates(m, size)).collect::<Vec<_>>().join(" "));
+        let pv = search.pv.map(|pv| dialect.engine_to_coordinates(pv, size));
         Ok(Reply {
             reported_ms: search.reported_ms,
             score: search.score,
@@ -583,7 +573,11 @@ impl UciPlayer {
         line.extend([best.to_string(), expected.clone()]);
         let dialect = self.cfg.dialect;
         let position = dialect.position(&self.start_fen, &line);
-        let go = limits.go(dialect, Some(used_ms), self.ucci_ms()).replacen("go", "go ponder", 1);
+        let go = limits.go(dialect, Some(used_ms), dialect == Dialect::Ucci && self.ucci_ms()).replacen(
+            "go",
+            "go ponder",
+            1,
+        );
         match self.with_engine(|p| {
             p.send(&position)?;
             Ok(p.send(&go)?)
