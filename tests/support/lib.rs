@@ -57,10 +57,14 @@ pub fn arbiter(args: &[&str]) -> Run {
 }
 
 /// Runs `arbiter` as [`arbiter()`] does; also returns its peak resident
-/// memory in KiB, as the kernel counted it (`wait4`'s `ru_maxrss`).
-#[allow(clippy::zombie_processes)] // reaped by wait4, which also gives its peak
+/// memory in KiB: the largest `VmHWM` of its own address space, read from
+/// `/proc` every few milliseconds while it runs. (`wait4`'s `ru_maxrss`
+/// would do, but the kernel folds into it the peak of the address space
+/// the child was spawned from, this whole test process's, at its `exec`.)
 pub fn arbiter_peak_rss(args: &[&str]) -> (Run, u64) {
     use std::io::Read;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
     let mut child = Command::new(arbiter_bin())
         .env_remove("ARBITER_PLUGIN_PATH")
         .env_remove("RUST_LOG")
@@ -69,6 +73,21 @@ pub fn arbiter_peak_rss(args: &[&str]) -> (Run, u64) {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("run arbiter");
+    let done = Arc::new(AtomicBool::new(false));
+    let status_file = format!("/proc/{}/status", child.id());
+    let watching = Arc::clone(&done);
+    let peak = std::thread::spawn(move || {
+        let mut peak = 0;
+        while !watching.load(Ordering::Relaxed) {
+            let hwm = std::fs::read_to_string(&status_file).ok().and_then(|s| {
+                let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+                line.split_whitespace().nth(1)?.parse::<u64>().ok()
+            });
+            peak = peak.max(hwm.unwrap_or(0));
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        peak
+    });
     let mut err = child.stderr.take().unwrap();
     let errors = std::thread::spawn(move || {
         let mut text = String::new();
@@ -77,14 +96,9 @@ pub fn arbiter_peak_rss(args: &[&str]) -> (Run, u64) {
     });
     let mut stdout = String::new();
     let _ = child.stdout.take().unwrap().read_to_string(&mut stdout);
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value, and wait4 only writes it.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: the pid is our own unreaped child; the pointers are valid for the call.
-    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
-    assert_eq!(pid, child.id() as libc::pid_t, "wait4 failed");
-    let ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
-    (Run { ok, stdout, stderr: errors.join().unwrap() }, usage.ru_maxrss as u64)
+    let status = child.wait().expect("wait for arbiter");
+    done.store(true, Ordering::Relaxed);
+    (Run { ok: status.success(), stdout, stderr: errors.join().unwrap() }, peak.join().unwrap())
 }
 
 static CARGO: Mutex<()> = Mutex::new(());
