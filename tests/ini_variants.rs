@@ -73,7 +73,7 @@ fn fairy_stockfish_plays_ini_variants_refereed_move_by_move_and_pyffish_agrees()
             "{}: {termination}",
             r.variant
         );
-        let moves: Vec<String> = r.plies.iter().map(|p| p.text.clone()).collect();
+        let moves: Vec<String> = r.plies.iter().map(|p| p.coordinates.clone().expect("coordinates")).collect();
         let name = if r.variant == "fairy-chess" { "chess" } else { r.variant.as_str() };
         assert_eq!(pyffish_final(name, &r.start_position, &moves), r.final_position, "{}: {termination}", r.variant);
     }

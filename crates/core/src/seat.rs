@@ -124,6 +124,9 @@ pub struct Seen<'a> {
     pub player: Seat,
     /// The move as this viewer sees it.
     pub text: String,
+    /// The move in engine coordinates (`e2e4`), for perfect-information
+    /// variants that offer them.
+    pub coordinates: Option<&'a str>,
     /// The state before the move and the move id, only for perfect-information variants.
     pub before: Option<(&'a Game, u64)>,
 }

@@ -159,6 +159,7 @@ pub fn record(movers: &[u32]) -> GameRecord {
             player: Seat::new(player),
             mv: i as u64,
             text: format!("m{i}"),
+            coordinates: None,
             used_us: 1500 * i as u64,
             reported_ms: (i % 2 == 0).then_some(i as u64),
             clock_ms: Some(60_000 - i as u64),

@@ -195,8 +195,9 @@ impl Drop for Journal {
 }
 
 /// A ply as bytes: player, move id, used µs, a byte of flags saying which
-/// optional fields follow, those fields, then the text and the pv (if any),
-/// each as a u32 length and its bytes. Every field of [`PlyRecord`] is kept.
+/// optional fields follow, those fields, then the text, the pv (if any) and
+/// the coordinates (if any, last: older entries end before them), each as a
+/// u32 length and its bytes. Every field of [`PlyRecord`] is kept.
 fn encode(p: &PlyRecord) -> Vec<u8> {
     let mut b = Vec::with_capacity(64 + p.text.len() + p.pv.as_ref().map_or(0, String::len));
     b.extend_from_slice(&p.player.number().to_le_bytes());
@@ -234,7 +235,7 @@ fn encode(p: &PlyRecord) -> Vec<u8> {
     if let Some(v) = p.ponder_hit {
         b.push(v as u8);
     }
-    for text in [Some(&p.text), p.pv.as_ref()].into_iter().flatten() {
+    for text in [Some(&p.text), p.pv.as_ref(), p.coordinates.as_ref()].into_iter().flatten() {
         b.extend_from_slice(&(text.len() as u32).to_le_bytes());
         b.extend_from_slice(text.as_bytes());
     }
@@ -278,7 +279,22 @@ fn decode(b: &[u8]) -> Option<PlyRecord> {
     let ponder_hit = if on(7) { Some(b.take::<1>()?[0] != 0) } else { None };
     let text = b.text()?;
     let pv = if on(6) { Some(b.text()?) } else { None };
-    Some(PlyRecord { player, mv, text, used_us, reported_ms, clock_ms, score, depth, nodes, seldepth, pv, ponder_hit })
+    let coordinates = if b.0.is_empty() { None } else { Some(b.text()?) };
+    Some(PlyRecord {
+        player,
+        mv,
+        text,
+        coordinates,
+        used_us,
+        reported_ms,
+        clock_ms,
+        score,
+        depth,
+        nodes,
+        seldepth,
+        pv,
+        ponder_hit,
+    })
 }
 
 #[cfg(all(test, unix))]
@@ -290,6 +306,7 @@ mod tests {
             player: Seat::new(i % 2),
             mv: u64::from(i) << 40 | 7,
             text: format!("m{i}é"),
+            coordinates: (i % 4 == 1).then(|| format!("a{i}b{i}")),
             used_us: u64::from(i) * 3,
             reported_ms: i.is_multiple_of(3).then_some(5),
             clock_ms: i.is_multiple_of(2).then_some(60_000 - u64::from(i)),

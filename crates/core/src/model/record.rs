@@ -19,6 +19,11 @@ pub struct PlyRecord {
     pub mv: u64,
     /// The move in the variant's notation, as the referee sees it.
     pub text: String,
+    /// The move in the coordinates engines read and write (UCI's `e2e4`,
+    /// Fairy-Stockfish's `P@e4` for ini variants), for perfect-information
+    /// variants that offer them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coordinates: Option<String>,
     /// Wall time the player took, measured by the host, in microseconds.
     pub used_us: u64,
     /// Time the player said it used (engines), for the host-latency figure.

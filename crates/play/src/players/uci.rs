@@ -478,8 +478,8 @@ impl Player for UciPlayer {
     }
 
     fn notify(&mut self, seen: &Seen<'_>) {
-        if let Some((before, mv)) = seen.before {
-            let text = super::coordinate_text(before, mv).unwrap_or_else(|| seen.text.clone());
+        if seen.before.is_some() {
+            let text = seen.coordinates.map_or_else(|| seen.text.clone(), String::from);
             self.moves.push(self.cfg.dialect.coordinates_to_engine(text, self.size));
         }
     }

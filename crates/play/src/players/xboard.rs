@@ -306,8 +306,8 @@ impl Player for XboardPlayer {
     }
 
     fn notify(&mut self, seen: &Seen<'_>) {
-        if let Some((before, mv)) = seen.before {
-            let text = super::coordinate_text(before, mv).unwrap_or_else(|| seen.text.clone());
+        if seen.before.is_some() {
+            let text = seen.coordinates.map_or_else(|| seen.text.clone(), String::from);
             let text = if self.zero_ranks { super::shift_ranks(&text, -1) } else { text };
             // Its own move the engine has played already.
             if self.own.as_deref() == Some(text.as_str()) {

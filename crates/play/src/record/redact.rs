@@ -11,11 +11,14 @@ use arbiter_core::model::{GameRecord, PlyRecord};
 /// The record's plies with each move text as `viewer` saw it.
 pub fn plies_as_seen_by(variant: &VariantHandle, record: &GameRecord, viewer: Viewer) -> Result<Vec<PlyRecord>, Error> {
     let mut game = variant.from_position(&record.start_position, &record.options)?;
+    let hidden = variant.info().capabilities.hidden_information;
     let mut plies = Vec::with_capacity(record.plies.len());
     for ply in &record.plies {
         let text = game.move_text(ply.mv, viewer)?;
         game.apply(ply.mv)?;
-        plies.push(PlyRecord { text, ..ply.clone() });
+        // Coordinates are only ever kept for perfect-information games.
+        let coordinates = ply.coordinates.clone().filter(|_| !hidden);
+        plies.push(PlyRecord { text, coordinates, ..ply.clone() });
     }
     Ok(plies)
 }

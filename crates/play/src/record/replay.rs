@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use super::pgn::GameReader;
 use arbiter_core::clock::Limit;
-use arbiter_core::model::{GameRecord, Seat};
+use arbiter_core::model::{GameRecord, PlyRecord, Seat};
 use arbiter_core::plugin::Registry;
 use arbiter_core::verdict::Termination;
 
@@ -41,6 +41,14 @@ impl std::fmt::Display for ReplayError {
 pub fn first_difference(played: &GameRecord, again: &GameRecord) -> Option<String> {
     for (i, (a, b)) in played.plies.iter().zip(&again.plies).enumerate() {
         let ply = i + 1;
+        // A record written before its variant had a notation of its own
+        // holds the move's coordinates as its text, and none apart.
+        let older = a.coordinates.is_none() && b.coordinates.as_ref() == Some(&a.text);
+        let b = &PlyRecord {
+            text: if older { a.text.clone() } else { b.text.clone() },
+            coordinates: if a.coordinates.is_none() { None } else { b.coordinates.clone() },
+            ..b.clone()
+        };
         let what = if a.mv != b.mv || a.text != b.text {
             format!("the move is {} in the record, {} played again", a.text, b.text)
         } else if a.used_us != b.used_us || a.clock_ms != b.clock_ms {

@@ -305,6 +305,7 @@ mod tests {
                 player: Seat::new(player),
                 mv: i as u64,
                 text: String::new(),
+                coordinates: None,
                 used_us: 0,
                 reported_ms: None,
                 clock_ms: None,

@@ -414,18 +414,26 @@ impl<'a, 'w> Referee<'a, 'w> {
     fn play(&mut self, players: &mut [Box<dyn Player>], player: Seat, used_us: u64, said: &Reply) -> Result<(), Error> {
         let Answer::Move(mv) = said.answer else { unreachable!("a played move is an id") };
         let text = self.game.move_text(mv, Viewer::Referee)?;
+        let hidden = self.hidden();
+        // Everyone sees a perfect-information game's moves as the referee does.
+        let seen_by = |game: &Game, viewer: Viewer| match hidden {
+            true => game.move_text(mv, viewer),
+            false => Ok(text.clone()),
+        };
         let views: Vec<String> =
-            Seat::all(players.len()).map(|q| self.game.move_text(mv, q.viewer())).collect::<Result<_, _>>()?;
+            Seat::all(players.len()).map(|q| seen_by(&self.game, q.viewer())).collect::<Result<_, _>>()?;
         // Only a frame needs the move as the spectator saw it.
         let framed = self.watch.as_mut().is_some_and(|w| w.wants(false));
-        let spectator = framed.then(|| self.game.move_text(mv, Viewer::Spectator)).transpose()?;
-        let before = (!self.hidden()).then(|| self.game.clone());
+        let spectator = framed.then(|| seen_by(&self.game, Viewer::Spectator)).transpose()?;
+        let coordinates = if hidden { None } else { self.coordinates(mv) };
+        let before = (!hidden).then(|| self.game.clone());
         self.game.apply(mv)?;
         let clock_ms = self.clocks[player.index()].remaining_ms();
         self.plies.push(PlyRecord {
             player,
             mv,
             text,
+            coordinates,
             used_us,
             reported_ms: said.reported_ms,
             clock_ms,
@@ -442,13 +450,21 @@ impl<'a, 'w> Referee<'a, 'w> {
         if let Some(spectator) = spectator {
             self.last_seen = views.iter().cloned().chain([spectator]).collect();
         }
+        let coordinates = self.plies.last().and_then(|p| p.coordinates.as_deref());
         for (p, view) in players.iter_mut().zip(views) {
-            p.notify(&Seen { player, text: view, before: before.as_ref().map(|g| (g, mv)) });
+            p.notify(&Seen { player, text: view, coordinates, before: before.as_ref().map(|g| (g, mv)) });
         }
         if framed {
             self.frame(players.len(), None);
         }
         Ok(())
+    }
+
+    /// `mv` in engine coordinates, if the variant offers them (its
+    /// `uci_move` call; asked only of perfect-information games).
+    fn coordinates(&mut self, mv: u64) -> Option<String> {
+        let text = self.game.call_json("uci_move", &serde_json::json!({ "move": mv })).ok()?;
+        text.as_str().map(String::from)
     }
 
     /// Whether every player but `from` accepts `from`'s draw offer.
