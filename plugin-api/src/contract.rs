@@ -362,8 +362,10 @@ fn record_unsafe(text: &str) -> Option<&'static str> {
         Some("contains white space, which splits a move in PGN")
     } else if ["1-0", "0-1", "1/2-1/2", "*"].contains(&text) {
         Some("is a PGN game result")
-    } else if text.contains(['{', '}', ';', '[', ']', '*', '"']) {
-        Some("contains a character PGN reserves ({ } ; [ ] * \")")
+    } else if text.contains(['{', '}', ';', '[', ']', '"']) {
+        // A `*` inside a move (shogi's drop `P*55`) is kept by readers that
+        // split movetext at white space; alone it is a result (above).
+        Some("contains a character PGN reserves ({ } ; [ ] \")")
     } else if text.starts_with(['$', '%']) {
         Some("starts like a PGN annotation ($ or %)")
     } else if text.trim_end_matches('.').chars().all(|c| c.is_ascii_digit()) && text.ends_with('.') {

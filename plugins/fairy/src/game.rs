@@ -315,6 +315,17 @@ impl FairyGame {
         })
     }
 
+    /// The legal moves (none once the game has ended).
+    pub fn legal(&self) -> &[Move] {
+        &self.legal
+    }
+
+    /// A move's coordinates, as Fairy-Stockfish's UCI writes them (`e2e4`,
+    /// `P@e4`, `h2b8+`): what engines read and write.
+    pub fn uci(&self, mv: u64) -> String {
+        Move::from_id(mv).map(|m| self.pos.uci(m)).unwrap_or_default()
+    }
+
     /// Plays a legal move, keeping the counters the rules need.
     pub fn play_move(&mut self, m: Move) {
         let mover = self.pos.side;
@@ -372,7 +383,11 @@ impl Game for FairyGame {
     }
 
     fn move_text(&self, mv: u64, _viewer: Viewer) -> String {
-        Move::from_id(mv).map(|m| self.pos.uci(m)).unwrap_or_default()
+        Move::from_id(mv).map(|m| self.notation(m)).unwrap_or_default()
+    }
+
+    fn parse_move(&self, text: &str) -> Result<u64, arbiter_api::Error> {
+        self.read_move(text).map(Move::id)
     }
 
     fn position_text(&self) -> String {
@@ -469,6 +484,12 @@ impl Game for FairyGame {
 
     fn move_cells(&self, mv: u64) -> Option<Vec<u32>> {
         Some(match Move::from_id(mv)? {
+            // The move's cells, then the wall's.
+            Move::Walled { base, wall } => {
+                let mut cells = self.move_cells(base)?;
+                cells.push(wall as u32);
+                cells
+            }
             Move::Normal { from, to, .. }
             | Move::EnPassant { from, to }
             | Move::Castle { from, to, .. }
@@ -481,7 +502,7 @@ impl Game for FairyGame {
 
     fn call_json(&mut self, method: &str, args: &serde_json::Value) -> Result<serde_json::Value, arbiter_api::Error> {
         match method {
-            // The notation is UCI already: engines get the text as it is.
+            // Engines read and write coordinates.
             "uci_move" => {
                 let id = args["move"].as_u64().filter(|&m| self.legal.iter().any(|x| x.id() == m));
                 let m = id.and_then(Move::from_id).ok_or_else(|| {

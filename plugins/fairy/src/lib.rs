@@ -10,6 +10,7 @@
 pub mod betza;
 pub mod game;
 pub mod ini;
+pub mod notation;
 pub mod position;
 pub mod rules;
 

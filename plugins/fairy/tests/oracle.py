@@ -1,15 +1,19 @@
 """Perft of ini variants by Fairy-Stockfish's rules (pyffish), as an
 independent oracle for arbiter's ini plugin: for each variant (or
 `variant@FEN`), its start position and positions of seeded random games, each with the number of
-legal move sequences of 1..DEPTH plies (none after an immediate end).
+legal move sequences of 1..DEPTH plies (none after an immediate end; two
+at most from a position of over 200 moves).
 Prints one JSON object a line: {variant, fen, written, counts, moves,
 children} (the FEN as Fairy-Stockfish writes it back, and after each legal
-move)."""
+move), and with `san` each legal move's text in the variant's notation."""
 import json, random, sys
 
 import pyffish as sf
 
 variants, depth, games, plies = sys.argv[1].split(","), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+# A fifth argument `san`: each position also gives each legal move as
+# Fairy-Stockfish writes it by default (`san`: {move: text}).
+with_san = sys.argv[5:] == ["san"]
 
 
 def counts(v, fen, moves, depth, legal=None):
@@ -44,5 +48,12 @@ for spec in variants:
         positions.append(sf.get_fen(v, start, moves))
     for fen in positions:
         legal = sorted(sf.legal_moves(v, fen, []))
+        # A position of more than 200 moves (duck chess, the Amazons,
+        # isolation) is counted two plies deep: three would take pyffish
+        # hours, one call a position below.
+        d = depth if len(legal) <= 200 else min(depth, 2)
         children = {m: sf.get_fen(v, fen, [m]) for m in legal}
-        print(json.dumps({"variant": v, "fen": fen, "written": sf.get_fen(v, fen, []), "counts": counts(v, fen, [], depth, legal), "moves": legal, "children": children}))
+        case = {"variant": v, "fen": fen, "written": sf.get_fen(v, fen, []), "counts": counts(v, fen, [], d, legal), "moves": legal, "children": children}
+        if with_san:
+            case["san"] = {m: sf.get_san(v, fen, m) for m in legal}
+        print(json.dumps(case))

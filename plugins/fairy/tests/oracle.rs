@@ -112,6 +112,11 @@ pub const EXACT: &[&str] = &[
     "berolina",
     "petrified",
     "manchu",
+    "snailtrail",
+    "duck",
+    "amazons",
+    "isolation",
+    "isolation7x7",
 ];
 
 fn variant(name: &str) -> FairyVariant {
@@ -119,19 +124,27 @@ fn variant(name: &str) -> FairyVariant {
     all.into_iter().find(|v| v.rules.id == name).unwrap_or_else(|| panic!("no ini variant {name}"))
 }
 
-fn oracle(variants: &[&str], depth: u32, games: u32, plies: u32) -> Vec<Value> {
+fn oracle(variants: &[&str], depth: u32, games: u32, plies: u32, san: bool) -> Vec<Value> {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/oracle.py");
-    let out = std::process::Command::new("python3")
-        .args([script, &variants.join(","), &depth.to_string(), &games.to_string(), &plies.to_string()])
-        .output()
-        .expect("python3");
+    let mut args =
+        vec![script.to_string(), variants.join(","), depth.to_string(), games.to_string(), plies.to_string()];
+    if san {
+        args.push("san".into());
+    }
+    let out = std::process::Command::new("python3").args(args).output().expect("python3");
     assert!(out.status.success(), "pyffish (pip install pyffish): {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
 }
 
 fn agree(variants: &[&str], depth: u32, games: u32, plies: u32) {
+    agree_with(variants, depth, games, plies, false)
+}
+
+/// As [`agree`], and with `san` every legal move's text must be what
+/// Fairy-Stockfish writes by default.
+fn agree_with(variants: &[&str], depth: u32, games: u32, plies: u32, san: bool) {
     let mut failures = Vec::new();
-    for case in oracle(variants, depth, games, plies) {
+    for case in oracle(variants, depth, games, plies, san) {
         let name = case["variant"].as_str().unwrap();
         let fen = case["fen"].as_str().unwrap();
         let v = variant(name);
@@ -149,7 +162,7 @@ fn agree(variants: &[&str], depth: u32, games: u32, plies: u32) {
         }
         let mut ids = Vec::new();
         game.legal_moves(&mut ids);
-        let mut ours: Vec<String> = ids.iter().map(|&m| game.move_text(m, arbiter_api::Viewer::Referee)).collect();
+        let mut ours: Vec<String> = ids.iter().map(|&m| game.uci(m)).collect();
         ours.sort();
         let theirs: Vec<String> =
             case["moves"].as_array().unwrap().iter().map(|m| m.as_str().unwrap().to_string()).collect();
@@ -161,7 +174,18 @@ fn agree(variants: &[&str], depth: u32, games: u32, plies: u32) {
         }
         // Every move leads where Fairy-Stockfish's does, counters and all.
         for &id in &ids {
-            let text = game.move_text(id, arbiter_api::Viewer::Referee);
+            let text = game.uci(id);
+            if san {
+                let written = game.move_text(id, arbiter_api::Viewer::Referee);
+                let want = case["san"][&text].as_str().unwrap_or_default();
+                if written != want {
+                    failures.push(format!("{name} {fen}: {text} written {written}, Fairy-Stockfish {want}"));
+                }
+                match game.parse_move(&written) {
+                    Ok(back) if back == id => {}
+                    other => failures.push(format!("{name} {fen}: {written} read back as {other:?}, not {text}")),
+                }
+            }
             let mut child = game.clone();
             child.play(id);
             let want = case["children"][&text].as_str().unwrap_or_default();
@@ -250,6 +274,43 @@ fn every_exact_variant_agrees_with_fairy_stockfish_at_depth_3() {
         Ok(list) => agree(&list.split(',').collect::<Vec<_>>(), 3, 8, 60),
         Err(_) => agree(EXACT, 3, 8, 60),
     }
+}
+
+/// Variants whose notation has something of its own: drops, gating,
+/// shogi's and its promotions, synonyms (xiangqi), walls, pawns that are
+/// not chess pawns, castling of every width.
+const NOTATION_SAMPLE: &[&str] = &[
+    "chess",
+    "crazyhouse",
+    "seirawan",
+    "shogi",
+    "minishogi",
+    "kyotoshogi",
+    "torishogi",
+    "xiangqi",
+    "manchu",
+    "duck",
+    "isolation",
+    "makruk",
+    "capablanca",
+    "grand",
+    "atomic",
+    "berolina",
+    "fischerandom",
+];
+
+#[test]
+fn moves_are_written_as_fairy_stockfish_writes_them() {
+    match std::env::var("ARBITER_ORACLE_VARIANTS") {
+        Ok(list) => agree_with(&list.split(',').collect::<Vec<_>>(), 1, 4, 80, true),
+        Err(_) => agree_with(NOTATION_SAMPLE, 1, 2, 80, true),
+    }
+}
+
+#[test]
+#[ignore = "long: every exact variant's notation over 8 random games"]
+fn every_exact_variant_writes_moves_as_fairy_stockfish_does() {
+    agree_with(EXACT, 1, 8, 80, true)
 }
 
 #[test]
@@ -396,7 +457,7 @@ fn ends_and_moves_agree_with_fairy_stockfish_on_crafted_positions() {
         }
         let mut ids = Vec::new();
         game.legal_moves(&mut ids);
-        let mut mine: Vec<String> = ids.iter().map(|&m| game.move_text(m, arbiter_api::Viewer::Referee)).collect();
+        let mut mine: Vec<String> = ids.iter().map(|&m| game.uci(m)).collect();
         mine.sort();
         if mine != moves {
             failures.push(format!("{name} {fen}: moves {mine:?}, Fairy-Stockfish {moves:?}"));
@@ -417,8 +478,7 @@ fn a_mate_by_a_pawn_drop_loses_for_the_dropper_as_fairy_stockfish_scores_it() {
     let mut game = variant(name).from_position(fen, &Default::default()).unwrap();
     let mut ids = Vec::new();
     game.legal_moves(&mut ids);
-    let id =
-        *ids.iter().find(|&&m| game.move_text(m, arbiter_api::Viewer::Referee) == drop).expect("the drop is legal");
+    let id = *ids.iter().find(|&&m| game.uci(m) == drop).expect("the drop is legal");
     game.play(id);
     let status = game.status();
     assert_eq!(status.outcome, arbiter_api::Outcome::Win(game.to_move()), "{status:?}");

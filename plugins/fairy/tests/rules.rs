@@ -102,7 +102,7 @@ fn double_step_rank_is_applied_and_a_key_nothing_reads_is_refused() {
     let game = v.from_position("4k3/8/8/8/8/P7/1P6/4K3 w - - 0 1", &Default::default()).unwrap();
     let mut moves = Vec::new();
     game.legal_moves(&mut moves);
-    let texts: Vec<String> = moves.iter().map(|&m| game.move_text(m, Viewer::Referee)).collect();
+    let texts: Vec<String> = moves.iter().map(|&m| game.uci(m)).collect();
     assert!(texts.iter().any(|t| t == "a3a5") && texts.iter().any(|t| t == "b2b4"), "{texts:?}");
     let e = FairyVariant::from_ini("[min:chess]\ndoubleStepRankMin = 3\n", "min").err().unwrap();
     assert!(e.contains("doubleStepRankMin: unknown key"), "{e}");
@@ -164,4 +164,46 @@ fn repetitions_lose_for_perpetual_check_and_where_the_variant_says() {
     let tori = "rpckcpl/3f3/sssssss/2s1S2/SSSSSSS/3F3/LPCKCPR[] w - - 0 1";
     let s = run("torishogi", tori, &cycle("d2c2", "d6c6", "c2d2", "c6d6", 3));
     assert_eq!((s[11].outcome, s[11].reason), (Outcome::Win(0), "repetition"), "gote completed it");
+}
+
+/// Every legal move's text in `variant` at `fen`, as the referee writes it.
+fn written(variant: &str, fen: &str) -> (arbiter_fairy::FairyGame, Vec<String>) {
+    let v = installed().into_iter().find(|v| v.id == variant).unwrap();
+    let game = v.from_position(fen, &Default::default()).unwrap();
+    let mut moves = Vec::new();
+    game.legal_moves(&mut moves);
+    let texts = moves.iter().map(|&m| game.move_text(m, Viewer::Referee)).collect();
+    (game, texts)
+}
+
+#[test]
+fn moves_are_written_in_the_variants_notation_and_read_back_in_any_common_form() {
+    // SAN: file before rank to tell knights apart, a pawn's capture by its
+    // file, promotion with check, castling, mate.
+    let (game, texts) = written("fairy-chess", "r3k2r/1P6/8/8/8/1N3N2/8/R3K2R w KQkq - 0 1");
+    for t in ["Nbd2", "Nfd4", "bxa8=Q+", "b8=N", "O-O", "O-O-O"] {
+        assert!(texts.iter().any(|x| x == t), "{t} in {texts:?}");
+    }
+    let (_, texts) = written("fairy-chess", "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1");
+    assert!(texts.iter().any(|x| x == "Ra8#"), "{texts:?}");
+    // Read back: the text, without or with other marks, or coordinates.
+    let castle = game.parse_move("O-O").unwrap();
+    for t in ["0-0", "O-O!", "e1g1"] {
+        assert_eq!(game.parse_move(t).unwrap(), castle, "{t}");
+    }
+    assert_eq!(game.parse_move("bxa8=Q").unwrap(), game.parse_move("b7a8q").unwrap());
+    assert!(game.parse_move("Nc3d5").is_err() && game.parse_move("").is_err());
+    // Shogi: numbered squares from the right and the top, drops with `*`,
+    // `+` to promote and `=` to decline, a promoted piece as `+` and its
+    // letter; no check marks.
+    let (game, texts) = written("shogi", "4k4/9/9/9/9/9/1B7/2+R6/4K4[P] w - - 0 1");
+    for t in ["P*55", "B-43+", "B-43=", "B-76", "+R-77"] {
+        assert!(texts.iter().any(|x| x == t), "{t} in {texts:?}");
+    }
+    assert_eq!(game.parse_move("P*55").unwrap(), game.parse_move("P@e5").unwrap());
+    // Xiangqi: the horse and elephant as H and E (N and B in FEN).
+    let (_, texts) = written("xiangqi", "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1");
+    for t in ["Hc3", "Ece3", "Che3"] {
+        assert!(texts.iter().any(|x| x == t), "{t} in {texts:?}");
+    }
 }

@@ -2,7 +2,7 @@
 //! castling and gating rights, counters, explosions, pieces to hand.
 
 use crate::betza::Hop;
-use crate::rules::Counting;
+use crate::rules::{Counting, Walling};
 
 use super::{Color, Move, Piece, Position};
 
@@ -19,6 +19,21 @@ impl Position {
 
     /// Plays `m`, keeping any en passant square a double step leaves.
     pub(super) fn apply_raw(&mut self, m: Move) {
+        if let Move::Walled { wall, .. } = m {
+            // The duck leaves its square for the new one; other walls stay.
+            if self.rules.walling == Some(Walling::Duck) {
+                for sq in self.board.iter_mut().filter(|p| p.is_some_and(|p| p.color == Color::Wall)) {
+                    *sq = None;
+                }
+            }
+            self.apply_raw(m.unwalled());
+            self.board[wall as usize] = Some(Piece::WALL);
+            // A wall on the square a pawn passed leaves nothing to take there.
+            if self.ep == Some(wall) {
+                self.ep = None;
+            }
+            return;
+        }
         let us = self.side;
         let rules = self.rules.clone();
         let mut reset = false;
@@ -32,7 +47,7 @@ impl Position {
             let captured = match m {
                 Move::Normal { to, .. } | Move::Demote { to, .. } | Move::Gate { to, .. } => self.board[to as usize],
                 Move::EnPassant { .. } => Some(Piece { kind: 0, color: us.opponent(), promoted: false, base: None }),
-                Move::Castle { .. } | Move::GateCastle { .. } | Move::Drop { .. } => None,
+                Move::Castle { .. } | Move::GateCastle { .. } | Move::Drop { .. } | Move::Walled { .. } => None,
             };
             let pawn_promotion = matches!(m, Move::Normal { from, promotion: Some(_), .. }
                 if self.board[from as usize].is_some_and(|p| rules.pieces[p.kind as usize].pawn));
@@ -91,9 +106,6 @@ impl Position {
                     self.castle_rooks[us as usize].clear();
                 }
                 self.castle_rooks[us as usize].retain(|&r| r as usize != from);
-                if rules.walling_past {
-                    self.board[from] = Some(Piece::WALL);
-                }
                 if let Some(k) = promotion {
                     piece = if def.pawn {
                         Piece { kind: k, color: us, promoted: rules.captures_to_hand && !rules.drop_loop, base: None }
@@ -134,6 +146,8 @@ impl Position {
                 self.board[rook_to] = r;
                 self.castle_rooks[us as usize].clear();
             }
+            // Played above, wall and all.
+            Move::Walled { .. } => {}
             Move::Drop { kind, to, promoted } => {
                 // A drop resets the n-move count, as Fairy-Stockfish counts it.
                 reset = true;

@@ -365,14 +365,22 @@ impl Position {
     pub fn uci(&self, m: Move) -> String {
         let r = &self.rules;
         match m {
-            Move::Normal { from, to, promotion } if r.walling_past => {
-                // Fairy-Stockfish's gating notation: the move, then where the wall goes.
-                let (a, b) = (r.square_name(from as usize), r.square_name(to as usize));
-                let mut s = format!("{a}{b}");
-                if let Some(k) = promotion {
-                    s.push(r.pieces[k as usize].letter);
-                }
-                format!("{s},{b}{a}")
+            // Fairy-Stockfish's gating notation: the move, then where the
+            // piece landed and where the wall goes.
+            Move::Walled { wall, .. } => {
+                let base = m.unwalled();
+                let landed = match base {
+                    Move::Castle { rook, .. } if r.chess960 => rook,
+                    Move::Normal { to, .. }
+                    | Move::EnPassant { to, .. }
+                    | Move::Castle { to, .. }
+                    | Move::Demote { to, .. }
+                    | Move::Gate { to, .. }
+                    | Move::GateCastle { to, .. }
+                    | Move::Drop { to, .. } => to,
+                    Move::Walled { .. } => wall,
+                };
+                format!("{},{}{}", self.uci(base), r.square_name(landed as usize), r.square_name(wall as usize))
             }
             Move::Normal { from, to, promotion } => {
                 let mut s = format!("{}{}", r.square_name(from as usize), r.square_name(to as usize));

@@ -96,6 +96,8 @@ pub enum Move {
     Gate { from: u16, to: u16, kind: u8 },
     /// Castling that brings `kind` from hand onto the king's square, or the rook's if `on_rook`.
     GateCastle { from: u16, to: u16, rook: u16, kind: u8, on_rook: bool },
+    /// A move (`base`, its number) that then puts a wall on `wall` (`wallingRule`).
+    Walled { base: u64, wall: u16 },
 }
 
 impl Move {
@@ -119,20 +121,37 @@ impl Move {
                     | (rook as u64) << 28
                     | (on_rook as u64) << 36
             }
+            Move::Walled { base, wall } => base | (wall as u64 + 1) << WALL_SHIFT,
         }
     }
 
-    /// The move without its gated piece.
+    /// The move without its gated piece or its wall.
     pub fn ungated(self) -> Move {
-        match self {
+        match self.unwalled() {
             Move::Gate { from, to, .. } => Move::Normal { from, to, promotion: None },
             Move::GateCastle { from, to, rook, .. } => Move::Castle { from, to, rook },
             other => other,
         }
     }
 
+    /// The move without its wall.
+    pub fn unwalled(self) -> Move {
+        match self {
+            Move::Walled { base, .. } => Move::from_id(base).unwrap_or(self),
+            other => other,
+        }
+    }
+
     /// The move a number names, if it names one.
     pub fn from_id(id: u64) -> Option<Move> {
+        let wall = (id >> WALL_SHIFT) & 0xff;
+        if wall != 0 {
+            let base = id & ((1 << WALL_SHIFT) - 1);
+            return match Move::from_id(base)? {
+                Move::Walled { .. } => None,
+                _ => Some(Move::Walled { base, wall: wall as u16 - 1 }),
+            };
+        }
         let from = ((id >> 4) & 0xff) as u16;
         let to = ((id >> 12) & 0xff) as u16;
         let piece = ((id >> 20) & 0xff) as u8;
@@ -149,6 +168,9 @@ impl Move {
         })
     }
 }
+
+/// Where a move's number keeps its wall square (plus one; 0: no wall).
+const WALL_SHIFT: u32 = 40;
 
 /// The most squares a board has (12 files, 10 ranks).
 pub const MOST_SQUARES: usize = 120;

@@ -2,6 +2,7 @@
 //! gating, then the king's safety.
 
 use super::{Color, Move, Position};
+use crate::rules::Walling;
 
 impl Position {
     /// Whether `m` keeps the side to move's pseudo-royal pieces: none blown
@@ -10,6 +11,7 @@ impl Position {
         let (us, them) = (self.side, self.side.opponent());
         let rules = &self.rules;
         let mut mine = self.pseudo_royals(us);
+        let m = m.unwalled();
         let (from, dest) = match m {
             Move::Normal { from, to, .. }
             | Move::EnPassant { from, to }
@@ -18,6 +20,7 @@ impl Position {
             | Move::Gate { from, to, .. }
             | Move::GateCastle { from, to, .. } => (Some(from as usize), to as usize),
             Move::Drop { to, .. } => (None, to as usize),
+            Move::Walled { .. } => return true,
         };
         for sq in mine.iter_mut() {
             if Some(*sq) == from {
@@ -351,9 +354,11 @@ impl Position {
                                 && (!aligned(from as usize) || king.is_some_and(|k| !self.may_pin(k, from as usize)))
                                 && (!hoppers || !aligned(to as usize))
                         }
-                        Move::EnPassant { .. } | Move::Castle { .. } | Move::Gate { .. } | Move::GateCastle { .. } => {
-                            false
-                        }
+                        Move::EnPassant { .. }
+                        | Move::Castle { .. }
+                        | Move::Gate { .. }
+                        | Move::GateCastle { .. }
+                        | Move::Walled { .. } => false,
                     };
                 safe_without_trying || self.safe_after(m)
             }));
@@ -392,6 +397,67 @@ impl Position {
         if self.rules.must_capture && out.iter().any(|&m| self.is_capture(m)) {
             out.retain(|&m| self.is_capture(m));
         }
+        if let Some(rule) = self.rules.walling {
+            for m in out.split_off(start) {
+                for wall in self.wall_squares(m, rule) {
+                    out.push(Move::Walled { base: m.id(), wall });
+                }
+            }
+        }
+    }
+
+    /// Where `m` may put its wall under `rule`: an empty square (after the
+    /// move) of the mover's walling region, as the rule narrows it.
+    fn wall_squares(&self, m: Move, rule: Walling) -> Vec<u16> {
+        let rules = &self.rules;
+        let us = self.side;
+        let mut next = self.clone();
+        next.apply_raw(m);
+        let (w, h) = (rules.width as usize, rules.height as usize);
+        let mut open: Vec<bool> =
+            (0..w * h).map(|sq| next.board[sq].is_none() && rules.walling_region[us as usize][sq]).collect();
+        let (from, to) = match m {
+            Move::Normal { from, to, .. }
+            | Move::EnPassant { from, to }
+            | Move::Demote { from, to }
+            | Move::Gate { from, to, .. }
+            | Move::Castle { from, to, .. }
+            | Move::GateCastle { from, to, .. } => (Some(from), Some(to)),
+            Move::Drop { to, .. } => (None, Some(to)),
+            Move::Walled { .. } => (None, None),
+        };
+        match (rule, from, to) {
+            (Walling::Past, Some(from), _) => {
+                open.iter_mut().enumerate().for_each(|(sq, o)| *o &= sq == from as usize);
+            }
+            (Walling::Past, None, _) => open.fill(false),
+            (Walling::Arrow, _, Some(to)) => {
+                // Where the piece that moved could move on from where it landed.
+                let mut reach = vec![false; w * h];
+                if let Some(p) = next.board[to as usize] {
+                    let mut targets = Vec::new();
+                    for step in rules.pieces[p.kind as usize].steps.iter().filter(|st| st.quiet) {
+                        next.step_targets(to as usize, us, step, &mut targets);
+                    }
+                    targets.iter().filter(|&&(_, capture)| !capture).for_each(|&(t, _)| reach[t] = true);
+                }
+                open.iter_mut().zip(reach).for_each(|(o, r)| *o &= r);
+            }
+            (Walling::Arrow, _, None) => open.fill(false),
+            (Walling::Edge, ..) => {
+                let wall = |sq: usize| self.board[sq].is_some_and(|p| p.color == Color::Wall);
+                for (sq, o) in open.iter_mut().enumerate() {
+                    let (f, r) = (sq % w, sq / w);
+                    let edge = f == 0 || r == 0 || f == w - 1 || r == h - 1;
+                    let beside = [(0, 1), (0, -1), (1, 0), (-1, 0)]
+                        .into_iter()
+                        .any(|(dx, dy)| self.offset(sq, dx, dy).is_some_and(wall));
+                    *o &= edge || beside;
+                }
+            }
+            (Walling::Duck | Walling::Static, ..) => {}
+        }
+        open.iter().enumerate().filter(|(_, &o)| o).map(|(sq, _)| sq as u16).collect()
     }
 
     /// Whether moving the piece on `from`, on a line through the king on
@@ -436,6 +502,7 @@ impl Position {
             }
             Move::EnPassant { .. } => true,
             Move::Castle { .. } | Move::GateCastle { .. } | Move::Drop { .. } => false,
+            Move::Walled { .. } => self.is_capture(m.unwalled()),
         }
     }
 

@@ -16,6 +16,10 @@ pub struct PieceDef {
     pub name: String,
     /// Its letter, lowercase (Black's; White's is the uppercase).
     pub letter: char,
+    /// The letter its moves are written with, uppercase: its own, or the
+    /// synonym `pieceToCharSynonyms` gives it (xiangqi's horse is `n` in
+    /// FEN and `H` in a move).
+    pub move_letter: char,
     /// How it moves and captures (White's orientation; Black's is turned half round, as Fairy-Stockfish turns it).
     pub steps: Vec<Step>,
     /// A royal piece: its side must never leave it attacked.
@@ -87,6 +91,35 @@ pub enum Counting {
     Asean,
 }
 
+/// How moves are written for players (engines read coordinates).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Notation {
+    /// Standard algebraic notation, as Fairy-Stockfish writes it for
+    /// every variant (`Nf3`, `exd5`, `P@e4`, `O-O/He1`, `e8=Q+`).
+    San,
+    /// Western shogi notation with numbers (`P-76`, `Bx33+`, `S*45`,
+    /// `+R-28`), Fairy-Stockfish's for `variantTemplate = shogi`.
+    Shogi,
+}
+
+/// Where a move puts its wall (`wallingRule`): after moving, the mover
+/// puts a wall (`*` in FEN: no piece enters, passes or takes it) on an
+/// empty square of its `wallingRegion`...
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Walling {
+    /// ...the one it left (`past`: snailtrail, joust).
+    Past,
+    /// ...one the moved piece could move to from where it landed (`arrow`:
+    /// the game of the Amazons).
+    Arrow,
+    /// ...any, the wall (the duck) leaving the square it stood on (`duck`).
+    Duck,
+    /// ...any (`static`: isolation).
+    Static,
+    /// ...one on the board's edge or beside a wall (`edge`).
+    Edge,
+}
+
 /// Every rule of one variant.
 #[derive(Clone, Debug)]
 pub struct Rules {
@@ -104,6 +137,8 @@ pub struct Rules {
     pub height: u8,
     /// The piece kinds; a piece's kind is its index here.
     pub pieces: Vec<PieceDef>,
+    /// How moves are written for players.
+    pub notation: Notation,
     /// The start position (FEN).
     pub start_fen: String,
     /// Castling is allowed.
@@ -146,8 +181,10 @@ pub struct Rules {
     pub ep_region: [Vec<bool>; 2],
     /// A king in check may move only to take the checker (`makpongRule`).
     pub makpong: bool,
-    /// Every move leaves a wall where the piece stood (`wallingRule = past`).
-    pub walling_past: bool,
+    /// Where every move puts a wall (`wallingRule`), if it puts one.
+    pub walling: Option<Walling>,
+    /// The squares each side may put a wall on, White's then Black's (`wallingRegion`).
+    pub walling_region: [Vec<bool>; 2],
     /// How many of a kind a side may hold before no pawn may promote to it (`promotionLimit`).
     pub promotion_limit: Vec<Option<u32>>,
     /// How many unpromoted pieces of the `dropNoDoubled` kind a file may hold before none is dropped there.
@@ -270,10 +307,14 @@ pub struct Rules {
 }
 
 impl Rules {
-    /// The kind written with `letter` (either case).
+    /// The kind written with `letter` (either case), or with its synonym
+    /// (`pieceToCharSynonyms`).
     pub fn kind_of(&self, letter: char) -> Option<usize> {
         let l = letter.to_ascii_lowercase();
-        self.pieces.iter().position(|p| p.letter == l)
+        self.pieces.iter().position(|p| p.letter == l).or_else(|| {
+            let u = letter.to_ascii_uppercase();
+            self.pieces.iter().position(|p| p.move_letter == u)
+        })
     }
 
     /// The square index of `file` and `rank`.

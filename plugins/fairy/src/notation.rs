@@ -1,0 +1,258 @@
+//! Moves as players write them: what Fairy-Stockfish writes for the variant
+//! by default (its SAN; shogi's numbered notation for `variantTemplate =
+//! shogi`), and reading those texts back, or coordinates (`e2e4`, `P@e4`,
+//! as engines write them).
+
+use arbiter_api::Error;
+
+use crate::game::FairyGame;
+use crate::position::Move;
+use crate::rules::{Notation, Rules};
+
+/// How much of the origin square a move's text needs to tell it apart.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    None,
+    File,
+    Rank,
+    Square,
+}
+
+impl FairyGame {
+    /// `m`, a legal move here, in the variant's notation, check and mate
+    /// marks included (SAN's `+` and `#`; shogi's notation has none).
+    pub fn notation(&self, m: Move) -> String {
+        let mut text = self.notation_unmarked(m);
+        // Without a king there is no check to mark.
+        if self.pos.rules.notation == Notation::San && self.pos.rules.has_royal {
+            let mut child = self.clone();
+            child.play_move(m);
+            if child.pos.in_check(child.pos.side) {
+                text.push(if child.legal().is_empty() { '#' } else { '+' });
+            }
+        }
+        text
+    }
+
+    /// Reads a move of the player to move: its coordinates as engines
+    /// write them, or its notation (check marks and `!?` optional,
+    /// `0-0` for `O-O`).
+    pub fn read_move(&self, text: &str) -> Result<Move, Error> {
+        let text = text.trim();
+        let legal = self.legal();
+        if let Some(&m) = legal.iter().find(|&&m| self.pos.uci(m) == text) {
+            return Ok(m);
+        }
+        let mut bare = text.trim_end_matches(['!', '?']);
+        if self.pos.rules.notation == Notation::San {
+            bare = bare.trim_end_matches(['+', '#']);
+        }
+        let bare = match bare {
+            b if b.starts_with("0-0-0") => format!("O-O-O{}", &b[5..]),
+            b if b.starts_with("0-0") => format!("O-O{}", &b[3..]),
+            b => b.to_string(),
+        };
+        legal
+            .iter()
+            .copied()
+            .find(|&m| self.notation_unmarked(m) == bare)
+            .ok_or_else(|| Error::illegal_move(format!("'{text}' is not a legal move here")))
+    }
+
+    /// The notation of `m` without check marks: the move, then where its
+    /// wall goes (`Qa1,d1`).
+    fn notation_unmarked(&self, m: Move) -> String {
+        match m {
+            Move::Walled { wall, .. } => {
+                format!("{},{}", self.piece_move_text(m.unwalled(), m), square_name(&self.pos.rules, wall))
+            }
+            _ => self.piece_move_text(m, m),
+        }
+    }
+
+    /// The text of `m`, the move of `whole` without its wall (told apart
+    /// from the other legal moves by `whole`).
+    fn piece_move_text(&self, m: Move, whole: Move) -> String {
+        let pos = &self.pos;
+        let r = &*pos.rules;
+        let shogi = r.notation == Notation::Shogi;
+        let letter = |kind: u8| r.pieces[kind as usize].move_letter;
+        let square = |sq: u16| square_name(r, sq);
+        let mut out = String::new();
+        match m {
+            Move::Castle { from, rook, .. } | Move::GateCastle { from, rook, .. } => {
+                out.push_str(if rook > from { "O-O" } else { "O-O-O" });
+                if let Move::GateCastle { kind, on_rook, .. } = m {
+                    out.push('/');
+                    out.push(letter(kind));
+                    out.push_str(&square(if on_rook { rook } else { from }));
+                }
+            }
+            Move::Drop { kind, to, promoted } => {
+                match (promoted, shogi) {
+                    (true, true) => {
+                        out.push('+');
+                        out.push(letter(kind));
+                    }
+                    (true, false) => out.push(letter(r.promoted_kind[kind as usize].unwrap_or(kind as usize) as u8)),
+                    (false, _) => out.push(letter(kind)),
+                }
+                out.push(if shogi { '*' } else { '@' });
+                out.push_str(&square(to));
+            }
+            Move::Normal { from, to, .. }
+            | Move::EnPassant { from, to }
+            | Move::Demote { from, to }
+            | Move::Gate { from, to, .. } => {
+                let Some(piece) = pos.board[from as usize] else { return pos.uci(m) };
+                let chess_pawn = r.pieces[piece.kind as usize].name == "pawn";
+                match piece.base {
+                    Some(base) if shogi => {
+                        out.push('+');
+                        out.push(letter(base));
+                    }
+                    _ if chess_pawn && !shogi => {}
+                    _ => out.push(letter(piece.kind)),
+                }
+                let capture = pos.is_capture(m);
+                let origin = if chess_pawn && capture && !shogi { Origin::File } else { self.origin(whole, from, to) };
+                let (file, rank) = (square(from), rank_name(r, from));
+                match origin {
+                    Origin::None => {}
+                    Origin::File => out.push_str(&file[..file.len() - rank.len()]),
+                    Origin::Rank => out.push_str(&rank),
+                    Origin::Square => out.push_str(&file),
+                }
+                if capture {
+                    out.push('x');
+                } else if shogi {
+                    out.push('-');
+                }
+                out.push_str(&square(to));
+                match m {
+                    Move::Normal { promotion: Some(k), .. } if r.pieces[piece.kind as usize].pawn => {
+                        out.push('=');
+                        out.push(letter(k));
+                    }
+                    Move::Normal { promotion: Some(_), .. } if shogi => out.push('+'),
+                    Move::Normal { promotion: Some(k), .. } => {
+                        out.push('=');
+                        out.push(letter(k));
+                    }
+                    Move::Demote { .. } if shogi => out.push('-'),
+                    Move::Demote { .. } => {
+                        out.push('=');
+                        out.push(letter(piece.base.unwrap_or(piece.kind)));
+                    }
+                    Move::Normal { promotion: None, .. } if shogi && self.could_promote(from, to) => out.push('='),
+                    Move::Gate { kind, .. } => {
+                        out.push('/');
+                        out.push(letter(kind));
+                    }
+                    _ => {}
+                }
+            }
+            Move::Walled { .. } => return self.notation_unmarked(m),
+        }
+        out
+    }
+
+    /// How much of `from` tells `m` apart from the same kind's other legal
+    /// moves to `to` of the same sort (same promotion, same gated piece).
+    fn origin(&self, m: Move, from: u16, to: u16) -> Origin {
+        let pos = &self.pos;
+        let shogi = pos.rules.notation == Notation::Shogi;
+        let Some(piece) = pos.board[from as usize] else { return Origin::None };
+        let others: Vec<u16> = self
+            .legal()
+            .iter()
+            .filter_map(|&o| {
+                let s = from_of(o.unwalled())?;
+                let p = pos.board[s as usize]?;
+                let same = s != from
+                    && p.kind == piece.kind
+                    && (!shogi || p.base == piece.base)
+                    && with_from(m, s) == Some(o)
+                    && to_of(o.unwalled()) == Some(to);
+                same.then_some(s)
+            })
+            .collect();
+        let w = pos.rules.width as u16;
+        if others.is_empty() {
+            Origin::None
+        } else if shogi {
+            Origin::Square
+        } else if others.iter().all(|&s| s % w != from % w) {
+            Origin::File
+        } else if others.iter().all(|&s| s / w != from / w) {
+            Origin::Rank
+        } else {
+            Origin::Square
+        }
+    }
+
+    /// Whether the piece on `from` may promote going to `to` (shogi writes
+    /// `=` after a move that declines).
+    fn could_promote(&self, from: u16, to: u16) -> bool {
+        self.legal()
+            .iter()
+            .any(|&o| matches!(o, Move::Normal { from: f, to: t, promotion: Some(_) } if f == from && t == to))
+    }
+}
+
+/// `m` with its origin moved to `s`.
+fn with_from(m: Move, s: u16) -> Option<Move> {
+    Some(match m {
+        Move::Walled { wall, .. } => Move::Walled { base: with_from(m.unwalled(), s)?.id(), wall },
+        Move::Normal { to, promotion, .. } => Move::Normal { from: s, to, promotion },
+        Move::EnPassant { to, .. } => Move::EnPassant { from: s, to },
+        Move::Demote { to, .. } => Move::Demote { from: s, to },
+        Move::Gate { to, kind, .. } => Move::Gate { from: s, to, kind },
+        _ => return None,
+    })
+}
+
+/// The square a move leaves, if it leaves one (castling is never
+/// disambiguated).
+fn from_of(m: Move) -> Option<u16> {
+    match m {
+        Move::Normal { from, .. }
+        | Move::EnPassant { from, .. }
+        | Move::Demote { from, .. }
+        | Move::Gate { from, .. } => Some(from),
+        _ => None,
+    }
+}
+
+/// The square a move reaches.
+fn to_of(m: Move) -> Option<u16> {
+    match m {
+        Move::Normal { to, .. }
+        | Move::EnPassant { to, .. }
+        | Move::Demote { to, .. }
+        | Move::Gate { to, .. }
+        | Move::Drop { to, .. } => Some(to),
+        _ => None,
+    }
+}
+
+/// A square as the notation names it: `e4`, or in shogi's `76` (files
+/// from the right, ranks from the top).
+fn square_name(r: &Rules, sq: u16) -> String {
+    match r.notation {
+        Notation::San => r.square_name(sq as usize),
+        Notation::Shogi => {
+            let (f, _) = (sq % r.width as u16, sq / r.width as u16);
+            format!("{}{}", r.width as u16 - f, rank_name(r, sq))
+        }
+    }
+}
+
+/// A square's rank as the notation names it.
+fn rank_name(r: &Rules, sq: u16) -> String {
+    let rank = sq / r.width as u16;
+    match r.notation {
+        Notation::San => (rank + 1).to_string(),
+        Notation::Shogi => (r.height as u16 - rank).to_string(),
+    }
+}
