@@ -117,6 +117,8 @@ pub const EXACT: &[&str] = &[
     "amazons",
     "isolation",
     "isolation7x7",
+    "cambodian",
+    "karouk",
 ];
 
 fn variant(name: &str) -> FairyVariant {
@@ -258,6 +260,10 @@ fn given_starts_agree_with_fairy_stockfish() {
             // take (it would be lost), so a pawn's check must be escaped.
             "petrified@4k3/8/8/3p4/4B3/8/8/4K3 w - - 0 1",
             "petrified@4k3/8/8/8/8/8/3p4/4K3 w - - 0 1",
+            // Cambodian chess: a rook onto the king's rank takes its leap
+            // away (even past a piece between); no leap out of check.
+            "cambodian@3mk3/8/8/8/8/8/8/R2KM3 w DEde - 0 1",
+            "cambodian@4k3/8/8/8/8/8/8/3KMR2 b DEde - 0 1",
             // Pawn sideways: an en passant square written with the pawn's.
             "pawnsideways@4k3/8/8/8/2pP4/8/8/4K3 b - d3d4 0 1",
         ],

@@ -63,7 +63,7 @@ impl Position {
             }
             other => (other, false, None),
         };
-        if rules.gating {
+        if rules.gating || rules.cambodian_moves {
             self.update_gates(m, us);
         }
         match m {
@@ -169,6 +169,9 @@ impl Position {
             // Nothing left to gate: the gates close.
             self.gates[us as usize] = 0;
         }
+        if rules.cambodian_moves {
+            self.close_king_gate_aimed_at(m, us.opponent());
+        }
         self.halfmove = if reset { 0 } else { self.halfmove.saturating_add(1) };
         if us == Color::Black {
             self.fullmove = self.fullmove.saturating_add(1);
@@ -194,6 +197,22 @@ impl Position {
                 self.gates[us as usize] &= !(self.gate_bit(us, from) | self.gate_bit(us, rook))
             }
             _ => {}
+        }
+    }
+
+    /// Cambodian chess: a rook that moves onto the rank or file of
+    /// `them`'s king on its gate takes away the king's leap (whatever
+    /// stands between, as Fairy-Stockfish judges it).
+    fn close_king_gate_aimed_at(&mut self, m: Move, them: Color) {
+        let Move::Normal { to, .. } = m else { return };
+        let is_rook = self.board[to as usize].is_some_and(|p| self.rules.pieces[p.kind as usize].name == "rook");
+        let Some(king) = self.royal_square(them).filter(|_| is_rook) else { return };
+        let gate = self.gate_bit(them, king as u16);
+        let w = self.rules.width as usize;
+        let (a, b) = (to as usize, king);
+        let aimed = a != b && (a % w == b % w || a / w == b / w);
+        if self.gates[them as usize] & gate != 0 && aimed {
+            self.gates[them as usize] &= !gate;
         }
     }
 
@@ -249,8 +268,9 @@ impl Position {
                 .filter(|p| p.color == c && self.rules.pieces[p.kind as usize].name == name)
                 .count() as u32
         };
-        let (rooks, khons, knights) = (of(other, "rook"), of(other, "silver"), of(other, "knight"));
+        // The pieces' honour counts, looked at only once the board's is out.
         let honour = |board: u32, offset: u32| {
+            let (rooks, khons, knights) = (of(other, "rook"), of(other, "silver"), of(other, "knight"));
             if rooks > 1 {
                 8 - offset
             } else if rooks == 1 {
@@ -289,11 +309,11 @@ impl Position {
             Counting::Asean => {
                 if self.pawns() > 0 || all(counting) > 1 {
                     0
-                } else if rooks > 0 {
+                } else if of(other, "rook") > 0 {
                     16
-                } else if khons > 0 {
+                } else if of(other, "silver") > 0 {
                     44
-                } else if knights > 0 {
+                } else if of(other, "knight") > 0 {
                     64
                 } else {
                     0

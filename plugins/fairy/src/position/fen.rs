@@ -199,7 +199,7 @@ impl Position {
                 }
                 _ => return Err(format!("castling right '{c}' is not K, Q, k, q or a file")),
             };
-            if rules.gating {
+            if rules.gating || rules.cambodian_moves {
                 // A letter names a gate where a piece of the side stands; K and
                 // Q the king's square too. With pieces in hand, a file is only a gate.
                 let w = rules.width as usize;
@@ -329,7 +329,7 @@ impl Position {
             }
             // Gates, but those the castling letters already name.
             let holding = self.hands[color as usize].iter().any(|&n| n > 0) || self.rules.captures_to_hand;
-            if self.rules.gating && holding {
+            if (self.rules.gating && holding) || self.rules.cambodian_moves {
                 let w = self.rules.width as usize;
                 let castles = self.castle_rooks[color as usize].iter().next().is_some();
                 for f in 0..w {

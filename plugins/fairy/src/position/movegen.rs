@@ -192,8 +192,37 @@ impl Position {
                 self.gating_moves(out[i], out);
             }
         }
+        if rules.cambodian_moves && self.gates[us as usize] != 0 {
+            self.cambodian_moves(out);
+        }
         if rules.drops {
             self.drop_moves(out);
+        }
+    }
+
+    /// Cambodian chess's first moves, from a gate onto an empty square: the
+    /// king's leap as a knight one rank forward (not out of check), the
+    /// met's (the fers's) two steps straight forward.
+    fn cambodian_moves(&self, out: &mut Vec<Move>) {
+        let us = self.side;
+        let forward = if us == Color::White { 1 } else { -1 };
+        let in_check = self.in_check(us);
+        for from in 0..self.rules.width as usize * self.rules.height as usize {
+            let Some(p) = self.board[from].filter(|p| p.color == us) else { continue };
+            if self.gates[us as usize] & self.gate_bit(us, from as u16) == 0 {
+                continue;
+            }
+            let def = &self.rules.pieces[p.kind as usize];
+            let targets: &[(i32, i32)] = match (def.royal, def.name.as_str()) {
+                (true, _) if !in_check => &[(-2, forward), (2, forward)],
+                (false, "fers") => &[(0, 2 * forward)],
+                _ => &[],
+            };
+            for &(dx, dy) in targets {
+                if let Some(to) = self.offset(from, dx, dy).filter(|&to| self.board[to].is_none()) {
+                    out.push(Move::Normal { from: from as u16, to: to as u16, promotion: None });
+                }
+            }
         }
     }
 
@@ -411,11 +440,31 @@ impl Position {
     fn wall_squares(&self, m: Move, rule: Walling) -> Vec<u16> {
         let rules = &self.rules;
         let us = self.side;
-        let mut next = self.clone();
-        next.apply_raw(m);
+        let region = &rules.walling_region[us as usize];
+        // A past wall goes where the piece was: nothing else to look at.
+        if let (Walling::Past, Move::Normal { from, .. } | Move::Demote { from, .. }) = (rule, m) {
+            return if region[from as usize] { vec![from] } else { Vec::new() };
+        }
+        // The board after the move: a plain move empties its square and
+        // fills its target; anything else (castling, en passant, a blast, an
+        // arrow shot from the new square) is played on a copy.
+        let plain = matches!(m, Move::Normal { .. } | Move::Demote { .. }) && !rules.blast && rule != Walling::Arrow;
+        let next = if plain {
+            None
+        } else {
+            let mut next = self.clone();
+            next.apply_raw(m);
+            Some(next)
+        };
         let (w, h) = (rules.width as usize, rules.height as usize);
-        let mut open: Vec<bool> =
-            (0..w * h).map(|sq| next.board[sq].is_none() && rules.walling_region[us as usize][sq]).collect();
+        let empty_after = |sq: usize| match (&next, m) {
+            (Some(next), _) => next.board[sq].is_none(),
+            (None, Move::Normal { from, to, .. } | Move::Demote { from, to }) => {
+                sq != to as usize && (sq == from as usize || self.board[sq].is_none())
+            }
+            (None, _) => false,
+        };
+        let mut open: Vec<bool> = (0..w * h).map(|sq| region[sq] && empty_after(sq)).collect();
         let (from, to) = match m {
             Move::Normal { from, to, .. }
             | Move::EnPassant { from, to }
@@ -434,7 +483,7 @@ impl Position {
             (Walling::Arrow, _, Some(to)) => {
                 // Where the piece that moved could move on from where it landed.
                 let mut reach = vec![false; w * h];
-                if let Some(p) = next.board[to as usize] {
+                if let Some((next, p)) = next.as_ref().and_then(|n| Some((n, n.board[to as usize]?))) {
                     let mut targets = Vec::new();
                     for step in rules.pieces[p.kind as usize].steps.iter().filter(|st| st.quiet) {
                         next.step_targets(to as usize, us, step, &mut targets);

@@ -357,6 +357,7 @@ fn defaults(id: &str, board: &Board) -> Rules {
         castling: false,
         chess960: false,
         gating: false,
+        cambodian_moves: false,
         castle_king_file: 0,
         castle_queen_file: 0,
         castle_rank: 0,
@@ -464,13 +465,17 @@ fn read_moves(board: &Board, rules: &mut Rules) -> Result<(), IniError> {
         Some(t) => board.kinds("castlingRookPieces", t)?,
         None => board.kinds("castlingRookPieces", "r").unwrap_or_default(),
     };
-    rules.gating = match (keys.flag("gating", false)?, keys.flag("seirawanGating", false)?) {
-        (false, false) => false,
-        (true, true) => true,
+    let gating =
+        (keys.flag("gating", false)?, keys.flag("seirawanGating", false)?, keys.flag("cambodianMoves", false)?);
+    (rules.gating, rules.cambodian_moves) = match gating {
+        (false, false, false) => (false, false),
+        (true, true, false) => (true, false),
+        (true, false, true) => (false, true),
         _ => {
-            return Err(
-                keys.err("gating", "only S-chess gating (gating and seirawanGating both true) is implemented".into())
-            )
+            return Err(keys.err(
+                "gating",
+                "gating is S-chess's (with seirawanGating) or cambodian chess's (with cambodianMoves)".into(),
+            ))
         }
     };
     // The older `doubleStepRank`: a pawn double-steps from its second rank

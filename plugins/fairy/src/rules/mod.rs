@@ -148,6 +148,10 @@ pub struct Rules {
     /// S-chess gating (`gating` with `seirawanGating`): a piece leaving a
     /// square of its side's gates may bring a piece from hand onto it.
     pub gating: bool,
+    /// Cambodian chess's first moves (`cambodianMoves`, with `gating`):
+    /// from its gate (a file letter in FEN's castling field) the king may
+    /// leap as a knight one rank forward, the met (fers) step twice forward.
+    pub cambodian_moves: bool,
     /// The file a king castles to on the kingside (0-based).
     pub castle_king_file: u8,
     /// The file a king castles to on the queenside.
