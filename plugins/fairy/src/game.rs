@@ -123,6 +123,13 @@ impl FairyGame {
                 }
             }
         }
+        // Two passes in a row, or a full board, end the game: a draw, or
+        // the material count's result.
+        let full = || pos.board[..rules.width as usize * rules.height as usize].iter().all(Option::is_some);
+        if pos.passes >= 2 || (rules.adjudicate_full_board && full()) {
+            let reason = if pos.passes >= 2 { "two passes" } else { "full board" };
+            return self.counted().unwrap_or(Status::draw(reason));
+        }
         if moves.is_empty() {
             if pos.in_check(pos.side) || pos.pseudo_royal_attacked(pos.side) {
                 if rules.shatar_mate {
@@ -496,7 +503,7 @@ impl Game for FairyGame {
             | Move::Demote { from, to }
             | Move::Gate { from, to, .. }
             | Move::GateCastle { from, to, .. } => vec![from as u32, to as u32],
-            Move::Drop { to, .. } => vec![to as u32],
+            Move::Drop { to, .. } | Move::Pass { at: to } => vec![to as u32],
         })
     }
 

@@ -80,6 +80,13 @@ impl FairyGame {
         let square = |sq: u16| square_name(r, sq);
         let mut out = String::new();
         match m {
+            // A pass is the mover's first piece staying where it is (`Pa1`).
+            Move::Pass { at } => {
+                if let Some(p) = pos.board[at as usize] {
+                    out.push(letter(p.kind));
+                }
+                out.push_str(&square(at));
+            }
             Move::Castle { from, rook, .. } | Move::GateCastle { from, rook, .. } => {
                 out.push_str(if rook > from { "O-O" } else { "O-O-O" });
                 if let Move::GateCastle { kind, on_rook, .. } = m {

@@ -119,6 +119,10 @@ pub const EXACT: &[&str] = &[
     "isolation7x7",
     "cambodian",
     "karouk",
+    "flipersi",
+    "flipello",
+    "flipello10",
+    "ataxx",
 ];
 
 fn variant(name: &str) -> FairyVariant {
@@ -264,6 +268,9 @@ fn given_starts_agree_with_fairy_stockfish() {
             // away (even past a piece between); no leap out of check.
             "cambodian@3mk3/8/8/8/8/8/8/R2KM3 w DEde - 0 1",
             "cambodian@4k3/8/8/8/8/8/8/3KMR2 b DEde - 0 1",
+            // Flipello: Black has no move but to pass, its first stone
+            // staying put (`a1a1`); White then has a square to fill.
+            "flipello@PPPPPPpP/pPpPpp1P/ppPPppPP/pppPppPP/pPpPPPPP/pPPPPPPP/pppPPpPP/p1pppp1P[PPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPpppppppppppppppppppppppppppppppp] b - - 0 29",
             // Pawn sideways: an en passant square written with the pawn's.
             "pawnsideways@4k3/8/8/8/2pP4/8/8/4K3 b - d3d4 0 1",
         ],

@@ -2,7 +2,7 @@
 //! castling and gating rights, counters, explosions, pieces to hand.
 
 use crate::betza::Hop;
-use crate::rules::{Counting, Walling};
+use crate::rules::{Counting, Enclosing, Walling};
 
 use super::{Color, Move, Piece, Position};
 
@@ -19,6 +19,18 @@ impl Position {
 
     /// Plays `m`, keeping any en passant square a double step leaves.
     pub(super) fn apply_raw(&mut self, m: Move) {
+        if let Move::Pass { .. } = m {
+            self.ep = None;
+            self.ep_victim = None;
+            self.halfmove = self.halfmove.saturating_add(1);
+            if self.side == Color::Black {
+                self.fullmove = self.fullmove.saturating_add(1);
+            }
+            self.side = self.side.opponent();
+            self.passes = self.passes.saturating_add(1);
+            return;
+        }
+        self.passes = 0;
         if let Move::Walled { wall, .. } = m {
             // The duck leaves its square for the new one; other walls stay.
             if self.rules.walling == Some(Walling::Duck) {
@@ -47,7 +59,11 @@ impl Position {
             let captured = match m {
                 Move::Normal { to, .. } | Move::Demote { to, .. } | Move::Gate { to, .. } => self.board[to as usize],
                 Move::EnPassant { .. } => Some(Piece { kind: 0, color: us.opponent(), promoted: false, base: None }),
-                Move::Castle { .. } | Move::GateCastle { .. } | Move::Drop { .. } | Move::Walled { .. } => None,
+                Move::Castle { .. }
+                | Move::GateCastle { .. }
+                | Move::Drop { .. }
+                | Move::Walled { .. }
+                | Move::Pass { .. } => None,
             };
             let pawn_promotion = matches!(m, Move::Normal { from, promotion: Some(_), .. }
                 if self.board[from as usize].is_some_and(|p| rules.pieces[p.kind as usize].pawn));
@@ -146,12 +162,14 @@ impl Position {
                 self.board[rook_to] = r;
                 self.castle_rooks[us as usize].clear();
             }
-            // Played above, wall and all.
-            Move::Walled { .. } => {}
+            // Played above, wall and all, or no move at all.
+            Move::Walled { .. } | Move::Pass { .. } => {}
             Move::Drop { kind, to, promoted } => {
                 // A drop resets the n-move count, as Fairy-Stockfish counts it.
                 reset = true;
-                self.hands[us as usize][kind as usize] -= 1;
+                if !rules.free_drops {
+                    self.hands[us as usize][kind as usize] -= 1;
+                }
                 self.board[to as usize] = Some(match rules.promoted_kind[kind as usize].filter(|_| promoted) {
                     Some(k) => Piece { kind: k as u8, color: us, promoted: false, base: Some(kind) },
                     None => Piece { kind, color: us, promoted: false, base: None },
@@ -171,6 +189,9 @@ impl Position {
         }
         if rules.cambodian_moves {
             self.close_king_gate_aimed_at(m, us.opponent());
+        }
+        if let (Some(rule), Move::Normal { to, .. } | Move::Drop { to, .. }) = (rules.flip_enclosed, m) {
+            self.flip_enclosed(rule, to as usize, us);
         }
         self.halfmove = if reset { 0 } else { self.halfmove.saturating_add(1) };
         if us == Color::Black {
@@ -213,6 +234,36 @@ impl Position {
         let aimed = a != b && (a % w == b % w || a / w == b / w);
         if self.gates[them as usize] & gate != 0 && aimed {
             self.gates[them as usize] &= !gate;
+        }
+    }
+
+    /// Turns to `us` the opponent's pieces a piece landing on `to` encloses
+    /// (reversi: each line of them ending in one of `us`'s) or stands
+    /// beside (ataxx).
+    fn flip_enclosed(&mut self, rule: Enclosing, to: usize, us: Color) {
+        let them = us.opponent();
+        let theirs = |pos: &Position, sq: usize| pos.board[sq].is_some_and(|p| p.color == them);
+        let mut turned = Vec::new();
+        for (dx, dy) in [(-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1)] {
+            match rule {
+                Enclosing::Reversi => {
+                    let mut run = Vec::new();
+                    let mut at = self.offset(to, dx, dy);
+                    while let Some(sq) = at.filter(|&sq| theirs(self, sq)) {
+                        run.push(sq);
+                        at = self.offset(sq, dx, dy);
+                    }
+                    if at.is_some_and(|sq| self.board[sq].is_some_and(|p| p.color == us)) {
+                        turned.extend(run);
+                    }
+                }
+                _ => turned.extend(self.offset(to, dx, dy).filter(|&sq| theirs(self, sq))),
+            }
+        }
+        for sq in turned {
+            if let Some(p) = self.board[sq].as_mut() {
+                p.color = us;
+            }
         }
     }
 

@@ -30,6 +30,7 @@ impl Position {
             ep: None,
             ep_victim: None,
             halfmove: 0,
+            passes: 0,
             fullmove: 1,
             // Without a counter in the FEN, the next check wins (as Fairy-Stockfish reads it).
             checks_left: [1; 2],
@@ -268,7 +269,8 @@ impl Position {
                 out.push('/');
             }
         }
-        if rules.drops || rules.gating {
+        // A free hand (ataxx's) is not written.
+        if (rules.drops && !rules.free_drops) || rules.gating {
             out.push('[');
             for color in Color::SIDES {
                 let mut kinds: Vec<usize> = (0..rules.pieces.len()).collect();
@@ -365,6 +367,8 @@ impl Position {
     pub fn uci(&self, m: Move) -> String {
         let r = &self.rules;
         match m {
+            // A pass: the mover's first piece staying where it is.
+            Move::Pass { at } => format!("{0}{0}", r.square_name(at as usize)),
             // Fairy-Stockfish's gating notation: the move, then where the
             // piece landed and where the wall goes.
             Move::Walled { wall, .. } => {
@@ -377,7 +381,8 @@ impl Position {
                     | Move::Demote { to, .. }
                     | Move::Gate { to, .. }
                     | Move::GateCastle { to, .. }
-                    | Move::Drop { to, .. } => to,
+                    | Move::Drop { to, .. }
+                    | Move::Pass { at: to } => to,
                     Move::Walled { .. } => wall,
                 };
                 format!("{},{}{}", self.uci(base), r.square_name(landed as usize), r.square_name(wall as usize))

@@ -98,6 +98,9 @@ pub enum Move {
     GateCastle { from: u16, to: u16, rook: u16, kind: u8, on_rook: bool },
     /// A move (`base`, its number) that then puts a wall on `wall` (`wallingRule`).
     Walled { base: u64, wall: u16 },
+    /// No move (`passOnStalemate`), written as the mover's first piece
+    /// staying on its square `at`, as Fairy-Stockfish writes it.
+    Pass { at: u16 },
 }
 
 impl Move {
@@ -122,6 +125,7 @@ impl Move {
                     | (on_rook as u64) << 36
             }
             Move::Walled { base, wall } => base | (wall as u64 + 1) << WALL_SHIFT,
+            Move::Pass { at } => 8 | (at as u64) << 4,
         }
     }
 
@@ -164,6 +168,7 @@ impl Move {
             5 => Move::Demote { from, to },
             6 => Move::Gate { from, to, kind: piece.checked_sub(1)? },
             7 => Move::GateCastle { from, to, rook, kind: piece.checked_sub(1)?, on_rook: (id >> 36) & 1 == 1 },
+            8 => Move::Pass { at: from },
             _ => return None,
         })
     }
@@ -229,6 +234,8 @@ pub struct Position {
     pub ep_victim: Option<u16>,
     /// Plies since the last capture or pawn move.
     pub halfmove: u32,
+    /// Passes in a row just made (`passOnStalemate`: two end the game).
+    pub passes: u8,
     /// The full move number.
     pub fullmove: u32,
     /// Checks each side must still give to win (check counting).

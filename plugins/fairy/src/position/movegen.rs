@@ -2,7 +2,7 @@
 //! gating, then the king's safety.
 
 use super::{Color, Move, Position};
-use crate::rules::Walling;
+use crate::rules::{Enclosing, Walling};
 
 impl Position {
     /// Whether `m` keeps the side to move's pseudo-royal pieces: none blown
@@ -20,7 +20,7 @@ impl Position {
             | Move::Gate { from, to, .. }
             | Move::GateCastle { from, to, .. } => (Some(from as usize), to as usize),
             Move::Drop { to, .. } => (None, to as usize),
-            Move::Walled { .. } => return true,
+            Move::Walled { .. } | Move::Pass { .. } => return true,
         };
         for sq in mine.iter_mut() {
             if Some(*sq) == from {
@@ -272,8 +272,9 @@ impl Position {
     pub(super) fn drop_moves(&self, out: &mut Vec<Move>) {
         let rules = &self.rules;
         let us = self.side;
-        for (kind, &n) in self.hands[us as usize].iter().enumerate() {
-            if n == 0 {
+        let kinds = rules.pieces.len();
+        for (kind, &n) in self.hands[us as usize].iter().enumerate().take(kinds) {
+            if n == 0 && !rules.free_drops {
                 continue;
             }
             for to in 0..rules.width as usize * rules.height as usize {
@@ -319,7 +320,42 @@ impl Position {
                 return false;
             }
         }
-        true
+        match rules.enclosing_drop {
+            Some(rule) => self.encloses(rule, color, to),
+            None => true,
+        }
+    }
+
+    /// Whether a drop of `color` on `to` obeys the enclosing rule: onto
+    /// the start squares while one is empty, then reversi's (it closes a
+    /// line of the opponent's pieces with one of its own), ataxx's (beside
+    /// one of its own), snort's (beside none of the opponent's) or the
+    /// top's (on the first rank or onto a piece).
+    fn encloses(&self, rule: Enclosing, color: Color, to: usize) -> bool {
+        let start = &self.rules.enclosing_drop_start;
+        if start.iter().any(|&sq| self.board[sq].is_none()) {
+            return start.contains(&to);
+        }
+        let is = |sq: Option<usize>, c: Color| sq.is_some_and(|sq| self.board[sq].is_some_and(|p| p.color == c));
+        let around = [(-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1)];
+        match rule {
+            Enclosing::Reversi => around.iter().any(|&(dx, dy)| {
+                let mut at = self.offset(to, dx, dy);
+                let mut between = 0;
+                while is(at, color.opponent()) {
+                    between += 1;
+                    at = at.and_then(|sq| self.offset(sq, dx, dy));
+                }
+                between > 0 && is(at, color)
+            }),
+            Enclosing::Ataxx => around.iter().any(|&(dx, dy)| is(self.offset(to, dx, dy), color)),
+            Enclosing::Snort => ![(0, 1), (0, -1), (1, 0), (-1, 0)]
+                .iter()
+                .any(|&(dx, dy)| is(self.offset(to, dx, dy), color.opponent())),
+            Enclosing::Top => {
+                to < self.rules.width as usize || self.offset(to, 0, -1).is_some_and(|sq| self.board[sq].is_some())
+            }
+        }
     }
 
     /// Whether a piece of `kind` and `color` on `sq` could never move again
@@ -387,7 +423,8 @@ impl Position {
                         | Move::Castle { .. }
                         | Move::Gate { .. }
                         | Move::GateCastle { .. }
-                        | Move::Walled { .. } => false,
+                        | Move::Walled { .. }
+                        | Move::Pass { .. } => false,
                     };
                 safe_without_trying || self.safe_after(m)
             }));
@@ -433,6 +470,13 @@ impl Position {
                 }
             }
         }
+        // With no move, a side that may pass does: its first piece stays put.
+        if out.len() == start && self.rules.pass_on_stalemate[self.side as usize] {
+            let squares = self.rules.width as usize * self.rules.height as usize;
+            if let Some(at) = (0..squares).find(|&sq| self.board[sq].is_some_and(|p| p.color == self.side)) {
+                out.push(Move::Pass { at: at as u16 });
+            }
+        }
     }
 
     /// Where `m` may put its wall under `rule`: an empty square (after the
@@ -472,7 +516,7 @@ impl Position {
             | Move::Gate { from, to, .. }
             | Move::Castle { from, to, .. }
             | Move::GateCastle { from, to, .. } => (Some(from), Some(to)),
-            Move::Drop { to, .. } => (None, Some(to)),
+            Move::Drop { to, .. } | Move::Pass { at: to } => (None, Some(to)),
             Move::Walled { .. } => (None, None),
         };
         match (rule, from, to) {
@@ -550,7 +594,7 @@ impl Position {
                 self.board[to as usize].is_some()
             }
             Move::EnPassant { .. } => true,
-            Move::Castle { .. } | Move::GateCastle { .. } | Move::Drop { .. } => false,
+            Move::Castle { .. } | Move::GateCastle { .. } | Move::Drop { .. } | Move::Pass { .. } => false,
             Move::Walled { .. } => self.is_capture(m.unwalled()),
         }
     }

@@ -7,7 +7,8 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{
-    reach_index, Counting, End, MaterialCounting, Notation, PieceDef, Rules, Walling, MOST_KINDS, REACH_FILES,
+    reach_index, Counting, Enclosing, End, MaterialCounting, Notation, PieceDef, Rules, Walling, MOST_KINDS,
+    REACH_FILES,
 };
 use crate::betza::{self, Hop, Step};
 use crate::ini::IniError;
@@ -39,6 +40,7 @@ const BUILT_IN: &[(&str, char, &str, u32)] = &[
     ("dragonHorse", 'h', "BW", 23),
     ("clobber", 'p', "cW", 24),
     ("breakthrough", 'p', "fmWfF", 25),
+    ("immobile", 'p', "", 26),
     ("cannon", 'c', "mRcpR", 27),
     ("soldier", 's', "fsW", 29),
     ("horse", 'h', "nN", 30),
@@ -159,7 +161,11 @@ fn board_size(keys: &Keys) -> Result<(u32, u32), IniError> {
 fn read_pieces(keys: &Keys) -> Result<Vec<PieceDef>, IniError> {
     let piece = |key: &str, letter: &str, betza_text: &str, order: u32| -> Result<PieceDef, IniError> {
         let letter = single_letter(letter).ok_or_else(|| keys.err(key, format!("'{letter}' is not one letter")))?;
-        let steps = betza::parse(betza_text).map_err(|e| keys.err(key, e))?;
+        // No Betza at all: a piece that never moves (reversi's stones).
+        let steps = match betza_text {
+            "" => Vec::new(),
+            text => betza::parse(text).map_err(|e| keys.err(key, e))?,
+        };
         Ok(PieceDef {
             name: key.to_string(),
             letter,
@@ -368,6 +374,12 @@ fn defaults(id: &str, board: &Board) -> Rules {
         custom_pawns: pieces.iter().any(|p| p.pawn && p.name != "pawn"),
         promotion_region: no_region(),
         drop_region: no_region(),
+        enclosing_drop: None,
+        enclosing_drop_start: Vec::new(),
+        flip_enclosed: None,
+        free_drops: false,
+        pass_on_stalemate: [false, false],
+        adjudicate_full_board: false,
         promotion_kinds: [Vec::new(), Vec::new()],
         mandatory_promotion: true,
         checking: true,
@@ -602,6 +614,27 @@ fn read_drops(board: &Board, rules: &mut Rules) -> Result<(), IniError> {
     };
     rules.drop_no_doubled_count = keys.number("dropNoDoubledCount", 1)?;
     rules.pawn_drop_mate_illegal = keys.flag("shogiPawnDropMateIllegal", false)?;
+    let enclosing = |key: &str, allowed: &[&str]| -> Result<Option<Enclosing>, IniError> {
+        let rule = match keys.get(key) {
+            None | Some("none") => return Ok(None),
+            Some(v) if !allowed.contains(&v) => {
+                return Err(keys.err(key, format!("'{v}' must be {} or none", allowed.join(", "))))
+            }
+            Some("reversi") => Enclosing::Reversi,
+            Some("ataxx") => Enclosing::Ataxx,
+            Some("snort") => Enclosing::Snort,
+            Some(_) => Enclosing::Top,
+        };
+        Ok(Some(rule))
+    };
+    rules.enclosing_drop = enclosing("enclosingDrop", &["reversi", "ataxx", "snort", "top"])?;
+    let start = board.region("enclosingDropStart", "")?;
+    rules.enclosing_drop_start = (0..start.len()).filter(|&sq| start[sq]).collect();
+    rules.flip_enclosed = enclosing("flipEnclosedPieces", &["reversi", "ataxx"])?;
+    rules.free_drops = keys.flag("freeDrops", false)?;
+    let pass = keys.flag("passOnStalemate", false)?;
+    rules.pass_on_stalemate = [keys.flag("passOnStalemateWhite", pass)?, keys.flag("passOnStalemateBlack", pass)?];
+    rules.adjudicate_full_board = keys.flag("adjudicateFullBoard", false)?;
     Ok(())
 }
 

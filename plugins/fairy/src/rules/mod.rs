@@ -120,6 +120,22 @@ pub enum Walling {
     Edge,
 }
 
+/// Where a drop may go, and which pieces a move turns
+/// (`enclosingDrop`, `flipEnclosedPieces`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Enclosing {
+    /// Reversi: a drop must close a line of the opponent's pieces
+    /// between it and one of the mover's, and those pieces turn.
+    Reversi,
+    /// Ataxx: a drop goes beside one of the mover's pieces, and every
+    /// opponent's piece beside where a piece lands turns.
+    Ataxx,
+    /// Snort: a drop never goes beside (orthogonally) an opponent's piece.
+    Snort,
+    /// Drops go on the first rank or onto a piece (Connect Four).
+    Top,
+}
+
 /// Every rule of one variant.
 #[derive(Clone, Debug)]
 pub struct Rules {
@@ -218,6 +234,22 @@ pub struct Rules {
     pub drop_loop: bool,
     /// Squares each side may drop on.
     pub drop_region: [Vec<bool>; 2],
+    /// Where a drop may go beside its region (`enclosingDrop`).
+    pub enclosing_drop: Option<Enclosing>,
+    /// While one of these squares is empty, drops go only there
+    /// (`enclosingDropStart`: reversi's four centre squares).
+    pub enclosing_drop_start: Vec<usize>,
+    /// Which pieces a move turns to the mover's (`flipEnclosedPieces`).
+    pub flip_enclosed: Option<Enclosing>,
+    /// Drops take nothing from the hand, which FEN does not write (ataxx's
+    /// clones; arbiter's key `freeDrops`, built in at Fairy-Stockfish).
+    pub free_drops: bool,
+    /// A side with no legal move passes instead, White's then Black's
+    /// (`passOnStalemate`); two passes in a row end the game.
+    pub pass_on_stalemate: [bool; 2],
+    /// A full board ends the game (`adjudicateFullBoard`): a draw, or the
+    /// material count's result.
+    pub adjudicate_full_board: bool,
     /// Pawns may be dropped on the first rank.
     pub first_rank_pawn_drops: bool,
     /// Pawns may be dropped in the promotion zone.
