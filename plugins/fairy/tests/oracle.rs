@@ -123,6 +123,7 @@ pub const EXACT: &[&str] = &[
     "flipello",
     "flipello10",
     "ataxx",
+    "placement",
 ];
 
 fn variant(name: &str) -> FairyVariant {
@@ -271,6 +272,9 @@ fn given_starts_agree_with_fairy_stockfish() {
             // Flipello: Black has no move but to pass, its first stone
             // staying put (`a1a1`); White then has a square to fill.
             "flipello@PPPPPPpP/pPpPpp1P/ppPPppPP/pppPppPP/pPpPPPPP/pPPPPPPP/pppPPpPP/p1pppp1P[PPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPpppppppppppppppppppppppppppppppp] b - - 0 29",
+            // Placement: rooks in the corners, then the king dropped on e1
+            // castles with them; bishops must take both colours.
+            "placement@8/pppppppp/8/8/8/8/PPPPPPPP/R6R[KQBBNNkqrrbbnn] w - - 0 1",
             // Pawn sideways: an en passant square written with the pawn's.
             "pawnsideways@4k3/8/8/8/2pP4/8/8/4K3 b - d3d4 0 1",
         ],

@@ -174,6 +174,9 @@ impl Position {
                     Some(k) => Piece { kind: k as u8, color: us, promoted: false, base: Some(kind) },
                     None => Piece { kind, color: us, promoted: false, base: None },
                 });
+                if rules.castling_dropped_piece {
+                    self.castle_dropped(kind as usize, to as usize, us);
+                }
             }
             Move::Demote { .. } | Move::Gate { .. } | Move::GateCastle { .. } => {
                 unreachable!("demotions and gating moves were made plain moves above")
@@ -234,6 +237,37 @@ impl Position {
         let aimed = a != b && (a % w == b % w || a / w == b / w);
         if self.gates[them as usize] & gate != 0 && aimed {
             self.gates[them as usize] &= !gate;
+        }
+    }
+
+    /// `castlingDroppedPiece`: a king dropped on its castling square may
+    /// castle with the rooks in its rank's corners; a rook dropped in a
+    /// corner, with such a king, may castle with it.
+    fn castle_dropped(&mut self, kind: usize, to: usize, us: Color) {
+        let rules = self.rules.clone();
+        let w = rules.width as usize;
+        let rank = self.own_rank(us, rules.castle_rank) as usize;
+        if to / w != rank {
+            return;
+        }
+        let king_home = rank * w + rules.castle_king_home_file as usize;
+        let corners = [rank * w, rank * w + w - 1];
+        let rook_at = |pos: &Position, sq: usize| {
+            pos.board[sq].is_some_and(|p| p.color == us && rules.castle_rook_kinds.contains(&(p.kind as usize)))
+        };
+        if Some(kind) == rules.castle_king && to == king_home {
+            let rooks: Vec<usize> = corners.into_iter().filter(|&sq| rook_at(self, sq)).collect();
+            for sq in rooks {
+                if !self.castle_rooks[us as usize].contains(&(sq as u16)) {
+                    self.castle_rooks[us as usize].push(sq as u16);
+                }
+            }
+        } else if rules.castle_rook_kinds.contains(&kind) && corners.contains(&to) {
+            let king_there =
+                self.board[king_home].is_some_and(|p| p.color == us && Some(p.kind as usize) == rules.castle_king);
+            if king_there && !self.castle_rooks[us as usize].contains(&(to as u16)) {
+                self.castle_rooks[us as usize].push(to as u16);
+            }
         }
     }
 

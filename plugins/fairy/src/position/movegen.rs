@@ -320,10 +320,36 @@ impl Position {
                 return false;
             }
         }
+        if rules.drop_opposite_colored_bishop && !self.bishops_can_differ(kind, color, to) {
+            return false;
+        }
         match rules.enclosing_drop {
             Some(rule) => self.encloses(rule, color, to),
             None => true,
         }
+    }
+
+    /// `dropOppositeColoredBishop`: whether, after `color` drops a `kind`
+    /// on `to`, its bishops (on the board and in hand) can still stand on
+    /// squares of both colours: a bishop not on the colour its others
+    /// fill, another piece not on a square the bishops still need.
+    fn bishops_can_differ(&self, kind: usize, color: Color, to: usize) -> bool {
+        let rules = &self.rules;
+        let Some(bishop) = rules.pieces.iter().position(|p| p.name == "bishop") else { return true };
+        let w = rules.width as usize;
+        let dark = |sq: usize| (sq % w + sq / w) % 2 == 0;
+        let squares = w * rules.height as usize;
+        let mine = |sq: usize| self.board[sq].is_some_and(|p| p.color == color && p.kind as usize == bishop);
+        let all = self.on_board(color, bishop) as usize + self.hands[color as usize][bishop] as usize;
+        if kind == bishop {
+            let same = (0..squares).filter(|&sq| mine(sq) && dark(sq) == dark(to)).count();
+            return same < all.div_ceil(2);
+        }
+        let room = |shade: bool| {
+            let free = |sq: usize| sq != to && self.board[sq].is_none() && rules.drop_region[color as usize][sq];
+            (0..squares).filter(|&sq| dark(sq) == shade && (mine(sq) || free(sq))).count()
+        };
+        room(true) >= all / 2 && room(false) >= all / 2
     }
 
     /// Whether a drop of `color` on `to` obeys the enclosing rule: onto
@@ -468,6 +494,27 @@ impl Position {
                 for wall in self.wall_squares(m, rule) {
                     out.push(Move::Walled { base: m.id(), wall });
                 }
+            }
+        }
+        // While a side holds a piece it must drop, only drops are legal (if any is).
+        if self.rules.must_drop {
+            let us = self.side as usize;
+            let held = match self.rules.must_drop_kind {
+                Some(k) => self.hands[us][k] > 0,
+                None => self.hands[us].iter().any(|&n| n > 0),
+            };
+            if held {
+                let wanted = |m: &Move| match (m, self.rules.must_drop_kind) {
+                    (Move::Drop { kind, .. }, Some(k)) => *kind as usize == k,
+                    (Move::Drop { .. }, None) => true,
+                    _ => false,
+                };
+                let mut mine = out.split_off(start);
+                mine.retain(|m| !matches!(m, Move::Drop { .. }) || wanted(m));
+                if mine.iter().any(wanted) {
+                    mine.retain(wanted);
+                }
+                out.extend(mine);
             }
         }
         // With no move, a side that may pass does: its first piece stays put.

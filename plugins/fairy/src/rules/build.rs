@@ -374,6 +374,11 @@ fn defaults(id: &str, board: &Board) -> Rules {
         custom_pawns: pieces.iter().any(|p| p.pawn && p.name != "pawn"),
         promotion_region: no_region(),
         drop_region: no_region(),
+        must_drop: false,
+        must_drop_kind: None,
+        drop_opposite_colored_bishop: false,
+        castling_dropped_piece: false,
+        castle_king_home_file: 4,
         enclosing_drop: None,
         enclosing_drop_start: Vec::new(),
         flip_enclosed: None,
@@ -614,6 +619,14 @@ fn read_drops(board: &Board, rules: &mut Rules) -> Result<(), IniError> {
     };
     rules.drop_no_doubled_count = keys.number("dropNoDoubledCount", 1)?;
     rules.pawn_drop_mate_illegal = keys.flag("shogiPawnDropMateIllegal", false)?;
+    rules.must_drop = keys.flag("mustDrop", false)?;
+    rules.must_drop_kind = match keys.get("mustDropType") {
+        None | Some("*") => None,
+        Some(_) => board.kind("mustDropType")?,
+    };
+    rules.drop_opposite_colored_bishop = keys.flag("dropOppositeColoredBishop", false)?;
+    rules.castling_dropped_piece = keys.flag("castlingDroppedPiece", false)?;
+    rules.castle_king_home_file = board.file("castlingKingFile", 4)?;
     let enclosing = |key: &str, allowed: &[&str]| -> Result<Option<Enclosing>, IniError> {
         let rule = match keys.get(key) {
             None | Some("none") => return Ok(None),

@@ -234,6 +234,19 @@ pub struct Rules {
     pub drop_loop: bool,
     /// Squares each side may drop on.
     pub drop_region: [Vec<bool>; 2],
+    /// While a side holds a piece (of `must_drop_kind`, if given), it must
+    /// drop one if it can (`mustDrop`: placement's and sittuyin's setup).
+    pub must_drop: bool,
+    /// The kind `must_drop` is about (`mustDropType`; `None`: any).
+    pub must_drop_kind: Option<usize>,
+    /// Bishops must be dropped onto squares of both colours
+    /// (`dropOppositeColoredBishop`).
+    pub drop_opposite_colored_bishop: bool,
+    /// A king dropped on its castling square, or a rook dropped in a
+    /// corner beside such a king, gets castling rights (`castlingDroppedPiece`).
+    pub castling_dropped_piece: bool,
+    /// The file a castling king starts on (`castlingKingFile`, for dropped kings).
+    pub castle_king_home_file: u8,
     /// Where a drop may go beside its region (`enclosingDrop`).
     pub enclosing_drop: Option<Enclosing>,
     /// While one of these squares is empty, drops go only there
