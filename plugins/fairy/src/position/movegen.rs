@@ -337,7 +337,7 @@ impl Position {
         let rules = &self.rules;
         let Some(bishop) = rules.pieces.iter().position(|p| p.name == "bishop") else { return true };
         let w = rules.width as usize;
-        let dark = |sq: usize| (sq % w + sq / w) % 2 == 0;
+        let dark = |sq: usize| (sq % w + sq / w).is_multiple_of(2);
         let squares = w * rules.height as usize;
         let mine = |sq: usize| self.board[sq].is_some_and(|p| p.color == color && p.kind as usize == bishop);
         let all = self.on_board(color, bishop) as usize + self.hands[color as usize][bishop] as usize;
