@@ -130,6 +130,15 @@ impl FairyGame {
             let reason = if pos.passes >= 2 { "two passes" } else { "full board" };
             return self.counted().unwrap_or(Status::draw(reason));
         }
+        // Sittuyin: a king and a pawn that could only promote are stalemated (a draw).
+        if rules.sittuyin_promotion && !moves.is_empty() && self.on_board(side) == 2 && !pos.in_check(side) {
+            let pawn = |sq: usize| pos.board[sq].is_some_and(|p| p.color == side && rules.pieces[p.kind as usize].pawn);
+            let promotes =
+                |m: &Move| matches!(m, Move::Normal { from, promotion: Some(_), .. } if pawn(*from as usize));
+            if moves.iter().all(promotes) {
+                return Status::draw("stalemate (only a promotion)");
+            }
+        }
         if moves.is_empty() {
             if pos.in_check(pos.side) || pos.pseudo_royal_attacked(pos.side) {
                 if rules.shatar_mate {

@@ -122,7 +122,15 @@ impl FairyGame {
                     _ => out.push(letter(piece.kind)),
                 }
                 let capture = pos.is_capture(m);
-                let origin = if chess_pawn && capture && !shogi { Origin::File } else { self.origin(whole, from, to) };
+                // A pawn's capture names its file; a sittuyin promotion
+                // elsewhere than where the pawn stands, its square.
+                let moving_promotion =
+                    r.sittuyin_promotion && from != to && matches!(m, Move::Normal { promotion: Some(_), .. });
+                let origin = match (chess_pawn && !shogi, capture, moving_promotion) {
+                    (true, true, _) => Origin::File,
+                    (true, _, true) => Origin::Square,
+                    _ => self.origin(whole, from, to),
+                };
                 let (file, rank) = (square(from), rank_name(r, from));
                 match origin {
                     Origin::None => {}

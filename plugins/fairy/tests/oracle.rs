@@ -124,6 +124,7 @@ pub const EXACT: &[&str] = &[
     "flipello10",
     "ataxx",
     "placement",
+    "sittuyin",
 ];
 
 fn variant(name: &str) -> FairyVariant {
@@ -275,6 +276,10 @@ fn given_starts_agree_with_fairy_stockfish() {
             // Placement: rooks in the corners, then the king dropped on e1
             // castles with them; bishops must take both colours.
             "placement@8/pppppppp/8/8/8/8/PPPPPPPP/R6R[KQBBNNkqrrbbnn] w - - 0 1",
+            // Sittuyin: a last pawn promotes anywhere, in place or a step
+            // away, never attacking; two pawns, only in the zone.
+            "sittuyin@k7/8/8/3P4/8/8/8/4K3 w - - 0 50",
+            "sittuyin@k7/8/2r5/3P4/8/5P2/8/4K3 w - - 0 1",
             // Pawn sideways: an en passant square written with the pawn's.
             "pawnsideways@4k3/8/8/8/2pP4/8/8/4K3 b - d3d4 0 1",
         ],
@@ -308,6 +313,7 @@ const NOTATION_SAMPLE: &[&str] = &[
     "manchu",
     "duck",
     "isolation",
+    "sittuyin",
     "makruk",
     "capablanca",
     "grand",

@@ -57,7 +57,9 @@ impl Position {
         // What a counting rule needs to know of the move, taken before it is made.
         let counted = rules.counting.map(|rule| {
             let captured = match m {
-                Move::Normal { to, .. } | Move::Demote { to, .. } | Move::Gate { to, .. } => self.board[to as usize],
+                Move::Normal { from, to, .. } | Move::Demote { from, to } | Move::Gate { from, to, .. } => {
+                    self.board[to as usize].filter(|_| from != to)
+                }
                 Move::EnPassant { .. } => Some(Piece { kind: 0, color: us.opponent(), promoted: false, base: None }),
                 Move::Castle { .. }
                 | Move::GateCastle { .. }

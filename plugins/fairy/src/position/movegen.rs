@@ -166,7 +166,7 @@ impl Position {
                         continue;
                     }
                     out.push(Move::Normal { from, to: to16, promotion: None });
-                } else if def.pawn && rules.promotion_region[us as usize][to] {
+                } else if def.pawn && rules.promotion_region[us as usize][to] && !rules.sittuyin_promotion {
                     let kinds = &rules.promotion_kinds[us as usize];
                     for &k in kinds {
                         // A kind with a promotion limit is out once the side holds that many on the board.
@@ -195,6 +195,9 @@ impl Position {
         if rules.cambodian_moves && self.gates[us as usize] != 0 {
             self.cambodian_moves(out);
         }
+        if rules.sittuyin_promotion {
+            self.sittuyin_promotions(out);
+        }
         if rules.drops {
             self.drop_moves(out);
         }
@@ -221,6 +224,45 @@ impl Position {
             for &(dx, dy) in targets {
                 if let Some(to) = self.offset(from, dx, dy).filter(|&to| self.board[to].is_none()) {
                     out.push(Move::Normal { from: from as u16, to: to as u16, promotion: None });
+                }
+            }
+        }
+    }
+
+    /// Sittuyin's promotions (see `Rules::sittuyin_promotion`), written as
+    /// the pawn's move with the piece it becomes (`d5d5f`, `d5c6f`).
+    fn sittuyin_promotions(&self, out: &mut Vec<Move>) {
+        let rules = &self.rules;
+        let us = self.side;
+        let squares = rules.width as usize * rules.height as usize;
+        let pawn_at = |sq: usize| self.board[sq].is_some_and(|p| p.color == us && rules.pieces[p.kind as usize].pawn);
+        let pawns: Vec<usize> = (0..squares).filter(|&sq| pawn_at(sq)).collect();
+        let zone = &rules.promotion_region[us as usize];
+        for &from in pawns.iter().filter(|&&sq| pawns.len() == 1 || zone[sq]) {
+            for &k in &rules.promotion_kinds[us as usize] {
+                if rules.promotion_limit[k].is_some_and(|most| self.on_board(us, k) >= most) {
+                    continue;
+                }
+                let mut targets = vec![(from, false)];
+                for step in rules.pieces[k].steps.iter().filter(|st| st.quiet) {
+                    self.step_targets(from, us, step, &mut targets);
+                }
+                for (to, capture) in targets {
+                    if capture || (to != from && self.board[to].is_some()) {
+                        continue;
+                    }
+                    // The new piece may attack nothing, nor uncover a check.
+                    let mut next = self.clone();
+                    next.board[from] = None;
+                    next.board[to] = Some(super::Piece { kind: k as u8, color: us, promoted: false, base: None });
+                    let mut attacks = Vec::new();
+                    for step in rules.pieces[k].steps.iter().filter(|st| st.capture) {
+                        next.step_targets(to, us, step, &mut attacks);
+                    }
+                    if attacks.iter().any(|&(_, capture)| capture) || next.in_check(us.opponent()) {
+                        continue;
+                    }
+                    out.push(Move::Normal { from: from as u16, to: to as u16, promotion: Some(k as u8) });
                 }
             }
         }
@@ -320,6 +362,10 @@ impl Position {
                 return false;
             }
         }
+        if rules.sittuyin_rook_drop && rules.pieces[kind].name == "rook" && self.own_rank(color, self.rank_of(to)) != 0
+        {
+            return false;
+        }
         if rules.drop_opposite_colored_bishop && !self.bishops_can_differ(kind, color, to) {
             return false;
         }
@@ -399,8 +445,13 @@ impl Position {
         let mut pseudo = Vec::new();
         self.pseudo_moves(&mut pseudo);
         let start = out.len();
-        if !self.rules.has_royal && !self.rules.pseudo_royal {
-            out.extend(pseudo);
+        // No king of its own on the board (none in the variant, or still in
+        // hand in a setup phase): no move can expose one; a king dropped
+        // is still tried.
+        let kingless = !self.rules.pseudo_royal && (!self.rules.has_royal || self.royal_square(self.side).is_none());
+        if kingless {
+            let royal_drop = |m: &Move| matches!(m, Move::Drop { kind, .. } if self.rules.pieces[*kind as usize].royal);
+            out.extend(pseudo.into_iter().filter(|m| !royal_drop(m) || self.safe_after(*m)));
         } else {
             // Out of check, a drop or a move of a piece off every line through
             // the king cannot expose it (see `Rules::lines_only`): no need to try it.
@@ -637,8 +688,9 @@ impl Position {
     /// Whether `m` takes a piece.
     pub fn is_capture(&self, m: Move) -> bool {
         match m {
-            Move::Normal { to, .. } | Move::Demote { to, .. } | Move::Gate { to, .. } => {
-                self.board[to as usize].is_some()
+            // A piece that stays where it is (sittuyin's promotion) takes nothing.
+            Move::Normal { from, to, .. } | Move::Demote { from, to } | Move::Gate { from, to, .. } => {
+                from != to && self.board[to as usize].is_some()
             }
             Move::EnPassant { .. } => true,
             Move::Castle { .. } | Move::GateCastle { .. } | Move::Drop { .. } | Move::Pass { .. } => false,

@@ -374,6 +374,8 @@ fn defaults(id: &str, board: &Board) -> Rules {
         custom_pawns: pieces.iter().any(|p| p.pawn && p.name != "pawn"),
         promotion_region: no_region(),
         drop_region: no_region(),
+        sittuyin_rook_drop: false,
+        sittuyin_promotion: false,
         must_drop: false,
         must_drop_kind: None,
         drop_opposite_colored_bishop: false,
@@ -620,6 +622,8 @@ fn read_drops(board: &Board, rules: &mut Rules) -> Result<(), IniError> {
     rules.drop_no_doubled_count = keys.number("dropNoDoubledCount", 1)?;
     rules.pawn_drop_mate_illegal = keys.flag("shogiPawnDropMateIllegal", false)?;
     rules.must_drop = keys.flag("mustDrop", false)?;
+    rules.sittuyin_rook_drop = keys.flag("sittuyinRookDrop", false)?;
+    rules.sittuyin_promotion = keys.flag("sittuyinPromotion", false)?;
     rules.must_drop_kind = match keys.get("mustDropType") {
         None | Some("*") => None,
         Some(_) => board.kind("mustDropType")?,

@@ -247,6 +247,13 @@ pub struct Rules {
     pub castling_dropped_piece: bool,
     /// The file a castling king starts on (`castlingKingFile`, for dropped kings).
     pub castle_king_home_file: u8,
+    /// Rooks are dropped on the first rank only (`sittuyinRookDrop`).
+    pub sittuyin_rook_drop: bool,
+    /// Sittuyin's promotion (`sittuyinPromotion`): a pawn in the promotion
+    /// zone (anywhere, if it is the side's last) may, as its move, turn
+    /// into a promotion piece where it stands or one step of that piece
+    /// away, onto an empty square, attacking no enemy piece and giving no check.
+    pub sittuyin_promotion: bool,
     /// Where a drop may go beside its region (`enclosingDrop`).
     pub enclosing_drop: Option<Enclosing>,
     /// While one of these squares is empty, drops go only there
