@@ -25,7 +25,7 @@ use serde_json::{Map, Value};
 
 pub use game::FairyGame;
 use position::Position;
-use rules::Rules;
+use rules::{Notation, Rules};
 
 /// The definitions shipped with the plugin, written for arbiter.
 pub const BUILT_IN: &str = include_str!("variants.ini");
@@ -205,14 +205,33 @@ impl Variant for FairyVariant {
             name: self.rules.id.clone(),
             summary,
             players: vec!["White".into(), "Black".into()],
-            board: BoardGeometry::Grid {
-                width: r.width as u32,
-                height: r.height as u32,
-                checkered: true,
-                files: (0..r.width).map(|f| ((b'a' + f) as char).to_string()).collect(),
-                ranks: (1..=r.height).map(|n| n.to_string()).collect(),
+            // A shogi board is uniform, its files numbered from the right
+            // and its ranks from the top, as its moves name them.
+            board: match r.notation {
+                Notation::San => BoardGeometry::Grid {
+                    width: r.width as u32,
+                    height: r.height as u32,
+                    checkered: true,
+                    files: (0..r.width).map(|f| ((b'a' + f) as char).to_string()).collect(),
+                    ranks: (1..=r.height).map(|n| n.to_string()).collect(),
+                },
+                Notation::Shogi => BoardGeometry::Grid {
+                    width: r.width as u32,
+                    height: r.height as u32,
+                    checkered: false,
+                    files: (1..=r.width).rev().map(|n| n.to_string()).collect(),
+                    ranks: (1..=r.height).rev().map(|n| n.to_string()).collect(),
+                },
             },
-            notation: "UCI as Fairy-Stockfish writes it: e2e4, e7e8q, P@e4, a10a9".into(),
+            notation: match r.notation {
+                Notation::San => {
+                    "SAN as Fairy-Stockfish writes it (Nf3, exd5, e8=Q+, P@e4); coordinates (e2e4) read too"
+                }
+                Notation::Shogi => {
+                    "shogi's numbered notation as Fairy-Stockfish writes it (P-76, Bx33+, S*45); coordinates read too"
+                }
+            }
+            .into(),
             position_notation: "FEN".into(),
             start_position: self.start().fen(),
             options: if self.rules.chess960 && r.width == 8 {
