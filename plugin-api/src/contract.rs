@@ -428,8 +428,8 @@ fn cells(board: &BoardGeometry) -> u32 {
 }
 
 /// What is wrong with an observation made for `viewer`, if anything: a
-/// cell not on the board, an owner that is no seat, the wrong viewer or
-/// player to move.
+/// cell not on the board (a piece's, a blocked one's), an owner that is no
+/// seat (a piece's, a hand's), the wrong viewer or player to move.
 fn schema_problem(view: &ObservationView, viewer: Viewer, to_move: u32, cells: u32, players: u32) -> Option<String> {
     if view.viewer != ObservationView::viewer_name(viewer) {
         return Some(format!("it names its viewer '{}'", view.viewer));
@@ -442,6 +442,12 @@ fn schema_problem(view: &ObservationView, viewer: Viewer, to_move: u32, cells: u
     }
     if let Some(p) = view.pieces.iter().find(|p| p.owner >= players) {
         return Some(format!("a piece on cell {} belongs to player {}, of {players}", p.cell, p.owner));
+    }
+    if let Some(b) = view.blocked.iter().find(|b| b.cell >= cells) {
+        return Some(format!("a blocked cell {} lies beyond the board's {cells}", b.cell));
+    }
+    if let Some(h) = view.hands.iter().find(|h| h.owner >= players) {
+        return Some(format!("a hand of {} belongs to player {}, of {players}", h.kind, h.owner));
     }
     view.highlights.iter().find(|&&h| h >= cells).map(|h| format!("it highlights cell {h}, beyond the board's {cells}"))
 }

@@ -161,6 +161,35 @@ pub struct ObservationView {
     /// Facts that do not belong to a cell ("White may castle kingside").
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Pieces in hand the viewer knows of (crazyhouse's pockets, shogi's
+    /// hands), a kind of a side's an entry.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hands: Vec<HandView>,
+    /// Cells no piece may enter, with what stands there (`wall`, `duck`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blocked: Vec<BlockedView>,
+}
+
+/// Pieces of one kind in one side's hand.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct HandView {
+    /// Index of the player holding them.
+    pub owner: u32,
+    /// Kind name (as [`PieceView::kind`]).
+    pub kind: String,
+    /// Short label, as a piece of the kind on the board shows.
+    pub label: String,
+    /// How many are held.
+    pub count: u32,
+}
+
+/// A cell no piece may enter.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct BlockedView {
+    /// Cell index (see [`BoardGeometry`]).
+    pub cell: u32,
+    /// What stands there: `wall`, `duck`...
+    pub kind: String,
 }
 
 impl ObservationView {

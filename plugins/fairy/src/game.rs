@@ -5,7 +5,7 @@
 //! notation.
 
 use arbiter_api::kit::Game;
-use arbiter_api::schema::{Observation, ObservationView, PieceView};
+use arbiter_api::schema::{BlockedView, HandView, Observation, ObservationView, PieceView};
 use arbiter_api::{Status, Viewer};
 
 use crate::position::{Color, Move, Position};
@@ -434,33 +434,28 @@ impl Game for FairyGame {
             })
             .collect();
         let mut notes = Vec::new();
-        if rules.drops || rules.gating {
-            for (c, name) in Color::SIDES.into_iter().zip(["White", "Black"]) {
-                let held: Vec<String> = self.pos.hands[c as usize]
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, &n)| n > 0)
-                    // As the pocket's letters: "White holds P×3, B".
-                    .map(|(k, &n)| {
-                        let l = c.letter_case(rules.pieces[k].letter);
-                        if n == 1 {
-                            l.to_string()
-                        } else {
-                            format!("{l}×{n}")
-                        }
-                    })
-                    .collect();
-                notes
-                    .push(format!("{name} holds {}", if held.is_empty() { "nothing".into() } else { held.join(", ") }));
+        // Pockets and hands, in the order FEN writes them (a free
+        // hand, ataxx's, is no hand).
+        let mut hands = Vec::new();
+        if (rules.drops && !rules.free_drops) || rules.gating {
+            let mut kinds: Vec<usize> = (0..rules.pieces.len()).collect();
+            kinds.sort_by_key(|&k| std::cmp::Reverse(rules.pieces[k].order));
+            for c in Color::SIDES {
+                for &k in kinds.iter().filter(|&&k| self.pos.hands[c as usize][k] > 0) {
+                    hands.push(HandView {
+                        owner: c.seat(),
+                        kind: rules.pieces[k].name.clone(),
+                        label: c.letter_case(rules.pieces[k].letter).to_string(),
+                        count: u32::from(self.pos.hands[c as usize][k]),
+                    });
+                }
             }
         }
-        let walls: Vec<String> = (0..rules.width as usize * rules.height as usize)
+        let wall = if rules.walling == Some(crate::rules::Walling::Duck) { "duck" } else { "wall" };
+        let blocked = (0..rules.width as usize * rules.height as usize)
             .filter(|&sq| self.pos.board[sq].is_some_and(|p| p.color == Color::Wall))
-            .map(|sq| rules.square_name(sq))
+            .map(|sq| BlockedView { cell: sq as u32, kind: wall.into() })
             .collect();
-        if !walls.is_empty() {
-            notes.push(format!("walls: {}", walls.join(" ")));
-        }
         if rules.check_counting {
             notes.push(format!("checks to give: White {}, Black {}", self.pos.checks_left[0], self.pos.checks_left[1]));
         }
@@ -477,6 +472,8 @@ impl Game for FairyGame {
                 pieces,
                 highlights,
                 notes,
+                hands,
+                blocked,
             },
         }
     }

@@ -53,7 +53,13 @@ fn promoted_pieces_and_hands_are_shown_as_the_fen_writes_them() {
     let view = game.observe(Viewer::Spectator).view;
     let tokin = view.pieces.iter().find(|p| p.cell == 40).unwrap();
     assert_eq!((tokin.label.as_str(), tokin.kind.as_str()), ("+P", "gold"));
-    assert_eq!(view.notes[..2], ["White holds B, P×2".to_string(), "Black holds r".to_string()]);
+    let hands: Vec<(u32, &str, u32)> = view.hands.iter().map(|h| (h.owner, h.label.as_str(), h.count)).collect();
+    assert_eq!(hands, [(0, "P", 2), (0, "B", 1), (1, "r", 1)]);
+    // Walls stand on their squares, the duck as a duck.
+    let duck = installed().into_iter().find(|v| v.id == "duck").unwrap();
+    let game = duck.from_position("rnbqkbnr/pppppppp/8/4*3/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", &Default::default());
+    let view = game.unwrap().observe(Viewer::Spectator).view;
+    assert_eq!(view.blocked.iter().map(|b| (b.cell, b.kind.as_str())).collect::<Vec<_>>(), [(36, "duck")]);
 }
 
 /// Every value form Fairy-Stockfish's parser reads: files as a letter or a

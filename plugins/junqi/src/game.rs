@@ -810,7 +810,14 @@ impl Game for JunqiGame {
         let highlights = self.last.map(|(f, t, _)| vec![f as u32, t as u32]).unwrap_or_default();
         Observation {
             text,
-            view: ObservationView { viewer: viewer_name, to_move: self.to_move.seat(), pieces, highlights, notes },
+            view: ObservationView {
+                viewer: viewer_name,
+                to_move: self.to_move.seat(),
+                pieces,
+                highlights,
+                notes,
+                ..Default::default()
+            },
         }
     }
 

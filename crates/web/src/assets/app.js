@@ -87,11 +87,11 @@ function notesOf(obs) {
   return notes.length ? el("ul", { class: "notes", id: "notes" }, notes.map((n) => el("li", {}, n))) : null;
 }
 
-/** The cells whose pieces differ between two observations (the last move's). */
+/** The cells whose pieces (or walls, or duck) differ between two observations (the last move's). */
 function changedCells(before, after) {
   if (!before || !after) return [];
   const key = (p) => JSON.stringify([p.owner, p.kind, p.label, p.stack || []]);
-  const at = (obs) => new Map((obs.pieces || []).map((p) => [p.cell, key(p)]));
+  const at = (obs) => new Map([...(obs.pieces || []).map((p) => [p.cell, key(p)]), ...(obs.blocked || []).map((b) => [b.cell, b.kind])]);
   const a = at(before), b = at(after);
   return [...new Set([...a.keys(), ...b.keys()])].filter((c) => a.get(c) !== b.get(c));
 }
@@ -153,10 +153,13 @@ function pieceTitle(p) {
 
 function renderGrid(board, obs, opts) {
   const S = 60, M = 22, W = board.width, H = board.height;
-  const root = svg("svg", { viewBox: `0 0 ${W * S + M} ${H * S + M}`, class: "board", "data-kind": "grid" });
+  // Pieces in hand stand in a strip above the board (the top side's) and below it.
+  const hands = (obs && obs.hands) || [];
+  const T = hands.length ? S * 0.8 : 0;
+  const root = svg("svg", { viewBox: `0 0 ${W * S + M} ${H * S + M + 2 * T}`, class: "board", "data-kind": "grid" });
   const place = (cell) => {
     const row = Math.floor(cell / W), col = cell % W;
-    return { x: M + (opts.flipped ? W - 1 - col : col) * S, y: (opts.flipped ? row : H - 1 - row) * S, row, col };
+    return { x: M + (opts.flipped ? W - 1 - col : col) * S, y: T + (opts.flipped ? row : H - 1 - row) * S, row, col };
   };
   const highlights = new Set([...(obs ? obs.highlights || [] : []), ...(opts.changed || [])]);
   for (let cell = 0; cell < W * H; cell++) {
@@ -168,11 +171,28 @@ function renderGrid(board, obs, opts) {
   }
   (board.files || []).forEach((name, col) => {
     const x = M + (opts.flipped ? W - 1 - col : col) * S + S / 2;
-    root.append(svg("text", { x, y: H * S + 16, "text-anchor": "middle", "font-size": 13, fill: "#6b7385" }, name));
+    root.append(svg("text", { x, y: T + H * S + 16, "text-anchor": "middle", "font-size": 13, fill: "#6b7385" }, name));
   });
   (board.ranks || []).forEach((name, row) => {
-    const y = (opts.flipped ? row : H - 1 - row) * S + S / 2 + 5;
+    const y = T + (opts.flipped ? row : H - 1 - row) * S + S / 2 + 5;
     root.append(svg("text", { x: M / 2, y, "text-anchor": "middle", "font-size": 13, fill: "#6b7385" }, name));
+  });
+  for (const b of (obs && obs.blocked) || []) root.append(blockedCell(b, place(b.cell), S));
+  hands.forEach((h) => {
+    const top = (h.owner === 0) === !!opts.flipped;
+    const i = hands.filter((o) => o.owner === h.owner).indexOf(h);
+    const fill = opts.colours[h.owner] || PALETTE[h.owner % PALETTE.length];
+    const cx = M + S * 0.45 + i * S, cy = top ? T / 2 : T + H * S + M + T / 2;
+    const g = svg("g", { class: "hand", "data-owner": h.owner, "data-kind": h.kind }, svg("title", {}, `${h.kind} (${h.label}) ×${h.count}`));
+    g.append(svg("circle", { cx, cy, r: S * 0.3, fill, stroke: "#333", "stroke-width": 1.5 }));
+    g.append(svg("text", { x: cx, y: cy + S * 0.11, "text-anchor": "middle", "font-size": S * 0.3, "font-weight": 700, fill: inkOn(fill) }, glyphOf(h, opts.pieces) || h.label));
+    if (h.count > 1) {
+      // The count on a badge at the piece's upper right, as pockets show it.
+      const bx = cx + S * 0.3, by = cy - S * 0.2;
+      g.append(svg("circle", { cx: bx, cy: by, r: S * 0.13, fill: "#fff", stroke: "#2f6fd6", "stroke-width": 1.5 }));
+      g.append(svg("text", { x: bx, y: by + S * 0.065, "text-anchor": "middle", "font-size": S * 0.18, "font-weight": 700, fill: "#1d2330", class: "count" }, String(h.count)));
+    }
+    root.append(g);
   });
   for (const p of obs ? obs.pieces : []) {
     const { x, y } = place(p.cell);
@@ -208,6 +228,22 @@ function renderGrid(board, obs, opts) {
     root.append(hit);
   }
   return root;
+}
+
+/** A cell no piece may enter: the duck as a duck, any other as a stone. */
+function blockedCell(b, at, S) {
+  const g = svg("g", { class: "blocked", "data-cell": b.cell, "data-kind": b.kind }, svg("title", {}, b.kind));
+  if (b.kind === "duck") {
+    const cx = at.x + S / 2, cy = at.y + S / 2;
+    g.append(svg("ellipse", { cx, cy: cy + S * 0.08, rx: S * 0.3, ry: S * 0.2, fill: "#f6c90e", stroke: "#8a6d00", "stroke-width": 1.2 }));
+    g.append(svg("circle", { cx: cx + S * 0.12, cy: cy - S * 0.12, r: S * 0.13, fill: "#f6c90e", stroke: "#8a6d00", "stroke-width": 1.2 }));
+    g.append(svg("path", { d: `M ${cx + S * 0.24} ${cy - S * 0.14} l ${S * 0.14} ${S * 0.03} l ${-S * 0.14} ${S * 0.05} z`, fill: "#e8731c" }));
+    g.append(svg("circle", { cx: cx + S * 0.15, cy: cy - S * 0.15, r: S * 0.025, fill: "#222" }));
+  } else {
+    g.append(svg("rect", { x: at.x + 2, y: at.y + 2, width: S - 4, height: S - 4, fill: "#4a4036", rx: 4 }));
+    g.append(svg("rect", { x: at.x + 8, y: at.y + 8, width: S - 16, height: S - 16, fill: "none", stroke: "#7a6c5d", "stroke-width": 2, rx: 3 }));
+  }
+  return g;
 }
 
 function renderGraph(board, obs, opts) {

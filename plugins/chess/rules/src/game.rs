@@ -381,6 +381,7 @@ impl Game for ChessGame {
             pieces,
             highlights,
             notes: if claim.is_empty() { Vec::new() } else { vec![format!("draw claimable: {claim}")] },
+            ..Default::default()
         };
         Observation { text: self.render(), view }
     }
