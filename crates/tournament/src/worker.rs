@@ -108,7 +108,7 @@ pub enum WorkerMessage {
         allowance_ms: u64,
     },
     /// The spectator's view of the game in progress.
-    Live(SeenFrame),
+    Live(Box<SeenFrame>),
     /// The finished game, whole.
     Record(Box<GameRecord>),
     /// The finished game, its plies left in the ply journal.
@@ -442,7 +442,7 @@ fn play_parsed(
     let seats: Vec<(&str, &PlayerSpec)> = setup.seats.iter().map(|s| s.name.as_str()).zip(&specs).collect();
     let mut players = seat_players(&seats, setup.seed, pulse, engines);
     let sink = |frame: &SeenFrame| {
-        let _ = send(&WorkerMessage::Live(frame.clone()));
+        let _ = send(&WorkerMessage::Live(Box::new(frame.clone())));
     };
     let mut watch = GameWatch { pulse, journal: journal.as_deref_mut(), live: job.live.then(|| LiveRelay::new(&sink)) };
     let result = play(setup, variant, &mut players, Some(&mut watch));
@@ -492,7 +492,9 @@ mod tests {
             clocks: vec![Some(1000), None],
             result: None,
         };
-        assert!(matches!(through_a_line(&WorkerMessage::Live(frame.clone())), WorkerMessage::Live(f) if f == frame));
+        assert!(
+            matches!(through_a_line(&WorkerMessage::Live(Box::new(frame.clone()))), WorkerMessage::Live(f) if *f == frame)
+        );
     }
 
     fn job() -> Job {
