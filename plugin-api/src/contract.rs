@@ -388,7 +388,8 @@ fn info_problems(variant: &VariantHandle) -> Result<(), String> {
         return Err("name, players, notation and start_position must all be given".into());
     }
     match &info.board {
-        BoardGeometry::Grid { width, height, files, ranks, .. } => {
+        BoardGeometry::Grid { width, height, files, ranks, .. }
+        | BoardGeometry::Lines { width, height, files, ranks, .. } => {
             if *width == 0 || *height == 0 {
                 return Err("grid board with no squares".into());
             }
@@ -422,7 +423,7 @@ fn info_problems(variant: &VariantHandle) -> Result<(), String> {
 /// The cells a board has.
 fn cells(board: &BoardGeometry) -> u32 {
     match board {
-        BoardGeometry::Grid { width, height, .. } => width * height,
+        BoardGeometry::Grid { width, height, .. } | BoardGeometry::Lines { width, height, .. } => width * height,
         BoardGeometry::Graph { points, .. } => points.len() as u32,
     }
 }

@@ -111,6 +111,25 @@ pub enum BoardGeometry {
         /// Names of the rows, bottom to top (`1`..`8`).
         ranks: Vec<String>,
     },
+    /// The points where a grid's lines cross, pieces standing on them
+    /// (xiangqi, janggi); cells are indexed as a grid's.
+    Lines {
+        /// Number of points across.
+        width: u32,
+        /// Number of points up.
+        height: u32,
+        /// Names of the columns, left to right.
+        files: Vec<String>,
+        /// Names of the rows, bottom to top.
+        ranks: Vec<String>,
+        /// The row below the river, if there is one (xiangqi's: 4): lines
+        /// up the board break between it and the row above, but at the edges.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        river: Option<u32>,
+        /// The bottom-left cells of 3x3 palaces, whose diagonals are drawn.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        palaces: Vec<u32>,
+    },
     /// Points joined by lines (Junqi's posts, camps and railways).
     Graph {
         /// The points, with layout coordinates.

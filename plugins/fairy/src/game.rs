@@ -419,10 +419,13 @@ impl Game for FairyGame {
             .enumerate()
             .filter_map(|(sq, p)| {
                 let p = p.filter(|p| p.color != Color::Wall)?;
-                // A piece promoted shogi-style is drawn as its FEN writes it: `+P`.
+                // A piece is drawn with the letter its moves name it by
+                // (xiangqi's horse H, not FEN's N); one promoted shogi-style
+                // as FEN writes it: `+P`.
+                let letter = |k: u8| rules.pieces[k as usize].move_letter.to_ascii_lowercase();
                 let label = match p.base {
-                    Some(b) => format!("+{}", p.color.letter_case(rules.pieces[b as usize].letter)),
-                    None => p.color.letter_case(rules.pieces[p.kind as usize].letter).to_string(),
+                    Some(b) => format!("+{}", p.color.letter_case(letter(b))),
+                    None => p.color.letter_case(letter(p.kind)).to_string(),
                 };
                 Some(PieceView {
                     cell: sq as u32,

@@ -49,6 +49,24 @@ pub struct FairyVariant {
 }
 
 impl FairyVariant {
+    /// The bottom-left cells of the 3x3 blocks each side's king is kept in
+    /// (xiangqi's palaces), from its mobility regions.
+    fn palaces(&self) -> Vec<u32> {
+        let r = &self.rules;
+        let Some(king) = r.pieces.iter().position(|p| p.royal) else { return Vec::new() };
+        let w = r.width as usize;
+        r.mobility
+            .iter()
+            .filter_map(|side| {
+                let cells: Vec<usize> =
+                    side[king].as_ref()?.iter().enumerate().filter(|(_, &b)| b).map(|(c, _)| c).collect();
+                let (f0, r0) = (cells.iter().map(|c| c % w).min()?, cells.iter().map(|c| c / w).min()?);
+                let three = cells.len() == 9 && cells.iter().all(|c| c % w - f0 < 3 && c / w - r0 < 3);
+                three.then_some((r0 * w + f0) as u32)
+            })
+            .collect()
+    }
+
     /// The variant defined by the section `name` of `text` (and the built-ins it may inherit from).
     pub fn from_ini(text: &str, name: &str) -> Result<FairyVariant, String> {
         let mut sections = BTreeMap::new();
@@ -204,10 +222,24 @@ impl Variant for FairyVariant {
             id: self.id.clone(),
             name: self.rules.id.clone(),
             summary,
-            players: vec!["White".into(), "Black".into()],
+            // Xiangqi's sides are Red and Black (its first player, Red).
+            players: if r.on_points {
+                vec!["Red".into(), "Black".into()]
+            } else {
+                vec!["White".into(), "Black".into()]
+            },
             // A shogi board is uniform, its files numbered from the right
             // and its ranks from the top, as its moves name them.
             board: match r.notation {
+                Notation::San if r.on_points => BoardGeometry::Lines {
+                    width: r.width as u32,
+                    height: r.height as u32,
+                    files: (0..r.width).map(|f| ((b'a' + f) as char).to_string()).collect(),
+                    ranks: (1..=r.height).map(|n| n.to_string()).collect(),
+                    // Xiangqi's river crosses the middle of a board of ten ranks.
+                    river: (r.height == 10).then_some(4),
+                    palaces: self.palaces(),
+                },
                 Notation::San => BoardGeometry::Grid {
                     width: r.width as u32,
                     height: r.height as u32,

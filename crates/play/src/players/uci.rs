@@ -133,7 +133,10 @@ impl BoardSize {
     /// board, which no UCI-family engine plays, counts as 8x8).
     pub fn of(info: &arbiter_api::schema::VariantInfo) -> BoardSize {
         match info.board {
-            arbiter_api::schema::BoardGeometry::Grid { width, height, .. } => BoardSize { files: width, ranks: height },
+            arbiter_api::schema::BoardGeometry::Grid { width, height, .. }
+            | arbiter_api::schema::BoardGeometry::Lines { width, height, .. } => {
+                BoardSize { files: width, ranks: height }
+            }
             arbiter_api::schema::BoardGeometry::Graph { .. } => BoardSize { files: 8, ranks: 8 },
         }
     }

@@ -253,8 +253,8 @@ impl Player for XboardPlayer {
         // An ini variant is told by Fairy-Stockfish's name (`variant
         // crazyhouse`), its definition file first where it is a user's.
         let variant = super::uci_variant(state);
-        self.zero_ranks =
-            matches!(start.info.board, arbiter_api::schema::BoardGeometry::Grid { height, .. } if height >= 10);
+        self.zero_ranks = matches!(start.info.board, arbiter_api::schema::BoardGeometry::Grid { height, .. }
+                | arbiter_api::schema::BoardGeometry::Lines { height, .. } if height >= 10);
         self.unseen.clear();
         self.own = None;
         self.level_sent = false;

@@ -78,7 +78,8 @@ function inkOn(fill) {
  * (cell), onCell(cell), changed (cells the last move changed, highlighted).
  */
 function renderBoard(board, observation, opts) {
-  return board.kind === "graph" ? renderGraph(board, observation, opts) : renderGrid(board, observation, opts);
+  if (board.kind === "graph") return renderGraph(board, observation, opts);
+  return board.kind === "lines" ? renderLines(board, observation, opts) : renderGrid(board, observation, opts);
 }
 
 /** The plugin's notes for this viewer ("White may castle", "must pass"), as text. */
@@ -194,39 +195,94 @@ function renderGrid(board, obs, opts) {
     }
     root.append(g);
   });
-  for (const p of obs ? obs.pieces : []) {
-    const { x, y } = place(p.cell);
-    const fill = opts.colours[p.owner] || PALETTE[p.owner % PALETTE.length];
-    const stack = p.stack || [];
-    const g = svg("g", { class: "piece", "data-cell": p.cell }, svg("title", {}, pieceTitle(p)));
-    const cy = y + (stack.length ? S * 0.4 : S / 2), r = stack.length ? S * 0.3 : S * 0.38;
-    const glyph = glyphOf(p, opts.pieces);
-    if (glyph && opts.pieces.figurines) {
-      g.append(svg("text", { x: x + S / 2, y: cy + r * 0.62, "text-anchor": "middle", "font-size": r * 1.9, fill, stroke: "#222", "stroke-width": 1.2, class: "figurine" }, glyph));
-    } else {
-      g.append(svg("circle", { cx: x + S / 2, cy, r, fill, stroke: "#333", "stroke-width": 1.5 }));
-      g.append(svg("text", { x: x + S / 2, y: cy + r * 0.38, "text-anchor": "middle", "font-size": r * 1.05, "font-weight": 700, fill: inkOn(fill) }, glyph || p.label));
-    }
-    if (stack.length) {
-      // The tower beneath the top piece, top first, as chips along the foot of the square.
-      const w = Math.min(S * 0.22, (S - 6) / stack.length);
-      stack.forEach((q, i) => {
-        const qf = opts.colours[q.owner] || PALETTE[q.owner % PALETTE.length];
-        const cx = x + 3 + i * w;
-        g.append(svg("rect", { x: cx, y: y + S * 0.76, width: w - 1, height: S * 0.2, fill: qf, stroke: "#333", "stroke-width": 0.8 }));
-        if (w >= 9) g.append(svg("text", { x: cx + (w - 1) / 2, y: y + S * 0.92, "text-anchor": "middle", "font-size": Math.min(10, w), fill: inkOn(qf) }, q.label));
-      });
-      g.append(svg("text", { x: x + S - 4, y: y + 13, "text-anchor": "end", "font-size": 12, "font-weight": 700, fill: "#1d2330", class: "height" }, String(stack.length + 1)));
-    }
-    root.append(g);
+  for (const p of obs ? obs.pieces : []) root.append(pieceAt(p, place(p.cell), S, opts));
+  targetsAndHits(root, W * H, place, S, opts);
+  return root;
+}
+
+/** A piece (or tower) drawn in the S-wide box at `at` (its cell's). */
+function pieceAt(p, at, S, opts) {
+  const { x, y } = at;
+  const fill = opts.colours[p.owner] || PALETTE[p.owner % PALETTE.length];
+  const stack = p.stack || [];
+  const g = svg("g", { class: "piece", "data-cell": p.cell }, svg("title", {}, pieceTitle(p)));
+  const cy = y + (stack.length ? S * 0.4 : S / 2), r = stack.length ? S * 0.3 : S * 0.38;
+  const glyph = glyphOf(p, opts.pieces);
+  if (glyph && opts.pieces.figurines) {
+    g.append(svg("text", { x: x + S / 2, y: cy + r * 0.62, "text-anchor": "middle", "font-size": r * 1.9, fill, stroke: "#222", "stroke-width": 1.2, class: "figurine" }, glyph));
+  } else {
+    g.append(svg("circle", { cx: x + S / 2, cy, r, fill, stroke: "#333", "stroke-width": 1.5 }));
+    g.append(svg("text", { x: x + S / 2, y: cy + r * 0.38, "text-anchor": "middle", "font-size": r * 1.05, "font-weight": 700, fill: inkOn(fill) }, glyph || p.label));
   }
-  for (let cell = 0; cell < W * H; cell++) {
+  if (stack.length) {
+    // The tower beneath the top piece, top first, as chips along the foot of the square.
+    const w = Math.min(S * 0.22, (S - 6) / stack.length);
+    stack.forEach((q, i) => {
+      const qf = opts.colours[q.owner] || PALETTE[q.owner % PALETTE.length];
+      const cx = x + 3 + i * w;
+      g.append(svg("rect", { x: cx, y: y + S * 0.76, width: w - 1, height: S * 0.2, fill: qf, stroke: "#333", "stroke-width": 0.8 }));
+      if (w >= 9) g.append(svg("text", { x: cx + (w - 1) / 2, y: y + S * 0.92, "text-anchor": "middle", "font-size": Math.min(10, w), fill: inkOn(qf) }, q.label));
+    });
+    g.append(svg("text", { x: x + S - 4, y: y + 13, "text-anchor": "end", "font-size": 12, "font-weight": 700, fill: "#1d2330", class: "height" }, String(stack.length + 1)));
+  }
+  return g;
+}
+
+/** The move targets' dots and a click area on each of `cells` cells. */
+function targetsAndHits(root, cells, place, S, opts) {
+  for (let cell = 0; cell < cells; cell++) {
     const { x, y } = place(cell);
     if (opts.targets && opts.targets.has(cell)) root.append(svg("circle", { cx: x + S / 2, cy: y + S / 2, r: S * 0.14, fill: "rgba(47,111,214,.55)" }));
     const hit = svg("rect", { x, y, width: S, height: S, fill: "transparent", class: "cell" + (opts.targets && opts.targets.has(cell) ? " target" : ""), "data-cell": cell });
     if (opts.onCell) hit.addEventListener("click", () => opts.onCell(cell));
     root.append(hit);
   }
+}
+
+/** A board of points where lines cross (xiangqi, janggi): the river
+ * breaks the lines up the board but at its edges, the palaces have
+ * their diagonals, pieces stand on the points. */
+function renderLines(board, obs, opts) {
+  const S = 60, M = 22, W = board.width, H = board.height;
+  const root = svg("svg", { viewBox: `0 0 ${W * S + M} ${H * S + M}`, class: "board", "data-kind": "lines" });
+  const place = (cell) => {
+    const row = Math.floor(cell / W), col = cell % W;
+    return { x: M + (opts.flipped ? W - 1 - col : col) * S, y: (opts.flipped ? row : H - 1 - row) * S, row, col };
+  };
+  const point = (col, row) => { const { x, y } = place(row * W + col); return [x + S / 2, y + S / 2]; };
+  const line = (a, b, width) => svg("line", { x1: a[0], y1: a[1], x2: b[0], y2: b[1], stroke: "#5c4326", "stroke-width": width || 1.5 });
+  root.append(svg("rect", { x: M, y: 0, width: W * S, height: H * S, fill: "#f2d9a6" }));
+  for (let row = 0; row < H; row++) root.append(line(point(0, row), point(W - 1, row)));
+  for (let col = 0; col < W; col++) {
+    const edge = col === 0 || col === W - 1;
+    if (board.river == null || edge) root.append(line(point(col, 0), point(col, H - 1)));
+    else {
+      root.append(line(point(col, 0), point(col, board.river)));
+      root.append(line(point(col, board.river + 1), point(col, H - 1)));
+    }
+  }
+  for (const p of board.palaces || []) {
+    const col = p % W, row = Math.floor(p / W);
+    root.append(line(point(col, row), point(col + 2, row + 2)), line(point(col + 2, row), point(col, row + 2)));
+  }
+  (board.files || []).forEach((name, col) => {
+    root.append(svg("text", { x: point(col, 0)[0], y: H * S + 16, "text-anchor": "middle", "font-size": 13, fill: "#6b7385" }, name));
+  });
+  (board.ranks || []).forEach((name, row) => {
+    root.append(svg("text", { x: M / 2, y: point(0, row)[1] + 5, "text-anchor": "middle", "font-size": 13, fill: "#6b7385" }, name));
+  });
+  const highlights = new Set([...(obs ? obs.highlights || [] : []), ...(opts.changed || [])]);
+  for (const cell of highlights) {
+    const [cx, cy] = point(cell % W, Math.floor(cell / W));
+    root.append(svg("circle", { cx, cy, r: S * 0.46, fill: "rgba(255,214,0,.55)" }));
+  }
+  if (opts.selected != null) {
+    const [cx, cy] = point(opts.selected % W, Math.floor(opts.selected / W));
+    root.append(svg("circle", { cx, cy, r: S * 0.46, fill: "none", stroke: "#2f6fd6", "stroke-width": 4 }));
+  }
+  for (const b of (obs && obs.blocked) || []) root.append(blockedCell(b, place(b.cell), S));
+  for (const p of obs ? obs.pieces : []) root.append(pieceAt(p, place(p.cell), S, opts));
+  targetsAndHits(root, W * H, place, S, opts);
   return root;
 }
 

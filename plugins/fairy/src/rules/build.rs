@@ -359,6 +359,7 @@ fn defaults(id: &str, board: &Board) -> Rules {
         height: board.height as u8,
         pieces: pieces.to_vec(),
         notation: Notation::San,
+        on_points: false,
         start_fen: String::new(),
         castling: false,
         chess960: false,
@@ -708,11 +709,11 @@ fn read_ends(board: &Board, rules: &mut Rules) -> Result<(), IniError> {
         }
     };
     // Fairy-Stockfish writes moves of shogi's family in shogi's notation,
-    // every other variant's in SAN; other templates only guide its GUIs.
-    rules.notation = match keys.get("variantTemplate") {
-        Some("shogi") => Notation::Shogi,
-        _ => Notation::San,
-    };
+    // every other variant's in SAN; xiangqi's and janggi's templates put
+    // the pieces on points; other templates only guide its GUIs.
+    let template = keys.get("variantTemplate");
+    rules.notation = if template == Some("shogi") { Notation::Shogi } else { Notation::San };
+    rules.on_points = matches!(template, Some("xiangqi" | "janggi"));
     Ok(())
 }
 

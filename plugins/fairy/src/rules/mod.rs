@@ -155,6 +155,9 @@ pub struct Rules {
     pub pieces: Vec<PieceDef>,
     /// How moves are written for players.
     pub notation: Notation,
+    /// Pieces stand on the points where lines cross, with a river and
+    /// palaces (`variantTemplate = xiangqi` or `janggi`), not in squares.
+    pub on_points: bool,
     /// The start position (FEN).
     pub start_fen: String,
     /// Castling is allowed.
