@@ -266,6 +266,8 @@ fn given_starts_agree_with_fairy_stockfish() {
             // take (it would be lost), so a pawn's check must be escaped.
             "petrified@4k3/8/8/3p4/4B3/8/8/4K3 w - - 0 1",
             "petrified@4k3/8/8/8/8/8/3p4/4K3 w - - 0 1",
+            // A pawn that takes and promotes to a petrifying queen stays a queen.
+            "petrified@5bnr/p1knp1pp/2b1r3/4ppB1/QP5P/N4P*1/5pB1/R4KNR b - - 3 28",
             // Cambodian chess: a rook onto the king's rank takes its leap
             // away (even past a piece between); no leap out of check.
             "cambodian@3mk3/8/8/8/8/8/8/R2KM3 w DEde - 0 1",

@@ -124,6 +124,8 @@ impl Position {
                     self.castle_rooks[us as usize].clear();
                 }
                 self.castle_rooks[us as usize].retain(|&r| r as usize != from);
+                // Petrification goes by the kind that moved, not the one it promotes to.
+                let petrifies = captures && rules.petrify_kinds.contains(&(piece.kind as usize));
                 if let Some(k) = promotion {
                     piece = if def.pawn {
                         Piece { kind: k, color: us, promoted: rules.captures_to_hand && !rules.drop_loop, base: None }
@@ -135,8 +137,7 @@ impl Position {
                     piece = Piece { kind: piece.base.unwrap_or(piece.kind), base: None, ..piece };
                 }
                 // A petrifying piece that takes turns to stone there.
-                let petrified = captures && rules.petrify_kinds.contains(&(piece.kind as usize));
-                self.board[to] = Some(if petrified { Piece::WALL } else { piece });
+                self.board[to] = Some(if petrifies { Piece::WALL } else { piece });
                 if captures && rules.blast {
                     self.explode(to);
                 }
