@@ -31,6 +31,9 @@ pub struct FairyGame {
     legal: Vec<Move>,
     /// How the game stands.
     status: Status,
+    /// Each legal move by its coordinates and by its notation (without
+    /// marks), made the first time a move is read here.
+    pub(crate) texts: std::sync::OnceLock<std::collections::HashMap<String, Move>>,
 }
 
 impl FairyGame {
@@ -44,6 +47,7 @@ impl FairyGame {
             shaks: Vec::new(),
             legal: Vec::new(),
             status: Status::ONGOING,
+            texts: std::sync::OnceLock::new(),
         };
         game.refresh();
         game
@@ -344,6 +348,7 @@ impl FairyGame {
 
     /// Plays a legal move, keeping the counters the rules need.
     pub fn play_move(&mut self, m: Move) {
+        self.texts = std::sync::OnceLock::new();
         let mover = self.pos.side;
         self.history.push(self.pos.key());
         if self.pos.rules.perpetual_check_illegal {

@@ -39,8 +39,16 @@ impl FairyGame {
     /// `0-0` for `O-O`).
     pub fn read_move(&self, text: &str) -> Result<Move, Error> {
         let text = text.trim();
-        let legal = self.legal();
-        if let Some(&m) = legal.iter().find(|&&m| self.pos.uci(m) == text) {
+        // Coordinates first (as engines write them), then the notation.
+        let table = self.texts.get_or_init(|| {
+            let mut table: std::collections::HashMap<String, Move> =
+                self.legal().iter().map(|&m| (self.pos.uci(m), m)).collect();
+            for &m in self.legal() {
+                table.entry(self.notation_unmarked(m)).or_insert(m);
+            }
+            table
+        });
+        if let Some(&m) = table.get(text) {
             return Ok(m);
         }
         let mut bare = text.trim_end_matches(['!', '?']);
@@ -52,11 +60,7 @@ impl FairyGame {
             b if b.starts_with("0-0") => format!("O-O{}", &b[3..]),
             b => b.to_string(),
         };
-        legal
-            .iter()
-            .copied()
-            .find(|&m| self.notation_unmarked(m) == bare)
-            .ok_or_else(|| Error::illegal_move(format!("'{text}' is not a legal move here")))
+        table.get(&bare).copied().ok_or_else(|| Error::illegal_move(format!("'{text}' is not a legal move here")))
     }
 
     /// The notation of `m` without check marks: the move, then where its

@@ -1,8 +1,8 @@
 """Perft of ini variants by Fairy-Stockfish's rules (pyffish), as an
 independent oracle for arbiter's ini plugin: for each variant (or
 `variant@FEN`), its start position and positions of seeded random games, each with the number of
-legal move sequences of 1..DEPTH plies (none after an immediate end; two
-at most from a position of over 200 moves).
+legal move sequences of 1..DEPTH plies (none after an immediate end; a
+ply less, two at most, from a position of over 200 moves).
 Prints one JSON object a line: {variant, fen, written, counts, moves,
 children} (the FEN as Fairy-Stockfish writes it back, and after each legal
 move), and with `san` each legal move's text in the variant's notation."""
@@ -49,10 +49,13 @@ for spec in variants:
     for fen in positions:
         legal = sorted(sf.legal_moves(v, fen, []))
         # A position of more than 200 moves (duck chess, the Amazons,
-        # isolation) is counted two plies deep: three would take pyffish
-        # hours, one call a position below.
-        d = depth if len(legal) <= 200 else min(depth, 2)
-        children = {m: sf.get_fen(v, fen, [m]) for m in legal}
+        # isolation) is counted a ply less deep, two at most: three would
+        # take pyffish hours, one call a position below (its moves and the
+        # position after each are still compared).
+        d = depth if len(legal) <= 200 else max(1, min(depth - 1, 2))
+        # The sample (depth under 3) leaves out the positions after each
+        # move of a position of over 500 (the Amazons' 2176, duck chess's).
+        children = {m: sf.get_fen(v, fen, [m]) for m in legal} if depth >= 3 or len(legal) <= 500 else None
         case = {"variant": v, "fen": fen, "written": sf.get_fen(v, fen, []), "counts": counts(v, fen, [], d, legal), "moves": legal, "children": children}
         if with_san:
             case["san"] = {m: sf.get_san(v, fen, m) for m in legal}

@@ -194,6 +194,10 @@ fn agree_with(variants: &[&str], depth: u32, games: u32, plies: u32, san: bool) 
                     other => failures.push(format!("{name} {fen}: {written} read back as {other:?}, not {text}")),
                 }
             }
+            // The sample leaves out the positions after each of a thousand moves.
+            if case["children"].is_null() {
+                continue;
+            }
             let mut child = game.clone();
             child.play(id);
             let want = case["children"][&text].as_str().unwrap_or_default();
