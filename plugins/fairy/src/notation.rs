@@ -133,7 +133,7 @@ impl FairyGame {
                 let origin = match (chess_pawn && !shogi, capture, moving_promotion) {
                     (true, true, _) => Origin::File,
                     (true, _, true) => Origin::Square,
-                    _ => self.origin(whole, from, to),
+                    _ => self.origin(whole, from),
                 };
                 let (file, rank) = (square(from), rank_name(r, from));
                 match origin {
@@ -177,8 +177,9 @@ impl FairyGame {
     }
 
     /// How much of `from` tells `m` apart from the same kind's other legal
-    /// moves to `to` of the same sort (same promotion, same gated piece).
-    fn origin(&self, m: Move, from: u16, to: u16) -> Origin {
+    /// moves of the same sort to the same square (same promotion, gated
+    /// piece or wall): those `m` would be from their squares.
+    fn origin(&self, m: Move, from: u16) -> Origin {
         let pos = &self.pos;
         let shogi = pos.rules.notation == Notation::Shogi;
         let Some(piece) = pos.board[from as usize] else { return Origin::None };
@@ -188,11 +189,8 @@ impl FairyGame {
             .filter_map(|&o| {
                 let s = from_of(o.unwalled())?;
                 let p = pos.board[s as usize]?;
-                let same = s != from
-                    && p.kind == piece.kind
-                    && (!shogi || p.base == piece.base)
-                    && with_from(m, s) == Some(o)
-                    && to_of(o.unwalled()) == Some(to);
+                let same =
+                    s != from && p.kind == piece.kind && (!shogi || p.base == piece.base) && with_from(m, s) == Some(o);
                 same.then_some(s)
             })
             .collect();
@@ -243,27 +241,12 @@ fn from_of(m: Move) -> Option<u16> {
     }
 }
 
-/// The square a move reaches.
-fn to_of(m: Move) -> Option<u16> {
-    match m {
-        Move::Normal { to, .. }
-        | Move::EnPassant { to, .. }
-        | Move::Demote { to, .. }
-        | Move::Gate { to, .. }
-        | Move::Drop { to, .. } => Some(to),
-        _ => None,
-    }
-}
-
 /// A square as the notation names it: `e4`, or in shogi's `76` (files
 /// from the right, ranks from the top).
 fn square_name(r: &Rules, sq: u16) -> String {
     match r.notation {
         Notation::San => r.square_name(sq as usize),
-        Notation::Shogi => {
-            let (f, _) = (sq % r.width as u16, sq / r.width as u16);
-            format!("{}{}", r.width as u16 - f, rank_name(r, sq))
-        }
+        Notation::Shogi => format!("{}{}", r.width as u16 - sq % r.width as u16, rank_name(r, sq)),
     }
 }
 
