@@ -37,6 +37,9 @@ pub enum Hop {
     Cannon,
     /// Over one piece, landing on the square just beyond it (a grasshopper).
     Grasshopper,
+    /// As a cannon, but never over or onto a piece that hops so (Janggi's
+    /// cannon; set by the built-in piece `janggiCannon`, not by Betza).
+    JanggiCannon,
 }
 
 /// Parses a Betza string into its steps; the error says what was not understood.
@@ -115,6 +118,20 @@ pub fn parse(text: &str) -> Result<Vec<Step>, String> {
         return Err(format!("'{text}' gives no move"));
     }
     Ok(steps)
+}
+
+/// The squares a lame leap of `dx` files and `dy` ranks passes, from its
+/// start: straight steps along its longer side, then diagonal steps (a
+/// knight's one square, an alfil's one, a Janggi elephant's two); any of
+/// them taken blocks it.
+pub fn lame_path(dx: i32, dy: i32) -> impl Iterator<Item = (i32, i32)> {
+    let (long, short) = (dx.abs().max(dy.abs()), dx.abs().min(dy.abs()));
+    let straight = long - short;
+    let (ox, oy) = if dx.abs() >= dy.abs() { (dx.signum(), 0) } else { (0, dy.signum()) };
+    (1..long).map(move |k| {
+        let d = (k - straight).max(0);
+        (ox * (k - d) + dx.signum() * d, oy * (k - d) + dy.signum() * d)
+    })
 }
 
 /// The distinct images of the step `(a, b)` under the board's eight symmetries.

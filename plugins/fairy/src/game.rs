@@ -19,9 +19,11 @@ pub struct FairyGame {
     pub pos: Position,
     /// Keys of the positions before, for repetitions.
     history: Vec<u64>,
-    /// With `perpetualCheckIllegal`, each position before: whether its
-    /// side to move was in check.
+    /// With `perpetualCheckIllegal` or `moveRepetitionIllegal`, each
+    /// position before: whether its side to move was in check.
     checked: Vec<bool>,
+    /// With `moveRepetitionIllegal`, each move played and whether it took.
+    plies: Vec<(Move, bool)>,
     /// The last move played, if any.
     last: Option<Move>,
     /// For shatar, each position before: whether its side to move was in
@@ -43,6 +45,7 @@ impl FairyGame {
             pos,
             history: Vec::new(),
             checked: Vec::new(),
+            plies: Vec::new(),
             last: None,
             shaks: Vec::new(),
             legal: Vec::new(),
@@ -134,6 +137,10 @@ impl FairyGame {
             let reason = if pos.passes >= 2 { "two passes" } else { "full board" };
             return self.counted().unwrap_or(Status::draw(reason));
         }
+        // Kings left facing by a pass (bikjang) end it likewise.
+        if rules.bikjang && pos.bikjang_plies >= 2 {
+            return self.counted().unwrap_or(Status::draw("bikjang"));
+        }
         // Sittuyin: a king and a pawn that could only promote are stalemated (a draw).
         if rules.sittuyin_promotion && !moves.is_empty() && self.on_board(side) == 2 && !pos.in_check(side) {
             let pawn = |sq: usize| pos.board[sq].is_some_and(|p| p.color == side && rules.pieces[p.kind as usize].pawn);
@@ -167,6 +174,9 @@ impl FairyGame {
                 (End::Draw, Some(status)) => status,
                 _ => verdict(side, end, "stalemate"),
             };
+        }
+        if rules.move_repetition_illegal && self.moved_back_and_forth() {
+            return Status::win(side.seat(), "move repetition");
         }
         let mut status = Status::ONGOING;
         let reason = if let Some(since) = self.n_fold_since() {
@@ -235,6 +245,73 @@ impl FairyGame {
         (value != End::Draw).then(|| verdict(side, value, "repetition"))
     }
 
+    /// Janggi's move repetition (`moveRepetitionIllegal`), as
+    /// Fairy-Stockfish judges it for Kakao Janggi: the player who just
+    /// moved took a piece that can enter the enemy palace back and forth
+    /// (or passed, then moved back and forth) twice, with no capture and
+    /// no check on the way; the player to move wins.
+    fn moved_back_and_forth(&self) -> bool {
+        let (pos, rules) = (&self.pos, &*self.pos.rules);
+        let n = self.history.len();
+        let end = (pos.halfmove as usize).min(n);
+        if rules.n_fold == 0 || end < 4 {
+            return false;
+        }
+        // Position k's move (the one that reached it), whether it took, and
+        // whether its player to move was in check.
+        let mv = |k: usize| k.checked_sub(1).map(|i| self.plies[i].0);
+        let took = |k: usize| self.plies[k - 1].1;
+        let checked = |k: usize| if k == n { pos.in_check(pos.side) } else { self.checked[k] };
+        let reverse = |m: Option<Move>| match m {
+            Some(Move::Normal { from, to, promotion: None }) => {
+                Some(Move::Normal { from: to, to: from, promotion: None })
+            }
+            _ => None,
+        };
+        let ends = |m: Option<Move>| match m {
+            Some(Move::Normal { from, to, .. }) => Some((from, to)),
+            Some(Move::Pass { at }) => Some((at, at)),
+            _ => None,
+        };
+        let Some(Move::Normal { to, promotion: None, .. }) = mv(n) else { return false };
+        if checked(n - 1) || checked(n - 3) {
+            return false;
+        }
+        // Only a piece whose region meets the enemy king's (not an advisor, not the king).
+        let (us, them) = (pos.side as usize, pos.side.opponent() as usize);
+        let Some(piece) = pos.board[to as usize] else { return false };
+        let king = rules.pieces.iter().position(|p| p.royal);
+        let meets =
+            match (&rules.mobility[them][piece.kind as usize], king.and_then(|k| rules.mobility[us][k].as_ref())) {
+                (Some(a), Some(b)) => a.iter().zip(b).any(|(x, y)| *x && *y),
+                (Some(a), None) | (None, Some(a)) => a.contains(&true),
+                (None, None) => true,
+            };
+        if !meets {
+            return false;
+        }
+        let mut count = match mv(n - 2) {
+            m if m.is_some() && m == reverse(mv(n)) => 2,
+            Some(Move::Pass { .. }) => 1,
+            _ => return false,
+        };
+        let mut i = 4;
+        while i <= end && count > 0 {
+            if i < end && checked(n - i - 1) {
+                return false;
+            }
+            if count < 4 {
+                let back = if count == 1 { mv(n) } else { mv(n - i + 2) };
+                count = if mv(n - i).is_some() && mv(n - i) == reverse(back) { count + 1 } else { 0 };
+            } else {
+                let (from, _) = ends(mv(n - i + 2)).unwrap_or((u16::MAX, u16::MAX));
+                return n > i && !took(n - i) && ends(mv(n - i)).is_some_and(|(_, to)| to == from);
+            }
+            i += 2;
+        }
+        false
+    }
+
     /// Shatar's mate: by knights alone it loses for the mating side; it
     /// counts only if a check in the unbroken series of checks before it
     /// came from a knight, rook or bers; else it is a draw.
@@ -283,6 +360,29 @@ impl FairyGame {
         Some(match self.pos.rules.material_counting? {
             MaterialCounting::WhiteDrawOdds => Status::win(0, "draw odds"),
             MaterialCounting::BlackDrawOdds => Status::win(1, "draw odds"),
+            MaterialCounting::Janggi => {
+                let points = |name: &str| match name {
+                    "rook" => 13,
+                    "janggiCannon" => 7,
+                    "horse" => 5,
+                    "janggiElephant" | "wazir" => 3,
+                    "soldier" => 2,
+                    _ => 0,
+                };
+                let score: i32 = self
+                    .pos
+                    .board
+                    .iter()
+                    .flatten()
+                    .filter(|p| p.color != Color::Wall)
+                    .map(|p| {
+                        let sign = if p.color == Color::White { 1 } else { -1 };
+                        sign * points(&self.pos.rules.pieces[p.kind as usize].name)
+                    })
+                    .sum();
+                // Black's komi of 1.5 points: White needs more than one point's lead.
+                Status::win(if score > 1 { 0 } else { 1 }, "material count")
+            }
             MaterialCounting::Unweighted => {
                 let (white, black) = (self.on_board(Color::White), self.on_board(Color::Black));
                 match white.cmp(&black) {
@@ -351,8 +451,12 @@ impl FairyGame {
         self.texts = std::sync::OnceLock::new();
         let mover = self.pos.side;
         self.history.push(self.pos.key());
-        if self.pos.rules.perpetual_check_illegal {
+        let rules = &self.pos.rules;
+        if rules.perpetual_check_illegal || rules.move_repetition_illegal {
             self.checked.push(self.pos.in_check(mover));
+        }
+        if rules.move_repetition_illegal {
+            self.plies.push((m, self.pos.is_capture(m)));
         }
         self.last = Some(m);
         if self.pos.rules.shatar_mate {

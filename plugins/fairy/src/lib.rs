@@ -25,7 +25,7 @@ use serde_json::{Map, Value};
 
 pub use game::FairyGame;
 use position::Position;
-use rules::{Notation, Rules};
+use rules::{Notation, Points, Rules};
 
 /// The definitions shipped with the plugin, written for arbiter.
 pub const BUILT_IN: &str = include_str!("variants.ini");
@@ -222,22 +222,23 @@ impl Variant for FairyVariant {
             id: self.id.clone(),
             name: self.rules.id.clone(),
             summary,
-            // Xiangqi's sides are Red and Black (its first player, Red).
-            players: if r.on_points {
-                vec!["Red".into(), "Black".into()]
-            } else {
-                vec!["White".into(), "Black".into()]
+            // Xiangqi's sides are Red and Black (its first player, Red);
+            // Janggi's Cho (blue) and Han (red), Cho first.
+            players: match r.on_points {
+                Some(Points::Xiangqi) => vec!["Red".into(), "Black".into()],
+                Some(Points::Janggi) => vec!["Cho".into(), "Han".into()],
+                None => vec!["White".into(), "Black".into()],
             },
             // A shogi board is uniform, its files numbered from the right
             // and its ranks from the top, as its moves name them.
             board: match r.notation {
-                Notation::San if r.on_points => BoardGeometry::Lines {
+                Notation::San if r.on_points.is_some() => BoardGeometry::Lines {
                     width: r.width as u32,
                     height: r.height as u32,
                     files: (0..r.width).map(|f| ((b'a' + f) as char).to_string()).collect(),
                     ranks: (1..=r.height).map(|n| n.to_string()).collect(),
                     // Xiangqi's river crosses the middle of a board of ten ranks.
-                    river: (r.height == 10).then_some(4),
+                    river: (r.on_points == Some(Points::Xiangqi) && r.height == 10).then_some(4),
                     palaces: self.palaces(),
                 },
                 Notation::San => BoardGeometry::Grid {

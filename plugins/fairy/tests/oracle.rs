@@ -125,6 +125,10 @@ pub const EXACT: &[&str] = &[
     "ataxx",
     "placement",
     "sittuyin",
+    "janggi",
+    "janggitraditional",
+    "janggimodern",
+    "janggicasual",
 ];
 
 fn variant(name: &str) -> FairyVariant {
@@ -286,6 +290,16 @@ fn given_starts_agree_with_fairy_stockfish() {
             // away, never attacking; two pawns, only in the zone.
             "sittuyin@k7/8/8/3P4/8/8/8/4K3 w - - 0 50",
             "sittuyin@k7/8/2r5/3P4/8/5P2/8/4K3 w - - 0 1",
+            // Janggi: kings facing (bikjang) must be parted or passed; cannons
+            // neither hop over nor take each other, on files and on the
+            // palace's diagonals; rooks, soldiers, advisors and kings move
+            // along the diagonals; elephants blocked on either square.
+            "janggi@4k4/9/9/9/9/9/9/9/9/4K4 w - - 0 1",
+            "janggi@3ak4/9/9/9/9/9/9/5p3/4N4/3CK4 w - - 0 1",
+            "janggi@3ak4/9/9/9/9/9/9/5p3/4c4/3CK4 w - - 0 1",
+            "janggi@3ak4/4c4/3C1R3/9/9/9/9/3r5/4P4/4K4 w - - 0 1",
+            "janggi@4k4/4a4/3R5/9/9/9/9/9/9/4K4 w - - 0 1",
+            "janggimodern@4k4/9/9/9/9/9/9/9/9/4K4 w - - 0 1",
             // Pawn sideways: an en passant square written with the pawn's.
             "pawnsideways@4k3/8/8/8/2pP4/8/8/4K3 b - d3d4 0 1",
         ],
@@ -316,6 +330,7 @@ const NOTATION_SAMPLE: &[&str] = &[
     "kyotoshogi",
     "torishogi",
     "xiangqi",
+    "janggi",
     "manchu",
     "isolation",
     "sittuyin",

@@ -172,6 +172,44 @@ fn repetitions_lose_for_perpetual_check_and_where_the_variant_says() {
     assert_eq!((s[11].outcome, s[11].reason), (Outcome::Win(0), "repetition"), "gote completed it");
 }
 
+/// Janggi's ends as Fairy-Stockfish (pyffish's `is_immediate_game_end` and
+/// `is_optional_game_end`) gives them on the same moves: two passes, and
+/// kings left facing by a pass (bikjang), are scored by points (Black's
+/// komi wins a tie) or drawn under the traditional rules; under the modern
+/// rules a piece moved back and forth twice loses, after a pass too.
+#[test]
+fn janggi_ends_by_points_bikjang_and_move_repetition() {
+    use arbiter_api::Outcome;
+    let start = "rnba1abnr/4k4/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/4K4/RNBA1ABNR w - - 0 1";
+    let end = |variant: &str, fen: &str, moves: &[&str]| {
+        let s = statuses(variant, fen, moves);
+        assert!(s[..s.len() - 1].iter().all(|s| s.is_ongoing()), "{variant}: {s:?}");
+        let last = s.last().unwrap();
+        (last.outcome, last.reason)
+    };
+    assert_eq!(end("janggi", start, &["e2e2", "e9e9"]), (Outcome::Win(1), "material count"));
+    assert_eq!(end("janggitraditional", start, &["e2e2", "e9e9"]), (Outcome::Draw, "two passes"));
+    let facing = "4k4/9/9/9/9/9/9/9/9/4K4 w - - 0 1";
+    assert_eq!(end("janggi", facing, &["e1e1"]), (Outcome::Win(1), "material count"));
+    assert_eq!(end("janggitraditional", facing, &["e1e1"]), (Outcome::Draw, "bikjang"));
+    // Facing kings must be parted: the king steps aside, or passes.
+    let v = installed().into_iter().find(|v| v.id == "janggi").unwrap();
+    let game = v.from_position(facing, &Default::default()).unwrap();
+    let mut ids = Vec::new();
+    game.legal_moves(&mut ids);
+    let mut moves: Vec<String> = ids.iter().map(|&m| game.uci(m)).collect();
+    moves.sort();
+    assert_eq!(moves, ["e1d1", "e1e1", "e1f1"]);
+    // Kakao rules: White's horse back and forth twice (its third trip out loses).
+    let trips = ["b1c3", "b10c8", "c3b1", "c8b10", "b1c3", "b10c8", "c3b1", "c8b10", "b1c3"];
+    assert_eq!(end("janggimodern", start, &trips), (Outcome::Win(1), "move repetition"));
+    // Under the other rules the third occurrence comes first, scored by points.
+    assert_eq!(end("janggi", start, &trips[..8]), (Outcome::Win(1), "material count"));
+    // After a pass, Black's horse back and forth twice.
+    let after_pass = ["e2e2", "b10c8", "a1a2", "c8b10", "a2a1", "b10c8", "a1a2", "c8b10", "a2a1", "b10c8"];
+    assert_eq!(end("janggimodern", start, &after_pass), (Outcome::Win(0), "move repetition"));
+}
+
 /// Every legal move's text in `variant` at `fen`, as the referee writes it.
 fn written(variant: &str, fen: &str) -> (arbiter_fairy::FairyGame, Vec<String>) {
     let v = installed().into_iter().find(|v| v.id == variant).unwrap();

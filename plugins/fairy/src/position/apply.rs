@@ -15,6 +15,9 @@ impl Position {
         if self.ep.is_some() && !self.rules.custom_pawns && !self.ep_capturable() {
             self.ep = None;
         }
+        if self.rules.bikjang {
+            self.bikjang_plies = if self.generals_face() { self.bikjang_plies.saturating_add(1) } else { 0 };
+        }
     }
 
     /// Plays `m`, keeping any en passant square a double step leaves.

@@ -2,6 +2,7 @@
 //! lame leapers and hoppers, checks, pseudo-royal pieces, facing generals.
 
 use crate::betza::{Hop, Step};
+use crate::rules::Palace;
 
 use super::{Color, Piece, Position};
 
@@ -31,12 +32,16 @@ impl Position {
             let Some(t) = self.offset(at, dx, dy) else { break };
             (at, n) = (t, n + 1);
             let occupied = self.board[t].is_some();
+            let janggi = step.hop == Hop::JanggiCannon;
             if step.hop != Hop::None && !screened {
+                if janggi && self.janggi_cannon(t) {
+                    break;
+                }
                 screened = occupied;
                 continue;
             }
             if occupied {
-                if step.capture && enemy(t) {
+                if step.capture && enemy(t) && !(janggi && self.janggi_cannon(t)) {
                     out.push((t, true));
                 }
                 break;
@@ -50,13 +55,67 @@ impl Position {
         }
     }
 
-    /// Whether the first square of a lame leap is taken (or off the board).
-    pub(super) fn lame_blocked(&self, sq: usize, dx: i32, dy: i32) -> bool {
-        let leg = (dx.signum() * i32::from(dx.abs() >= dy.abs()), dy.signum() * i32::from(dy.abs() >= dx.abs()));
-        match self.offset(sq, leg.0, leg.1) {
-            Some(l) => self.board[l].is_some(),
-            None => true,
+    /// Whether a Janggi cannon stands on `sq`.
+    pub(super) fn janggi_cannon(&self, sq: usize) -> bool {
+        self.board[sq].is_some_and(|p| p.color != Color::Wall && self.rules.pieces[p.kind as usize].janggi_cannon)
+    }
+
+    /// The points a piece of `color` on `from`, a point of the palace's
+    /// diagonal lines, reaches along them as `palace` says: (target, is a capture).
+    pub(super) fn palace_targets(&self, from: usize, color: Color, palace: Palace, out: &mut Vec<(usize, bool)>) {
+        let lines = &self.rules.diagonal_lines;
+        let forward = if color == Color::White { 1 } else { -1 };
+        for (dx, dy) in [(1, 1), (-1, 1), (1, -1), (-1, -1)] {
+            if palace == Palace::Forward && dy != forward {
+                continue;
+            }
+            let (mut at, mut screened) = (from, false);
+            while let Some(t) = self.offset(at, dx, dy) {
+                at = t;
+                match self.board[t] {
+                    None if lines[t] && (palace != Palace::Hop || screened) => out.push((t, false)),
+                    None => {}
+                    // A cannon hops over one piece, not over another cannon.
+                    Some(_) if palace == Palace::Hop && !screened => {
+                        if self.janggi_cannon(t) {
+                            break;
+                        }
+                        screened = true;
+                        continue;
+                    }
+                    Some(p) => {
+                        let cannon_safe = palace != Palace::Hop || !self.janggi_cannon(t);
+                        if lines[t] && p.color == color.opponent() && cannon_safe {
+                            out.push((t, true));
+                        }
+                        break;
+                    }
+                }
+                if matches!(palace, Palace::Step | Palace::Forward) {
+                    break;
+                }
+            }
         }
+    }
+
+    /// Whether a piece `p` on `from` attacks `sq` along the palace's lines.
+    fn palace_hits(&self, from: usize, p: Piece, sq: usize) -> bool {
+        let rules = &self.rules;
+        let Some(palace) = rules.pieces[p.kind as usize].palace else { return false };
+        if !rules.diagonal_lines.get(from).is_some_and(|&l| l) || !rules.diagonal_lines[sq] {
+            return false;
+        }
+        if rules.mobility[p.color as usize][p.kind as usize].as_ref().is_some_and(|region| !region[sq]) {
+            return false;
+        }
+        let mut targets = Vec::new();
+        self.palace_targets(from, p.color, palace, &mut targets);
+        targets.iter().any(|&(t, _)| t == sq)
+    }
+
+    /// Whether a square a lame leap passes is taken (or off the board).
+    pub(super) fn lame_blocked(&self, sq: usize, dx: i32, dy: i32) -> bool {
+        crate::betza::lame_path(dx, dy).any(|(x, y)| self.offset(sq, x, y).is_none_or(|l| self.board[l].is_some()))
     }
 
     /// Whether `color`'s pieces attack `sq` (as if an enemy piece stood there).
@@ -117,7 +176,7 @@ impl Position {
                     return true;
                 }
             }
-            false
+            !self.rules.diagonal_lines.is_empty() && self.palace_hits(from, p, sq)
         }
     }
 
@@ -165,10 +224,15 @@ impl Position {
         }
         // The squares between: empty for a slider, one piece for a cannon,
         // one piece right before the target for a grasshopper.
-        let between = (1..times).filter(|&k| self.board[(from as i32 + k * dx + k * dy * w) as usize].is_some());
+        let at = |k: i32| (from as i32 + k * dx + k * dy * w) as usize;
+        let between = (1..times).filter(|&k| self.board[at(k)].is_some());
         match step.hop {
             Hop::None => between.count() == 0,
             Hop::Cannon => between.count() == 1,
+            Hop::JanggiCannon => {
+                let screens: Vec<i32> = between.take(2).collect();
+                matches!(screens[..], [k] if !self.janggi_cannon(at(k))) && !self.janggi_cannon(sq)
+            }
             Hop::Grasshopper => times >= 2 && between.collect::<Vec<_>>() == [times - 1],
         }
     }
@@ -217,13 +281,20 @@ impl Position {
             .any(|sq| !(self.rules.blast && self.touches(sq, &theirs)) && self.attacked_by_takers(sq, color.opponent()))
     }
 
-    /// Whether the two royal pieces stand on one file with nothing between.
+    /// Whether the two royal pieces stand on one file or rank with nothing between.
     pub(super) fn generals_face(&self) -> bool {
         let (Some(a), Some(b)) = (self.royal_square(Color::White), self.royal_square(Color::Black)) else {
             return false;
         };
         let w = self.rules.width as usize;
-        a % w == b % w && (a.min(b) + w..a.max(b)).step_by(w).all(|s| self.board[s].is_none())
+        let step = if a % w == b % w {
+            w
+        } else if a / w == b / w {
+            1
+        } else {
+            return false;
+        };
+        (a.min(b) + step..a.max(b)).step_by(step).all(|s| self.board[s].is_none())
     }
 
     /// Whether `by` attacks `sq` with the pieces on `gone` lifted off.

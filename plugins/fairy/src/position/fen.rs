@@ -31,6 +31,7 @@ impl Position {
             ep_victim: None,
             halfmove: 0,
             passes: 0,
+            bikjang_plies: 0,
             fullmove: 1,
             // Without a counter in the FEN, the next check wins (as Fairy-Stockfish reads it).
             checks_left: [1; 2],
@@ -169,6 +170,10 @@ impl Position {
         // (a custom pawn's, always).
         if pos.ep.is_some() && !rules.custom_pawns && !pos.ep_capturable() {
             pos.ep = None;
+        }
+        // Kings facing in the position given: its first ply of bikjang.
+        if rules.bikjang && pos.generals_face() {
+            pos.bikjang_plies = 1;
         }
         Ok(pos)
     }

@@ -98,8 +98,8 @@ pub enum Move {
     GateCastle { from: u16, to: u16, rook: u16, kind: u8, on_rook: bool },
     /// A move (`base`, its number) that then puts a wall on `wall` (`wallingRule`).
     Walled { base: u64, wall: u16 },
-    /// No move (`passOnStalemate`), written as the mover's first piece
-    /// staying on its square `at`, as Fairy-Stockfish writes it.
+    /// No move (`pass`, `passOnStalemate`), written as the mover's king
+    /// (or its first piece) staying on its square `at`, as Fairy-Stockfish writes it.
     Pass { at: u16 },
 }
 
@@ -234,8 +234,11 @@ pub struct Position {
     pub ep_victim: Option<u16>,
     /// Plies since the last capture or pawn move.
     pub halfmove: u32,
-    /// Passes in a row just made (`passOnStalemate`: two end the game).
+    /// Passes in a row just made (`passOnStalemate`, `pass`: two end the game).
     pub passes: u8,
+    /// Under bikjang, how many positions in a row, this one the last, the
+    /// kings have faced each other (0: they do not now).
+    pub bikjang_plies: u8,
     /// The full move number.
     pub fullmove: u32,
     /// Checks each side must still give to win (check counting).

@@ -74,7 +74,8 @@ impl Position {
         let mut next = self.clone();
         // A gated piece shields nothing, as Fairy-Stockfish judges it.
         next.apply_raw(m.ungated());
-        if next.in_check(us) || (self.rules.flying_general && next.generals_face()) {
+        // Generals may not face each other (flyingGeneral), nor stay facing (bikjang).
+        if next.in_check(us) || ((self.rules.flying_general || self.bikjang_plies > 0) && next.generals_face()) {
             return false;
         }
         !self.rules.pseudo_royal || self.pseudo_royals_safe_after(m, &next)
@@ -100,6 +101,9 @@ impl Position {
                     continue;
                 }
                 self.step_targets(from, us, step, &mut targets);
+            }
+            if let Some(palace) = def.palace.filter(|_| rules.diagonal_lines.get(from).is_some_and(|&l| l)) {
+                self.palace_targets(from, us, palace, &mut targets);
             }
             // Two steps may reach one square (a tori shogi eagle's K and bR): one move.
             if def.overlapping {
@@ -466,7 +470,9 @@ impl Position {
                 // A king and pseudo-royal pieces besides (coregal): every move is tried.
                 (true, true) => None,
             };
+            // Kings facing (bikjang): every move must part them, so every move is tried.
             let quiet_check = king.is_some()
+                && self.bikjang_plies == 0
                 && self.rules.lines_only
                 && match (self.rules.pseudo_royal, king) {
                     (false, _) => !self.in_check(self.side),
@@ -566,6 +572,17 @@ impl Position {
                     mine.retain(wanted);
                 }
                 out.extend(mine);
+            }
+        }
+        // A side that may pass (Janggi) may do so out of check, or while
+        // the kings face each other; its king stays where it is.
+        if self.rules.pass[self.side as usize] {
+            let squares = self.rules.width as usize * self.rules.height as usize;
+            let first = || (0..squares).find(|&sq| self.board[sq].is_some_and(|p| p.color == self.side));
+            if let Some(at) = self.royal_square(self.side).or_else(first) {
+                if self.bikjang_plies > 0 || !self.in_check(self.side) {
+                    out.push(Move::Pass { at: at as u16 });
+                }
             }
         }
         // With no move, a side that may pass does: its first piece stays put.

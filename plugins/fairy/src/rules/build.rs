@@ -7,8 +7,8 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{
-    reach_index, Counting, Enclosing, End, MaterialCounting, Notation, PieceDef, Rules, Walling, MOST_KINDS,
-    REACH_FILES,
+    reach_index, Counting, Enclosing, End, MaterialCounting, Notation, Palace, PieceDef, Points, Rules, Walling,
+    MOST_KINDS, REACH_FILES,
 };
 use crate::betza::{self, Hop, Step};
 use crate::ini::IniError;
@@ -42,9 +42,13 @@ const BUILT_IN: &[(&str, char, &str, u32)] = &[
     ("breakthrough", 'p', "fmWfF", 25),
     ("immobile", 'p', "", 26),
     ("cannon", 'c', "mRcpR", 27),
+    // Hops as a cannon, but not over or onto another (see `Hop::JanggiCannon`).
+    ("janggiCannon", 'c', "pR", 28),
     ("soldier", 's', "fsW", 29),
     ("horse", 'h', "nN", 30),
     ("elephant", 'e', "nA", 31),
+    // One step straight, then two diagonally outward, each square open.
+    ("janggiElephant", 'e', "nZ", 32),
     ("wazir", 'w', "W", 34),
     ("commoner", 'm', "K", 35),
     ("centaur", 'c', "KN", 36),
@@ -162,11 +166,17 @@ fn read_pieces(keys: &Keys) -> Result<Vec<PieceDef>, IniError> {
     let piece = |key: &str, letter: &str, betza_text: &str, order: u32| -> Result<PieceDef, IniError> {
         let letter = single_letter(letter).ok_or_else(|| keys.err(key, format!("'{letter}' is not one letter")))?;
         // No Betza at all: a piece that never moves (reversi's stones).
-        let steps = match betza_text {
+        let mut steps = match betza_text {
             "" => Vec::new(),
             text => betza::parse(text).map_err(|e| keys.err(key, e))?,
         };
+        let janggi_cannon = key == "janggiCannon";
+        if janggi_cannon {
+            steps.iter_mut().filter(|st| st.hop == Hop::Cannon).for_each(|st| st.hop = Hop::JanggiCannon);
+        }
         Ok(PieceDef {
+            palace: palace_moves(key, &steps),
+            janggi_cannon,
             name: key.to_string(),
             letter,
             move_letter: letter.to_ascii_uppercase(),
@@ -346,10 +356,6 @@ impl Board<'_> {
 fn defaults(id: &str, board: &Board) -> Rules {
     let pieces = board.pieces;
     let steps = || pieces.iter().flat_map(|p| &p.steps);
-    // A lame leap's blocking square, seen from the target.
-    let leg = |dx: i32, dy: i32| {
-        (dx.signum() * i32::from(dx.abs() >= dy.abs()), dy.signum() * i32::from(dy.abs() >= dx.abs()))
-    };
     let no_region = || [Vec::new(), Vec::new()];
     Rules {
         id: id.to_string(),
@@ -359,7 +365,7 @@ fn defaults(id: &str, board: &Board) -> Rules {
         height: board.height as u8,
         pieces: pieces.to_vec(),
         notation: Notation::San,
-        on_points: false,
+        on_points: None,
         start_fen: String::new(),
         castling: false,
         chess960: false,
@@ -388,6 +394,10 @@ fn defaults(id: &str, board: &Board) -> Rules {
         free_drops: false,
         pass_on_stalemate: [false, false],
         adjudicate_full_board: false,
+        pass: [false, false],
+        diagonal_lines: Vec::new(),
+        bikjang: false,
+        move_repetition_illegal: false,
         promotion_kinds: [Vec::new(), Vec::new()],
         mandatory_promotion: true,
         checking: true,
@@ -445,9 +455,8 @@ fn defaults(id: &str, board: &Board) -> Rules {
         lines_only: steps().all(|st| {
             let (dx, dy) = (st.dx as i32, st.dy as i32);
             let on_a_line = |x: i32, y: i32| x == 0 || y == 0 || x.abs() == y.abs();
-            let leg = leg(dx, dy);
             match (st.range, st.hop) {
-                (1, Hop::None) => !st.lame || on_a_line(leg.0 - dx, leg.1 - dy),
+                (1, Hop::None) => !st.lame || betza::lame_path(dx, dy).all(|(x, y)| on_a_line(x - dx, y - dy)),
                 _ => dx.abs() <= 1 && dy.abs() <= 1,
             }
         }),
@@ -457,8 +466,7 @@ fn defaults(id: &str, board: &Board) -> Rules {
             .filter(|st| st.lame)
             .map(|st| {
                 let (dx, dy) = (st.dx as i32, st.dy as i32);
-                let leg = leg(dx, dy);
-                (dx - leg.0).abs().max((dy - leg.1).abs()) as u8
+                betza::lame_path(dx, dy).map(|(x, y)| (dx - x).abs().max((dy - y).abs()) as u8).max().unwrap_or(0)
             })
             .max()
             .unwrap_or(0),
@@ -545,6 +553,10 @@ fn read_moves(board: &Board, rules: &mut Rules) -> Result<(), IniError> {
     }
     rules.mobility = mobility;
     rules.flying_general = keys.flag("flyingGeneral", false)?;
+    let lines = board.region("diagonalLines", "")?;
+    rules.diagonal_lines = if lines.contains(&true) { lines } else { Vec::new() };
+    let pass = keys.flag("pass", false)?;
+    rules.pass = [keys.flag("passWhite", pass)?, keys.flag("passBlack", pass)?];
     let soldier_rank = keys.number("soldierPromotionRank", 1)?;
     if soldier_rank == 0 || soldier_rank > board.height {
         return Err(keys.err("soldierPromotionRank", format!("rank {soldier_rank} is not on the board")));
@@ -689,6 +701,8 @@ fn read_ends(board: &Board, rules: &mut Rules) -> Result<(), IniError> {
     rules.n_fold_value = keys.end("nFoldValue", Some(End::Draw))?.unwrap_or(End::Draw);
     rules.n_fold_value_absolute = keys.flag("nFoldValueAbsolute", false)?;
     rules.perpetual_check_illegal = keys.flag("perpetualCheckIllegal", false)?;
+    rules.move_repetition_illegal = keys.flag("moveRepetitionIllegal", false)?;
+    rules.bikjang = keys.flag("bikjangRule", false)?;
     rules.counting = match keys.get("countingRule") {
         None | Some("none") => None,
         Some("makruk") => Some(Counting::Makruk),
@@ -701,10 +715,11 @@ fn read_ends(board: &Board, rules: &mut Rules) -> Result<(), IniError> {
         Some("unweighted") => Some(MaterialCounting::Unweighted),
         Some("whitedrawodds") => Some(MaterialCounting::WhiteDrawOdds),
         Some("blackdrawodds") => Some(MaterialCounting::BlackDrawOdds),
+        Some("janggi") => Some(MaterialCounting::Janggi),
         Some(v) => {
             return Err(keys.err(
                 "materialCounting",
-                format!("'{v}' must be unweighted, whitedrawodds, blackdrawodds or none (janggi's is not implemented)"),
+                format!("'{v}' must be janggi, unweighted, whitedrawodds, blackdrawodds or none"),
             ))
         }
     };
@@ -713,7 +728,11 @@ fn read_ends(board: &Board, rules: &mut Rules) -> Result<(), IniError> {
     // the pieces on points; other templates only guide its GUIs.
     let template = keys.get("variantTemplate");
     rules.notation = if template == Some("shogi") { Notation::Shogi } else { Notation::San };
-    rules.on_points = matches!(template, Some("xiangqi" | "janggi"));
+    rules.on_points = match template {
+        Some("xiangqi") => Some(Points::Xiangqi),
+        Some("janggi") => Some(Points::Janggi),
+        _ => None,
+    };
     Ok(())
 }
 
@@ -748,6 +767,20 @@ fn overlapping(steps: &[Step]) -> bool {
         seen.extend(mine);
     }
     false
+}
+
+/// How a built-in kind moves on the palace's diagonal lines, as
+/// Fairy-Stockfish moves it there (a king only if it moves as a wazir).
+fn palace_moves(name: &str, steps: &[Step]) -> Option<Palace> {
+    let wazir = steps.len() == 4 && steps.iter().all(|st| st.dx.abs() + st.dy.abs() == 1 && st.range == 1);
+    match name {
+        "wazir" => Some(Palace::Step),
+        "king" if wazir => Some(Palace::Step),
+        "soldier" => Some(Palace::Forward),
+        "rook" => Some(Palace::Slide),
+        "janggiCannon" => Some(Palace::Hop),
+        _ => None,
+    }
 }
 
 fn custom_index(key: &str) -> Option<u32> {

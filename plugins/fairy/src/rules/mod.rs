@@ -40,6 +40,26 @@ pub struct PieceDef {
     pub overlapping: bool,
     /// Its place in Fairy-Stockfish's order of piece types (pockets are written in it).
     pub order: u32,
+    /// How it moves along the palace's diagonals when it stands on one
+    /// (`diagonalLines`), if it does.
+    pub palace: Option<Palace>,
+    /// A Janggi cannon: no Janggi cannon hops over it or takes it.
+    pub janggi_cannon: bool,
+}
+
+/// How a piece moves along the diagonal lines of Janggi's palaces
+/// (`diagonalLines`), from one of their points to another, as
+/// Fairy-Stockfish moves its built-in kinds there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Palace {
+    /// One step along a line (the wazir, a king that moves as one).
+    Step,
+    /// One step forward along a line (the soldier).
+    Forward,
+    /// Along a line as far as it is open (the rook).
+    Slide,
+    /// Along a line over one piece that is not a Janggi cannon (the Janggi cannon).
+    Hop,
 }
 
 /// The most piece kinds a variant has.
@@ -65,6 +85,10 @@ pub enum MaterialCounting {
     WhiteDrawOdds,
     /// Black wins every draw (`blackdrawodds`, armageddon).
     BlackDrawOdds,
+    /// Janggi's points (`janggi`): rook 13, cannon 7, horse 5, elephant
+    /// and advisor 3, soldier 2; Black (Han) wins a tie, its 1.5 points'
+    /// komi made whole.
+    Janggi,
 }
 
 impl End {
@@ -100,6 +124,15 @@ pub enum Notation {
     /// Western shogi notation with numbers (`P-76`, `Bx33+`, `S*45`,
     /// `+R-28`), Fairy-Stockfish's for `variantTemplate = shogi`.
     Shogi,
+}
+
+/// Which game's board of lines a variant is drawn on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Points {
+    /// Xiangqi's: a river across the middle; the sides are Red and Black.
+    Xiangqi,
+    /// Janggi's: no river; the sides are Cho (blue, moving first) and Han (red).
+    Janggi,
 }
 
 /// Where a move puts its wall (`wallingRule`): after moving, the mover
@@ -155,9 +188,9 @@ pub struct Rules {
     pub pieces: Vec<PieceDef>,
     /// How moves are written for players.
     pub notation: Notation,
-    /// Pieces stand on the points where lines cross, with a river and
-    /// palaces (`variantTemplate = xiangqi` or `janggi`), not in squares.
-    pub on_points: bool,
+    /// Pieces stand on the points where lines cross, with palaces
+    /// (`variantTemplate = xiangqi` or `janggi`), not in squares.
+    pub on_points: Option<Points>,
     /// The start position (FEN).
     pub start_fen: String,
     /// Castling is allowed.
@@ -273,6 +306,23 @@ pub struct Rules {
     /// A full board ends the game (`adjudicateFullBoard`): a draw, or the
     /// material count's result.
     pub adjudicate_full_board: bool,
+    /// A side may pass instead of moving, unless in check, White's then
+    /// Black's (`pass`, `passWhite`, `passBlack`: Janggi); written as its
+    /// king (else its first piece) staying where it is. Two passes in a
+    /// row end the game.
+    pub pass: [bool; 2],
+    /// The points of the palaces' diagonal lines (`diagonalLines`; empty:
+    /// none): see [`Palace`].
+    pub diagonal_lines: Vec<bool>,
+    /// Janggi's bikjang (`bikjangRule`): kings that face each other on an
+    /// open line must be parted by the player to move, unless it passes;
+    /// facing after two moves in a row ends the game (a draw, or the
+    /// material count's result).
+    pub bikjang: bool,
+    /// Janggi's move repetition (`moveRepetitionIllegal`, Kakao Janggi's):
+    /// a piece that could enter the enemy palace moved back and forth
+    /// twice, out of check, loses for its side.
+    pub move_repetition_illegal: bool,
     /// Pawns may be dropped on the first rank.
     pub first_rank_pawn_drops: bool,
     /// Pawns may be dropped in the promotion zone.
