@@ -151,7 +151,7 @@ impl FairyGame {
             }
         }
         if moves.is_empty() {
-            if pos.in_check(pos.side) || pos.pseudo_royal_attacked(pos.side) {
+            if pos.in_check(pos.side) || pos.pseudo_royal_attacked(pos.side) || pos.duple_checked(pos.side) {
                 if rules.shatar_mate {
                     return self.shatar_mate();
                 }

@@ -149,7 +149,9 @@ impl FairyGame {
                 }
                 out.push_str(&square(to));
                 match m {
-                    Move::Normal { promotion: Some(k), .. } if r.pieces[piece.kind as usize].pawn => {
+                    Move::Normal { promotion: Some(k), .. }
+                        if r.pawn_promotion(piece.color as usize, piece.kind as usize, k as usize) =>
+                    {
                         out.push('=');
                         out.push(letter(k));
                     }

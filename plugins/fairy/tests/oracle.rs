@@ -129,6 +129,8 @@ pub const EXACT: &[&str] = &[
     "janggitraditional",
     "janggimodern",
     "janggicasual",
+    "wolf",
+    "spartan",
 ];
 
 fn variant(name: &str) -> FairyVariant {
@@ -300,6 +302,17 @@ fn given_starts_agree_with_fairy_stockfish() {
             "janggi@3ak4/4c4/3C1R3/9/9/9/9/3r5/4P4/4K4 w - - 0 1",
             "janggi@4k4/4a4/3R5/9/9/9/9/9/9/4K4 w - - 0 1",
             "janggimodern@4k4/9/9/9/9/9/9/9/9/4K4 w - - 0 1",
+            // Spartan: one of two kings may be left in check, not both
+            // (duple check); a hoplite promotes, to a second king too.
+            "spartan@4k1k1/8/8/8/8/8/8/4K1Q1 b - - 0 1",
+            "spartan@4k1k1/8/8/8/8/8/3P4/4R1RK b - - 0 1",
+            "spartan@7k/8/8/8/8/8/h7/1N2K3 b - - 0 1",
+            "spartan@4k1k1/8/8/8/8/8/h7/1N2K3 b - - 0 1",
+            // Wolf: a sergeant's double step may be taken en passant by a
+            // pawn, not by a sergeant; a pawn may also promote to an elephant.
+            "wolf@k7/8/8/8/8/8/1p6/8/S7/7K w - - 0 1",
+            "wolf@k7/8/8/8/8/8/1s6/8/P7/7K w - - 0 1",
+            "wolf@k7/2P5/8/8/8/8/8/8/8/7K w - - 0 1",
             // Pawn sideways: an en passant square written with the pawn's.
             "pawnsideways@4k3/8/8/8/2pP4/8/8/4K3 b - d3d4 0 1",
         ],

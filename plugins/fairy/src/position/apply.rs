@@ -12,7 +12,8 @@ impl Position {
     /// always).
     pub fn apply(&mut self, m: Move) {
         self.apply_raw(m);
-        if self.ep.is_some() && !self.rules.custom_pawns && !self.ep_capturable() {
+        // A chess pawn's double step leaves its square only where it may be taken.
+        if self.ep.is_some() && self.ep_victim.is_none() && !self.ep_capturable() {
             self.ep = None;
         }
         if self.rules.bikjang {
@@ -105,9 +106,11 @@ impl Position {
                 let def = &rules.pieces[piece.kind as usize];
                 // Captures, promotions (but kyoto's turning over) and moves of
                 // the n-move rule's kinds (pawns) that cannot be taken back reset its count.
-                let irreversible = rules.n_move_kinds.contains(&(piece.kind as usize))
+                let irreversible = rules.n_move_kinds[us as usize].contains(&(piece.kind as usize))
                     && !self.steps_back(piece.kind as usize, us, to, from);
-                if irreversible || promotion.is_some_and(|_| def.pawn || !rules.piece_demotion) {
+                let pawn_promotion =
+                    promotion.is_some_and(|k| rules.pawn_promotion(us as usize, piece.kind as usize, k as usize));
+                if irreversible || promotion.is_some_and(|_| pawn_promotion || !rules.piece_demotion) {
                     reset = true;
                 }
                 if def.pawn && def.initial_leaps {
@@ -130,7 +133,7 @@ impl Position {
                 // Petrification goes by the kind that moved, not the one it promotes to.
                 let petrifies = captures && rules.petrify_kinds.contains(&(piece.kind as usize));
                 if let Some(k) = promotion {
-                    piece = if def.pawn {
+                    piece = if pawn_promotion {
                         Piece { kind: k, color: us, promoted: rules.captures_to_hand && !rules.drop_loop, base: None }
                     } else {
                         Piece { kind: k, color: us, promoted: false, base: Some(piece.kind) }

@@ -263,6 +263,25 @@ impl Position {
         out
     }
 
+    /// Whether every one of `color`'s extinction pieces stands attacked
+    /// (`dupleCheck`: a check, though none of them is pseudo-royal alone).
+    pub fn duple_checked(&self, color: Color) -> bool {
+        let rules = &self.rules;
+        if !rules.duple_check {
+            return false;
+        }
+        let squares = rules.width as usize * rules.height as usize;
+        let mut mine = (0..squares).filter(|&sq| {
+            self.board[sq].is_some_and(|p| p.color == color && rules.extinction_kinds.contains(&(p.kind as usize)))
+        });
+        let mut any = false;
+        let all = mine.all(|sq| {
+            any = true;
+            self.attacked_by_takers(sq, color.opponent())
+        });
+        any && all
+    }
+
     /// Whether `sq` touches one of `royals` (in atomic, touching kings cannot take each other).
     pub(super) fn touches(&self, sq: usize, royals: &[usize]) -> bool {
         let w = self.rules.width as i32;

@@ -124,7 +124,18 @@ impl Position {
                 let passed = squares.iter().find(|&&s| pos.board[s].is_none()).or(squares.first());
                 pos.ep = passed.map(|&s| s as u16);
                 if rules.custom_pawns {
-                    pos.ep_victim = squares.iter().find(|&&s| pos.board[s].is_some()).map(|&s| s as u16);
+                    // The custom pawn stands on the other square named, or
+                    // behind the passed one (not a chess pawn: it is taken
+                    // behind the square, as the chess pawn is).
+                    let back = if pos.side == Color::White { -1 } else { 1 };
+                    let behind = pos.ep.and_then(|e| pos.offset(e as usize, 0, back));
+                    let custom = |s: &usize| {
+                        pos.board[*s].is_some_and(|p| {
+                            rules.pieces[p.kind as usize].pawn && rules.pieces[p.kind as usize].initial_leaps
+                        })
+                    };
+                    let named = squares.iter().copied().find(|&s| pos.board[s].is_some());
+                    pos.ep_victim = named.or(behind.filter(custom)).map(|s| s as u16);
                 }
                 k += 1;
             } else if let Some(limit) = rest.get(k).filter(|_| rules.counting.is_some() && rest.len() == k + 3) {
@@ -168,7 +179,7 @@ impl Position {
         }
         // The en passant square stands only where a pawn could take on it
         // (a custom pawn's, always).
-        if pos.ep.is_some() && !rules.custom_pawns && !pos.ep_capturable() {
+        if pos.ep.is_some() && pos.ep_victim.is_none() && !pos.ep_capturable() {
             pos.ep = None;
         }
         // Kings facing in the position given: its first ply of bikjang.
@@ -293,11 +304,9 @@ impl Position {
         out.push(' ');
         match self.ep {
             _ if self.counting_limit > 0 => out.push_str(&self.counting_limit.to_string()),
-            Some(sq) if rules.custom_pawns => {
-                // The passed square and the pawn's, in the board's order.
-                let back = if self.side == Color::White { -1 } else { 1 };
-                let behind = self.offset(sq as usize, 0, back).unwrap_or(sq as usize);
-                let pawn = self.ep_victim.map_or(behind, |v| v as usize);
+            Some(sq) if self.ep_victim.is_some() => {
+                // A custom pawn's: the passed square and the pawn's, in the board's order.
+                let pawn = self.ep_victim.map_or(sq as usize, |v| v as usize);
                 for s in [(sq as usize).min(pawn), (sq as usize).max(pawn)] {
                     out.push_str(&rules.square_name(s));
                 }
@@ -394,9 +403,12 @@ impl Position {
             }
             Move::Normal { from, to, promotion } => {
                 let mut s = format!("{}{}", r.square_name(from as usize), r.square_name(to as usize));
-                let pawn = self.board[from as usize].is_some_and(|p| r.pieces[p.kind as usize].pawn);
+                let pawn = |k: u8| {
+                    self.board[from as usize]
+                        .is_some_and(|p| r.pawn_promotion(p.color as usize, p.kind as usize, k as usize))
+                };
                 match promotion {
-                    Some(k) if pawn => s.push(r.pieces[k as usize].letter),
+                    Some(k) if pawn(k) => s.push(r.pieces[k as usize].letter),
                     Some(_) => s.push('+'),
                     None => {}
                 }

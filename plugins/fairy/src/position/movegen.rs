@@ -40,7 +40,7 @@ impl Position {
             _ => {}
         }
         let gone = |sq: usize, color: Color| next.board[sq].is_none_or(|p| p.color != color);
-        if mine.iter().any(|&sq| gone(sq, us)) {
+        if mine.iter().any(|&sq| gone(sq, us)) || next.duple_checked(us) {
             return false;
         }
         let theirs = self.pseudo_royals(them);
@@ -60,7 +60,8 @@ impl Position {
         // The pawns that could take: beside the passed square's far side.
         let back = if self.side == Color::White { -1 } else { 1 };
         [-1, 1].into_iter().filter_map(|dx| self.offset(ep as usize, dx, back)).any(|from| {
-            self.board[from].is_some_and(|p| p.color == self.side && self.rules.pieces[p.kind as usize].pawn)
+            self.board[from]
+                .is_some_and(|p| p.color == self.side && self.rules.ep_takers[p.color as usize][p.kind as usize])
                 && self.safe_after(Move::EnPassant { from: from as u16, to: ep })
         })
     }
@@ -113,10 +114,11 @@ impl Position {
             if let Some(region) = &rules.mobility[us as usize][p.kind as usize] {
                 targets.retain(|&(t, _)| region[t]);
             }
+            let takes_ep = rules.en_passant && rules.ep_takers[us as usize][p.kind as usize];
             if def.pawn && def.initial_leaps {
                 // A custom pawn takes en passant with any of its captures,
                 // onto the passed square where it could not just move.
-                if let Some(ep) = self.ep.filter(|&e| rules.en_passant && self.board[e as usize].is_none()) {
+                if let Some(ep) = self.ep.filter(|&e| takes_ep && self.board[e as usize].is_none()) {
                     let flip = if us == Color::White { 1 } else { -1 };
                     let lands = |st: &crate::betza::Step| {
                         st.capture
@@ -139,7 +141,7 @@ impl Position {
                         }
                     }
                 }
-                if let Some(ep) = self.ep.filter(|_| rules.en_passant) {
+                if let Some(ep) = self.ep.filter(|_| takes_ep) {
                     for dx in [-1, 1] {
                         if self.offset(from, dx, forward) == Some(ep as usize) {
                             out.push(Move::EnPassant { from: from as u16, to: ep });
@@ -147,7 +149,8 @@ impl Position {
                     }
                 }
             }
-            let promotes_to = rules.promoted_kind[p.kind as usize].filter(|_| p.base.is_none() && !def.pawn);
+            let pawn_promotes = rules.promotion_pawns[us as usize][p.kind as usize];
+            let promotes_to = rules.promoted_kind[p.kind as usize].filter(|_| p.base.is_none() && !pawn_promotes);
             let demotes = rules.piece_demotion && p.base.is_some();
             for &(to, capture) in &targets {
                 let (from, to16) = (from as u16, to as u16);
@@ -170,8 +173,12 @@ impl Position {
                         continue;
                     }
                     out.push(Move::Normal { from, to: to16, promotion: None });
-                } else if def.pawn && rules.promotion_region[us as usize][to] && !rules.sittuyin_promotion {
+                } else if pawn_promotes && rules.promotion_region[us as usize][to] && !rules.sittuyin_promotion {
                     let kinds = &rules.promotion_kinds[us as usize];
+                    // A pawn that also promotes shogi-style (wolf chess's elephant).
+                    if let Some(k) = rules.promoted_kind[p.kind as usize].filter(|k| !kinds.contains(k)) {
+                        out.push(Move::Normal { from, to: to16, promotion: Some(k as u8) });
+                    }
                     for &k in kinds {
                         // A kind with a promotion limit is out once the side holds that many on the board.
                         if rules.promotion_limit[k].is_some_and(|most| self.on_board(us, k) >= most) {

@@ -271,6 +271,21 @@ impl Board<'_> {
         self.kinds(key, self.keys.get(key).unwrap_or(default))
     }
 
+    /// White's and Black's kinds, as masks, of `key` (both sides) and
+    /// `key` + `White`/`Black`; `default`'s where none is given.
+    fn kind_sets(&self, key: &str, default: &[Vec<bool>; 2]) -> Result<[Vec<bool>; 2], IniError> {
+        let mask = |kinds: Vec<usize>| (0..self.pieces.len()).map(|k| kinds.contains(&k)).collect::<Vec<bool>>();
+        let both = self.keys.get(key).map(|t| self.kinds(key, t)).transpose()?.map(mask);
+        let mut out = [both.clone().unwrap_or(default[0].clone()), both.unwrap_or(default[1].clone())];
+        for (side, colour) in ["White", "Black"].iter().enumerate() {
+            let key = format!("{key}{colour}");
+            if let Some(t) = self.keys.get(&key) {
+                out[side] = mask(self.kinds(&key, t)?);
+            }
+        }
+        Ok(out)
+    }
+
     /// The first kind `key` names, if it names one (`-`: none).
     fn kind(&self, key: &str) -> Result<Option<usize>, IniError> {
         Ok(self.kinds_of(key, "")?.first().copied())
@@ -379,6 +394,9 @@ fn defaults(id: &str, board: &Board) -> Rules {
         double_step_region: no_region(),
         en_passant: false,
         custom_pawns: pieces.iter().any(|p| p.pawn && p.name != "pawn"),
+        promotion_pawns: [pieces.iter().map(|p| p.pawn).collect(), pieces.iter().map(|p| p.pawn).collect()],
+        ep_takers: [pieces.iter().map(|p| p.pawn).collect(), pieces.iter().map(|p| p.pawn).collect()],
+        duple_check: false,
         promotion_region: no_region(),
         drop_region: no_region(),
         sittuyin_rook_drop: false,
@@ -448,7 +466,7 @@ fn defaults(id: &str, board: &Board) -> Rules {
         immobility_illegal: false,
         drop_no_doubled: None,
         pawn_drop_mate_illegal: false,
-        n_move_kinds: Vec::new(),
+        n_move_kinds: [Vec::new(), Vec::new()],
         mobility: [Vec::new(), Vec::new()],
         flying_general: false,
         soldier_rank: 0,
@@ -523,6 +541,7 @@ fn read_moves(board: &Board, rules: &mut Rules) -> Result<(), IniError> {
         rules.double_step_region = [none.clone(), none];
     }
     rules.en_passant = keys.flag("enPassant", true)?;
+    rules.ep_takers = board.kind_sets("enPassantTypes", &rules.ep_takers)?;
     let ep_both = keys.get("enPassantRegion").map_or_else(|| board.every_rank(), str::to_string);
     rules.ep_region = board.regions("enPassantRegion", [&ep_both, &ep_both])?;
     rules.walling = match keys.get("wallingRule") {
@@ -595,6 +614,7 @@ fn read_promotions(board: &Board, rules: &mut Rules) -> Result<(), IniError> {
     rules.promotion_kinds =
         [board.kinds_of("promotionPieceTypesWhite", &both)?, board.kinds_of("promotionPieceTypesBlack", &both)?];
     rules.mandatory_promotion = keys.flag("mandatoryPawnPromotion", true)?;
+    rules.promotion_pawns = board.kind_sets("promotionPawnTypes", &rules.promotion_pawns)?;
     for pair in keys.get("promotionLimit").unwrap_or("").split_whitespace() {
         let bad = || keys.err("promotionLimit", format!("'{pair}' is not piece:count (e.g. q:1)"));
         let (kind, n) = pair.split_once(':').ok_or_else(bad)?;
@@ -685,6 +705,7 @@ fn read_ends(board: &Board, rules: &mut Rules) -> Result<(), IniError> {
     rules.extinction_opponent_count = keys.number("extinctionOpponentPieceCount", 0)?;
     rules.extinction_claim = keys.flag("extinctionClaim", false)?;
     rules.pseudo_royal = keys.flag("extinctionPseudoRoyal", false)?;
+    rules.duple_check = keys.flag("dupleCheck", false)?;
     rules.flag = board.kind("flagPiece")?;
     let both = keys.get("flagRegion").unwrap_or("").to_string();
     let to_list = |mask: Vec<bool>| mask.iter().enumerate().filter(|(_, &b)| b).map(|(i, _)| i).collect::<Vec<usize>>();
@@ -696,7 +717,8 @@ fn read_ends(board: &Board, rules: &mut Rules) -> Result<(), IniError> {
     rules.n_move_plies = 2 * keys.number("nMoveRule", 50)?;
     // By default the pawn type resets it (a shogi pawn does not).
     let pawns: String = board.pieces.iter().filter(|p| p.pawn).map(|p| p.letter).collect();
-    rules.n_move_kinds = board.kinds_of("nMoveRuleTypes", &pawns)?;
+    let both = keys.get("nMoveRuleTypes").unwrap_or(&pawns).to_string();
+    rules.n_move_kinds = [board.kinds_of("nMoveRuleTypesWhite", &both)?, board.kinds_of("nMoveRuleTypesBlack", &both)?];
     rules.n_fold = keys.number("nFoldRule", 3)?;
     rules.n_fold_value = keys.end("nFoldValue", Some(End::Draw))?.unwrap_or(End::Draw);
     rules.n_fold_value_absolute = keys.flag("nFoldValueAbsolute", false)?;

@@ -223,6 +223,13 @@ pub struct Rules {
     /// its en passant squares, written as the passed square and the one
     /// the pawn stands on (`e3e4`).
     pub custom_pawns: bool,
+    /// For each side, by kind: the kinds that promote as pawns do on
+    /// reaching the promotion region (`promotionPawnTypes(White/Black)`;
+    /// the pawns by default).
+    pub promotion_pawns: [Vec<bool>; 2],
+    /// For each side, by kind: the kinds that may take en passant
+    /// (`enPassantTypes(White/Black)`; the pawns by default).
+    pub ep_takers: [Vec<bool>; 2],
     /// Squares a pawn promotes on, White's then Black's.
     pub promotion_region: [Vec<bool>; 2],
     /// The kinds a pawn may promote to, White's then Black's.
@@ -262,6 +269,10 @@ pub struct Rules {
     /// more than `extinctionPieceCount` of them: no move may leave one
     /// attacked (`extinctionPseudoRoyal`).
     pub pseudo_royal: bool,
+    /// Spartan's duple check (`dupleCheck`): no move may leave every one
+    /// of the mover's extinction pieces attacked (one of two kings may be
+    /// left in check).
+    pub duple_check: bool,
     /// Pieces in hand may be dropped.
     pub drops: bool,
     /// Captured pieces go to the capturer's hand.
@@ -390,8 +401,9 @@ pub struct Rules {
     /// A mate by dropping a shogi pawn loses for the dropper (Fairy-Stockfish
     /// lets the drop be played and scores it so; shogi calls it a foul).
     pub pawn_drop_mate_illegal: bool,
-    /// The kinds whose moves reset the n-move count (`nMoveRuleTypes`; the pawn by default).
-    pub n_move_kinds: Vec<usize>,
+    /// The kinds whose moves reset the n-move count, White's then Black's
+    /// (`nMoveRuleTypes(White/Black)`; the pawns by default).
+    pub n_move_kinds: [Vec<usize>; 2],
     /// Where each kind may stand, White's then Black's (`mobilityRegionWhiteKing`...; `None`: anywhere).
     pub mobility: [Vec<Option<Vec<bool>>>; 2],
     /// Kings may not face each other on an open file (`flyingGeneral`).
@@ -416,6 +428,13 @@ pub struct Rules {
 }
 
 impl Rules {
+    /// Whether a piece of `kind` promoting to `to` for `side` (0 White, 1
+    /// Black) is a pawn's promotion (`e8=Q`, marked `~` in a drop variant)
+    /// rather than a shogi-style one (`+`, turned back when taken).
+    pub fn pawn_promotion(&self, side: usize, kind: usize, to: usize) -> bool {
+        self.promotion_pawns[side][kind] && self.promotion_kinds[side].contains(&to)
+    }
+
     /// The kind written with `letter` (either case), or with its synonym
     /// (`pieceToCharSynonyms`).
     pub fn kind_of(&self, letter: char) -> Option<usize> {
