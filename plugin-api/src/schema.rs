@@ -50,8 +50,18 @@ pub struct PieceSet {
     /// Whether each glyph is drawn alone in its owner's colour (figurines,
     /// draughts men) rather than as a label on the owner's disc.
     pub figurines: bool,
-    /// Glyph per piece kind; a kind not listed keeps its label.
+    /// Glyph per piece kind, or per label (a label tells the owner by its
+    /// case and a promoted piece by its `+`: `R`, `r`, `+P`); a piece
+    /// matching neither keeps its label.
     pub glyphs: std::collections::BTreeMap<String, String>,
+    /// The counters the glyphs are drawn on, as each game's players know
+    /// them: `xiangqi` (round, lettered in the owner's colour), `janggi`
+    /// (octagonal, the general largest and soldiers and advisors smallest),
+    /// `shogi` (wedges pointing at the opponent, promoted pieces lettered
+    /// red); empty: a disc in the owner's colour (or, for figurines, the
+    /// glyph alone).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub style: String,
 }
 
 impl PieceSet {
@@ -61,7 +71,25 @@ impl PieceSet {
             name: name.into(),
             figurines,
             glyphs: glyphs.iter().map(|(k, g)| (k.to_string(), g.to_string())).collect(),
+            style: String::new(),
         }
+    }
+
+    /// The same set drawn on the counters `style` names (see [`PieceSet::style`]).
+    pub fn with_style(mut self, style: &str) -> PieceSet {
+        self.style = style.into();
+        self
+    }
+
+    /// Chess pieces as Unicode figurines (drawn in their owner's colour;
+    /// the glyphs come from the viewer's fonts, nothing is bundled), for
+    /// any variant whose observations name pieces as chess does.
+    pub fn chess_figurines() -> PieceSet {
+        PieceSet::new(
+            "figurines",
+            true,
+            &[("king", "♚"), ("queen", "♛"), ("rook", "♜"), ("bishop", "♝"), ("knight", "♞"), ("pawn", "♟")],
+        )
     }
 }
 

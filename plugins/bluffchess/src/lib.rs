@@ -101,7 +101,7 @@ impl Variant for BluffChess {
     }
 
     fn piece_sets(&self) -> Vec<PieceSet> {
-        vec![chess_rules::figurines()]
+        vec![PieceSet::chess_figurines()]
     }
 }
 

@@ -528,14 +528,7 @@ impl Game for FairyGame {
             .enumerate()
             .filter_map(|(sq, p)| {
                 let p = p.filter(|p| p.color != Color::Wall)?;
-                // A piece is drawn with the letter its moves name it by
-                // (xiangqi's horse H, not FEN's N); one promoted shogi-style
-                // as FEN writes it: `+P`.
-                let letter = |k: u8| rules.pieces[k as usize].move_letter.to_ascii_lowercase();
-                let label = match p.base {
-                    Some(b) => format!("+{}", p.color.letter_case(letter(b))),
-                    None => p.color.letter_case(letter(p.kind)).to_string(),
-                };
+                let label = rules.label(p.kind as usize, p.color == Color::White, p.base.map(usize::from));
                 Some(PieceView {
                     cell: sq as u32,
                     owner: p.color.seat(),
@@ -557,7 +550,7 @@ impl Game for FairyGame {
                     hands.push(HandView {
                         owner: c.seat(),
                         kind: rules.pieces[k].name.clone(),
-                        label: c.letter_case(rules.pieces[k].letter).to_string(),
+                        label: rules.label(k, c == Color::White, None),
                         count: u32::from(self.pos.hands[c as usize][k]),
                     });
                 }

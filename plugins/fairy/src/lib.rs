@@ -9,6 +9,7 @@
 
 pub mod betza;
 pub mod game;
+pub mod glyphs;
 pub mod ini;
 pub mod notation;
 pub mod position;
@@ -19,7 +20,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use arbiter_api::kit::Variant;
-use arbiter_api::schema::{BoardGeometry, Capabilities, OptionSpec, VariantInfo};
+use arbiter_api::schema::{BoardGeometry, Capabilities, OptionSpec, PieceSet, VariantInfo};
 use arbiter_api::Error;
 use serde_json::{Map, Value};
 
@@ -223,11 +224,13 @@ impl Variant for FairyVariant {
             name: self.rules.id.clone(),
             summary,
             // Xiangqi's sides are Red and Black (its first player, Red);
-            // Janggi's Cho (blue) and Han (red), Cho first.
-            players: match r.on_points {
-                Some(Points::Xiangqi) => vec!["Red".into(), "Black".into()],
-                Some(Points::Janggi) => vec!["Cho".into(), "Han".into()],
-                None => vec!["White".into(), "Black".into()],
+            // Janggi's Cho (blue) and Han (red), Cho first; shogi's sente
+            // (who moves first) and gote.
+            players: match (r.on_points, r.notation) {
+                (Some(Points::Xiangqi), _) => vec!["Red".into(), "Black".into()],
+                (Some(Points::Janggi), _) => vec!["Cho".into(), "Han".into()],
+                (None, Notation::Shogi) => vec!["Sente".into(), "Gote".into()],
+                (None, Notation::San) => vec!["White".into(), "Black".into()],
             },
             // A shogi board is uniform, its files numbered from the right
             // and its ranks from the top, as its moves name them.
@@ -306,6 +309,10 @@ impl Variant for FairyVariant {
         Position::from_fen(&self.rules, text)
             .map(FairyGame::new)
             .map_err(|e| Error::bad_position(format!("{}: {e}", self.id)))
+    }
+
+    fn piece_sets(&self) -> Vec<PieceSet> {
+        glyphs::sets(&self.rules)
     }
 }
 

@@ -62,6 +62,33 @@ fn promoted_pieces_and_hands_are_shown_as_the_fen_writes_them() {
     assert_eq!(view.blocked.iter().map(|b| (b.cell, b.kind.as_str())).collect::<Vec<_>>(), [(36, "duck")]);
 }
 
+/// The board view's glyphs: xiangqi's and janggi's characters on their
+/// counters, each side's own (帥 and 將), shogi's kanji with promoted
+/// pieces' (と) and kyoto shogi's other sides, chess's figurines.
+#[test]
+fn pieces_are_drawn_with_each_games_own_characters() {
+    let sets = |id: &str| installed().into_iter().find(|v| v.id == id).unwrap().piece_sets();
+    let glyph = |id: &str, key: &str| sets(id)[0].glyphs.get(key).cloned().unwrap_or_default();
+    assert_eq!(sets("xiangqi")[0].style, "xiangqi");
+    assert_eq!(
+        [glyph("xiangqi", "K"), glyph("xiangqi", "k"), glyph("xiangqi", "H"), glyph("xiangqi", "h")],
+        ["帥", "將", "傌", "馬"]
+    );
+    assert_eq!(sets("janggi")[0].style, "janggi");
+    assert_eq!(
+        [glyph("janggi", "K"), glyph("janggi", "k"), glyph("janggi", "C"), glyph("janggi", "P")],
+        ["楚", "漢", "包", "卒"]
+    );
+    assert_eq!(sets("shogi")[0].style, "shogi");
+    assert_eq!(
+        [glyph("shogi", "K"), glyph("shogi", "k"), glyph("shogi", "+P"), glyph("shogi", "+r")],
+        ["玉", "王", "と", "龍"]
+    );
+    assert_eq!([glyph("kyotoshogi", "+L"), glyph("kyotoshogi", "+N"), glyph("kyotoshogi", "+P")], ["と", "金", "飛"]);
+    assert_eq!(glyph("crazyhouse", "knight"), "♞");
+    assert!(sets("crazyhouse")[0].figurines);
+}
+
 /// Every value form Fairy-Stockfish's parser reads: files as a letter or a
 /// number from 1 (`maxFile = j`, `castlingKingsideFile = 7`), booleans as
 /// true/false or 1/0, regions of files, ranks and squares in either case

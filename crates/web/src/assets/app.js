@@ -58,7 +58,9 @@ function formatClock(ms) {
 
 // ---- Board renderer --------------------------------------------------------
 
-const NAMED_COLOURS = { white: "#fafafa", black: "#2b2b2b", red: "#c62828", blue: "#1e56a0", green: "#2e7d32", yellow: "#f9a825" };
+const NAMED_COLOURS = { white: "#fafafa", black: "#2b2b2b", red: "#c62828", blue: "#1e56a0", green: "#2e7d32", yellow: "#f9a825",
+  // Janggi's sides: Cho plays blue (or green), Han red.
+  cho: "#1e56a0", han: "#c62828" };
 const PALETTE = ["#fafafa", "#2b2b2b", "#c62828", "#1e56a0", "#2e7d32", "#f9a825"];
 
 /** The fill of each side's pieces: its name if it is a colour, else a palette entry. */
@@ -123,9 +125,49 @@ function ownSideOnTop(board, obs, seat) {
   return rows.reduce((a, r) => a + r, 0) / rows.length >= board.height / 2;
 }
 
-/** The glyph `set` draws piece `p` with, if any (else its label is drawn). */
+/** The glyph `set` draws piece `p` with, by its kind or its label, if any (else its label is drawn). */
 function glyphOf(p, set) {
-  return set && set.glyphs ? set.glyphs[p.kind] || null : null;
+  return set && set.glyphs ? set.glyphs[p.kind] || set.glyphs[p.label] || null : null;
+}
+
+/** Fonts for the Chinese characters and kanji of the counters (the viewer's own). */
+const CJK_FONTS = '"Noto Serif CJK SC", "Noto Serif CJK JP", "Source Han Serif", "SimSun", "Songti SC", "Hiragino Mincho ProN", "Yu Mincho", "MS Mincho", serif';
+
+/**
+ * A counter of a set's `style` (xiangqi, janggi, shogi) with `glyph`, for
+ * piece `p` centred at (cx, cy) in a box of radius r: round and lettered in
+ * the owner's colour (xiangqi), octagonal and sized by rank (janggi), a wedge
+ * pointing at the opponent, promoted pieces lettered red (shogi).
+ */
+function counter(style, p, glyph, cx, cy, r, opts) {
+  const g = svg("g", { class: `counter ${style}` });
+  const ink = opts.colours[p.owner] || PALETTE[p.owner % PALETTE.length];
+  const face = "#f6e3bd", text = (size, fill) => svg("text", { x: cx, y: cy + size * 0.36, "text-anchor": "middle", "font-size": size, "font-family": CJK_FONTS, "font-weight": 700, fill }, glyph);
+  if (style === "shogi") {
+    // Pointing up for the player at the bottom of the board.
+    const up = (p.owner === 0) !== !!opts.flipped;
+    const pts = [[0, -1], [0.66, -0.62], [0.8, 0.95], [-0.8, 0.95], [-0.66, -0.62]].map(([dx, dy]) => `${cx + dx * r * 0.92},${cy + dy * r * 0.95}`).join(" ");
+    const wedge = svg("g", up ? {} : { transform: `rotate(180 ${cx} ${cy})` });
+    wedge.append(svg("polygon", { points: pts, fill: "#f1d49a", stroke: "#7a5a2e", "stroke-width": 1.4 }));
+    wedge.append(text(r * 0.95, String(p.label).startsWith("+") ? "#b71c1c" : "#1d1d1d"));
+    g.append(wedge);
+    return g;
+  }
+  if (style === "janggi") {
+    const scale = p.kind === "king" ? 1 : p.kind === "soldier" || p.kind === "wazir" ? 0.76 : 0.88;
+    const R = r * scale * 1.04;
+    const pts = Array.from({ length: 8 }, (_, i) => {
+      const a = Math.PI / 8 + (i * Math.PI) / 4;
+      return `${cx + R * Math.cos(a)},${cy + R * Math.sin(a)}`;
+    }).join(" ");
+    g.append(svg("polygon", { points: pts, fill: face, stroke: ink, "stroke-width": 2 }));
+    g.append(text(R * 1.05, ink));
+    return g;
+  }
+  g.append(svg("circle", { cx, cy, r, fill: face, stroke: ink, "stroke-width": 2 }));
+  g.append(svg("circle", { cx, cy, r: r * 0.82, fill: "none", stroke: ink, "stroke-width": 1 }));
+  g.append(text(r * 1.0, ink));
+  return g;
 }
 
 /** The piece set chosen for a variant: the one remembered for it, else its
@@ -185,8 +227,12 @@ function renderGrid(board, obs, opts) {
     const fill = opts.colours[h.owner] || PALETTE[h.owner % PALETTE.length];
     const cx = M + S * 0.45 + i * S, cy = top ? T / 2 : T + H * S + M + T / 2;
     const g = svg("g", { class: "hand", "data-owner": h.owner, "data-kind": h.kind }, svg("title", {}, `${h.kind} (${h.label}) ×${h.count}`));
-    g.append(svg("circle", { cx, cy, r: S * 0.3, fill, stroke: "#333", "stroke-width": 1.5 }));
-    g.append(svg("text", { x: cx, y: cy + S * 0.11, "text-anchor": "middle", "font-size": S * 0.3, "font-weight": 700, fill: inkOn(fill) }, glyphOf(h, opts.pieces) || h.label));
+    const glyph = glyphOf(h, opts.pieces), style = opts.pieces && opts.pieces.style;
+    if (glyph && style) g.append(counter(style, h, glyph, cx, cy, S * 0.32, opts));
+    else {
+      g.append(svg("circle", { cx, cy, r: S * 0.3, fill, stroke: "#333", "stroke-width": 1.5 }));
+      g.append(svg("text", { x: cx, y: cy + S * 0.11, "text-anchor": "middle", "font-size": S * 0.3, "font-weight": 700, fill: inkOn(fill) }, glyph || h.label));
+    }
     if (h.count > 1) {
       // The count on a badge at the piece's upper right, as pockets show it.
       const bx = cx + S * 0.3, by = cy - S * 0.2;
@@ -208,7 +254,9 @@ function pieceAt(p, at, S, opts) {
   const g = svg("g", { class: "piece", "data-cell": p.cell }, svg("title", {}, pieceTitle(p)));
   const cy = y + (stack.length ? S * 0.4 : S / 2), r = stack.length ? S * 0.3 : S * 0.38;
   const glyph = glyphOf(p, opts.pieces);
-  if (glyph && opts.pieces.figurines) {
+  if (glyph && opts.pieces.style) {
+    g.append(counter(opts.pieces.style, p, glyph, x + S / 2, cy, r, opts));
+  } else if (glyph && opts.pieces.figurines) {
     g.append(svg("text", { x: x + S / 2, y: cy + r * 0.62, "text-anchor": "middle", "font-size": r * 1.9, fill, stroke: "#222", "stroke-width": 1.2, class: "figurine" }, glyph));
   } else {
     g.append(svg("circle", { cx: x + S / 2, cy, r, fill, stroke: "#333", "stroke-width": 1.5 }));

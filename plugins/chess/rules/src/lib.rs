@@ -20,17 +20,6 @@ pub use game::ChessGame;
 #[derive(Default)]
 pub struct Chess;
 
-/// Chess pieces as Unicode figurines (drawn in their owner's colour; the
-/// glyphs come from the viewer's fonts, nothing is bundled), for any variant
-/// whose observations name pieces as chess does.
-pub fn figurines() -> PieceSet {
-    PieceSet::new(
-        "figurines",
-        true,
-        &[("king", "♚"), ("queen", "♛"), ("rook", "♜"), ("bishop", "♝"), ("knight", "♞"), ("pawn", "♟")],
-    )
-}
-
 /// The 8x8 board with files a-h and ranks 1-8, for any chess-like variant.
 pub fn chess_board() -> BoardGeometry {
     BoardGeometry::Grid {
@@ -142,6 +131,6 @@ impl Variant for Chess {
     }
 
     fn piece_sets(&self) -> Vec<PieceSet> {
-        vec![figurines()]
+        vec![PieceSet::chess_figurines()]
     }
 }

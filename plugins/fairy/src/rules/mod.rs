@@ -445,6 +445,25 @@ impl Rules {
         })
     }
 
+    /// How a piece of `kind` is labelled on a board, by the letter its
+    /// moves name it with (xiangqi's horse H, not FEN's N), upper case for
+    /// the first player; promoted shogi-style from `base`, as FEN writes
+    /// it (`+P`).
+    pub fn label(&self, kind: usize, first_player: bool, base: Option<usize>) -> String {
+        let letter = |k: usize| {
+            let l = self.pieces[k].move_letter;
+            if first_player {
+                l.to_ascii_uppercase()
+            } else {
+                l.to_ascii_lowercase()
+            }
+        };
+        match base {
+            Some(b) => format!("+{}", letter(b)),
+            None => letter(kind).to_string(),
+        }
+    }
+
     /// The square index of `file` and `rank`.
     pub fn square(&self, file: u8, rank: u8) -> usize {
         rank as usize * self.width as usize + file as usize
