@@ -22,8 +22,12 @@ pub struct FairyGame {
     /// With `perpetualCheckIllegal` or `moveRepetitionIllegal`, each
     /// position before: whether its side to move was in check.
     checked: Vec<bool>,
-    /// With `moveRepetitionIllegal`, each move played and whether it took.
+    /// With `moveRepetitionIllegal` or `chasingRule`, each move played and
+    /// whether it took.
     plies: Vec<(Move, bool)>,
+    /// With `chasingRule`, the position the game started from (the
+    /// positions of a repetition are played again from it to judge chases).
+    root: Option<std::sync::Arc<Position>>,
     /// The last move played, if any.
     last: Option<Move>,
     /// For shatar, each position before: whether its side to move was in
@@ -41,11 +45,13 @@ pub struct FairyGame {
 impl FairyGame {
     /// A game from `pos`.
     pub fn new(pos: Position) -> FairyGame {
+        let root = pos.rules.chasing.then(|| std::sync::Arc::new(pos.clone()));
         let mut game = FairyGame {
             pos,
             history: Vec::new(),
             checked: Vec::new(),
             plies: Vec::new(),
+            root,
             last: None,
             shaks: Vec::new(),
             legal: Vec::new(),
@@ -184,7 +190,7 @@ impl FairyGame {
                 return decided;
             }
             "repetition"
-        } else if rules.n_move_plies > 0 && pos.halfmove >= rules.n_move_plies {
+        } else if rules.n_move_plies > 0 && pos.halfmove >= rules.n_move_plies + self.check_allowance() {
             "n-move rule"
         } else if pos.counting_limit > 0 && pos.counting_ply > pos.counting_limit {
             "counting rule"
@@ -238,11 +244,84 @@ impl FairyGame {
                 (false, false) => {}
             }
         }
+        if rules.chasing {
+            if let Some(decided) = self.chase_decided(since) {
+                return Some(decided);
+            }
+        }
         let value = match (rules.n_fold_value_absolute, side) {
             (true, Color::Black) => rules.n_fold_value.reversed(),
             _ => rules.n_fold_value,
         };
         (value != End::Draw).then(|| verdict(side, value, "repetition"))
+    }
+
+    /// Under the chasing rule, the plies the n-move rule's count is
+    /// lengthened by for long runs of checks, as Fairy-Stockfish counts
+    /// them: twice the checks beyond ten that either side gave since the
+    /// count began (from the twentieth ply on).
+    fn check_allowance(&self) -> u32 {
+        let n = self.history.len();
+        if !self.pos.rules.chasing || n < 20 {
+            return 0;
+        }
+        let end = (self.pos.halfmove as usize).min(n);
+        let checked = |k: usize| usize::from(if k == n { self.pos.in_check(self.pos.side) } else { self.checked[k] });
+        let (mut them, mut us) = (checked(n), checked(n - 1));
+        for i in (2..end).step_by(2) {
+            them += checked(n - i);
+            us += checked(n - i - 1);
+        }
+        2 * (them.max(us).saturating_sub(10)) as u32
+    }
+
+    /// Xiangqi's chases in a repetition since history index `since`: the
+    /// side that chased one piece with every move of it loses (a draw if
+    /// both did), as Fairy-Stockfish judges it; `None` if neither did.
+    fn chase_decided(&self, since: usize) -> Option<Status> {
+        use crate::position::chase::before_move;
+        let root = self.root.as_ref()?;
+        let n = self.history.len();
+        let end = (self.pos.halfmove as usize).min(n);
+        if n < 4 || n - since < 4 {
+            return None;
+        }
+        // The positions since a ply before the repetition, and what each
+        // position's last move chased.
+        let first = since.saturating_sub(2);
+        let mut pos = (**root).clone();
+        for &(m, _) in &self.plies[..first] {
+            pos.apply(m);
+        }
+        let mut chased = vec![0; first + 1];
+        for &(m, _) in &self.plies[first..] {
+            let before = pos.clone();
+            pos.apply(m);
+            chased.push(pos.chased(&before, m));
+        }
+        let mv = |k: usize| self.plies[k - 1].0;
+        let mut them = before_move(chased[n], mv(n - 1)) & chased[n - 2];
+        let mut us = before_move(chased[n - 1], mv(n - 2)) & chased[n - 3];
+        let mut i = 4;
+        while i <= n - since {
+            if i != n {
+                them = before_move(them, mv(n - i + 1)) & chased[n - i];
+            }
+            if i == n - since {
+                break;
+            }
+            if i < end {
+                us = before_move(us, mv(n - i)) & chased[n - i - 1];
+            }
+            i += 2;
+        }
+        let side = self.pos.side;
+        match (them != 0, us != 0) {
+            (false, false) => None,
+            (true, false) => Some(Status::win(side.seat(), "perpetual chase")),
+            (false, true) => Some(verdict_loss(side, "perpetual chase")),
+            (true, true) => Some(Status::draw("perpetual chase by both")),
+        }
     }
 
     /// Janggi's move repetition (`moveRepetitionIllegal`), as
@@ -452,10 +531,10 @@ impl FairyGame {
         let mover = self.pos.side;
         self.history.push(self.pos.key());
         let rules = &self.pos.rules;
-        if rules.perpetual_check_illegal || rules.move_repetition_illegal {
+        if rules.perpetual_check_illegal || rules.move_repetition_illegal || rules.chasing {
             self.checked.push(self.pos.in_check(mover));
         }
-        if rules.move_repetition_illegal {
+        if rules.move_repetition_illegal || rules.chasing {
             self.plies.push((m, self.pos.is_capture(m)));
         }
         self.last = Some(m);

@@ -540,3 +540,51 @@ fn a_mate_by_a_pawn_drop_loses_for_the_dropper_as_fairy_stockfish_scores_it() {
     assert_eq!(status.outcome, arbiter_api::Outcome::Win(game.to_move()), "{status:?}");
     assert_eq!(status.reason, "mate by a pawn drop");
 }
+
+/// Xiangqi repetitions from `chases.py`: after every ply of each cycle, our
+/// verdict (a draw to claim, a win for one side, or none) against
+/// Fairy-Stockfish's (`is_optional_game_end`).
+fn repetitions_agree(cases: u32, seed: u32) {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/chases.py");
+    let out = std::process::Command::new("python3")
+        .args([script, &cases.to_string(), &seed.to_string()])
+        .output()
+        .expect("python3");
+    assert!(out.status.success(), "pyffish (pip install pyffish): {}", String::from_utf8_lossy(&out.stderr));
+    let v = variant("xiangqi");
+    let mut failures = Vec::new();
+    for line in String::from_utf8(out.stdout).unwrap().lines() {
+        let case: Value = serde_json::from_str(line).unwrap();
+        let fen = case["fen"].as_str().unwrap();
+        let mut game = v.from_position(fen, &Default::default()).unwrap();
+        let moves: Vec<&str> = case["moves"].as_array().unwrap().iter().map(|m| m.as_str().unwrap()).collect();
+        for (k, m) in moves.iter().enumerate() {
+            let id = game.parse_move(m).unwrap_or_else(|e| panic!("{fen} {m}: {e:?}"));
+            game.play(id);
+            let status = game.status();
+            let side = game.to_move();
+            let ours = match status.outcome {
+                arbiter_api::Outcome::Ongoing if status.claimable.is_empty() => (false, 0),
+                arbiter_api::Outcome::Ongoing | arbiter_api::Outcome::Draw | arbiter_api::Outcome::Faulted => (true, 0),
+                arbiter_api::Outcome::Win(w) => (true, if w == side { 32000 } else { -32000 }),
+            };
+            let end = &case["ends"][k];
+            let theirs = (end[0].as_bool().unwrap(), end[1].as_i64().unwrap());
+            if ours != theirs {
+                failures.push(format!(
+                    "{fen} moves {:?}: ours {ours:?} ({}), Fairy-Stockfish {theirs:?}",
+                    &moves[..=k],
+                    status.reason
+                ));
+                break;
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} disagreements:\n{}", failures.len(), failures.join("\n"));
+}
+
+#[test]
+#[ignore = "long: 150 xiangqi repetitions, most of them chases, against pyffish"]
+fn xiangqi_repetitions_are_judged_as_fairy_stockfish_judges_them() {
+    repetitions_agree(150, 3)
+}

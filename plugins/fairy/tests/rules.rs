@@ -159,7 +159,7 @@ fn statuses(variant: &str, fen: &str, moves: &[&str]) -> Vec<arbiter_api::Status
 /// Repetitions that decide the game as Fairy-Stockfish (pyffish's
 /// `is_optional_game_end`) decides them on the same moves: in shogi and
 /// xiangqi the side that checked with every move of the repetition loses
-/// at its fourth (third) occurrence; a quiet repetition is a draw to claim;
+/// at its fourth (third) occurrence, in xiangqi the side that chased; a quiet repetition is a draw to claim;
 /// in minishogi any repetition loses for sente, in tori shogi for whoever
 /// completes it.
 #[test]
@@ -186,6 +186,18 @@ fn repetitions_lose_for_perpetual_check_and_where_the_variant_says() {
     let xiangqi = "4k4/R8/9/9/9/9/9/9/9/3K5 w - - 0 1";
     let s = run("xiangqi", xiangqi, &cycle("a9a10", "e10e9", "a10a9", "e9e10", 2));
     assert_eq!((s[7].outcome, s[7].reason), (Outcome::Win(1), "perpetual check"));
+    // Xiangqi: Red's cannon going b7-d7 and back while Black's goes g9-b9
+    // and back chases with every move: at the third occurrence Red loses,
+    // as Fairy-Stockfish judges it (its AXF rule).
+    let chase = "1rb1kab2/6c2/2n2a2n/1C2p1p2/9/p5B1p/P1P1P1P1P/3r2N2/1R1N1KR2/cCBA1A3 w - - 3 26";
+    let s = statuses("xiangqi", chase, &["b7d7", "g9b9", "d7b7", "b9g9", "b7d7", "g9b9", "d7b7", "b9g9"]);
+    assert!(s[..7].iter().all(|s| s.is_ongoing() && s.claimable.is_empty()), "{s:?}");
+    assert_eq!((s[7].outcome, s[7].reason), (Outcome::Win(1), "perpetual chase"));
+    // Xiangqi's 50-move rule (its count from the FEN): claimable at the
+    // hundredth ply without a capture.
+    let quiet = "4k4/9/9/9/9/9/9/9/R8/3K5 w - - 96 60";
+    let s = statuses("xiangqi", quiet, &["a2a3", "e10e9", "a3a4", "e9e10"]);
+    assert!(s[..3].iter().all(|s| s.claimable.is_empty()) && s[3].claimable == "n-move rule", "{s:?}");
     // Minishogi: a quiet repetition loses for sente, to move or not.
     let mini = "rbsgk/4p/5/P4/KGSBR[] w - - 0 1";
     let s = run("minishogi", mini, &cycle("e1e2", "a5a4", "e2e1", "a4a5", 3));

@@ -252,6 +252,7 @@ pub struct Position {
 
 mod apply;
 mod attacks;
+pub mod chase;
 mod fen;
 mod movegen;
 

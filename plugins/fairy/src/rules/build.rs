@@ -416,6 +416,7 @@ fn defaults(id: &str, board: &Board) -> Rules {
         diagonal_lines: Vec::new(),
         bikjang: false,
         move_repetition_illegal: false,
+        chasing: false,
         promotion_kinds: [Vec::new(), Vec::new()],
         mandatory_promotion: true,
         checking: true,
@@ -724,6 +725,11 @@ fn read_ends(board: &Board, rules: &mut Rules) -> Result<(), IniError> {
     rules.n_fold_value_absolute = keys.flag("nFoldValueAbsolute", false)?;
     rules.perpetual_check_illegal = keys.flag("perpetualCheckIllegal", false)?;
     rules.move_repetition_illegal = keys.flag("moveRepetitionIllegal", false)?;
+    rules.chasing = match keys.get("chasingRule") {
+        None | Some("none") => false,
+        Some("axf") => true,
+        Some(v) => return Err(keys.err("chasingRule", format!("'{v}' must be axf or none"))),
+    };
     rules.bikjang = keys.flag("bikjangRule", false)?;
     rules.counting = match keys.get("countingRule") {
         None | Some("none") => None,

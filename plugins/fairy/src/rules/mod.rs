@@ -384,6 +384,10 @@ pub struct Rules {
     /// A repetition reached by checking in every move of it loses for the
     /// side giving the checks (`perpetualCheckIllegal`).
     pub perpetual_check_illegal: bool,
+    /// Xiangqi's chasing rule (`chasingRule = axf`): a repetition in which
+    /// one side chased the same piece with every move loses for it; the
+    /// n-move rule's count allows for long runs of checks.
+    pub chasing: bool,
     /// The kind each kind promotes to, shogi-style (`promotedPieceType`).
     pub promoted_kind: Vec<Option<usize>>,
     /// A piece in the promotion zone must promote.
