@@ -78,6 +78,31 @@ impl CaptureSink for Vec<Move> {
     }
 }
 
+/// The landing squares of a capture so far, kept inline: a capture takes
+/// at most the opponent's 20 pieces, so nothing is allocated per capture.
+#[derive(Clone, Copy, Default)]
+struct Path {
+    squares: [u8; 24],
+    len: u8,
+}
+
+impl Path {
+    #[inline(always)]
+    fn push(&mut self, square: u8) {
+        self.squares[self.len as usize] = square;
+        self.len += 1;
+    }
+
+    #[inline(always)]
+    fn pop(&mut self) {
+        self.len -= 1;
+    }
+
+    fn squares(&self) -> &[u8] {
+        &self.squares[..self.len as usize]
+    }
+}
+
 /// The state of a capture search for one side: the longest capture so far
 /// (majority rule) and the sequences found.
 struct Search<'a, G: Geometry, S: CaptureSink> {
@@ -89,8 +114,8 @@ struct Search<'a, G: Geometry, S: CaptureSink> {
     from: u8,
     forward: [i32; 2],
     best: u32,
-    found: Vec<(Move, Vec<u8>)>,
-    path: Vec<u8>,
+    found: Vec<(Move, Path)>,
+    path: Path,
     sink: &'a mut S,
     geometry: std::marker::PhantomData<G>,
 }
@@ -175,7 +200,7 @@ impl<G: Geometry> Position<G> {
             forward: Self::forward(self.side),
             best: 0,
             found: Vec::new(),
-            path: Vec::with_capacity(20),
+            path: Path::default(),
             sink,
         };
         let mut bits = candidates;
@@ -191,7 +216,7 @@ impl<G: Geometry> Position<G> {
             }
         }
         for (mv, path) in search.found.drain(..) {
-            search.sink.capture(mv, &path);
+            search.sink.capture(mv, path.squares());
         }
     }
 
@@ -317,7 +342,7 @@ impl<G: Geometry, S: CaptureSink> Search<'_, G, S> {
             }
         }
         let mv = Move { from: self.from, to: to as u8, captured, crowns };
-        self.found.push((mv, self.path.clone()));
+        self.found.push((mv, self.path));
     }
 
     /// Whether `bit` is free to land on (the moving piece left its origin;
