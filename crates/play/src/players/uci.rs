@@ -725,45 +725,65 @@ struct Search {
 /// free text, read for nothing); `bestmove` gives the move (and notes the
 /// move it would ponder on).
 fn read_search_line(line: &str, search: &mut Search) -> Option<String> {
-    let (score, reported) = (&mut search.score, &mut search.reported_ms);
-    let w: Vec<&str> = line.split_whitespace().collect();
-    match w.first() {
-        Some(&"info") => {
-            for i in 1..w.len() {
-                match (w[i - 1], w[i]) {
+    // Words are read in place (an engine writes a dozen info lines a move):
+    // nothing is allocated but the PV, copied into the buffer it already has.
+    let mut words = line.split_ascii_whitespace().peekable();
+    match words.next() {
+        Some("info") => {
+            let mut previous = "info";
+            while let Some(word) = words.next() {
+                // The word the next one follows: this one, or the number it took.
+                let mut last = word;
+                match (previous, word) {
                     (_, "string") => break,
                     (_, "pv") => {
-                        search.pv = Some(w[i + 1..].join(" ")).filter(|pv| !pv.is_empty());
+                        // The rest of the line, a space between moves, into the buffer it had.
+                        let mut pv = search.pv.take().unwrap_or_default();
+                        pv.clear();
+                        for m in words {
+                            if !pv.is_empty() {
+                                pv.push(' ');
+                            }
+                            pv.push_str(m);
+                        }
+                        search.pv = Some(pv).filter(|pv| !pv.is_empty());
                         break;
                     }
-                    (_, "seldepth") => search.seldepth = w.get(i + 1).and_then(|t| t.parse().ok()).or(search.seldepth),
-                    (_, "time") => *reported = w.get(i + 1).and_then(|t| t.parse().ok()).or(*reported),
-                    (_, "depth") => search.depth = w.get(i + 1).and_then(|t| t.parse().ok()).or(search.depth),
-                    (_, "nodes") => search.nodes = w.get(i + 1).and_then(|t| t.parse().ok()).or(search.nodes),
-                    ("score", "cp") => *score = w.get(i + 1).and_then(|t| t.parse().ok()),
+                    (_, "seldepth") => search.seldepth = parse_next(&mut words, &mut last).or(search.seldepth),
+                    (_, "time") => search.reported_ms = parse_next(&mut words, &mut last).or(search.reported_ms),
+                    (_, "depth") => search.depth = parse_next(&mut words, &mut last).or(search.depth),
+                    (_, "nodes") => search.nodes = parse_next(&mut words, &mut last).or(search.nodes),
+                    ("score", "cp") => search.score = parse_next(&mut words, &mut last),
                     ("score", "mate") => {
-                        *score = w.get(i + 1).and_then(|t| t.parse::<i32>().ok()).map(|m| {
-                            if m > 0 {
-                                30000 - m
-                            } else {
-                                -30000 - m
-                            }
-                        })
+                        search.score =
+                            parse_next::<i32>(&mut words, &mut last).map(|m| if m > 0 { 30000 - m } else { -30000 - m })
                     }
                     _ => {}
                 }
+                previous = last;
             }
             None
         }
-        Some(&"bestmove") => {
-            search.ponder = match (w.get(2), w.get(3)) {
-                (Some(&"ponder"), Some(m)) => Some(m.to_string()),
+        Some("bestmove") => {
+            let best = words.next().unwrap_or("").to_string();
+            search.ponder = match (words.next(), words.next()) {
+                (Some("ponder"), Some(m)) => Some(m.to_string()),
                 _ => None,
             };
-            Some(w.get(1).unwrap_or(&"").to_string())
+            Some(best)
         }
         _ => None,
     }
+}
+
+/// The number in the next word, taken (it becomes `last`) if it is one.
+fn parse_next<'a, T: std::str::FromStr>(
+    words: &mut std::iter::Peekable<std::str::SplitAsciiWhitespace<'a>>,
+    last: &mut &'a str,
+) -> Option<T> {
+    let value = words.peek()?.parse().ok()?;
+    *last = words.next()?;
+    Some(value)
 }
 
 /// `uci:CMD[,name=value...]`.
@@ -857,6 +877,13 @@ mod tests {
         );
         assert_eq!(read("info string NNUE evaluation using nn-x.nnue pv a1a2"), None, "free text changes nothing");
         assert_eq!(read("info currmove e2e4 currmovenumber 1"), None);
+        let mut malformed = super::Search::default();
+        super::read_search_line("info nodes pv e2e4  e7e5 ", &mut malformed);
+        assert_eq!(
+            (malformed.nodes, malformed.pv.as_deref()),
+            (None, Some("e2e4 e7e5")),
+            "a missing number takes no word"
+        );
         assert_eq!(read("bestmove d2d4 ponder g8f6").as_deref(), Some("d2d4"));
         assert_eq!(
             (search.score, search.depth, search.seldepth, search.nodes),
