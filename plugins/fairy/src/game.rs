@@ -40,6 +40,9 @@ pub struct FairyGame {
     /// Each legal move by its coordinates and by its notation (without
     /// marks), made the first time a move is read here.
     pub(crate) texts: std::sync::OnceLock<std::collections::HashMap<String, Move>>,
+    /// The legal moves' numbers, made the first time a move is written
+    /// here: a move's rivals for its notation are looked up, not searched.
+    pub(crate) ids: std::sync::OnceLock<std::collections::HashSet<u64>>,
 }
 
 impl FairyGame {
@@ -57,6 +60,7 @@ impl FairyGame {
             legal: Vec::new(),
             status: Status::ONGOING,
             texts: std::sync::OnceLock::new(),
+            ids: std::sync::OnceLock::new(),
         };
         game.refresh();
         game
@@ -528,6 +532,7 @@ impl FairyGame {
     /// Plays a legal move, keeping the counters the rules need.
     pub fn play_move(&mut self, m: Move) {
         self.texts = std::sync::OnceLock::new();
+        self.ids = std::sync::OnceLock::new();
         let mover = self.pos.side;
         self.history.push(self.pos.key());
         let rules = &self.pos.rules;

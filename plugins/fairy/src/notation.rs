@@ -185,15 +185,16 @@ impl FairyGame {
         let pos = &self.pos;
         let shogi = pos.rules.notation == Notation::Shogi;
         let Some(piece) = pos.board[from as usize] else { return Origin::None };
-        let others: Vec<u16> = self
-            .legal()
-            .iter()
-            .filter_map(|&o| {
-                let s = from_of(o.unwalled())?;
-                let p = pos.board[s as usize]?;
-                let same =
-                    s != from && p.kind == piece.kind && (!shogi || p.base == piece.base) && with_from(m, s) == Some(o);
-                same.then_some(s)
+        let legal = self.ids.get_or_init(|| self.legal().iter().map(|m| m.id()).collect());
+        // The squares of the mover's other pieces of its kind that have the same move.
+        let squares = pos.rules.width as usize * pos.rules.height as usize;
+        let others: Vec<u16> = (0..squares as u16)
+            .filter(|&s| {
+                s != from
+                    && pos.board[s as usize].is_some_and(|p| {
+                        p.color == piece.color && p.kind == piece.kind && (!shogi || p.base == piece.base)
+                    })
+                    && with_from(m, s).is_some_and(|o| legal.contains(&o.id()))
             })
             .collect();
         let w = pos.rules.width as u16;
@@ -229,18 +230,6 @@ fn with_from(m: Move, s: u16) -> Option<Move> {
         Move::Gate { to, kind, .. } => Move::Gate { from: s, to, kind },
         _ => return None,
     })
-}
-
-/// The square a move leaves, if it leaves one (castling is never
-/// disambiguated).
-fn from_of(m: Move) -> Option<u16> {
-    match m {
-        Move::Normal { from, .. }
-        | Move::EnPassant { from, .. }
-        | Move::Demote { from, .. }
-        | Move::Gate { from, .. } => Some(from),
-        _ => None,
-    }
 }
 
 /// A square as the notation names it: `e4`, or in shogi's `76` (files
