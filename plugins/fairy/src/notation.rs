@@ -36,7 +36,7 @@ impl FairyGame {
 
     /// Reads a move of the player to move: its coordinates as engines
     /// write them, or its notation (check marks and `!?` optional,
-    /// `0-0` for `O-O`).
+    /// `0-0` for `O-O`, a pass also as `@@@@` or `0000`).
     pub fn read_move(&self, text: &str) -> Result<Move, Error> {
         let text = text.trim();
         // Coordinates first (as engines write them), then the notation.
@@ -50,6 +50,12 @@ impl FairyGame {
         });
         if let Some(&m) = table.get(text) {
             return Ok(m);
+        }
+        // A pass as xboard (`@@@@`) and UCI's null move (`0000`) write it.
+        if matches!(text, "@@@@" | "0000") {
+            if let Some(&m) = self.legal().iter().find(|m| matches!(m, Move::Pass { .. })) {
+                return Ok(m);
+            }
         }
         let mut bare = text.trim_end_matches(['!', '?']);
         if self.pos.rules.notation == Notation::San {

@@ -239,6 +239,9 @@ fn janggi_ends_by_points_bikjang_and_move_repetition() {
     let mut moves: Vec<String> = ids.iter().map(|&m| game.uci(m)).collect();
     moves.sort();
     assert_eq!(moves, ["e1d1", "e1e1", "e1f1"]);
+    // A pass read as its coordinates, its notation, xboard's `@@@@` or UCI's `0000`.
+    let pass: Vec<u64> = ["e1e1", "Ke1", "@@@@", "0000"].iter().map(|t| game.parse_move(t).unwrap()).collect();
+    assert!(pass.iter().all(|&m| m == pass[0]), "{pass:?}");
     // Kakao rules: White's horse back and forth twice (its third trip out loses).
     let trips = ["b1c3", "b10c8", "c3b1", "c8b10", "b1c3", "b10c8", "c3b1", "c8b10", "b1c3"];
     assert_eq!(end("janggimodern", start, &trips), (Outcome::Win(1), "move repetition"));
