@@ -78,6 +78,15 @@ impl CaptureSink for Vec<Move> {
     }
 }
 
+thread_local! {
+    /// The captures a search found, kept between searches so that none
+    /// allocates once the thread has searched a long one (a perft searches
+    /// at most every node; the .wasm build's allocator is dear).
+    static FOUND: std::cell::Cell<Vec<(Move, Path)>> = const { std::cell::Cell::new(Vec::new()) };
+    /// The captures [`Position::count_moves`] counts, kept likewise.
+    static COUNTED: std::cell::Cell<Vec<Move>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
 /// The landing squares of a capture so far, kept inline: a capture takes
 /// at most the opponent's 20 pieces, so nothing is allocated per capture.
 #[derive(Clone, Copy, Default)]
@@ -199,7 +208,7 @@ impl<G: Geometry> Position<G> {
             from: 0,
             forward: Self::forward(self.side),
             best: 0,
-            found: Vec::new(),
+            found: FOUND.with(|f| f.take()),
             path: Path::default(),
             sink,
         };
@@ -218,6 +227,7 @@ impl<G: Geometry> Position<G> {
         for (mv, path) in search.found.drain(..) {
             search.sink.capture(mv, path.squares());
         }
+        FOUND.with(|f| f.set(std::mem::take(&mut search.found)));
     }
 
     /// Appends the quiet (non-capturing) moves to `out`.
@@ -263,10 +273,13 @@ impl<G: Geometry> Position<G> {
 
     /// The number of legal moves (for bulk-counted perft).
     pub fn count_moves(&self, rules: &RuleSet) -> usize {
-        let mut caps: Vec<Move> = Vec::new();
+        let mut caps = COUNTED.with(|c| c.take());
+        caps.clear();
         self.captures(rules, &mut caps);
-        if !caps.is_empty() {
-            return caps.len();
+        let captures = caps.len();
+        COUNTED.with(|c| c.set(caps));
+        if captures > 0 {
+            return captures;
         }
         let own = self.pieces(self.side);
         let empty = !(self.white | self.black) & G::MASK;
