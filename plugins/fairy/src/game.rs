@@ -19,8 +19,9 @@ pub struct FairyGame {
     pub pos: Position,
     /// Keys of the positions before, for repetitions.
     history: Vec<u64>,
-    /// With `perpetualCheckIllegal` or `moveRepetitionIllegal`, each
-    /// position before: whether its side to move was in check.
+    /// With `perpetualCheckIllegal`, `moveRepetitionIllegal` or
+    /// `chasingRule`, each position before: whether its side to move was
+    /// in check.
     checked: Vec<bool>,
     /// With `moveRepetitionIllegal` or `chasingRule`, each move played and
     /// whether it took.
