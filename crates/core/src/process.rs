@@ -295,8 +295,20 @@ impl ChildProcess {
                 });
             }
         }
-        let mut child =
-            cmd.spawn().map_err(|e| ProcessError::Start { command: label.to_string(), reason: e.to_string() })?;
+        // A program just written is "busy" while another thread's child,
+        // forked before it exec'd, still holds the file open for writing:
+        // that passes within milliseconds, so the start is tried again.
+        let mut tries = 0;
+        let mut child = loop {
+            match cmd.spawn() {
+                #[cfg(unix)]
+                Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) && tries < 50 => {
+                    tries += 1;
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                r => break r.map_err(|e| ProcessError::Start { command: label.to_string(), reason: e.to_string() })?,
+            }
+        };
         if !limits.worker {
             register_group(child.id() as i32);
         }
