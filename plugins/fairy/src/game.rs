@@ -195,7 +195,10 @@ impl FairyGame {
                 return decided;
             }
             "repetition"
-        } else if rules.n_move_plies > 0 && pos.halfmove >= rules.n_move_plies + self.check_allowance() {
+        } else if rules.n_move_plies > 0
+            && pos.halfmove >= rules.n_move_plies
+            && pos.halfmove >= rules.n_move_plies + self.check_allowance()
+        {
             "n-move rule"
         } else if pos.counting_limit > 0 && pos.counting_ply > pos.counting_limit {
             "counting rule"
