@@ -84,6 +84,14 @@ impl EngineProcess {
         }
     }
 
+    /// Sends `lines` together (one write to a native engine).
+    pub fn send_lines(&mut self, lines: &[&str]) -> Result<(), ProcessError> {
+        match self {
+            EngineProcess::Native(p) => p.send_lines(lines),
+            EngineProcess::Sandboxed(_) => lines.iter().try_for_each(|line| self.send(line)),
+        }
+    }
+
     /// The next line, waiting until `deadline` (`None`: until it exits); a
     /// sandboxed engine is held to its virtual time instead.
     pub fn recv(&mut self, deadline: Option<Instant>) -> Result<String, ProcessError> {

@@ -126,6 +126,8 @@ pub struct ChildProcess {
     stdout: ChildStdout,
     /// What was read and not yet handed out as lines.
     pending: Lines,
+    /// The bytes of the lines being sent (kept: a ply allocates nothing).
+    out: Vec<u8>,
     command: String,
     /// The program's file name, as the engine log names it.
     program: String,
@@ -320,6 +322,7 @@ impl ChildProcess {
             stdin,
             stdout,
             pending: Lines::default(),
+            out: Vec::new(),
             command: label.to_string(),
             program,
             limits,
@@ -334,16 +337,23 @@ impl ChildProcess {
     /// Sends one line. A closed pipe (the child exited) is an error value,
     /// never a signal.
     pub fn send(&mut self, line: &str) -> Result<(), ProcessError> {
-        tracing::trace!(engine = %self.command, "> {line}");
-        if !self.limits.worker {
-            log_engine_line(&self.program, self.child.id(), '>', line);
+        self.send_lines(&[line])
+    }
+
+    /// Sends `lines`, each with its newline, in one write(2): an engine woken
+    /// by part of a line would read it and wait again, and lines that go
+    /// together (`position`, then `go`) cost it one wake-up.
+    pub fn send_lines(&mut self, lines: &[&str]) -> Result<(), ProcessError> {
+        self.out.clear();
+        for line in lines {
+            tracing::trace!(engine = %self.command, "> {line}");
+            if !self.limits.worker {
+                log_engine_line(&self.program, self.child.id(), '>', line);
+            }
+            self.out.extend_from_slice(line.as_bytes());
+            self.out.push(b'\n');
         }
-        // The line and its newline in one write(2): an engine woken by the
-        // text alone would read half a line and wait again.
-        let mut bytes = Vec::with_capacity(line.len() + 1);
-        bytes.extend_from_slice(line.as_bytes());
-        bytes.push(b'\n');
-        match self.stdin.write_all(&bytes).and_then(|_| self.stdin.flush()) {
+        match self.stdin.write_all(&self.out).and_then(|_| self.stdin.flush()) {
             Ok(()) => Ok(()),
             Err(e) => Err(self.exited(if e.kind() == ErrorKind::BrokenPipe { "its input closed" } else { "" })),
         }

@@ -44,11 +44,15 @@ impl PluginPin {
         let sha256 = match known {
             Some(h) => h,
             None => {
-                let bytes = std::fs::read(path).map_err(|error| TournamentError::File {
-                    what: format!("cannot read {} to pin it", path.display()),
-                    error,
-                })?;
-                let h = format!("{:x}", sha2::Sha256::digest(&bytes));
+                // Streamed: an engine binary may be tens of megabytes.
+                let mut hasher = sha2::Sha256::new();
+                std::fs::File::open(path)
+                    .and_then(|mut file| std::io::copy(&mut file, &mut hasher))
+                    .map_err(|error| TournamentError::File {
+                        what: format!("cannot read {} to pin it", path.display()),
+                        error,
+                    })?;
+                let h = format!("{:x}", hasher.finalize());
                 HASHES.lock_or_recover().insert(path.to_path_buf(), h.clone());
                 h
             }

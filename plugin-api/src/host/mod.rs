@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use abi_stable::library::{lib_header_from_path, LibraryError};
-use abi_stable::std_types::{RResult, RStr, RVec};
+use abi_stable::std_types::{RResult, RStr, RString, RVec};
 
 use crate::abi::{GameStateBox, PluginModule_Ref, VariantFactoryBox};
 use crate::schema::{Observation, ObservationView, PieceSet, VariantInfo};
@@ -517,9 +517,20 @@ impl Game {
 
     /// A rare or experimental call, JSON in and out.
     pub fn call_json(&mut self, method: &str, args: &serde_json::Value) -> Result<serde_json::Value, Error> {
-        let args = args.to_string();
-        let _in = enter(call::CALL_JSON);
-        let out = into_result(self.state.call_json(RStr::from_str(method), RStr::from_str(&args)))?;
+        let out = self.call_json_text(method, &args.to_string())?;
         serde_json::from_str(out.as_str()).map_err(|e| Error::unsupported(format!("call_json result is not JSON: {e}")))
+    }
+
+    /// `mv` in engine coordinates (`e2e4`, `e7e8q`), from the variant's
+    /// `uci_move` call, if it offers one. Asked every ply: the JSON is
+    /// written and read as text, with no value built on this side.
+    pub fn uci_move(&mut self, mv: u64) -> Option<String> {
+        let out = self.call_json_text("uci_move", &format!("{{\"move\":{mv}}}")).ok()?;
+        serde_json::from_str::<String>(out.as_str()).ok()
+    }
+
+    fn call_json_text(&mut self, method: &str, args: &str) -> Result<RString, Error> {
+        let _in = enter(call::CALL_JSON);
+        into_result(self.state.call_json(RStr::from_str(method), RStr::from_str(args)))
     }
 }

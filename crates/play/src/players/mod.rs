@@ -137,8 +137,7 @@ pub fn whole_position<'a>(
 /// A move in coordinate notation (`e2e4`, `e7e8q`), as UCI and xboard
 /// engines read it, from the chess plugin's `uci_move` call.
 pub fn coordinate_text(state: &arbiter_api::host::Game, mv: u64) -> Option<String> {
-    let mut g = state.clone();
-    g.call_json("uci_move", &serde_json::json!({ "move": mv })).ok()?.as_str().map(String::from)
+    state.clone().uci_move(mv)
 }
 
 /// `text` (coordinates: `c1e3`, `P@e4`, `c7c8q`) with every square's rank

@@ -105,17 +105,49 @@ impl Dialect {
         }
     }
 
-    /// The `position` command: the game's start (its FEN, or SFEN for
-    /// USI) and the moves since, in the engine's notation.
-    fn position(self, start_fen: &str, moves: &[String]) -> String {
-        let start = match self {
-            Dialect::Usi => format!("sfen {}", super::usi::sfen(start_fen)),
-            _ => format!("fen {start_fen}"),
+    /// The `position` command of a game's start (its FEN, or SFEN for
+    /// USI), with no moves yet.
+    fn position(self, start_fen: &str) -> PositionLine {
+        let text = match self {
+            Dialect::Usi => format!("position sfen {}", super::usi::sfen(start_fen)),
+            _ => format!("position fen {start_fen}"),
         };
-        match moves.is_empty() {
-            true => format!("position {start}"),
-            false => format!("position {start} moves {}", moves.join(" ")),
+        PositionLine { head: text.len(), last: text.len(), text }
+    }
+}
+
+/// A game's `position` command as it stands: the start and the moves
+/// since in the engine's notation, grown a move at a time rather than
+/// written afresh each ply.
+#[derive(Clone, Debug, Default)]
+struct PositionLine {
+    text: String,
+    /// Where the start ends (the moves follow).
+    head: usize,
+    /// Where the last move begins.
+    last: usize,
+}
+
+impl PositionLine {
+    /// The line with `mv` played.
+    fn push(&mut self, mv: &str) {
+        if self.text.len() == self.head {
+            self.text.push_str(" moves");
         }
+        self.text.push(' ');
+        self.last = self.text.len();
+        self.text.push_str(mv);
+    }
+
+    /// The last move played, if any.
+    fn last_move(&self) -> Option<&str> {
+        (self.text.len() > self.head).then(|| &self.text[self.last..])
+    }
+
+    /// Back to the start, no moves played.
+    fn clear(&mut self) {
+        self.text.truncate(self.head);
+        self.last = self.head;
     }
 }
 
@@ -195,10 +227,10 @@ pub struct UciPlayer {
     cfg: UciConfig,
     engine: EngineSlot,
     name: String,
-    start_fen: String,
+    /// The `position` command of the game being played.
+    line: PositionLine,
     /// The board's size, for USI's notation.
     size: BoardSize,
-    moves: Vec<String>,
     /// Whether the engine was last told `UCI_Chess960 true`.
     chess960: bool,
     /// The `UCI_Variant` the engine was last told (Fairy-Stockfish's name).
@@ -219,9 +251,8 @@ impl UciPlayer {
             engine: EngineSlot::new(&cfg.engine),
             cfg,
             name,
-            start_fen: String::new(),
+            line: PositionLine::default(),
             size: BoardSize { files: 8, ranks: 8 },
-            moves: Vec::new(),
             chess960: false,
             variant: None,
             pondering: None,
@@ -434,9 +465,8 @@ impl Player for UciPlayer {
         self.stop_ponder();
         let dialect = self.cfg.dialect;
         let state = super::whole_position(start, dialect.label())?;
-        self.start_fen = state.position_text();
+        self.line = dialect.position(&state.position_text());
         self.size = BoardSize::of(start.info);
-        self.moves.clear();
         let chess960 = super::is_chess960(state);
         let variant = super::uci_variant(state);
         self.engine.begin_game(Some("quit"));
@@ -483,7 +513,7 @@ impl Player for UciPlayer {
     fn notify(&mut self, seen: &Seen<'_>) {
         if seen.before.is_some() {
             let text = seen.coordinates.map_or_else(|| seen.text.clone(), String::from);
-            self.moves.push(self.cfg.dialect.coordinates_to_engine(text, self.size));
+            self.line.push(&self.cfg.dialect.coordinates_to_engine(text, self.size));
         }
     }
 
@@ -493,16 +523,17 @@ impl Player for UciPlayer {
         let limits = Limits::of(turn);
         let ponder_hit = self.settle_ponder()?;
         let dialect = self.cfg.dialect;
-        let position = dialect.position(&self.start_fen, &self.moves);
         let go = limits.go(dialect, None, dialect == Dialect::Ucci && self.ucci_ms());
         let infinite = go == "go infinite";
         let mut search = Search::default();
+        // Lent to the engine's turn (which borrows the player whole), then put back.
+        let position = std::mem::take(&mut self.line);
         let best = self.with_engine(|p| {
             // After a ponder hit the engine is searching this very position already.
             if ponder_hit != Some(true) {
                 p.begin_move(wait.limit_ms);
-                p.send(&position)?;
-                p.send(&go)?;
+                // One write: the engine reads both lines at one wake-up.
+                p.send_lines(&[&position.text, &go])?;
             }
             let mut read = |line: &str| read_search_line(line, &mut search);
             let best = match p.recv_until(Some(wait.deadline), &mut read) {
@@ -514,8 +545,9 @@ impl Player for UciPlayer {
                 r => r.map_err(|e| wait.blame(e.into())),
             }?;
             Ok((best, p.finish_move()))
-        })?;
-        let (best, clock_us) = best;
+        });
+        self.line = position;
+        let (best, clock_us) = best?;
         // Pondering needs a search that ends by itself once told `ponderhit`.
         if let (true, false, Some(expected)) = (self.cfg.engine.ponder, infinite, search.ponder.take()) {
             self.start_ponder(&best, expected, &limits, asked.elapsed().as_millis() as u64);
@@ -542,7 +574,7 @@ impl Player for UciPlayer {
 
     fn game_over(&mut self, _result: &GameResult, _me: Seat) {
         self.stop_ponder();
-        self.moves.clear();
+        self.line.clear();
     }
 }
 
@@ -559,7 +591,7 @@ impl UciPlayer {
     /// Whether it was a hit; `None` if the engine was not pondering.
     fn settle_ponder(&mut self) -> Result<Option<bool>, PlayerError> {
         let Some(expected) = self.pondering.take() else { return Ok(None) };
-        if self.moves.last() == Some(&expected) {
+        if self.line.last_move() == Some(expected.as_str()) {
             self.with_engine(|p| Ok(p.send("ponderhit")?))?;
             return Ok(Some(true));
         }
@@ -572,19 +604,16 @@ impl UciPlayer {
     /// they will stand (this engine's less the `used_ms` it just took, plus
     /// its increment). An engine that cannot be told just does not ponder.
     fn start_ponder(&mut self, best: &str, expected: String, limits: &Limits, used_ms: u64) {
-        let mut line = self.moves.clone();
-        line.extend([best.to_string(), expected.clone()]);
+        let mut line = self.line.clone();
+        line.push(best);
+        line.push(&expected);
         let dialect = self.cfg.dialect;
-        let position = dialect.position(&self.start_fen, &line);
         let go = limits.go(dialect, Some(used_ms), dialect == Dialect::Ucci && self.ucci_ms()).replacen(
             "go",
             "go ponder",
             1,
         );
-        match self.with_engine(|p| {
-            p.send(&position)?;
-            Ok(p.send(&go)?)
-        }) {
+        match self.with_engine(|p| Ok(p.send_lines(&[&line.text, &go])?)) {
             Ok(()) => self.pondering = Some(expected),
             Err(e) => tracing::warn!("engine '{}': not pondering: {e}", self.name),
         }

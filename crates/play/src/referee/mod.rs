@@ -463,8 +463,7 @@ impl<'a, 'w> Referee<'a, 'w> {
     /// `mv` in engine coordinates, if the variant offers them (its
     /// `uci_move` call; asked only of perfect-information games).
     fn coordinates(&mut self, mv: u64) -> Option<String> {
-        let text = self.game.call_json("uci_move", &serde_json::json!({ "move": mv })).ok()?;
-        text.as_str().map(String::from)
+        self.game.uci_move(mv)
     }
 
     /// Whether every player but `from` accepts `from`'s draw offer.
