@@ -187,7 +187,16 @@ fn scaffold_as_printed(dir: &std::path::Path, name: &str, env: &[(&str, &str)]) 
     let script = format!("set -e\n{}\n{}\n", steps[0], steps[1]);
     let mut shell = Command::new("sh");
     shell.arg("-c").arg(&script).current_dir(dir).env("PATH", format!("{cargo_dir}:{path}"));
-    shell.env_remove("CARGO_TARGET_DIR").env_remove("ARBITER_PLUGIN_PATH").env("CARGO_PROFILE_RELEASE_DEBUG", "false");
+    // The release build unoptimised and without debug info: that it builds
+    // is what is tested, and optimising its dependencies was the test's
+    // longest step.
+    shell
+        .env_remove("CARGO_TARGET_DIR")
+        .env_remove("ARBITER_PLUGIN_PATH")
+        .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
+        .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "0")
+        .env("CARGO_PROFILE_RELEASE_LTO", "false")
+        .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "16");
     for (k, v) in env {
         shell.env(k, v);
     }
