@@ -121,7 +121,8 @@ struct Search<'a, G: Geometry, S: CaptureSink> {
     occupied: u64,
     promotion_row: u64,
     from: u8,
-    forward: [i32; 2],
+    /// The directions (bits of [`directions`]' indices) a man captures in.
+    man_directions: u8,
     best: u32,
     found: Vec<(Move, Path)>,
     path: Path,
@@ -176,6 +177,16 @@ impl<G: Geometry> Position<G> {
         }
     }
 
+    /// The directions `side`'s men capture in, as bits of [`directions`]'
+    /// indices: the two forward ones, or all four.
+    fn man_capture_directions(side: Side, backwards: bool) -> u8 {
+        match (backwards, side) {
+            (true, _) => 0b1111,
+            (false, Side::White) => 0b0011,
+            (false, Side::Black) => 0b1100,
+        }
+    }
+
     /// Appends the legal moves to `out` (captures if any, else quiet moves).
     pub fn legal_moves(&self, rules: &RuleSet, out: &mut Vec<Move>) {
         self.captures(rules, out);
@@ -206,7 +217,7 @@ impl<G: Geometry> Position<G> {
             occupied,
             promotion_row: Self::promotion_row(self.side),
             from: 0,
-            forward: Self::forward(self.side),
+            man_directions: Self::man_capture_directions(self.side, rules.men_capture_backwards),
             best: 0,
             found: FOUND.with(|f| f.take()),
             path: Path::default(),
@@ -371,23 +382,34 @@ impl<G: Geometry, S: CaptureSink> Search<'_, G, S> {
         self.enemy & b != 0 && captured & b == 0
     }
 
+    /// Whether a man on `at` could capture further, `captured` taken so far.
+    #[inline(always)]
+    fn man_continues(&self, at: i32, captured: u64) -> bool {
+        let victims = self.enemy & !captured;
+        let free = !self.occupied & G::MASK;
+        directions::<G>().into_iter().enumerate().any(|(i, d)| {
+            self.man_directions & (1 << i) != 0 && shift::<G>(shift::<G>(1u64 << at, d) & victims, d) & free != 0
+        })
+    }
+
     /// Continues a man's capture from `at`; returns whether it could capture.
     fn man(&mut self, at: i32, captured: u64) -> bool {
         let mut continued = false;
-        for d in directions::<G>() {
-            if !self.rules.men_capture_backwards && !self.forward.contains(&d) {
+        // Whole-bitboard steps: a step off the board lands outside the mask.
+        let victims = self.enemy & !captured;
+        let free = !self.occupied & G::MASK;
+        for (i, d) in directions::<G>().into_iter().enumerate() {
+            if self.man_directions & (1 << i) == 0 {
                 continue;
             }
-            let Some(victim) = step::<G>(at, d) else { continue };
-            if !self.capturable(victim, captured) {
+            let victim = shift::<G>(1u64 << at, d) & victims;
+            let land = shift::<G>(victim, d) & free;
+            if land == 0 {
                 continue;
             }
-            let Some(land) = step::<G>(victim, d) else { continue };
-            if !self.empty(land) {
-                continue;
-            }
+            let land = land.trailing_zeros() as i32;
             continued = true;
-            let taken = captured | (1u64 << victim);
+            let taken = captured | victim;
             let crowned_here = self.promotion_row & (1u64 << land) != 0;
             self.path.push(land as u8);
             match (crowned_here, self.rules.crown_mid_capture) {
@@ -397,11 +419,11 @@ impl<G: Geometry, S: CaptureSink> Search<'_, G, S> {
                         self.finish(land, taken, true);
                     }
                 }
-                _ => {
-                    if !self.man(land, taken) {
-                        self.finish(land, taken, crowned_here);
-                    }
+                // Tested before the call: most captures end at their first landing.
+                _ if self.man_continues(land, taken) => {
+                    self.man(land, taken);
                 }
+                _ => self.finish(land, taken, crowned_here),
             }
             self.path.pop();
         }
