@@ -166,6 +166,12 @@ impl Store {
         Self::open(Path::new(":memory:"))
     }
 
+    /// Whether the store is held in memory ([`Store::in_memory`]): no other
+    /// process reads it.
+    pub fn is_in_memory(&self) -> bool {
+        self.location == ":memory:"
+    }
+
     /// Where the store is, for messages (a URL without its password).
     pub fn location(&self) -> &str {
         &self.location

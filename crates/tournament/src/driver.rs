@@ -379,7 +379,8 @@ impl Tournament {
             let mut failure = None;
             let rule = self.stop_rule();
             let mut decided = false;
-            // Spectators of the store (`arbiter serve`) watch games in progress.
+            // Spectators of the store (`arbiter serve`) watch games in
+            // progress; a store in memory has none.
             let live = |i: usize, frame: &arbiter_core::model::SeenFrame| {
                 let (s, game) = (slot(i), &schedule[i]);
                 let names: Vec<String> = s.seats.iter().map(|&e| self.entrants[e].name.clone()).collect();
@@ -387,7 +388,8 @@ impl Tournament {
                     tracing::warn!("live view of game {}: {e}", s.index);
                 }
             };
-            let report = run_games(&entrants, &schedule, run_config, runners, Some(&live), |i, result| {
+            let watched = (!store.is_in_memory()).then_some(&live as super::games::LiveSink<'_>);
+            let report = run_games(&entrants, &schedule, run_config, runners, watched, |i, result| {
                 let record = match result {
                     Ok(r) => r,
                     Err(e) => {
