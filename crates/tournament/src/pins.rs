@@ -44,10 +44,10 @@ impl PluginPin {
         let sha256 = match known {
             Some(h) => h,
             None => {
-                // Streamed: an engine binary may be tens of megabytes.
+                // Streamed, a megabyte a read: an engine binary may be tens of megabytes.
                 let mut hasher = sha2::Sha256::new();
                 std::fs::File::open(path)
-                    .and_then(|mut file| std::io::copy(&mut file, &mut hasher))
+                    .and_then(|file| std::io::copy(&mut std::io::BufReader::with_capacity(1 << 20, file), &mut hasher))
                     .map_err(|error| TournamentError::File {
                         what: format!("cannot read {} to pin it", path.display()),
                         error,
