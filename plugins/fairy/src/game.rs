@@ -197,6 +197,7 @@ impl FairyGame {
             "repetition"
         } else if rules.n_move_plies > 0
             && pos.halfmove >= rules.n_move_plies
+            // The allowance walks the count's plies: asked only once the count is reached.
             && pos.halfmove >= rules.n_move_plies + self.check_allowance()
         {
             "n-move rule"
