@@ -205,8 +205,7 @@ impl<G: Geometry> Position<G> {
         // positions have none: then nothing is set up (nor allocated).
         let empty = !occupied & G::MASK;
         let men = own & !self.kings;
-        let man_directions = Self::man_capture_directions(self.side, rules.men_capture_backwards);
-        let capturing_men = men_that_can_capture::<G>(men, enemy, empty, man_directions);
+        let capturing_men = men_that_can_capture::<G>(men, enemy, empty, rules.men_capture_backwards, self.side);
         let candidates = capturing_men | (own & self.kings);
         if candidates == 0 {
             return;
@@ -218,7 +217,7 @@ impl<G: Geometry> Position<G> {
             occupied,
             promotion_row: Self::promotion_row(self.side),
             from: 0,
-            man_directions,
+            man_directions: Self::man_capture_directions(self.side, rules.men_capture_backwards),
             best: 0,
             found: FOUND.with(|f| f.take()),
             path: Path::default(),
@@ -333,13 +332,17 @@ fn shift<G: Geometry>(bb: u64, d: i32) -> u64 {
     (if d > 0 { bb << d } else { bb >> -d }) & G::MASK
 }
 
-/// The men of `men` with an adjacent enemy and an empty square behind it
-/// in one of `man_directions` (bits of [`directions`]' indices).
+/// Men of `side` with an adjacent enemy and an empty square behind it.
 #[inline(always)]
-fn men_that_can_capture<G: Geometry>(men: u64, enemy: u64, empty: u64, man_directions: u8) -> u64 {
+fn men_that_can_capture<G: Geometry>(men: u64, enemy: u64, empty: u64, backwards: bool, side: Side) -> u64 {
+    let dirs = directions::<G>();
     let mut able = 0;
-    for (i, d) in directions::<G>().into_iter().enumerate() {
-        if man_directions & (1 << i) == 0 {
+    for (i, &d) in dirs.iter().enumerate() {
+        let forward = match side {
+            Side::White => i < 2,
+            Side::Black => i >= 2,
+        };
+        if !forward && !backwards {
             continue;
         }
         // A man at s captures towards d if s+d is enemy and s+2d is empty.
@@ -382,8 +385,11 @@ impl<G: Geometry, S: CaptureSink> Search<'_, G, S> {
     /// Whether a man on `at` could capture further, `captured` taken so far.
     #[inline(always)]
     fn man_continues(&self, at: i32, captured: u64) -> bool {
+        let victims = self.enemy & !captured;
         let free = !self.occupied & G::MASK;
-        men_that_can_capture::<G>(1u64 << at, self.enemy & !captured, free, self.man_directions) != 0
+        directions::<G>().into_iter().enumerate().any(|(i, d)| {
+            self.man_directions & (1 << i) != 0 && shift::<G>(shift::<G>(1u64 << at, d) & victims, d) & free != 0
+        })
     }
 
     /// Continues a man's capture from `at`; returns whether it could capture.
