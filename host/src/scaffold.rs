@@ -42,7 +42,7 @@ const FILES: [(&str, &str); 4] = [
 /// This arbiter's own arbiter-api source, file by file (paths within the
 /// crate): what a scaffolded crate builds against when no local copy is
 /// named. A unit test keeps the list equal to the folder.
-const API_SOURCE: [(&str, &str); 17] = [
+const API_SOURCE: [(&str, &str); 18] = [
     ("Cargo.toml", include_str!("../../plugin-api/Cargo.toml")),
     ("README.md", include_str!("../../plugin-api/README.md")),
     ("src/__private.rs", include_str!("../../plugin-api/src/__private.rs")),
@@ -58,6 +58,7 @@ const API_SOURCE: [(&str, &str); 17] = [
     ("src/kit/wasm.rs", include_str!("../../plugin-api/src/kit/wasm.rs")),
     ("src/lib.rs", include_str!("../../plugin-api/src/lib.rs")),
     ("src/log.rs", include_str!("../../plugin-api/src/log.rs")),
+    ("src/move_call.rs", include_str!("../../plugin-api/src/move_call.rs")),
     ("src/perft.rs", include_str!("../../plugin-api/src/perft.rs")),
     ("src/schema.rs", include_str!("../../plugin-api/src/schema.rs")),
 ];

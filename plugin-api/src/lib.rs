@@ -27,6 +27,7 @@ pub mod host;
 pub mod kit;
 #[cfg(not(target_arch = "wasm32"))]
 mod log;
+mod move_call;
 pub mod schema;
 
 #[doc(hidden)]

@@ -525,8 +525,8 @@ impl Game {
     /// `uci_move` call, if it offers one. Asked every ply: the JSON is
     /// written and read as text, with no value built on this side.
     pub fn uci_move(&mut self, mv: u64) -> Option<String> {
-        let out = self.call_json_text("uci_move", &format!("{{\"move\":{mv}}}")).ok()?;
-        serde_json::from_str::<String>(out.as_str()).ok()
+        let out = self.call_json_text("uci_move", crate::move_call::MoveArgs::new(mv).as_str()).ok()?;
+        crate::move_call::read_string_json(out.as_str())
     }
 
     fn call_json_text(&mut self, method: &str, args: &str) -> Result<RString, Error> {

@@ -152,6 +152,18 @@ impl<G: Game> GameAdapter<G> {
 
     /// A JSON call: the kit's own (`move_cells`, `is_pass`) or the variant's.
     pub(crate) fn call_json(&mut self, method: &str, args_json: &str) -> Result<String, Error> {
+        // Asked every ply of an engine's game: read and answered without a
+        // JSON value, by the variant's `uci_move` if it has one.
+        if method == "uci_move" {
+            if let Some(id) = crate::move_call::read_move_args(args_json) {
+                let text = self.call("uci_move", |g| g.is_legal(id).then(|| g.uci_move(id)))?;
+                match text {
+                    None => return Err(not_legal(id)),
+                    Some(Some(text)) => return Ok(crate::move_call::string_json(&text)),
+                    Some(None) => {}
+                }
+            }
+        }
         let args: Value =
             serde_json::from_str(args_json).map_err(|e| Error::bad_options(format!("call_json arguments: {e}")))?;
         let out = match method {

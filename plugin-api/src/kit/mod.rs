@@ -128,6 +128,15 @@ pub trait Game: Clone + Send + Sync + 'static {
         false
     }
 
+    /// `mv` in the coordinates UCI and xboard engines read and write
+    /// (`e2e4`, `e7e8q`, an ini variant's `P@e4`), for a variant engines
+    /// play; hosts ask it every ply through the `uci_move` call (see
+    /// docs/ABI.md), the kit having checked that `mv` is legal. Default:
+    /// none (the call is then left to `call_json`).
+    fn uci_move(&self, _mv: u64) -> Option<String> {
+        None
+    }
+
     /// Rare or experimental calls, JSON in and out. Default: unsupported.
     fn call_json(&mut self, method: &str, _args: &Value) -> Result<Value, Error> {
         Err(Error::unsupported(format!("unknown call '{method}'")))

@@ -707,16 +707,13 @@ impl Game for FairyGame {
         })
     }
 
-    fn call_json(&mut self, method: &str, args: &serde_json::Value) -> Result<serde_json::Value, arbiter_api::Error> {
+    /// Engines read and write coordinates.
+    fn uci_move(&self, mv: u64) -> Option<String> {
+        Move::from_id(mv).map(|m| self.pos.uci(m))
+    }
+
+    fn call_json(&mut self, method: &str, _args: &serde_json::Value) -> Result<serde_json::Value, arbiter_api::Error> {
         match method {
-            // Engines read and write coordinates.
-            "uci_move" => {
-                let id = args["move"].as_u64().filter(|&m| self.legal.iter().any(|x| x.id() == m));
-                let m = id.and_then(Move::from_id).ok_or_else(|| {
-                    arbiter_api::Error::illegal_move(format!("uci_move: {} is not a legal move id here", args["move"]))
-                })?;
-                Ok(serde_json::Value::String(self.pos.uci(m)))
-            }
             // What Fairy-Stockfish calls the variant, and the file defining it
             // when it is not one of its built-ins (sent as VariantPath).
             // Chess960 castling: engines are told UCI_Chess960 as for the chess plugin.
@@ -728,7 +725,7 @@ impl Game for FairyGame {
             // What a tournament pins besides the plugin's build.
             "definition" => Ok(serde_json::Value::String(self.pos.rules.definition.clone())),
             _ => Err(arbiter_api::Error::unsupported(format!(
-                "unknown call '{method}' (ini variants offer uci_move, uci_variant, chess960 and definition)"
+                "unknown call '{method}' (ini variants offer uci_variant, chess960 and definition)"
             ))),
         }
     }

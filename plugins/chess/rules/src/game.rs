@@ -403,22 +403,22 @@ impl Game for ChessGame {
         self.has_mating_material(if player == 0 { Color::White } else { Color::Black })
     }
 
-    /// `uci_move` `{"move": id}` gives the move in UCI notation (`e1g1`; in
-    /// Chess960 `e1h1`), for hosts that drive UCI and xboard engines;
+    /// The move in UCI notation (`e1g1`; in Chess960 `e1h1`), for hosts
+    /// that drive UCI and xboard engines.
+    fn uci_move(&self, mv: u64) -> Option<String> {
+        decode(mv).map(|m| san::to_uci_with(&self.board, m, self.chess960))
+    }
+
     /// `chess960` says whether the game is Chess960 (engines are told
     /// `UCI_Chess960`); `adjudicate` `{"tablebases": {...}}` gives the
     /// Syzygy tables' verdict (see [`crate::syzygy`]); `check_tablebases`
     /// with the same argument checks every table file before a game, and
     /// answers `{"tables": N}` or names the bad file.
     fn call_json(&mut self, method: &str, args: &serde_json::Value) -> Result<serde_json::Value, Error> {
+        // A WebAssembly build reads no tables: no call takes arguments.
+        #[cfg(target_arch = "wasm32")]
+        let _ = args;
         match method {
-            "uci_move" => {
-                let mv =
-                    args["move"].as_u64().and_then(decode).filter(|&m| self.board.is_legal(m)).ok_or_else(|| {
-                        Error::illegal_move(format!("uci_move: {} is not a legal move id here", args["move"]))
-                    })?;
-                Ok(serde_json::Value::String(san::to_uci_with(&self.board, mv, self.chess960)))
-            }
             "chess960" => Ok(serde_json::Value::Bool(self.chess960)),
             #[cfg(not(target_arch = "wasm32"))]
             "check_tablebases" => match crate::syzygy::Request::of(args)? {
@@ -436,7 +436,7 @@ impl Game for ChessGame {
                 "Syzygy tablebases need the native chess plugin (a WebAssembly plugin reads no files)",
             )),
             _ => Err(Error::unsupported(format!(
-                "unknown call '{method}' (chess offers uci_move, chess960, adjudicate and check_tablebases)"
+                "unknown call '{method}' (chess offers chess960, adjudicate and check_tablebases)"
             ))),
         }
     }
