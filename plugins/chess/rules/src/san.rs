@@ -3,7 +3,7 @@
 //! Castling is held internally as "king takes own rook"; UCI uses `e1g1`.
 
 use arbiter_api::Error;
-use cozy_chess::{Board, Color, File, Move, Piece, Square};
+use cozy_chess::{BitBoard, Board, Color, File, Move, Piece, Square};
 
 use crate::fen::{parse_square, write_fen};
 
@@ -64,15 +64,20 @@ pub fn to_san(board: &Board, mv: Move) -> String {
             }
         } else {
             san.push(piece_char(piece));
-            let rivals: Vec<Square> = legal_moves(board)
-                .into_iter()
-                .filter(|m| m.to == mv.to && m.from != mv.from && board.piece_on(m.from) == Some(piece))
-                .map(|m| m.from)
-                .collect();
+            // The other pieces of its kind that may go there too: only
+            // their moves are generated.
+            let others = board.colored_pieces(board.side_to_move(), piece) & !mv.from.bitboard();
+            let mut rivals = BitBoard::EMPTY;
+            board.generate_moves_for(others, |moves| {
+                if moves.to.has(mv.to) {
+                    rivals |= moves.from.bitboard();
+                }
+                false
+            });
             if !rivals.is_empty() {
-                if rivals.iter().all(|s| s.file() != mv.from.file()) {
+                if (rivals & mv.from.file().bitboard()).is_empty() {
                     san.push(file_char(mv.from.file()));
-                } else if rivals.iter().all(|s| s.rank() != mv.from.rank()) {
+                } else if (rivals & mv.from.rank().bitboard()).is_empty() {
                     san.push(rank_char(mv.from));
                 } else {
                     san.push(file_char(mv.from.file()));
@@ -83,7 +88,8 @@ pub fn to_san(board: &Board, mv: Move) -> String {
         if capture {
             san.push('x');
         }
-        san.push_str(&mv.to.to_string());
+        san.push(file_char(mv.to.file()));
+        san.push(rank_char(mv.to));
         if let Some(promo) = mv.promotion {
             san.push('=');
             san.push(piece_char(promo));
@@ -119,7 +125,11 @@ pub fn to_uci_with(board: &Board, mv: Move, chess960: bool) -> String {
     } else {
         mv.to
     };
-    let mut s = format!("{}{}", mv.from, to);
+    let mut s = String::with_capacity(5);
+    for square in [mv.from, to] {
+        s.push(file_char(square.file()));
+        s.push(rank_char(square));
+    }
     if let Some(p) = mv.promotion {
         s.push(piece_char(p).to_ascii_lowercase());
     }

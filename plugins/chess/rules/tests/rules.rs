@@ -168,6 +168,10 @@ fn san_disambiguates_by_file_rank_or_both() {
     let g = game("7k/8/8/8/Q1Q5/8/Q7/4K3 w - - 0 1");
     let sans = legal_sans(&g);
     assert!(sans.contains(&"Qa4b3".to_string()), "{sans:?}");
+    // A pinned knight cannot go to d4: the other one needs no file.
+    let g = game("4r2k/8/8/1N6/8/8/4N3/4K3 w - - 0 1");
+    let sans = legal_sans(&g);
+    assert!(sans.contains(&"Nd4".to_string()) && !sans.iter().any(|s| s.starts_with("Nbd4")), "{sans:?}");
 }
 
 #[test]
