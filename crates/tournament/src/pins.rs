@@ -36,23 +36,19 @@ pub struct PluginPin {
 
 impl PluginPin {
     /// The pin of the plugin file at `path`, hashed once per process (a
-    /// loaded plugin is never reloaded, so its file may not change under it).
+    /// loaded plugin is never reloaded, so its file may not change under it)
+    /// and remembered between runs while the file stays unchanged
+    /// ([`super::file_hashes`]).
     pub fn of(path: &std::path::Path, api_version: &str) -> Result<PluginPin> {
-        use sha2::Digest;
         static HASHES: std::sync::Mutex<BTreeMap<PathBuf, String>> = std::sync::Mutex::new(BTreeMap::new());
         let known = HASHES.lock_or_recover().get(path).cloned();
         let sha256 = match known {
             Some(h) => h,
             None => {
-                // Streamed, a megabyte a read: an engine binary may be tens of megabytes.
-                let mut hasher = sha2::Sha256::new();
-                std::fs::File::open(path)
-                    .and_then(|file| std::io::copy(&mut std::io::BufReader::with_capacity(1 << 20, file), &mut hasher))
-                    .map_err(|error| TournamentError::File {
-                        what: format!("cannot read {} to pin it", path.display()),
-                        error,
-                    })?;
-                let h = format!("{:x}", hasher.finalize());
+                let h = super::file_hashes::sha256(path).map_err(|error| TournamentError::File {
+                    what: format!("cannot read {} to pin it", path.display()),
+                    error,
+                })?;
                 HASHES.lock_or_recover().insert(path.to_path_buf(), h.clone());
                 h
             }
