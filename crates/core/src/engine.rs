@@ -112,8 +112,11 @@ impl EngineProcess {
         mut want: impl FnMut(&str) -> Option<T>,
     ) -> Result<T, ProcessError> {
         loop {
-            let line = self.recv(deadline)?;
-            if let Some(v) = want(&line) {
+            let answer = match self {
+                EngineProcess::Native(p) => p.recv_with(deadline, &mut want)?,
+                EngineProcess::Sandboxed(_) => want(&self.recv(deadline)?),
+            };
+            if let Some(v) = answer {
                 return Ok(v);
             }
         }

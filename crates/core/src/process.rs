@@ -150,12 +150,13 @@ struct Lines {
 }
 
 impl Lines {
-    /// The next whole line (without its newline or a carriage return
-    /// before it), or at the end of output the last bytes without one;
-    /// `Err` for a line longer than `max`.
-    fn next(&mut self, max: usize) -> Result<Option<String>, ()> {
+    /// Where the next whole line lies in `buf` (without its newline or a
+    /// carriage return before it), or at the end of output the last bytes
+    /// without one; `Err` for a line longer than `max`. The bytes stay in
+    /// place until the next [`Lines::fill`].
+    fn next(&mut self, max: usize) -> Result<Option<std::ops::Range<usize>>, ()> {
         let rest = &self.buf[self.start..self.end];
-        let (end, next) = match rest[self.scanned..].iter().position(|&b| b == b'\n') {
+        let (end, next) = match memchr::memchr(b'\n', &rest[self.scanned..]) {
             Some(i) => (self.scanned + i, self.scanned + i + 1),
             None if self.ended && !rest.is_empty() => (rest.len(), rest.len()),
             None => {
@@ -166,21 +167,16 @@ impl Lines {
         if end > max {
             return Err(());
         }
-        let mut line = &rest[..end];
-        if line.last() == Some(&b'\r') {
-            line = &line[..line.len() - 1];
+        let mut line = self.start..self.start + end;
+        if end > 0 && rest[end - 1] == b'\r' {
+            line.end -= 1;
         }
-        // Valid UTF-8 (nearly always) is copied as it is; anything else mended.
-        let text = match std::str::from_utf8(line) {
-            Ok(text) => text.to_string(),
-            Err(_) => String::from_utf8_lossy(line).into_owned(),
-        };
         self.start += next;
         self.scanned = 0;
         if self.start == self.end {
             (self.start, self.end) = (0, 0);
         }
-        Ok(Some(text))
+        Ok(Some(line))
     }
 
     /// Reads what `from` holds now, at most [`READ_CHUNK`] bytes (one
@@ -361,17 +357,30 @@ impl ChildProcess {
 
     /// The next line, waiting until `deadline` (`None`: until it exits).
     pub fn recv(&mut self, deadline: Option<Instant>) -> Result<String, ProcessError> {
+        self.recv_with(deadline, str::to_string)
+    }
+
+    /// What `read` makes of the next line, read where it lies (an engine
+    /// writes a dozen lines a move: nothing is copied or allocated for one),
+    /// waiting until `deadline` (`None`: until it exits).
+    pub fn recv_with<T>(&mut self, deadline: Option<Instant>, read: impl FnOnce(&str) -> T) -> Result<T, ProcessError> {
         // After the process itself exited, a grandchild may still hold its
         // output open: what comes within this long is still taken.
         let mut exited_by: Option<Instant> = None;
         loop {
             match self.pending.next(self.limits.max_line) {
-                Ok(Some(line)) => {
+                Ok(Some(range)) => {
+                    let bytes = &self.pending.buf[range];
+                    // Valid UTF-8 (nearly always) is read as it is; anything else mended.
+                    let line = match std::str::from_utf8(bytes) {
+                        Ok(text) => std::borrow::Cow::Borrowed(text),
+                        Err(_) => String::from_utf8_lossy(bytes),
+                    };
                     tracing::trace!(engine = %self.command, "< {line}");
                     if !self.limits.worker {
                         log_engine_line(&self.program, self.child.id(), '<', &line);
                     }
-                    return Ok(line);
+                    return Ok(read(&line));
                 }
                 Ok(None) if self.pending.ended => return Err(self.exited("")),
                 Ok(None) => {}
@@ -752,24 +761,29 @@ mod tests {
 
     #[test]
     fn lines_are_cut_as_they_come_and_capped() {
+        // Each line as text, read where it lies.
+        fn next(lines: &mut Lines, max: usize) -> Result<Option<String>, ()> {
+            let range = lines.next(max)?;
+            Ok(range.map(|r| String::from_utf8_lossy(&lines.buf[r]).into_owned()))
+        }
         let mut lines = Lines::default();
         let mut input: &[u8] = b"short\r\nsec";
         lines.fill(&mut input).unwrap();
-        assert_eq!(lines.next(10), Ok(Some("short".into())));
-        assert_eq!(lines.next(10), Ok(None), "half a line waits for the rest");
+        assert_eq!(next(&mut lines, 10), Ok(Some("short".into())));
+        assert_eq!(next(&mut lines, 10), Ok(None), "half a line waits for the rest");
         let mut more: &[u8] = b"ond\nlast";
         lines.fill(&mut more).unwrap();
-        assert_eq!(lines.next(10), Ok(Some("second".into())));
-        assert_eq!(lines.next(10), Ok(None));
+        assert_eq!(next(&mut lines, 10), Ok(Some("second".into())));
+        assert_eq!(next(&mut lines, 10), Ok(None));
         lines.fill(&mut &b""[..]).unwrap();
-        assert_eq!(lines.next(10), Ok(Some("last".into())), "the end of output ends the last line");
-        assert_eq!((lines.next(10), lines.ended), (Ok(None), true));
+        assert_eq!(next(&mut lines, 10), Ok(Some("last".into())), "the end of output ends the last line");
+        assert_eq!((next(&mut lines, 10), lines.ended), (Ok(None), true));
         let mut long = Lines::default();
         long.fill(&mut &[b'x'; 100][..]).unwrap();
-        assert_eq!(long.next(10), Err(()), "too long before its newline arrives");
+        assert_eq!(next(&mut long, 10), Err(()), "too long before its newline arrives");
         let mut long = Lines::default();
         long.fill(&mut &b"0123456789abc\nok\n"[..]).unwrap();
-        assert_eq!(long.next(10), Err(()));
+        assert_eq!(next(&mut long, 10), Err(()));
     }
 
     #[cfg(unix)]
