@@ -6,8 +6,13 @@ use std::process::Command;
 
 use arbiter_e2e::{arbiter_bin, temp_dir, workspace};
 
+/// `--api-path`: the crate takes arbiter-api by version and from the local
+/// copy by a path relative to itself; bad names and existing folders are
+/// refused. (The crate's build, check, WebAssembly build and tournament:
+/// `a_stranger_builds_a_variant_with_the_commands_the_scaffold_prints`,
+/// against the same source vendored.)
 #[test]
-fn a_scaffolded_variant_builds_passes_check_and_plays_a_tournament() {
+fn a_scaffolded_variant_names_its_api_copy_relative_to_itself() {
     let dir = temp_dir("scaffold");
     let api = workspace().join("plugin-api");
     let out = Command::new(arbiter_bin())
@@ -24,50 +29,15 @@ fn a_scaffolded_variant_builds_passes_check_and_plays_a_tournament() {
     assert!(!manifest.contains("path = \"/"), "{manifest}");
     // Its own tests run the plugin contract in process.
     assert!(std::fs::read_to_string(krate.join("src/lib.rs")).unwrap().contains("assert_contract"));
-    // A target dir of its own (kept between runs) so the build does not touch
-    // the workspace's (see `cargo` below for how it builds).
-    let target = workspace().join("target").join("scaffold");
-    for args in [["test", "--quiet"], ["build", "--quiet"]] {
-        let (ok, err) = cargo(&krate, &target, &args);
-        assert!(ok, "cargo {args:?} in the scaffolded crate failed: {err}");
-    }
-    let plugin_dir = target.join("debug");
-    let run = |args: &[&str]| {
-        let out = Command::new(arbiter_bin()).args(args).env("ARBITER_PLUGIN_PATH", &plugin_dir).output().unwrap();
-        (
-            out.status.success(),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
-    };
-    let (ok, list, err) = run(&["list"]);
-    assert!(ok && list.lines().any(|l| l.starts_with("mygame ") && l.contains("libarbiter_mygame.so")), "{list}{err}");
-    let so = plugin_dir.join("libarbiter_mygame.so");
-    let (ok, check, err) = run(&["check", so.to_str().unwrap(), "--games", "10"]);
-    assert!(ok && check.contains(", 0 failed"), "{check}{err}");
-    // The same source, unchanged, builds as a WebAssembly plugin that passes check.
-    let (ok, err) = cargo(&krate, &target, &["build", "--quiet", "--target", "wasm32-unknown-unknown"]);
-    assert!(ok, "cargo build --target wasm32-unknown-unknown in the scaffolded crate failed: {err}");
-    let wasm = target.join("wasm32-unknown-unknown/debug/arbiter_mygame.wasm");
-    let (ok, check, err) = run(&["check", wasm.to_str().unwrap(), "--games", "10"]);
-    assert!(ok && check.contains(", 0 failed"), "{check}{err}");
-    let db = dir.join("t.db");
-    let (ok, out, err) = run(&[
-        "tournament",
-        "--player",
-        "m=mcts:iterations=50",
-        "--player",
-        "r=random",
-        "--variant",
-        "mygame",
-        "--db",
-        db.to_str().unwrap(),
-    ]);
-    assert!(ok && out.contains("Standings (overall, 2 games)"), "{out}{err}");
     // Refuses a bad name and an existing directory.
-    let (ok, _, err) = run(&["new-variant", "My Game", "--dir", dir.to_str().unwrap()]);
+    let refused = |name: &str| {
+        let out = Command::new(arbiter_bin()).args(["new-variant", name, "--dir", dir.to_str().unwrap()]).output();
+        let out = out.unwrap();
+        (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (ok, err) = refused("My Game");
     assert!(!ok && err.contains("must start with a lowercase letter"), "{err}");
-    let (ok, _, err) = run(&["new-variant", "mygame", "--dir", dir.to_str().unwrap()]);
+    let (ok, err) = refused("mygame");
     assert!(!ok && err.contains("exists already"), "{err}");
 }
 
@@ -128,10 +98,45 @@ fn the_packaged_api_builds_on_its_own_outside_the_checkout() {
 /// the binary carries (arbiter-api is on no registry, and cargo runs
 /// offline here: nothing of it is fetched), no path of this machine lands
 /// in it, and it packages by version alone.
+///
+/// The crate built so is found through ARBITER_PLUGIN_PATH, passes check
+/// built as a WebAssembly plugin from the same source, and plays a
+/// tournament.
 #[test]
 fn a_stranger_builds_a_variant_with_the_commands_the_scaffold_prints() {
     let outside = temp_dir("stranger");
     let made = scaffold_as_printed(&outside, "stranger", &[("CARGO_NET_OFFLINE", "true")]);
+    assert!(std::fs::read_to_string(made.join("src/lib.rs")).unwrap().contains("assert_contract"));
+    let plugin_dir = made.join("target").join("release");
+    let run = |args: &[&str]| {
+        let out = Command::new(arbiter_bin()).args(args).env("ARBITER_PLUGIN_PATH", &plugin_dir).output().unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (ok, list, err) = run(&["list"]);
+    assert!(ok && list.lines().any(|l| l.starts_with("stranger ") && l.contains("libarbiter_stranger.so")), "{list}{err}");
+    // The same source, unchanged, builds as a WebAssembly plugin that passes check.
+    let (ok, err) = cargo(&made, &made.join("target"), &["build", "--quiet", "--target", "wasm32-unknown-unknown"]);
+    assert!(ok, "cargo build --target wasm32-unknown-unknown in the scaffolded crate failed: {err}");
+    let wasm = made.join("target/wasm32-unknown-unknown/debug/arbiter_stranger.wasm");
+    let (ok, check, err) = run(&["check", wasm.to_str().unwrap(), "--games", "10"]);
+    assert!(ok && check.contains(", 0 failed"), "{check}{err}");
+    let db = outside.join("t.db");
+    let (ok, out, err) = run(&[
+        "tournament",
+        "--player",
+        "m=mcts:iterations=50",
+        "--player",
+        "r=random",
+        "--variant",
+        "stranger",
+        "--db",
+        db.to_str().unwrap(),
+    ]);
+    assert!(ok && out.contains("Standings (overall, 2 games)"), "{out}{err}");
     let manifest = std::fs::read_to_string(made.join("Cargo.toml")).unwrap();
     assert!(manifest.contains(&format!("arbiter-api = {{ version = \"{}\" }}", arbiter_api::API_VERSION)));
     assert!(manifest.contains("[patch.crates-io]\narbiter-api = { path = \"vendor/arbiter-api\" }"), "{manifest}");
