@@ -165,12 +165,14 @@ fn read_entries(file: &Path) -> Vec<Entry> {
     std::fs::read_to_string(file).map(|text| text.lines().filter_map(Entry::parse).collect()).unwrap_or_default()
 }
 
-/// Writes `entries` to `file` whole, through a file of this process's own
-/// renamed into place (two runs writing at once: the last one's stays).
-/// A memory that cannot be written is only a memory lost.
+/// Writes `entries` to `file` whole, through a file of this write's own
+/// renamed into place (two writers at once: the last one's stays). A
+/// memory that cannot be written is only a memory lost.
 fn write_entries(file: &Path, entries: &[Entry]) {
+    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let Some(folder) = file.parent() else { return };
-    let partial = folder.join(format!("{FILE}.{}", std::process::id()));
+    let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let partial = folder.join(format!("{FILE}.{}.{n}", std::process::id()));
     let text: String = entries.iter().map(Entry::line).collect();
     let written = std::fs::create_dir_all(folder)
         .and_then(|_| std::fs::write(&partial, text))
