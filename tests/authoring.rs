@@ -117,7 +117,10 @@ fn a_stranger_builds_a_variant_with_the_commands_the_scaffold_prints() {
         )
     };
     let (ok, list, err) = run(&["list"]);
-    assert!(ok && list.lines().any(|l| l.starts_with("stranger ") && l.contains("libarbiter_stranger.so")), "{list}{err}");
+    assert!(
+        ok && list.lines().any(|l| l.starts_with("stranger ") && l.contains("libarbiter_stranger.so")),
+        "{list}{err}"
+    );
     // The same source, unchanged, builds as a WebAssembly plugin that passes check.
     let (ok, err) = cargo(&made, &made.join("target"), &["build", "--quiet", "--target", "wasm32-unknown-unknown"]);
     assert!(ok, "cargo build --target wasm32-unknown-unknown in the scaffolded crate failed: {err}");
