@@ -13,7 +13,6 @@
 //! [`KEPT`] files hashed last. Without a folder, or where it cannot be
 //! read or written, every file is hashed every time.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -72,16 +71,8 @@ fn sha256_in(path: &Path, folder: Option<&Path>, settled: Duration) -> std::io::
 fn hash_file(path: &Path) -> std::io::Result<String> {
     use sha2::Digest;
     let mut hasher = sha2::Sha256::new();
-    let mut file = std::fs::File::open(path)?;
-    let mut buf = vec![0u8; 1 << 20];
-    loop {
-        match file.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => hasher.update(&buf[..n]),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
+    let file = std::fs::File::open(path)?;
+    std::io::copy(&mut std::io::BufReader::with_capacity(1 << 20, file), &mut hasher)?;
     Ok(format!("{:x}", hasher.finalize()))
 }
 

@@ -4,7 +4,8 @@
 //! reading a stored tournament ([`view`]), standings ([`standings`]), the
 //! games of many stored tournaments gathered for a rating list
 //! ([`rating_list`]), and what every machine of a tournament must agree on
-//! ([`pins`], their files' hashes remembered by [`file_hashes`]). Workers on other machines are `arbiter-fleet`'s.
+//! ([`pins`], their files' hashes remembered by [`file_hashes`]). Workers
+//! on other machines are `arbiter-fleet`'s.
 
 pub mod audit;
 pub mod config;
