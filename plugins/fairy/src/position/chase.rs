@@ -4,7 +4,7 @@
 //! defender stands, by a piece that may take it. A repetition in which one
 //! side chased the same piece with every move loses for that side.
 
-use super::{Color, Move, Position};
+use super::{Color, Move, Position, MOST_KINDS};
 
 /// Squares as a set, in the board's bit order (boards are at most 120 squares).
 pub type Squares = u128;
@@ -13,8 +13,29 @@ fn bit(sq: usize) -> Squares {
     1u128 << sq
 }
 
-fn squares(set: Squares) -> impl Iterator<Item = usize> {
-    (0..128).filter(move |&sq| set & bit(sq) != 0)
+/// The squares of `set`, lowest first.
+fn squares(mut set: Squares) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        let sq = set.trailing_zeros() as usize;
+        set &= set.wrapping_sub(1);
+        (sq < 128).then_some(sq)
+    })
+}
+
+/// Each side's pieces by kind, as sets (a position's census).
+struct Census<'a> {
+    position: &'a Position,
+    by_kind: [[Squares; MOST_KINDS]; 2],
+}
+
+impl Census<'_> {
+    /// `color`'s pieces of the kinds `names`, as a set.
+    fn named(&self, color: Color, names: &[&str]) -> Squares {
+        let kinds = self.position.rules.pieces.iter().take(MOST_KINDS).enumerate();
+        kinds
+            .filter(|(_, def)| names.contains(&def.name.as_str()))
+            .fold(0, |s, (k, _)| s | self.by_kind[color as usize][k])
+    }
 }
 
 impl Position {
@@ -23,9 +44,16 @@ impl Position {
         self.board[sq].filter(|p| p.color != Color::Wall).map(|p| self.rules.pieces[p.kind as usize].name.as_str())
     }
 
-    /// `color`'s pieces of the kinds `names`, as a set.
-    fn pieces_named(&self, color: Color, names: &[&str]) -> Squares {
-        self.occupied_by(color, |sq| self.name_on(sq).is_some_and(|n| names.contains(&n)))
+    /// Each side's pieces by kind, taken in one pass over the board.
+    fn census(&self) -> Census<'_> {
+        let mut by_kind = [[0; MOST_KINDS]; 2];
+        let squares = self.rules.width as usize * self.rules.height as usize;
+        for (sq, p) in self.board[..squares].iter().enumerate() {
+            if let Some(p) = p.filter(|p| p.color != Color::Wall) {
+                by_kind[p.color as usize][p.kind as usize] |= bit(sq);
+            }
+        }
+        Census { position: self, by_kind }
     }
 
     /// `color`'s pieces on squares `keep` admits.
@@ -38,7 +66,37 @@ impl Position {
 
     /// Every piece on the board.
     fn all_pieces(&self) -> Squares {
-        self.occupied_by(Color::White, |_| true) | self.occupied_by(Color::Black, |_| true)
+        let squares = self.rules.width as usize * self.rules.height as usize;
+        (0..squares).filter(|&sq| self.board[sq].is_some_and(|p| p.color != Color::Wall)).fold(0, |s, sq| s | bit(sq))
+    }
+
+    /// Every square [`Position::raw_attacks`] of the piece on `from` may
+    /// read or reach, whatever stands where: what it attacks on any board
+    /// lies within, and a piece outside cannot change what it attacks.
+    fn reach(&self, from: usize) -> Squares {
+        let Some(p) = self.board[from] else { return 0 };
+        let flip = if p.color == Color::White { 1 } else { -1 };
+        let mut out = 0;
+        for step in self.rules.pieces[p.kind as usize].steps.iter().filter(|st| st.capture) {
+            let (dx, dy) = (step.dx as i32 * flip, step.dy as i32 * flip);
+            if step.range == 1 && step.hop == crate::betza::Hop::None {
+                if step.lame {
+                    out |= crate::betza::lame_path(dx, dy)
+                        .filter_map(|(x, y)| self.offset(from, x, y))
+                        .fold(0, |s, t| s | bit(t));
+                }
+                out |= self.offset(from, dx, dy).map_or(0, bit);
+                continue;
+            }
+            let limit =
+                if step.range == 0 || step.hop != crate::betza::Hop::None { usize::MAX } else { step.range as usize };
+            let (mut at, mut n) = (from, 0);
+            while let Some(t) = self.offset(at, dx, dy).filter(|_| n < limit) {
+                (at, n) = (t, n + 1);
+                out |= bit(t);
+            }
+        }
+        out
     }
 
     /// The squares the piece on `from` attacks by the geometry of its moves
@@ -114,10 +172,13 @@ impl Position {
         let all = self.all_pieces();
         let mut out = 0;
         for x in squares(self.occupied_by(color.opponent(), |_| true)) {
-            if self.raw_attacks(x, all) & bit(king) != 0 {
+            // Only a piece that could reach the king, and only a piece on
+            // a square it reads, matters.
+            let reach = self.reach(x);
+            if reach & bit(king) == 0 || self.raw_attacks(x, all) & bit(king) != 0 {
                 continue;
             }
-            for p in squares(all & !bit(x) & !bit(king)) {
+            for p in squares(all & reach & !bit(x) & !bit(king)) {
                 if self.raw_attacks(x, all & !bit(p)) & bit(king) != 0 {
                     out |= bit(p);
                 }
@@ -133,6 +194,7 @@ impl Position {
         let (from, to) = (from as usize, to as usize);
         let (us, them) = (self.side, self.side.opponent());
         let all = self.all_pieces();
+        let census = self.census();
         let w = self.rules.width as usize;
         let file = |sq: usize| (0..self.rules.height as usize).fold(0, |s, r| s | bit(r * w + sq % w));
         let rank = |sq: usize| (0..w).fold(0, |s, f| s | bit((sq / w) * w + f));
@@ -140,7 +202,7 @@ impl Position {
         let their_king = self.royal_square(them);
         if let Some(k) = their_king.filter(|_| self.rules.flying_general) {
             let on_file = file(k) & self.occupied_by(us, |_| true);
-            let kings = self.pieces_named(us, &["king"]);
+            let kings = census.named(us, &["king"]);
             let others = on_file & !kings;
             if on_file & kings != 0 && others.count_ones() <= 1 {
                 pins |= others;
@@ -149,7 +211,7 @@ impl Position {
         let unpromoted_soldiers = self.occupied_by(us, |sq| {
             self.name_on(sq) == Some("soldier") && self.own_rank(us, self.rank_of(sq)) < self.rules.soldier_rank
         });
-        let shielded = self.pieces_named(us, &["king"]) | unpromoted_soldiers;
+        let shielded = census.named(us, &["king"]) | unpromoted_soldiers;
         let mut chased: Squares = 0;
         let add = |attacker: usize, kind: &str, mut attacks: Squares, chased: &mut Squares| {
             if attacks & !*chased == 0 {
@@ -158,10 +220,10 @@ impl Position {
             attacks &= !shielded;
             // Attacks on stronger pieces chase whatever defends them.
             if matches!(kind, "horse" | "cannon") {
-                *chased |= attacks & self.pieces_named(us, &["rook"]);
+                *chased |= attacks & census.named(us, &["rook"]);
             }
             if matches!(kind, "elephant" | "fers") {
-                *chased |= attacks & self.pieces_named(us, &["rook", "cannon", "horse"]);
+                *chased |= attacks & census.named(us, &["rook", "cannon", "horse"]);
             }
             // Not a piece of the attacker's kind attacking back, but a pinned
             // one; a horse whose leg is blocked cannot attack back.
@@ -170,18 +232,18 @@ impl Position {
                 .filter_map(|(dx, dy)| self.offset(attacker, dx, dy))
                 .any(|sq| all & bit(sq) != 0);
             if kind == "horse" && diagonal_neighbours {
-                for s in squares(attacks & self.pieces_named(us, &["horse"])) {
+                for s in squares(attacks & census.named(us, &["horse"])) {
                     if self.raw_attacks(s, all) & bit(attacker) != 0 {
                         attacks ^= bit(s);
                     }
                 }
             } else {
-                attacks &= !self.pieces_named(us, &[kind]) | pins;
+                attacks &= !census.named(us, &[kind]) | pins;
             }
             // A piece no real defender guards.
             for s in squares(attacks) {
                 let roots = self.attackers_with(s, us, all & !bit(attacker)) & !pins;
-                let only_king = roots == self.pieces_named(us, &["king"]) && roots != 0;
+                let only_king = roots == census.named(us, &["king"]) && roots != 0;
                 let faces = only_king
                     && self.rules.flying_general
                     && their_king.is_some_and(|k| self.rook_attacks(k, all & !bit(attacker)) & bit(s) != 0);
@@ -192,7 +254,7 @@ impl Position {
         };
         let ours = self.occupied_by(us, |_| true);
         // Direct attacks: new ones of the piece that moved.
-        let moved = self.name_on(to).unwrap_or("").to_string();
+        let moved = self.name_on(to).unwrap_or("");
         if moved != "king" && moved != "soldier" {
             let mut direct = self.attacks_from_square(to) & ours;
             if moved == "rook" || moved == "cannon" {
@@ -205,7 +267,7 @@ impl Position {
                 };
                 direct &= !line;
             }
-            add(to, &moved, direct, &mut chased);
+            add(to, moved, direct, &mut chased);
         }
         // Discovered attacks.
         let orthogonal = |sq: usize| file(sq) | rank(sq);
@@ -221,16 +283,16 @@ impl Position {
                 .filter_map(|(dx, dy)| self.offset(sq, dx, dy))
                 .fold(0, |s, t| s | bit(t))
         };
-        let candidates = (wazir(from) & self.pieces_named(them, &["horse"]))
-            | (fers(from) & self.pieces_named(them, &["elephant"]))
-            | ((orthogonal(from) & !bit(from)) & self.pieces_named(them, &["cannon", "rook"]))
-            | ((orthogonal(to) & !bit(to)) & self.pieces_named(them, &["cannon"]));
+        let candidates = (wazir(from) & census.named(them, &["horse"]))
+            | (fers(from) & census.named(them, &["elephant"]))
+            | ((orthogonal(from) & !bit(from)) & census.named(them, &["cannon", "rook"]))
+            | ((orthogonal(to) & !bit(to)) & census.named(them, &["cannon"]));
         let captured = before.board[to].is_some();
         for s in squares(candidates) {
-            let kind = self.name_on(s).unwrap_or("").to_string();
+            let kind = self.name_on(s).unwrap_or("");
             let earlier = (if captured { all } else { all ^ bit(to) }) ^ bit(from);
             let discovered = ours & self.raw_attacks(s, all) & !self.raw_attacks(s, earlier);
-            add(s, &kind, discovered, &mut chased);
+            add(s, kind, discovered, &mut chased);
         }
         // Defenders newly pinned, and checks newly discovered.
         let (now, then) = (self.king_blockers(us), before.king_blockers(us));
