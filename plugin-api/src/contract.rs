@@ -494,11 +494,15 @@ fn play_checked(
         // The same question twice gets the same answer.
         let mut twice = MoveBuf::new();
         let _ = game.legal_moves(&mut twice);
-        let pure = if game.status() != status {
-            Err(format!("status asked twice in '{here}' gave {status:?} and then {:?}", game.status()))
+        let status_again = game.status();
+        // What each viewer sees here (the checks below that compare with
+        // this position's observations take these).
+        let observed = observations(&game, &viewers);
+        let pure = if status_again != status {
+            Err(format!("status asked twice in '{here}' gave {status:?} and then {status_again:?}"))
         } else if *twice != *buf {
             Err(format!("legal_moves asked twice in '{here}' gave two lists (or one order, then another)"))
-        } else if observations(&game, &viewers) != observations(&game, &viewers) {
+        } else if observations(&game, &viewers) != observed {
             Err(format!("an observation made twice in '{here}' differs"))
         } else {
             Ok(())
@@ -535,17 +539,14 @@ fn play_checked(
             let mut again = MoveBuf::new();
             let _ = g.legal_moves(&mut again);
             let (back, status_back) = (g.position_text(), g.status());
-            let seen = |game: &Game| -> Vec<Option<crate::schema::Observation>> {
-                viewers
-                    .iter()
-                    .map(|v| {
-                        game.observe(*v).ok().map(|mut o| {
-                            o.view.highlights.clear();
-                            o
-                        })
-                    })
-                    .collect()
+            let unlit = |o: Option<crate::schema::Observation>| {
+                o.map(|mut o| {
+                    o.view.highlights.clear();
+                    o
+                })
             };
+            let seen_back: Vec<_> = viewers.iter().map(|v| unlit(g.observe(*v).ok())).collect();
+            let seen_here = observed.iter().map(|o| unlit(o.as_ref().ok().cloned()));
             let going = status.is_ongoing();
             if back != here {
                 Err(format!("'{here}' reads back as '{back}'"))
@@ -559,7 +560,7 @@ fn play_checked(
                     status_back.outcome, status_back.reason, status.outcome, status.reason
                 ))
             } else if let Some((v, _)) =
-                viewers.iter().zip(seen(&g).into_iter().zip(seen(&game))).find(|(_, (a, b))| a != b)
+                viewers.iter().zip(seen_back.into_iter().zip(seen_here)).find(|(_, (a, b))| a != b)
             {
                 Err(format!("read back from '{here}', {v} observes something else"))
             } else {
@@ -579,7 +580,9 @@ fn play_checked(
                 ),
             }
         }
-        let spectator = game.observe(Viewer::Spectator).ok();
+        let observed_by =
+            |viewer: Viewer| viewers.iter().position(|v| *v == viewer).and_then(|i| observed[i].as_ref().ok().cloned());
+        let spectator = observed_by(Viewer::Spectator);
         let mut line = format!(
             "{:?} {} | {here} | {}",
             status.outcome,
@@ -698,7 +701,6 @@ fn play_checked(
         // Clones are independent: a clone that plays on, and is asked for
         // its moves, its status and what each viewer sees, leaves the
         // original as it was (no cache or counter shared between them).
-        let before_all = observations(&game, &viewers);
         let mut probe = game.clone();
         if probe.apply(mv).is_ok() {
             // The clone's position is the next one of this game: a fault
@@ -722,14 +724,14 @@ fn play_checked(
             "clones are independent",
             if game.position_text() != here || *now != *buf || game.status() != status {
                 Err(format!("the game in '{here}' changed when a clone of it played on"))
-            } else if observations(&game, &viewers) != before_all {
+            } else if observations(&game, &viewers) != observed {
                 Err(format!("in '{here}' a viewer sees something else once a clone of the game played on"))
             } else {
                 Ok(())
             },
         );
         let copy = game.clone();
-        let before = game.observe(Viewer::Referee).ok();
+        let before = observed_by(Viewer::Referee);
         if let Err(e) = times.time("apply", || game.apply(mv)) {
             if faulted(report, &format!("apply of move {mv:#x}"), &here, &e) {
                 return trace;
