@@ -197,10 +197,13 @@ fn scaffold_as_printed(dir: &std::path::Path, name: &str, env: &[(&str, &str)]) 
     shell.arg("-c").arg(&script).current_dir(dir).env("PATH", format!("{cargo_dir}:{path}"));
     // The release build unoptimised and without debug info: that it builds
     // is what is tested, and optimising its dependencies was the test's
-    // longest step.
+    // longest step. The test build without debug info either, and not
+    // incremental, which nothing here rebuilds (38 -> 33 s of CPU).
     shell
         .env_remove("CARGO_TARGET_DIR")
         .env_remove("ARBITER_PLUGIN_PATH")
+        .env("CARGO_PROFILE_DEV_DEBUG", "false")
+        .env("CARGO_INCREMENTAL", "0")
         .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
         .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "0")
         .env("CARGO_PROFILE_RELEASE_LTO", "false")

@@ -250,13 +250,18 @@ fn the_other_half_of_the_exact_variants_agrees_with_fairy_stockfish_on_a_sample(
     }
 }
 
+/// Positions given as FEN (`variant@FEN`) agree with Fairy-Stockfish, and
+/// so do short random games from each.
+fn given_starts_agree(starts: &[&str]) {
+    agree(starts, 2, 3, 80);
+}
+
 #[test]
 fn given_starts_agree_with_fairy_stockfish() {
     // Pawnless endings where makruk's and ASEAN's counts run (the limit in
     // the en passant field, the count in the halfmove field), and S-chess
     // castling with a piece gated on the king's or the rook's square.
-    agree(
-        &[
+    given_starts_agree(&[
             "seirawan@r3k2r/8/8/8/8/8/8/R3K2R[HEhe] w KQkq - 0 1",
             "seirawan@r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R[H] w KQBCDFGkq - 0 1",
             "shouse@r3k2r/8/8/8/8/8/8/R3K2R[HEhe] w KQkq - 0 1",
@@ -292,34 +297,38 @@ fn given_starts_agree_with_fairy_stockfish() {
             // away, never attacking; two pawns, only in the zone.
             "sittuyin@k7/8/8/3P4/8/8/8/4K3 w - - 0 50",
             "sittuyin@k7/8/2r5/3P4/8/5P2/8/4K3 w - - 0 1",
-            // Janggi: kings facing (bikjang) must be parted or passed; cannons
-            // neither hop over nor take each other, on files and on the
-            // palace's diagonals; rooks, soldiers, advisors and kings move
-            // along the diagonals; elephants blocked on either square.
-            "janggi@4k4/9/9/9/9/9/9/9/9/4K4 w - - 0 1",
-            "janggi@3ak4/9/9/9/9/9/9/5p3/4N4/3CK4 w - - 0 1",
-            "janggi@3ak4/9/9/9/9/9/9/5p3/4c4/3CK4 w - - 0 1",
-            "janggi@3ak4/4c4/3C1R3/9/9/9/9/3r5/4P4/4K4 w - - 0 1",
-            "janggi@4k4/4a4/3R5/9/9/9/9/9/9/4K4 w - - 0 1",
-            "janggimodern@4k4/9/9/9/9/9/9/9/9/4K4 w - - 0 1",
-            // Spartan: one of two kings may be left in check, not both
-            // (duple check); a hoplite promotes, to a second king too.
-            "spartan@4k1k1/8/8/8/8/8/8/4K1Q1 b - - 0 1",
-            "spartan@4k1k1/8/8/8/8/8/3P4/4R1RK b - - 0 1",
-            "spartan@7k/8/8/8/8/8/h7/1N2K3 b - - 0 1",
-            "spartan@4k1k1/8/8/8/8/8/h7/1N2K3 b - - 0 1",
-            // Wolf: a sergeant's double step may be taken en passant by a
-            // pawn, not by a sergeant; a pawn may also promote to an elephant.
-            "wolf@k7/8/8/8/8/8/1p6/8/S7/7K w - - 0 1",
-            "wolf@k7/8/8/8/8/8/1s6/8/P7/7K w - - 0 1",
-            "wolf@k7/2P5/8/8/8/8/8/8/8/7K w - - 0 1",
-            // Pawn sideways: an en passant square written with the pawn's.
-            "pawnsideways@4k3/8/8/8/2pP4/8/8/4K3 b - d3d4 0 1",
-        ],
-        2,
-        3,
-        80,
-    );
+    ]);
+}
+
+/// The other half of the given starts (a test of their own, so that the
+/// halves run side by side).
+#[test]
+fn more_given_starts_agree_with_fairy_stockfish() {
+    given_starts_agree(&[
+        // Janggi: kings facing (bikjang) must be parted or passed; cannons
+        // neither hop over nor take each other, on files and on the
+        // palace's diagonals; rooks, soldiers, advisors and kings move
+        // along the diagonals; elephants blocked on either square.
+        "janggi@4k4/9/9/9/9/9/9/9/9/4K4 w - - 0 1",
+        "janggi@3ak4/9/9/9/9/9/9/5p3/4N4/3CK4 w - - 0 1",
+        "janggi@3ak4/9/9/9/9/9/9/5p3/4c4/3CK4 w - - 0 1",
+        "janggi@3ak4/4c4/3C1R3/9/9/9/9/3r5/4P4/4K4 w - - 0 1",
+        "janggi@4k4/4a4/3R5/9/9/9/9/9/9/4K4 w - - 0 1",
+        "janggimodern@4k4/9/9/9/9/9/9/9/9/4K4 w - - 0 1",
+        // Spartan: one of two kings may be left in check, not both
+        // (duple check); a hoplite promotes, to a second king too.
+        "spartan@4k1k1/8/8/8/8/8/8/4K1Q1 b - - 0 1",
+        "spartan@4k1k1/8/8/8/8/8/3P4/4R1RK b - - 0 1",
+        "spartan@7k/8/8/8/8/8/h7/1N2K3 b - - 0 1",
+        "spartan@4k1k1/8/8/8/8/8/h7/1N2K3 b - - 0 1",
+        // Wolf: a sergeant's double step may be taken en passant by a
+        // pawn, not by a sergeant; a pawn may also promote to an elephant.
+        "wolf@k7/8/8/8/8/8/1p6/8/S7/7K w - - 0 1",
+        "wolf@k7/8/8/8/8/8/1s6/8/P7/7K w - - 0 1",
+        "wolf@k7/2P5/8/8/8/8/8/8/8/7K w - - 0 1",
+        // Pawn sideways: an en passant square written with the pawn's.
+        "pawnsideways@4k3/8/8/8/2pP4/8/8/4K3 b - d3d4 0 1",
+    ]);
 }
 
 #[test]
