@@ -261,7 +261,15 @@ fn one_line(message: &str) -> String {
     if !message.contains(char::is_control) {
         return message.to_string();
     }
-    message.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
+    let mut line = String::with_capacity(message.len() + 16);
+    for c in message.chars() {
+        if c.is_control() {
+            line.extend(c.escape_default());
+        } else {
+            line.push(c);
+        }
+    }
+    line
 }
 
 #[cfg(not(target_arch = "wasm32"))]

@@ -352,6 +352,12 @@ impl<G: Geometry> Game for DraughtsGame<G> {
 
     fn parse_move(&self, text: &str) -> Result<u64, Error> {
         let t = text.trim();
+        // No move names more squares than the board has, however spaced:
+        // a longer text is refused before it is split.
+        if t.len() > 8 * (G::SQUARES as usize + 2) {
+            let start: String = t.chars().take(24).collect();
+            return Err(Error::bad_notation(format!("'{start}...' ({} bytes) is not a draughts move", t.len())));
+        }
         let numbers: Vec<&str> = t.split(['-', 'x', 'X', ':']).collect();
         let squares: Vec<u32> =
             numbers.iter().map(|n| n.trim().parse::<u32>()).collect::<Result<_, _>>().map_err(|_| {

@@ -186,6 +186,11 @@ fn move_texts_parse_back_and_ambiguous_captures_carry_their_landing_squares() {
     assert_eq!(g.parse_move("32-29").unwrap_err().kind, arbiter_api::ErrorKind::IllegalMove);
     assert_eq!(g.parse_move("e4").unwrap_err().kind, arbiter_api::ErrorKind::BadNotation);
     assert_eq!(g.parse_move("32-99").unwrap_err().kind, arbiter_api::ErrorKind::BadNotation);
+    // A text longer than any move is refused unsplit, in a short message.
+    let long = "32-".repeat(1 << 18);
+    let e = g.parse_move(&long).unwrap_err();
+    assert_eq!(e.kind, arbiter_api::ErrorKind::BadNotation);
+    assert!(e.message.len() < 100 && e.message.contains("786432 bytes"), "{}", e.message);
 }
 
 #[test]

@@ -390,7 +390,7 @@ impl Game for TavreliGame {
         let view_piece = |p: &Piece, cell: u32| PieceView {
             cell,
             owner: p.side.index() as u32,
-            kind: format!("{:?}", p.kind).to_lowercase(),
+            kind: p.kind.name().to_string(),
             label: p.kind.letter().to_string(),
             stack: Vec::new(),
         };

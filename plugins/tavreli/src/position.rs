@@ -65,6 +65,11 @@ impl Kind {
         ['K', 'Q', 'R', 'B', 'N', 'P', 'H'][self as usize]
     }
 
+    /// The kind's name in observations ("magus", "horseman").
+    pub fn name(self) -> &'static str {
+        ["magus", "prince", "warrior", "archer", "horseman", "pawn", "helgi"][self as usize]
+    }
+
     /// The kind of a position letter (either case).
     pub fn from_letter(c: char) -> Option<Kind> {
         Some(match c.to_ascii_uppercase() {

@@ -192,3 +192,15 @@ fn malformed_positions_and_moves_get_specific_errors() {
     assert_eq!(g.parse_move("e2e4").unwrap_err().kind, arbiter_api::ErrorKind::BadNotation);
     assert_eq!(g.parse_move("e2-e4(1)").unwrap_err().kind, arbiter_api::ErrorKind::BadNotation);
 }
+
+#[test]
+fn observations_name_each_kind_in_lower_case_with_its_letter() {
+    let g = Tavreli.new_game(&Map::new()).unwrap();
+    let view = g.observe(Viewer::Spectator).view;
+    let mut kinds: Vec<&str> = view.pieces.iter().map(|p| p.kind.as_str()).collect();
+    kinds.sort();
+    kinds.dedup();
+    assert_eq!(kinds, ["archer", "horseman", "magus", "pawn", "prince", "warrior"]);
+    let magus = view.pieces.iter().find(|p| p.kind == "magus" && p.owner == 0).unwrap();
+    assert_eq!(magus.label, "K");
+}
