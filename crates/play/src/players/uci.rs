@@ -241,6 +241,8 @@ pub struct UciPlayer {
     declared: Vec<DeclaredOption>,
     /// Option values taken since the engine started, told before its next game.
     unsent: Vec<(String, String)>,
+    /// The buffer a search keeps its `info` lines in, kept between moves.
+    info_lines: String,
 }
 
 impl UciPlayer {
@@ -258,6 +260,7 @@ impl UciPlayer {
             pondering: None,
             declared: Vec::new(),
             unsent: Vec::new(),
+            info_lines: String::new(),
         }
     }
 
@@ -525,7 +528,10 @@ impl Player for UciPlayer {
         let dialect = self.cfg.dialect;
         let go = limits.go(dialect, None, dialect == Dialect::Ucci && self.ucci_ms());
         let infinite = go == "go infinite";
-        let mut search = Search::default();
+        // The kept buffer, emptied: a search that failed left its lines there.
+        let mut unread = std::mem::take(&mut self.info_lines);
+        unread.clear();
+        let mut search = Search { unread, ..Search::default() };
         // Lent to the engine's turn (which borrows the player whole), then put back.
         let position = std::mem::take(&mut self.line);
         let best = self.with_engine(|p| {
@@ -547,6 +553,7 @@ impl Player for UciPlayer {
             Ok((best, p.finish_move()))
         });
         self.line = position;
+        self.info_lines = std::mem::take(&mut search.unread);
         let (best, clock_us) = best?;
         // Pondering needs a search that ends by itself once told `ponderhit`.
         if let (true, false, Some(expected)) = (self.cfg.engine.ponder, infinite, search.ponder.take()) {
@@ -684,15 +691,18 @@ impl Limits {
     /// UCCI's times are whole seconds (rounded down) unless the engine
     /// was told `usemillisec` (`ucci_ms`).
     fn go(&self, dialect: Dialect, used_ms: Option<u64>, ucci_ms: bool) -> String {
-        let mut go = String::from("go");
+        use std::fmt::Write as _;
+        // Written into one buffer (writing to a String cannot fail).
+        let mut go = String::with_capacity(64);
+        go.push_str("go");
         let byoyomi = self.byoyomi_ms;
         let ucci = |ms: u64| if ucci_ms { ms } else { ms / 1000 };
         if let Some(mt) = self.movetime_ms {
-            go.push_str(&match dialect {
-                Dialect::Uci => format!(" movetime {mt}"),
-                Dialect::Usi => format!(" btime 0 wtime 0 byoyomi {mt}"),
-                Dialect::Ucci => format!(" time {} movestogo 1", ucci(mt)),
-            });
+            let _ = match dialect {
+                Dialect::Uci => write!(go, " movetime {mt}"),
+                Dialect::Usi => write!(go, " btime 0 wtime 0 byoyomi {mt}"),
+                Dialect::Ucci => write!(go, " time {} movestogo 1", ucci(mt)),
+            };
         } else if let Some(mut clocks) = self.clocks {
             let mine = self.me.index() % 2;
             if let Some(used) = used_ms {
@@ -704,23 +714,23 @@ impl Limits {
             let [(w, winc), (b, binc)] = clocks;
             let (mtg, (t, inc), (ot, oinc)) = (self.moves_to_go, clocks[mine], clocks[1 - mine]);
             let (t, inc, ot, oinc) = (ucci(t), ucci(inc), ucci(ot), ucci(oinc));
-            go.push_str(&match (dialect, mtg) {
-                (Dialect::Uci, _) => format!(" wtime {w} btime {b} winc {winc} binc {binc}"),
+            let _ = match (dialect, mtg) {
+                (Dialect::Uci, _) => write!(go, " wtime {w} btime {b} winc {winc} binc {binc}"),
                 // USI's `btime` is the first player's (sente's).
-                (Dialect::Usi, _) if byoyomi > 0 => format!(" btime {w} wtime {b} byoyomi {byoyomi}"),
-                (Dialect::Usi, _) => format!(" btime {w} wtime {b} binc {winc} winc {binc}"),
-                (Dialect::Ucci, Some(m)) => format!(" time {t} movestogo {m} opptime {ot} oppmovestogo {m}"),
-                (Dialect::Ucci, None) => format!(" time {t} increment {inc} opptime {ot} oppincrement {oinc}"),
-            });
+                (Dialect::Usi, _) if byoyomi > 0 => write!(go, " btime {w} wtime {b} byoyomi {byoyomi}"),
+                (Dialect::Usi, _) => write!(go, " btime {w} wtime {b} binc {winc} winc {binc}"),
+                (Dialect::Ucci, Some(m)) => write!(go, " time {t} movestogo {m} opptime {ot} oppmovestogo {m}"),
+                (Dialect::Ucci, None) => write!(go, " time {t} increment {inc} opptime {ot} oppincrement {oinc}"),
+            };
             if let (Some(m), Dialect::Uci | Dialect::Usi) = (mtg, dialect) {
-                go.push_str(&format!(" movestogo {m}"));
+                let _ = write!(go, " movestogo {m}");
             }
         }
         if let Some(n) = self.nodes {
-            go.push_str(&format!(" nodes {n}"));
+            let _ = write!(go, " nodes {n}");
         }
         if let Some(d) = self.depth {
-            go.push_str(&format!(" depth {d}"));
+            let _ = write!(go, " depth {d}");
         }
         if go == "go" {
             // No limit at all: search until told to stop, at the hang limit.
@@ -747,53 +757,159 @@ struct Search {
     reported_ms: Option<u64>,
     /// The opponent's move it expects (`bestmove ... ponder MOVE`).
     ponder: Option<String>,
+    /// `info` lines kept as they came, each with its newline, not yet read
+    /// (see [`Search::settle`]).
+    unread: String,
 }
 
-/// Reads one line of an engine's search: `info` updates the score, depth,
-/// selective depth, nodes, pv and the time it reports (`info string` is
-/// free text, read for nothing); `bestmove` gives the move (and notes the
-/// move it would ponder on).
+/// The most `info` text kept unread; past it the lines are read at once.
+const UNREAD_CAP: usize = 64 << 10;
+
+impl Search {
+    /// Keeps an `info` line to read when the search ends: an engine writes
+    /// a dozen a move, each waking the game thread, and only the last says
+    /// what the record keeps, so a wake-up costs a copy, not a parse.
+    fn keep(&mut self, line: &str) {
+        if self.unread.len() + line.len() >= UNREAD_CAP {
+            self.settle();
+        }
+        self.unread.push_str(line);
+        self.unread.push('\n');
+    }
+
+    /// Reads the kept `info` lines, the last first, each field taken from
+    /// the last line that gives it (as reading them in order, each over
+    /// the one before, would): usually the last line alone.
+    fn settle(&mut self) {
+        let unread = std::mem::take(&mut self.unread);
+        let mut given = Fields::default();
+        for line in unread.lines().rev() {
+            let said = Said::of(line);
+            if let (false, Some(score)) = (given.score, said.score) {
+                self.score = score;
+                given.score = true;
+            }
+            take(&mut self.depth, said.depth, &mut given.depth);
+            take(&mut self.seldepth, said.seldepth, &mut given.seldepth);
+            take(&mut self.nodes, said.nodes, &mut given.nodes);
+            take(&mut self.reported_ms, said.reported_ms, &mut given.time);
+            if let (false, Some(pv)) = (given.pv, said.pv) {
+                let mut text = self.pv.take().unwrap_or_default();
+                text.clear();
+                for m in pv.split_ascii_whitespace() {
+                    if !text.is_empty() {
+                        text.push(' ');
+                    }
+                    text.push_str(m);
+                }
+                self.pv = Some(text).filter(|pv| !pv.is_empty());
+                given.pv = true;
+            }
+            if given.all() {
+                break;
+            }
+        }
+        // The buffer is kept for the next search.
+        self.unread = unread;
+        self.unread.clear();
+    }
+}
+
+/// Which fields a later line has given already, as [`Search::settle`]
+/// reads the lines from the last.
+#[derive(Default)]
+struct Fields {
+    score: bool,
+    depth: bool,
+    seldepth: bool,
+    nodes: bool,
+    time: bool,
+    pv: bool,
+}
+
+impl Fields {
+    /// Every field is given: earlier lines can change nothing.
+    fn all(&self) -> bool {
+        self.score && self.depth && self.seldepth && self.nodes && self.time && self.pv
+    }
+}
+
+/// `value` into `field` unless a later line gave it (`given`).
+fn take<T>(field: &mut Option<T>, value: Option<T>, given: &mut bool) {
+    if let (false, Some(v)) = (*given, value) {
+        *field = Some(v);
+        *given = true;
+    }
+}
+
+/// What one `info` line says, the last of each in it. A number that does
+/// not parse says nothing (the one before stands), but a score that does
+/// not parse is no score (`Some(None)`), and a `pv` is the rest of the
+/// line, whatever it holds.
+#[derive(Default)]
+struct Said<'a> {
+    score: Option<Option<i32>>,
+    depth: Option<u32>,
+    seldepth: Option<u32>,
+    nodes: Option<u64>,
+    reported_ms: Option<u64>,
+    pv: Option<&'a str>,
+}
+
+impl<'a> Said<'a> {
+    /// Reads an `info` line's words in place (`info string` is free text,
+    /// read for nothing).
+    fn of(line: &'a str) -> Said<'a> {
+        let mut said = Said::default();
+        let mut words = line.split_ascii_whitespace().peekable();
+        if words.next() != Some("info") {
+            return said;
+        }
+        let mut previous = "info";
+        while let Some(word) = words.next() {
+            // The word the next one follows: this one, or the number it took.
+            let mut last = word;
+            match (previous, word) {
+                (_, "string") => break,
+                (_, "pv") => {
+                    // The rest of the line (`word` lies in it).
+                    let after = word.as_ptr() as usize - line.as_ptr() as usize + word.len();
+                    said.pv = Some(&line[after..]);
+                    break;
+                }
+                (_, "seldepth") => said.seldepth = parse_next(&mut words, &mut last).or(said.seldepth),
+                (_, "time") => said.reported_ms = parse_next(&mut words, &mut last).or(said.reported_ms),
+                (_, "depth") => said.depth = parse_next(&mut words, &mut last).or(said.depth),
+                (_, "nodes") => said.nodes = parse_next(&mut words, &mut last).or(said.nodes),
+                ("score", "cp") => said.score = Some(parse_next(&mut words, &mut last)),
+                ("score", "mate") => {
+                    said.score =
+                        Some(
+                            parse_next::<i32>(&mut words, &mut last)
+                                .map(|m| if m > 0 { 30000 - m } else { -30000 - m }),
+                        )
+                }
+                _ => {}
+            }
+            previous = last;
+        }
+        said
+    }
+}
+
+/// Reads one line of an engine's search: `info` is kept for when the
+/// search ends (its score, depth, selective depth, nodes, pv and the time
+/// it reports); `bestmove` reads what was kept and gives the move (and
+/// notes the move it would ponder on).
 fn read_search_line(line: &str, search: &mut Search) -> Option<String> {
-    // Words are read in place (an engine writes a dozen info lines a move):
-    // nothing is allocated but the PV, copied into the buffer it already has.
-    let mut words = line.split_ascii_whitespace().peekable();
+    let mut words = line.split_ascii_whitespace();
     match words.next() {
         Some("info") => {
-            let mut previous = "info";
-            while let Some(word) = words.next() {
-                // The word the next one follows: this one, or the number it took.
-                let mut last = word;
-                match (previous, word) {
-                    (_, "string") => break,
-                    (_, "pv") => {
-                        // The rest of the line, a space between moves, into the buffer it had.
-                        let mut pv = search.pv.take().unwrap_or_default();
-                        pv.clear();
-                        for m in words {
-                            if !pv.is_empty() {
-                                pv.push(' ');
-                            }
-                            pv.push_str(m);
-                        }
-                        search.pv = Some(pv).filter(|pv| !pv.is_empty());
-                        break;
-                    }
-                    (_, "seldepth") => search.seldepth = parse_next(&mut words, &mut last).or(search.seldepth),
-                    (_, "time") => search.reported_ms = parse_next(&mut words, &mut last).or(search.reported_ms),
-                    (_, "depth") => search.depth = parse_next(&mut words, &mut last).or(search.depth),
-                    (_, "nodes") => search.nodes = parse_next(&mut words, &mut last).or(search.nodes),
-                    ("score", "cp") => search.score = parse_next(&mut words, &mut last),
-                    ("score", "mate") => {
-                        search.score =
-                            parse_next::<i32>(&mut words, &mut last).map(|m| if m > 0 { 30000 - m } else { -30000 - m })
-                    }
-                    _ => {}
-                }
-                previous = last;
-            }
+            search.keep(line);
             None
         }
         Some("bestmove") => {
+            search.settle();
             let best = words.next().unwrap_or("").to_string();
             search.ponder = match (words.next(), words.next()) {
                 (Some("ponder"), Some(m)) => Some(m.to_string()),
@@ -908,6 +1024,7 @@ mod tests {
         assert_eq!(read("info currmove e2e4 currmovenumber 1"), None);
         let mut malformed = super::Search::default();
         super::read_search_line("info nodes pv e2e4  e7e5 ", &mut malformed);
+        malformed.settle();
         assert_eq!(
             (malformed.nodes, malformed.pv.as_deref()),
             (None, Some("e2e4 e7e5")),
@@ -922,11 +1039,68 @@ mod tests {
         assert_eq!(search.ponder.as_deref(), Some("g8f6"), "the move to ponder on");
         let mut mate = super::Search::default();
         super::read_search_line("info depth 9 score mate 3 pv a1a8", &mut mate);
+        mate.settle();
         assert_eq!(mate.score, Some(29997));
         super::read_search_line("info depth 9 score mate -2 pv a1a8", &mut mate);
+        mate.settle();
         assert_eq!(mate.score, Some(-29998));
         assert_eq!(super::read_search_line("bestmove", &mut mate).as_deref(), Some(""));
         assert_eq!(mate.ponder, None);
+    }
+
+    /// Kept lines read from the last give what reading each in order, over
+    /// the one before, gives: a field a later line garbles or leaves out,
+    /// a score it garbles, a PV it empties, `info string`, and more lines
+    /// than are kept unread at once.
+    #[test]
+    fn kept_info_lines_read_from_the_last_agree_with_reading_them_in_order() {
+        let lines = [
+            "info depth 1 seldepth 2 score cp 31 nodes 20 time 3 pv e2e4",
+            "info depth x nodes 40",
+            "info score cp zz depth 2",
+            "info score mate -2 seldepth 9",
+            "info string depth 50 pv h2h4",
+            "info depth 3 time 7 pv",
+            "info nodes 90 pv  d2d4   g8f6 ",
+            "info currmove e2e4 currmovenumber 1 time 8",
+            "  info  depth 4 depth 5 score cp 1 score cp nope",
+            "info seldepth 12 time 9 score mate 4 nodes 100",
+        ];
+        // In order, each line over the one before: the plain reading.
+        let in_order = |chosen: &[&str]| {
+            let mut s = super::Search::default();
+            for line in chosen {
+                let said = super::Said::of(line);
+                s.score = said.score.unwrap_or(s.score);
+                s.depth = said.depth.or(s.depth);
+                s.seldepth = said.seldepth.or(s.seldepth);
+                s.nodes = said.nodes.or(s.nodes);
+                s.reported_ms = said.reported_ms.or(s.reported_ms);
+                if let Some(pv) = said.pv {
+                    s.pv = Some(pv.split_ascii_whitespace().collect::<Vec<_>>().join(" ")).filter(|p| !p.is_empty());
+                }
+            }
+            (s.score, s.depth, s.seldepth, s.nodes, s.reported_ms, s.pv)
+        };
+        for mask in 0u32..1 << lines.len() {
+            let chosen: Vec<&str> = (0..lines.len()).filter(|i| mask >> i & 1 == 1).map(|i| lines[i]).collect();
+            let mut kept = super::Search::default();
+            for line in &chosen {
+                super::read_search_line(line, &mut kept);
+            }
+            kept.settle();
+            let got = (kept.score, kept.depth, kept.seldepth, kept.nodes, kept.reported_ms, kept.pv);
+            assert_eq!(got, in_order(&chosen), "{chosen:?}");
+        }
+        // Past the cap the kept lines are read at once, and the last still wins.
+        let mut long = super::Search::default();
+        for n in 0..20_000 {
+            super::read_search_line(&format!("info depth {n} nodes {n} pv e2e4"), &mut long);
+        }
+        assert!(long.unread.len() < super::UNREAD_CAP);
+        super::read_search_line("info depth 7", &mut long);
+        assert_eq!(super::read_search_line("bestmove e2e4", &mut long).as_deref(), Some("e2e4"));
+        assert_eq!((long.depth, long.nodes, long.pv.as_deref()), (Some(7), Some(19_999), Some("e2e4")));
     }
 
     #[test]
