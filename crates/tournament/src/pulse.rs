@@ -60,6 +60,11 @@ impl Pulse {
         self.last.elapsed() > self.allowance
     }
 
+    /// How long until the allowance runs out, if nothing beats before.
+    pub fn left(&self) -> Duration {
+        self.allowance.saturating_sub(self.last.elapsed())
+    }
+
     /// The plies recorded since the last call.
     pub fn take_plies(&mut self) -> Vec<PlyRecord> {
         std::mem::take(&mut self.plies)

@@ -318,7 +318,10 @@ impl GameThread {
             return Played::Finished(Err(arbiter_api::Error::unsupported("the game thread has ended")));
         }
         loop {
-            match self.events.recv_timeout(Duration::from_millis(100)) {
+            // Woken by the game's events, else when its allowance would run
+            // out (a ply since moves it on: the watch goes on from there).
+            let left = Pulse::lock(&self.pulse).left() + Duration::from_millis(1);
+            match self.events.recv_timeout(left) {
                 Ok(Event::Live(frame)) => {
                     if let Some(sink) = live {
                         sink(&frame);
