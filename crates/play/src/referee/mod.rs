@@ -426,7 +426,19 @@ impl<'a, 'w> Referee<'a, 'w> {
         let framed = self.watch.as_mut().is_some_and(|w| w.wants(false));
         let spectator = framed.then(|| seen_by(&self.game, Viewer::Spectator)).transpose()?;
         let coordinates = if hidden { None } else { self.coordinates(mv) };
-        let before = (!hidden).then(|| self.game.clone());
+        // Players are told before the move is applied: a perfect-information
+        // game's state before it is the game itself, not a copy. (If the
+        // plugin then fails to apply it, the game ends void.)
+        let before = (!hidden).then_some((&self.game, mv));
+        // Each view goes to its player, and back if a frame will show it.
+        let mut shown = Vec::new();
+        for (p, text) in players.iter_mut().zip(views) {
+            let seen = Seen { player, text, coordinates: coordinates.as_deref(), before };
+            p.notify(&seen);
+            if spectator.is_some() {
+                shown.push(seen.text);
+            }
+        }
         self.game.apply(mv)?;
         let clock_ms = self.clocks[player.index()].remaining_ms();
         self.plies.push(PlyRecord {
@@ -448,11 +460,8 @@ impl<'a, 'w> Referee<'a, 'w> {
             watch.ply(ply);
         }
         if let Some(spectator) = spectator {
-            self.last_seen = views.iter().cloned().chain([spectator]).collect();
-        }
-        let coordinates = self.plies.last().and_then(|p| p.coordinates.as_deref());
-        for (p, view) in players.iter_mut().zip(views) {
-            p.notify(&Seen { player, text: view, coordinates, before: before.as_ref().map(|g| (g, mv)) });
+            shown.push(spectator);
+            self.last_seen = shown;
         }
         if framed {
             self.frame(players.len(), None);
