@@ -118,7 +118,8 @@ pub struct Start<'a> {
     pub state: Option<&'a Game>,
 }
 
-/// What a player is told after each move.
+/// What a player is told of each move, as it is played (before the
+/// referee applies it to the game).
 pub struct Seen<'a> {
     /// Who moved.
     pub player: Seat,
@@ -301,7 +302,9 @@ pub trait Player: Send {
     /// Chooses a move.
     fn choose(&mut self, turn: &Turn<'_>) -> Result<Reply, PlayerError>;
 
-    /// A move was played (by anyone); `seen` is what this player may see of it.
+    /// A move was played (by anyone); `seen` is what this player may see
+    /// of it. Told before the referee applies it: the game ends void if
+    /// the plugin then fails to.
     fn notify(&mut self, _seen: &Seen<'_>) {}
 
     /// Whether this player accepts the draw `from` offers. Default: declines
